@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "iapctl",
+    products: [
+        .executable(name: "iapctl", targets: ["iapctl"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Sources/COpenSSL",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "AppStoreJWS",
+            dependencies: ["COpenSSL"]
+        ),
+        .target(
+            name: "SubscriptionEngine"
+        ),
+        // Test and benchmark support: throwaway CA chains with Apple's OIDs, JWS signing.
+        // Not part of the shipped binary.
+        .target(
+            name: "JWSForge",
+            dependencies: ["COpenSSL"]
+        ),
+        .executableTarget(
+            name: "jwsforge",
+            dependencies: ["JWSForge"]
+        ),
+        .target(
+            name: "SQLiteStore",
+            dependencies: ["SubscriptionEngine", "CSQLite"]
+        ),
+        .target(
+            name: "IAPCommandLine",
+            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore"]
+        ),
+        .executableTarget(
+            name: "iapctl",
+            dependencies: ["IAPCommandLine"]
+        ),
+        .testTarget(
+            name: "AppStoreJWSTests",
+            dependencies: ["AppStoreJWS", "JWSForge"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "SubscriptionEngineTests",
+            dependencies: ["SubscriptionEngine", "SQLiteStore", "JWSForge"]
+        ),
+        .testTarget(
+            name: "SQLiteStoreTests",
+            dependencies: ["SQLiteStore", "SubscriptionEngine"]
+        ),
+        .testTarget(
+            name: "IAPCommandLineTests",
+            dependencies: ["IAPCommandLine", "JWSForge"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["JWSForge"],
+            resources: [.copy("Fixtures")]
+        ),
+    ]
+)

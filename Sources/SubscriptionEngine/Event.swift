@@ -1,0 +1,121 @@
+/// The engine's input: facts from an already verified Apple payload.
+///
+/// The command layer turns a verified notification, or a verified client/restore transaction,
+/// into one `SubscriptionEvent`; the engine never sees JWS bytes except to keep them in the ledger.
+public struct SubscriptionEvent: Sendable, Equatable {
+    public var source: EventSource
+    /// `notificationUUID` (nil for client and restore submissions).
+    public var notificationUUID: String?
+    /// Raw `notificationType` (nil for client and restore submissions).
+    public var notificationType: String?
+    /// Raw `subtype`.
+    public var subtype: String?
+    /// `signedDate` of the notification (or of the transaction for client submissions).
+    public var signedDate: Int64?
+    public var environment: String?
+    public var bundleId: String?
+    /// The verified, decoded `signedTransactionInfo`.
+    public var transaction: TransactionFacts?
+    /// The verified, decoded `signedRenewalInfo`.
+    public var renewal: RenewalFacts?
+    /// The input exactly as received, for the ledger.
+    public var raw: String
+
+    public init(
+        source: EventSource, notificationUUID: String? = nil, notificationType: String? = nil,
+        subtype: String? = nil, signedDate: Int64? = nil, environment: String? = nil,
+        bundleId: String? = nil, transaction: TransactionFacts? = nil, renewal: RenewalFacts? = nil,
+        raw: String
+    ) {
+        self.source = source
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.signedDate = signedDate
+        self.environment = environment
+        self.bundleId = bundleId
+        self.transaction = transaction
+        self.renewal = renewal
+        self.raw = raw
+    }
+}
+
+/// The fields of a signed transaction the engine uses.
+public struct TransactionFacts: Sendable, Equatable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var productId: String
+    /// The order number the app passed; nil or empty when absent.
+    public var appAccountToken: String?
+    public var purchaseDate: Int64?
+    public var originalPurchaseDate: Int64?
+    public var expiresDate: Int64?
+    public var revocationDate: Int64?
+    public var revocationReason: Int?
+    /// Apple's `type`: "Auto-Renewable Subscription", "Non-Consumable", …
+    public var type: String?
+    public var environment: String?
+    public var price: Int64?
+    public var currency: String?
+    public var signedDate: Int64?
+    public var transactionReason: String?
+    public var isUpgraded: Bool?
+
+    public init(
+        transactionId: String, originalTransactionId: String, productId: String,
+        appAccountToken: String? = nil, purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil,
+        expiresDate: Int64? = nil, revocationDate: Int64? = nil, revocationReason: Int? = nil,
+        type: String? = nil, environment: String? = nil, price: Int64? = nil, currency: String? = nil,
+        signedDate: Int64? = nil, transactionReason: String? = nil, isUpgraded: Bool? = nil
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.appAccountToken = appAccountToken
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.type = type
+        self.environment = environment
+        self.price = price
+        self.currency = currency
+        self.signedDate = signedDate
+        self.transactionReason = transactionReason
+        self.isUpgraded = isUpgraded
+    }
+
+    /// True for auto-renewable subscriptions (the only kind with a member contract).
+    public var isAutoRenewable: Bool {
+        type == nil || type == "Auto-Renewable Subscription"
+    }
+}
+
+/// The fields of a signed renewal info the engine uses.
+public struct RenewalFacts: Sendable, Equatable {
+    public var originalTransactionId: String?
+    /// 0 off, 1 on.
+    public var autoRenewStatus: Int?
+    public var autoRenewProductId: String?
+    public var productId: String?
+    public var gracePeriodExpiresDate: Int64?
+    public var isInBillingRetryPeriod: Bool?
+    public var expirationIntent: Int?
+    public var signedDate: Int64?
+
+    public init(
+        originalTransactionId: String? = nil, autoRenewStatus: Int? = nil, autoRenewProductId: String? = nil,
+        productId: String? = nil, gracePeriodExpiresDate: Int64? = nil, isInBillingRetryPeriod: Bool? = nil,
+        expirationIntent: Int? = nil, signedDate: Int64? = nil
+    ) {
+        self.originalTransactionId = originalTransactionId
+        self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductId = autoRenewProductId
+        self.productId = productId
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.expirationIntent = expirationIntent
+        self.signedDate = signedDate
+    }
+}

@@ -1,0 +1,150 @@
+/// The storage the engine and the commands talk to. Backends: SQLite (embedded), MySQL/MariaDB.
+///
+/// All work happens inside a transaction obtained from ``Store/read(_:)`` or ``Store/write(commit:_:)``.
+/// A throw inside the closure rolls the whole transaction back.
+public protocol Store: AnyObject {
+    /// Runs `body` in a read transaction (a consistent snapshot).
+    func read<T>(_ body: (any StoreSession) throws -> T) throws -> T
+    /// Runs `body` in one write transaction. Commits when `commit` is true and `body` returns;
+    /// rolls back when `body` throws or when `commit` is false (dry runs).
+    func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T
+    /// Schema version this database is at, and the version this build of iapctl writes.
+    func schemaVersion() throws -> (current: Int, supported: Int)
+    /// Creates or migrates the schema (idempotent). Returns the migrations applied.
+    func migrate() throws -> [String]
+}
+
+extension Store {
+    /// Runs `body` in one write transaction that commits.
+    public func write<T>(_ body: (any StoreSession) throws -> T) throws -> T {
+        try write(commit: true, body)
+    }
+}
+
+/// Filter for listing orders. `nil` means "any".
+public struct OrderFilter: Sendable, Equatable {
+    public var userId: String?
+    public var status: OrderStatus?
+    public var productId: String?
+    public var originNo: String?
+    public var limit: Int?
+
+    public init(
+        userId: String? = nil, status: OrderStatus? = nil, productId: String? = nil,
+        originNo: String? = nil, limit: Int? = nil
+    ) {
+        self.userId = userId
+        self.status = status
+        self.productId = productId
+        self.originNo = originNo
+        self.limit = limit
+    }
+}
+
+/// Filter for listing contracts. `nil` means "any".
+public struct ContractFilter: Sendable, Equatable {
+    public var userId: String?
+    public var status: ContractStatus?
+    public var productId: String?
+    public var limit: Int?
+
+    public init(userId: String? = nil, status: ContractStatus? = nil, productId: String? = nil, limit: Int? = nil) {
+        self.userId = userId
+        self.status = status
+        self.productId = productId
+        self.limit = limit
+    }
+}
+
+/// Row counts for `db status`.
+public struct StoreCounts: Sendable, Equatable, Codable {
+    public var orders: Int
+    public var contracts: Int
+    public var ledger: Int
+    public var unmatched: Int
+    public var audit: Int
+
+    public init(orders: Int, contracts: Int, ledger: Int, unmatched: Int, audit: Int) {
+        self.orders = orders
+        self.contracts = contracts
+        self.ledger = ledger
+        self.unmatched = unmatched
+        self.audit = audit
+    }
+}
+
+/// One open transaction on a store. Values are always bound, never spliced into SQL.
+public protocol StoreSession: AnyObject {
+    // MARK: orders
+    func order(no: String) throws -> Order?
+    func order(tradeNo: String) throws -> Order?
+    /// Orders of one subscription (`origin_no`), oldest purchase first.
+    func orders(originNo: String) throws -> [Order]
+    /// Orders matching `filter`, newest first.
+    func orders(matching filter: OrderFilter) throws -> [Order]
+    /// Inserts `order` (its `id` is ignored) and returns it with its id.
+    /// Throws ``StoreError/conflict(_:)`` when `no` or `tradeNo` already exists.
+    func insertOrder(_ order: Order) throws -> Order
+    /// Writes every column of `order`, found by `id`.
+    func updateOrder(_ order: Order) throws
+
+    // MARK: contracts
+    func contract(contractId: String) throws -> Contract?
+    /// Contracts matching `filter`, newest first.
+    func contracts(matching filter: ContractFilter) throws -> [Contract]
+    /// Throws ``StoreError/conflict(_:)`` when `contractId` already exists.
+    func insertContract(_ contract: Contract) throws -> Contract
+    /// Writes every column of `contract`, found by `id`.
+    func updateContract(_ contract: Contract) throws
+
+    // MARK: ledger
+    /// Appends a ledger row and returns its id.
+    func appendLedger(_ entry: LedgerEntry) throws -> Int64
+    /// Rewrites verdict and detail of a ledger row (after a replay of an unmatched item).
+    func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws
+    func ledgerEntry(id: Int64) throws -> LedgerEntry?
+    /// The row that *applied* (or ignored) a notification with this UUID: any verdict but
+    /// `rejected`/`unmatched`. Used for exactly-once.
+    func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry?
+    /// Ledger rows that mention any of these transaction ids, original transaction ids or
+    /// app account tokens, in `signedDate` order (then id).
+    func ledger(transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]) throws -> [LedgerEntry]
+    /// Rows with verdict `unmatched` that no later row has resolved, oldest first.
+    func unmatchedLedger(limit: Int?) throws -> [LedgerEntry]
+
+    // MARK: audit
+    func appendAudit(_ entry: AuditEntry) throws -> Int64
+    /// Audit rows about one order or contract, oldest first.
+    func audit(entity: EntityKind, key: String) throws -> [AuditEntry]
+
+    // MARK: misc
+    func counts() throws -> StoreCounts
+    /// Runs `body` inside a savepoint: a throw rolls back only `body`'s work.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+}
+
+/// Errors every backend maps its native errors to. Commands map these to exit codes.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The database file or schema does not exist (exit 66).
+    case notFound(String)
+    /// The schema was written by a newer iapctl, or is not initialised (exit 78 / 66).
+    case schemaMismatch(String)
+    /// A unique key was violated (exit 4 for users; the engine treats it as a duplicate).
+    case conflict(String)
+    /// The database is busy or locked; retry (exit 75).
+    case busy(String)
+    /// The server could not be reached or the connection was lost (exit 69).
+    case unavailable(String)
+    /// Credentials or privileges refused (exit 78).
+    case accessDenied(String)
+    /// Anything else the backend reported (exit 70).
+    case failure(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m),
+            .unavailable(let m), .accessDenied(let m), .failure(let m):
+            return m
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import IAPCommandLine
+
+exitProcess(with: runIAPCtl(arguments: CommandLine.arguments))

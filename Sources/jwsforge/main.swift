@@ -1,0 +1,1 @@
+print("jwsforge: not built yet")
