@@ -56,6 +56,15 @@ let package = Package(
             dependencies: ["SubscriptionEngine", "SQLiteStore", "JWSForge"]
         ),
         .testTarget(
+            name: "JWSForgeTests",
+            dependencies: ["JWSForge"]
+        ),
+        // One behaviour suite run against every Store backend.
+        .testTarget(
+            name: "StoreContractTests",
+            dependencies: ["SQLiteStore", "SubscriptionEngine"]
+        ),
+        .testTarget(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine"]
         ),

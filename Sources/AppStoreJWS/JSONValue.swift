@@ -1,0 +1,147 @@
+/// A JSON document that keeps object key order, exact integers and every unknown field.
+///
+/// Apple's payloads are decoded into this first (so nothing Apple sends is lost), and the
+/// command line renders its output through it (so JSON output has a stable, documented order).
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// An integer that fits in 64 bits (dates in ms, prices in milliunits, app ids).
+    case int(Int64)
+    /// Any other number (Xcode's fractional-millisecond dates).
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    /// Members in document order.
+    case object([(key: String, value: JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.int(let a), .int(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: return false
+        }
+    }
+
+    /// The member `key` of an object (first occurrence), or nil.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first(where: { $0.key == key })?.value
+    }
+
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// Integer value; a double with no fraction that fits is accepted, a fractional one is truncated
+    /// toward zero (Xcode dates carry fractional milliseconds).
+    public var int64Value: Int64? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d) where d.isFinite && d >= -9.2e18 && d <= 9.2e18: return Int64(d)
+        default: return nil
+        }
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    public var objectMembers: [(key: String, value: JSONValue)]? {
+        if case .object(let m) = self { return m }
+        return nil
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+extension JSONValue {
+    /// Compact serialization (RFC 8259), keys in stored order, `/` not escaped.
+    public func serialized() -> String {
+        var out = ""
+        write(to: &out, indent: nil, level: 0)
+        return out
+    }
+
+    /// Indented serialization for people (two spaces).
+    public func prettySerialized() -> String {
+        var out = ""
+        write(to: &out, indent: "  ", level: 0)
+        return out
+    }
+
+    private func write(to out: inout String, indent: String?, level: Int) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            if d.isFinite {
+                if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
+            } else {
+                out += "null"
+            }
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                if let indent { out += "\n" + String(repeating: indent, count: level + 1) }
+                item.write(to: &out, indent: indent, level: level + 1)
+            }
+            if let indent { out += "\n" + String(repeating: indent, count: level) }
+            out += "]"
+        case .object(let members):
+            if members.isEmpty { out += "{}"; return }
+            out += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                if let indent { out += "\n" + String(repeating: indent, count: level + 1) }
+                JSONValue.writeString(member.key, to: &out)
+                out += indent == nil ? ":" : ": "
+                member.value.write(to: &out, indent: indent, level: level + 1)
+            }
+            if let indent { out += "\n" + String(repeating: indent, count: level) }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}
