@@ -53,7 +53,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SubscriptionEngineTests",
-            dependencies: ["SubscriptionEngine", "SQLiteStore", "JWSForge"]
+            dependencies: ["SubscriptionEngine", "SQLiteStore"],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "JWSForgeTests",

@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Who is applying events, for the audit trail.
+public struct EngineContext: Sendable {
+    /// The OS user or `--actor` running the command.
+    public var actor: String
+    /// The command, e.g. `notify`, `verify --apply`, `restore --apply`.
+    public var command: String
+
+    public init(actor: String, command: String) {
+        self.actor = actor
+        self.command = command
+    }
+}
+
+/// The one subscription-event engine: turns verified Apple notifications, client submissions and
+/// restored transactions into the same changes of `orders` and `member_contracts`.
+///
+/// Rules (see docs): payments are recorded exactly once per `transactionId`; a notification is
+/// processed once per `notificationUUID`; a contract's state follows the newest `signedDate`
+/// (older state changes are `stale`); money facts are recorded whatever their order; nothing is
+/// invented — an event with no order or contract to attach to is `unmatched`.
+public final class SubscriptionEventEngine: Sendable {
+    let now: @Sendable () -> Int64
+    let newOrderNo: @Sendable () -> String
+
+    /// - Parameters:
+    ///   - now: milliseconds since the epoch (injectable for tests).
+    ///   - newOrderNo: order numbers for orders the engine creates (renewals): a new UUID by default.
+    public init(
+        now: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) },
+        newOrderNo: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
+        self.now = now
+        self.newOrderNo = newOrderNo
+    }
+
+    /// Applies `event` in its own write transaction, with its ledger and audit rows.
+    ///
+    /// A unique-key race with another process is retried, and then finds the work done.
+    /// With `dryRun` everything is rolled back and the outcome says what would have changed.
+    public func apply(
+        _ event: SubscriptionEvent, to store: any Store, context: EngineContext, dryRun: Bool = false
+    ) throws -> Outcome {
+        var attempt = 0
+        while true {
+            do {
+                var outcome = try store.write(commit: !dryRun) { session in
+                    try self.apply(event, in: session, context: context)
+                }
+                if dryRun { outcome.ledgerId = nil }
+                return outcome
+            } catch StoreError.conflict where attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Applies `event` inside an open transaction; the caller commits (use a savepoint per event
+    /// in batches so one failure rolls back only that event).
+    ///
+    /// - Parameter replaying: the ledger row of an earlier `unmatched` item being retried; its
+    ///   verdict is rewritten instead of a new row being added.
+    public func apply(
+        _ event: SubscriptionEvent, in session: any StoreSession, context: EngineContext,
+        replaying: Int64? = nil
+    ) throws -> Outcome {
+        var run = EngineRun(event: event, session: session, context: context, now: now(), newOrderNo: newOrderNo)
+        let outcome = try run.decide()
+        return try run.record(outcome, replaying: replaying)
+    }
+}
