@@ -11,7 +11,7 @@ public struct PKIOptions: Sendable {
     /// Root and intermediate notBefore, ms since the epoch (default 2020-01-01T00:00:00Z).
     public var caNotBefore: Int64 = 1_577_836_800_000
     /// Root and intermediate notAfter, ms since the epoch (default 2049-12-31T00:00:00Z).
-    public var caNotAfter: Int64 = 2_524_435_200_000
+    public var caNotAfter: Int64 = 2_524_521_600_000
     /// Curve of the leaf key; P-256 is what Apple uses (ES256), P-384 makes a leaf a verifier must refuse.
     public var leafCurve: Curve = .p256
     /// Curve of the root key (Apple Root CA G3 is P-384).

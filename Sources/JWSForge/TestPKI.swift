@@ -53,7 +53,7 @@ public final class TestPKI: @unchecked Sendable {
         if let cn = TestPKI.commonName(of: root) { rootName = cn }
         unrelatedRoot = try CertificateFactory.make(
             role: .root, commonName: rootName, subjectKey: otherRootKey, issuer: nil, issuerKey: otherRootKey,
-            notBefore: 1_577_836_800, notAfter: 2_524_435_200, markerOIDs: [])
+            notBefore: 1_577_836_800, notAfter: 2_524_521_600, markerOIDs: [])
         unrelatedRootDER = try unrelatedRoot.der()
 
         defaultHeaderPrefix = Array((Base64.url(Array(TestPKI.headerJSON(alg: "ES256", x5c: x5cBase64).utf8)) + ".").utf8)
