@@ -56,7 +56,8 @@ public final class TestPKI: @unchecked Sendable {
             notBefore: 1_577_836_800, notAfter: 2_524_521_600, markerOIDs: [])
         unrelatedRootDER = try unrelatedRoot.der()
 
-        defaultHeaderPrefix = Array((Base64.url(Array(TestPKI.headerJSON(alg: "ES256", x5c: x5cBase64).utf8)) + ".").utf8)
+        let defaultHeader = TestPKI.headerJSON(alg: "ES256", x5c: x5cBase64)
+        defaultHeaderPrefix = Array((Base64.url(Array(defaultHeader.utf8)) + ".").utf8)
     }
 
     /// Makes a fresh chain (new keys each time) according to `options`.
@@ -76,7 +77,8 @@ public final class TestPKI: @unchecked Sendable {
             role: .intermediate, commonName: "\(options.namePrefix) Intermediate CA — NOT Apple",
             subjectKey: intermediateKey, issuer: root, issuerKey: rootKey, notBefore: caFrom, notAfter: caTo,
             markerOIDs: options.intermediateOID ? [CertificateFactory.intermediateMarkerOID] : [])
-        let leafIssuerKey = options.leafSignedByUnrelatedKey ? try PrivateKey.generate(options.intermediateCurve) : intermediateKey
+        let leafIssuerKey =
+            options.leafSignedByUnrelatedKey ? try PrivateKey.generate(options.intermediateCurve) : intermediateKey
         let leaf = try CertificateFactory.make(
             role: .leaf, commonName: "\(options.namePrefix) Receipt Signing — NOT Apple", subjectKey: leafKey,
             issuer: intermediate, issuerKey: leafIssuerKey,
@@ -88,7 +90,9 @@ public final class TestPKI: @unchecked Sendable {
     }
 
     /// Builds a PKI from PEM texts (certificates and the leaf's private key); the key must match the leaf.
-    public static func load(rootPEM: String, intermediatePEM: String, leafPEM: String, leafKeyPEM: String) throws -> TestPKI {
+    public static func load(
+        rootPEM: String, intermediatePEM: String, leafPEM: String, leafKeyPEM: String
+    ) throws -> TestPKI {
         let leaf = try Certificate.load(pem: leafPEM)
         let key = try PrivateKey.load(pem: leafKeyPEM)
         guard X509_check_private_key(leaf.x509, key.pkey) == 1 else {
@@ -138,9 +142,8 @@ public final class TestPKI: @unchecked Sendable {
     public func sign(
         payload: String, header: [String: Any]? = nil, removingHeader: [String] = [], x5cBase64 strings: [String]?
     ) throws -> String {
-        try sign(
-            payload: payload, headerJSON: headerJSON(header: header, removing: removingHeader, x5c: strings ?? x5cBase64),
-            form: .raw)
+        let json = headerJSON(header: header, removing: removingHeader, x5c: strings ?? x5cBase64)
+        return try sign(payload: payload, headerJSON: json, form: .raw)
     }
 
     // MARK: - Internals shared with the negative-test helpers
@@ -180,7 +183,9 @@ public final class TestPKI: @unchecked Sendable {
         return writer.json
     }
 
-    private func compact(headerPrefix: [UInt8], payload: String, form: SignatureForm, key: PrivateKey) throws -> String {
+    private func compact(
+        headerPrefix: [UInt8], payload: String, form: SignatureForm, key: PrivateKey
+    ) throws -> String {
         var input = headerPrefix
         input.append(contentsOf: Base64.url(Array(payload.utf8)).utf8)
         let signature: [UInt8]

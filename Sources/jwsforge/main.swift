@@ -244,8 +244,8 @@ func main() -> Int32 {
         }
         return 0
     } catch let error as UsageError {
-        FileHandle.standardError.write(
-            Data("error: \(error.message)\nusage: jwsforge ca|sign|notification|series [options]\nSee 'jwsforge help'.\n".utf8))
+        let text = "error: \(error.message)\nusage: jwsforge ca|sign|notification|series [options]\n"
+        FileHandle.standardError.write(Data((text + "See 'jwsforge help'.\n").utf8))
         return 64
     } catch {
         FileHandle.standardError.write(Data("jwsforge: error: \(error)\n".utf8))

@@ -34,7 +34,8 @@ struct SigningTests {
         #expect(header["alg"] as? String == "ES256")
         let x5c = try #require(header["x5c"] as? [String])
         #expect(x5c.count == 3)
-        #expect(x5c.map { Data(base64Encoded: $0).map { [UInt8]($0) } } == [pki.leafDER, pki.intermediateDER, pki.rootDER])
+        let decoded = x5c.map { Data(base64Encoded: $0).map { [UInt8]($0) } }
+        #expect(decoded == [pki.leafDER, pki.intermediateDER, pki.rootDER])
     }
 
     @Test func signaturesDifferButAllVerify() throws {

@@ -7,9 +7,16 @@ struct TestPKITests {
     static let leafOID = "1.2.840.113635.100.6.11.1"
     static let intermediateOID = "1.2.840.113635.100.6.2.1"
 
-    @Test func defaultChainVerifiesStrictlyWithOpenSSL() throws {
-        let pki = try TestPKI.make()
+    @Test(arguments: [Curve.p256, Curve.p384])
+    func chainVerifiesStrictlyWithOpenSSL(caCurve: Curve) throws {
+        var options = PKIOptions()
+        options.rootCurve = caCurve
+        options.intermediateCurve = caCurve
+        let pki = try TestPKI.make(options)
         #expect(OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER, root: pki.rootDER) == 0)
+        #expect(OpenSSLCheck.keyInfo(pki.rootDER).bits == (caCurve == .p256 ? 256 : 384))
+        // Issued by the root, not by itself: the intermediate alone is not a trust anchor for the leaf's issuer.
+        #expect(OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.rootDER, root: pki.rootDER) != 0)
     }
 
     @Test func defaultChainCarriesAppleMarkerOIDsAsNonCriticalNull() throws {
@@ -70,7 +77,8 @@ struct TestPKITests {
         #expect(OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER,
                                          root: pki.unrelatedRootDER) != 0)
         let other = try TestPKI.make()
-        #expect(OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER, root: other.rootDER) != 0)
+        #expect(
+            OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER, root: other.rootDER) != 0)
     }
 
     @Test func leafSignedByUnrelatedKeyFailsVerification() throws {
