@@ -9,7 +9,9 @@ import Testing
 struct ConcurrencyTests {
     /// Starts a thread that opens its own store on `path`, holds a write transaction for
     /// `holdMilliseconds`, inserts order `no`, and commits. Returns once the lock is held.
-    private func holdWriteLock(path: String, no: String, holdMilliseconds: UInt32) -> (done: DispatchSemaphore, error: Shared<String?>) {
+    private func holdWriteLock(path: String, no: String, holdMilliseconds: UInt32) -> (
+        done: DispatchSemaphore, error: Shared<String?>
+    ) {
         let held = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let error = Shared<String?>(nil)

@@ -10,7 +10,9 @@ struct OpeningTests {
     @Test func missingFileWithoutCreateIsNotFoundAndCreatesNothing() throws {
         let scratch = try Scratch()
         let path = scratch.path("absent.db")
-        #expect(throws: StoreError.notFound("database \(path) does not exist; create it with: iapctl db init --db \(path)")) {
+        #expect(
+            throws: StoreError.notFound("database \(path) does not exist; create it with: iapctl db init --db \(path)")
+        ) {
             _ = try SQLiteStore(path: path, create: false)
         }
         #expect(!scratch.exists(path))
@@ -60,7 +62,8 @@ struct OpeningTests {
         #expect(try store.database.scalarText("PRAGMA journal_mode") == "wal")
         #expect(try store.database.scalarInt("PRAGMA foreign_keys") == 1)
         #expect(try store.database.scalarInt("PRAGMA synchronous") == 2)  // FULL
-        #expect(try store.database.scalarInt("PRAGMA busy_timeout") == Int64(SQLiteStore.defaultBusyTimeoutMilliseconds))
+        #expect(
+            try store.database.scalarInt("PRAGMA busy_timeout") == Int64(SQLiteStore.defaultBusyTimeoutMilliseconds))
         #expect(SQLiteStore.defaultBusyTimeoutMilliseconds >= 10_000)
     }
 
@@ -95,7 +98,8 @@ struct OpeningTests {
         let applied = try store.migrate()
         #expect(applied == Migrations.all.map(\.name))
         #expect(try store.schemaVersion() == (Migrations.supported, Migrations.supported))
-        let versions = try store.database.prepare("SELECT version, name, applied_at FROM iap_schema_migrations ORDER BY version")
+        let versions = try store.database.prepare(
+            "SELECT version, name, applied_at FROM iap_schema_migrations ORDER BY version")
         defer { versions.reset() }
         var recorded: [Int64] = []
         while try versions.step() {
@@ -110,7 +114,10 @@ struct OpeningTests {
         let scratch = try Scratch()
         let path = scratch.path()
         let store = try SQLiteStore(path: path, create: true)
-        #expect(throws: StoreError.schemaMismatch("database \(path) has no iapctl schema; create it with: iapctl db init --db \(path)")) {
+        #expect(
+            throws: StoreError.schemaMismatch(
+                "database \(path) has no iapctl schema; create it with: iapctl db init --db \(path)")
+        ) {
             try store.read { _ in }
         }
         #expect(throws: StoreError.self) { try store.write { _ in } }

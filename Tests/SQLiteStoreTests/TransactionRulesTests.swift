@@ -61,7 +61,10 @@ struct TransactionRulesTests {
         let store = try makeStore()
         #expect(throws: StoreError.self) {
             _ = try store.write {
-                try $0.appendAudit(AuditEntry(at: 1, actor: "a", command: "c", entity: .order, key: "k", before: nil, after: nil, ledgerId: 12345))
+                try $0.appendAudit(
+                    AuditEntry(
+                        at: 1, actor: "a", command: "c", entity: .order, key: "k", before: nil, after: nil,
+                        ledgerId: 12345))
             }
         }
         #expect(try store.read { try $0.counts().audit } == 0)
@@ -71,7 +74,8 @@ struct TransactionRulesTests {
         let store = try makeStore()
         let error = #expect(throws: StoreError.self) {
             try store.database.executeScript(
-                "INSERT INTO orders (no, user_id, product_id, status, created_at, updated_at) VALUES ('n', 'u', 'p', 'bogus', 1, 1)")
+                "INSERT INTO orders (no, user_id, product_id, status, created_at, updated_at) VALUES ('n', 'u', 'p', 'bogus', 1, 1)"
+            )
         }
         guard case .failure(let message)? = error else {
             Issue.record("expected a failure, got \(String(describing: error))")
@@ -105,7 +109,10 @@ struct TransactionRulesTests {
     }
 
     @Test func inListsArePaddedToFewShapes() {
-        #expect([0, 1, 2, 3, 4, 5, 8, 9, 256, 257, 600].map(SQLiteSession.paddedCount) == [0, 1, 2, 4, 4, 8, 8, 16, 256, 512, 768])
+        #expect(
+            [0, 1, 2, 3, 4, 5, 8, 9, 256, 257, 600].map(SQLiteSession.paddedCount) == [
+                0, 1, 2, 4, 4, 8, 8, 16, 256, 512, 768,
+            ])
     }
 
     /// The benchmark's queries must use the indexes, not scan a million rows.

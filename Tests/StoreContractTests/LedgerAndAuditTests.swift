@@ -72,11 +72,17 @@ struct LedgerAndAuditTests {
         try withStore(backend) { store in
             let ids = try store.write { s throws in
                 [
-                    try s.appendLedger(Sample.ledger(transactionId: "t-1", originalTransactionId: "o-1", token: nil, signedDate: 300)),
-                    try s.appendLedger(Sample.ledger(transactionId: "t-2", originalTransactionId: "o-1", token: nil, signedDate: 100)),
-                    try s.appendLedger(Sample.ledger(transactionId: nil, originalTransactionId: nil, token: "tok-1", signedDate: 200)),
-                    try s.appendLedger(Sample.ledger(transactionId: "t-3", originalTransactionId: "o-2", token: "tok-2", signedDate: 100)),
-                    try s.appendLedger(Sample.ledger(transactionId: "t-4", originalTransactionId: "o-3", token: nil, signedDate: 50)),
+                    try s.appendLedger(
+                        Sample.ledger(transactionId: "t-1", originalTransactionId: "o-1", token: nil, signedDate: 300)),
+                    try s.appendLedger(
+                        Sample.ledger(transactionId: "t-2", originalTransactionId: "o-1", token: nil, signedDate: 100)),
+                    try s.appendLedger(
+                        Sample.ledger(transactionId: nil, originalTransactionId: nil, token: "tok-1", signedDate: 200)),
+                    try s.appendLedger(
+                        Sample.ledger(
+                            transactionId: "t-3", originalTransactionId: "o-2", token: "tok-2", signedDate: 100)),
+                    try s.appendLedger(
+                        Sample.ledger(transactionId: "t-4", originalTransactionId: "o-3", token: nil, signedDate: 50)),
                 ]
             }
             try store.read { s throws in
@@ -111,7 +117,8 @@ struct LedgerAndAuditTests {
                     try s.appendLedger(Sample.ledger(uuid: "n-5", verdict: .rejected)),
                 ]
             }
-            #expect(try store.read { try $0.unmatchedLedger(limit: nil) }.map(\.id) == [ids[0], ids[2], ids[3], ids[4]])
+            #expect(
+                try store.read { try $0.unmatchedLedger(limit: nil) }.map(\.id) == [ids[0], ids[2], ids[3], ids[4]])
             #expect(try store.read { try $0.unmatchedLedger(limit: 2) }.map(\.id) == [ids[0], ids[2]])
             #expect(try store.read { try $0.counts() }.unmatched == 4)
             try store.write { s throws in
@@ -161,7 +168,9 @@ struct LedgerAndAuditTests {
     @Test(arguments: StoreBackend.available)
     func countsEveryTable(backend: StoreBackend) throws {
         try withStore(backend) { store in
-            #expect(try store.read { try $0.counts() } == StoreCounts(orders: 0, contracts: 0, ledger: 0, unmatched: 0, audit: 0))
+            #expect(
+                try store.read { try $0.counts() }
+                    == StoreCounts(orders: 0, contracts: 0, ledger: 0, unmatched: 0, audit: 0))
             try store.write { s throws in
                 _ = try s.insertOrder(Sample.order("a"))
                 _ = try s.insertOrder(Sample.order("b"))
@@ -169,9 +178,12 @@ struct LedgerAndAuditTests {
                 _ = try s.appendLedger(Sample.ledger(uuid: "n-1", verdict: .applied))
                 _ = try s.appendLedger(Sample.ledger(uuid: "n-2", verdict: .unmatched))
                 _ = try s.appendLedger(Sample.ledger(uuid: "n-3", verdict: .rejected))
-                _ = try s.appendAudit(AuditEntry(at: 1, actor: "a", command: "c", entity: .order, key: "a", before: nil, after: "{}"))
+                _ = try s.appendAudit(
+                    AuditEntry(at: 1, actor: "a", command: "c", entity: .order, key: "a", before: nil, after: "{}"))
             }
-            #expect(try store.read { try $0.counts() } == StoreCounts(orders: 2, contracts: 1, ledger: 3, unmatched: 1, audit: 1))
+            #expect(
+                try store.read { try $0.counts() }
+                    == StoreCounts(orders: 2, contracts: 1, ledger: 3, unmatched: 1, audit: 1))
         }
     }
 }

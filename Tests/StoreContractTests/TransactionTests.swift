@@ -15,7 +15,9 @@ struct TransactionTests {
                     throw Boom()
                 }
             }
-            #expect(try store.read { try $0.counts() } == StoreCounts(orders: 0, contracts: 0, ledger: 0, unmatched: 0, audit: 0))
+            #expect(
+                try store.read { try $0.counts() }
+                    == StoreCounts(orders: 0, contracts: 0, ledger: 0, unmatched: 0, audit: 0))
             // The store is usable afterwards.
             _ = try store.write { try $0.insertOrder(Sample.order("a")) }
             #expect(try store.read { try $0.counts().orders } == 1)
@@ -65,12 +67,17 @@ struct TransactionTests {
                 let value = try s.savepoint { () -> String in
                     _ = try s.insertOrder(Sample.order("kept-inside"))
                     // Nested savepoints: the inner one alone is undone.
-                    _ = try? s.savepoint { _ = try s.insertOrder(Sample.order("inner-undone")); throw Boom() }
+                    _ = try? s.savepoint {
+                        _ = try s.insertOrder(Sample.order("inner-undone"))
+                        throw Boom()
+                    }
                     return "ok"
                 }
                 #expect(value == "ok")
                 // A unique conflict inside a savepoint leaves the transaction usable.
-                _ = expectStoreError(.conflict) { _ = try s.savepoint { try s.insertOrder(Sample.order("kept-before")) } }
+                _ = expectStoreError(.conflict) {
+                    _ = try s.savepoint { try s.insertOrder(Sample.order("kept-before")) }
+                }
                 _ = try s.insertOrder(Sample.order("kept-after"))
             }
             let nos = try store.read { try $0.orders(matching: OrderFilter()) }.map(\.no).sorted()
