@@ -15,6 +15,8 @@ struct EngineRun {
 
     private(set) var changes: [Change] = []
     private var audits: [AuditEntry] = []
+    /// Column values of each changed row before this event (nil for inserts), parallel to `changes`.
+    private var firstColumns: [[(String, String?)]?] = []
     private var notes: [String] = []
     private var touchedOrders: [String] = []
     private var contractId: String?
@@ -224,6 +226,7 @@ struct EngineRun {
             }
         }
         if contract.environment == nil { contract.environment = tx?.environment ?? event.environment }
+        normalizeNextProduct(&contract)
 
         if effect.changesState {
             if isNewer {
@@ -270,6 +273,13 @@ struct EngineRun {
             if let status = renewal.autoRenewStatus { contract.autoRenew = status == 1 }
             if let next = renewal.autoRenewProductId { contract.nextProductId = next }
         }
+        normalizeNextProduct(&contract)
+    }
+
+    /// `next_product_id` is kept only while it differs from the product of the current period, so
+    /// it converges whichever of the renewal info and the newest period arrives first.
+    private func normalizeNextProduct(_ contract: inout Contract) {
+        if contract.nextProductId == contract.productId { contract.nextProductId = nil }
     }
 
     /// Whether `tx` is the contract's current period: no order of the contract expires later.
@@ -285,6 +295,14 @@ struct EngineRun {
         _ entity: EntityKind, key: String, before: T?, after: T, columns: [(String, String?)],
         oldColumns: [(String, String?)]?
     ) {
+        // One row changed twice by one event (created, then updated) is one change and one audit row.
+        if let i = changes.firstIndex(where: { $0.entity == entity && $0.key == key }) {
+            let first = firstColumns[i]
+            changes[i].fields = diff(first, columns)
+            audits[i].after = Self.json(after)
+            return
+        }
+        firstColumns.append(oldColumns)
         changes.append(
             Change(entity: entity, key: key, action: before == nil ? .insert : .update, fields: diff(oldColumns, columns)))
         audits.append(

@@ -81,7 +81,8 @@ struct LifecycleTests {
         #expect(late.verdict == .stale)
         #expect(late.changes.isEmpty)
         #expect(try h.contract("1000")?.status == .expired)
-        #expect(try h.ledger().last?.verdict == .stale)
+        let row = try h.store.read { try $0.ledgerEntry(id: try #require(late.ledgerId)) }
+        #expect(row?.verdict == .stale)
     }
 
     @Test func aLateRenewalIsStillRecordedAsMoneyButDoesNotOverrideNewerState() throws {
