@@ -1,0 +1,51 @@
+internal import CSQLite
+import SubscriptionEngine
+
+/// Maps SQLite result codes to ``StoreError``; messages carry SQLite's text and the SQL, never bound values.
+enum SQLiteError {
+    /// The error for result code `code` (extended) on connection `db`, raised while running `sql`.
+    static func make(_ code: Int32, db: OpaquePointer?, sql: String?) -> StoreError {
+        let message: String
+        if let db, sqlite3_errcode(db) != SQLITE_OK {
+            message = String(cString: sqlite3_errmsg(db))
+        } else {
+            message = String(cString: sqlite3_errstr(code))
+        }
+        return map(code, message: message, sql: sql)
+    }
+
+    /// Maps an extended result code and its message to a ``StoreError``.
+    static func map(_ code: Int32, message: String, sql: String?) -> StoreError {
+        let context = sql.map { " [SQL: \(oneLine($0))]" } ?? ""
+        switch code & 0xFF {
+        case SQLITE_CONSTRAINT:
+            if code == iapctl_sqlite_constraint_unique() || code == iapctl_sqlite_constraint_primarykey() {
+                return .conflict("duplicate \(constrainedColumns(message)) (\(message))")
+            }
+            return .failure("constraint violated: \(message)\(context)")
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return .busy("database is busy: \(message) (another process held the lock past the timeout; retry)")
+        case SQLITE_CANTOPEN:
+            return .unavailable("cannot open database: \(message)")
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return .failure("database file is corrupt or not an SQLite database: \(message)\(context)")
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+            return .accessDenied("database refused access: \(message)\(context)")
+        case SQLITE_FULL:
+            return .failure("database or disk is full: \(message)\(context)")
+        default:
+            return .failure("SQLite error \(code): \(message)\(context)")
+        }
+    }
+
+    /// `orders.trade_no` from SQLite's "UNIQUE constraint failed: orders.trade_no".
+    static func constrainedColumns(_ message: String) -> String {
+        let marker = "constraint failed: "
+        guard let range = message.firstRange(of: marker) else { return "value" }
+        return String(message[range.upperBound...])
+    }
+
+    private static func oneLine(_ sql: String) -> String {
+        sql.split(whereSeparator: { $0 == "\n" || $0 == " " }).joined(separator: " ")
+    }
+}

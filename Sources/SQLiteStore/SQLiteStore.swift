@@ -1,0 +1,264 @@
+internal import CSQLite
+import SubscriptionEngine
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The ``Store`` over an embedded SQLite database file (WAL mode).
+///
+/// One instance is one connection and is not thread-safe: use it from one thread at a time.
+/// Other processes (and other instances) on the same file wait for each other's write
+/// transactions for up to the busy timeout, then fail with ``StoreError/busy(_:)``.
+public final class SQLiteStore: Store {
+    /// The database file path (or `:memory:`).
+    public let path: String
+    let database: Database
+    private var active: SQLiteSession?
+    private var schemaChecked = false
+
+    /// How long a statement waits for another connection's lock by default (milliseconds).
+    public static let defaultBusyTimeoutMilliseconds: Int32 = 15_000
+
+    /// Opens the database at `path` (a file path or `:memory:`).
+    ///
+    /// With `create` false a missing file is ``StoreError/notFound(_:)`` and nothing is created;
+    /// with `create` true a new file is created readable by its owner only (mode 0600).
+    /// The schema is not touched: call ``migrate()`` (`iapctl db init`).
+    public init(
+        path: String, create: Bool, busyTimeoutMilliseconds: Int32 = SQLiteStore.defaultBusyTimeoutMilliseconds
+    ) throws {
+        self.path = path
+        let inMemory = path == ":memory:" || path.isEmpty
+        if !inMemory {
+            try Self.prepareFile(path, create: create)
+        }
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if create { flags |= SQLITE_OPEN_CREATE }
+        do {
+            database = try Database(path: path, flags: flags)
+        } catch {
+            var info = stat()
+            if case .unavailable = error, !inMemory, stat(path, &info) != 0, errno == ENOENT {
+                // Removed between the check above and the open.
+                throw StoreError.notFound(
+                    "database \(path) does not exist; create it with: iapctl db init --db \(path)")
+            }
+            throw Self.openError(error, path: path)
+        }
+        do {
+            try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            try configure(inMemory: inMemory)
+        } catch {
+            throw Self.openError(error, path: path)
+        }
+    }
+
+    // MARK: Store
+
+    public func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
+        if let active {
+            // Nested read: part of the enclosing transaction.
+            return try body(active)
+        }
+        try checkSchema()
+        return try transaction(mode: .read, begin: "BEGIN DEFERRED", commit: true, body)
+    }
+
+    public func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T {
+        if let active {
+            guard active.mode == .write else {
+                throw StoreError.failure("programmer error: write transaction requested inside a read transaction")
+            }
+            // Nested write: a savepoint of the enclosing write transaction.
+            return try active.savepoint(keep: commit) { try body(active) }
+        }
+        try checkSchema()
+        // IMMEDIATE takes the write lock up front, so check-then-insert is safe across processes.
+        return try transaction(mode: .write, begin: "BEGIN IMMEDIATE", commit: commit, body)
+    }
+
+    public func schemaVersion() throws -> (current: Int, supported: Int) {
+        let current = try inAutocommitOrActive { () throws(StoreError) in try currentVersion() }
+        return (current, Migrations.supported)
+    }
+
+    public func migrate() throws -> [String] {
+        guard active == nil else {
+            throw StoreError.failure("programmer error: migrate() called inside a transaction")
+        }
+        try database.execute("BEGIN IMMEDIATE")
+        do {
+            try database.executeScript(Migrations.tableDDL)
+            let current = try currentVersion()
+            try Self.refuseNewer(current)
+            var applied: [String] = []
+            for migration in Migrations.all where migration.version > current {
+                try database.executeScript(migration.script)
+                let record = try database.cached(SQL.recordMigration)
+                defer { record.reset() }
+                try record.bind(Int64(migration.version), at: 1)
+                try record.bind(migration.name, at: 2)
+                try record.bind(Self.nowMilliseconds(), at: 3)
+                try record.run()
+                applied.append(migration.name)
+            }
+            try database.execute("COMMIT")
+            schemaChecked = true
+            return applied
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+    }
+
+    // MARK: transactions
+
+    private func transaction<T>(
+        mode: SQLiteSession.Mode, begin: String, commit: Bool, _ body: (any StoreSession) throws -> T
+    ) throws -> T {
+        try database.execute(begin)
+        let session = SQLiteSession(db: database, mode: mode)
+        active = session
+        defer {
+            session.close()
+            active = nil
+        }
+        let result: T
+        do {
+            result = try body(session)
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        guard commit else {
+            try database.execute("ROLLBACK")
+            return result
+        }
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        return result
+    }
+
+    /// Rolls back after an error; the original error is what the caller reports.
+    private func rollbackQuietly() {
+        guard !database.isAutocommit else { return }  // SQLite already rolled back
+        do {
+            try database.execute("ROLLBACK")
+        } catch {
+            // Nothing better to do: the connection is closed with the store and SQLite rolls back then.
+            assertionFailure("ROLLBACK failed: \(error)")
+        }
+    }
+
+    private func inAutocommitOrActive<T>(_ body: () throws(StoreError) -> T) throws -> T {
+        if active != nil { return try body() }
+        try database.execute("BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try database.execute("COMMIT")
+            return result
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+    }
+
+    // MARK: schema
+
+    private func currentVersion() throws(StoreError) -> Int {
+        guard try database.scalarInt(SQL.migrationsTableExists) ?? 0 > 0 else { return 0 }
+        return Int(try database.scalarInt(SQL.maxMigration) ?? 0)
+    }
+
+    /// Refuses to work on a database without the schema or with a schema from a newer iapctl.
+    private func checkSchema() throws {
+        guard !schemaChecked else { return }
+        let (current, supported) = try schemaVersion()
+        try Self.refuseNewer(current)
+        if current == 0 {
+            throw StoreError.schemaMismatch(
+                "database \(path) has no iapctl schema; create it with: iapctl db init --db \(path)")
+        }
+        if current < supported {
+            throw StoreError.schemaMismatch(
+                "database schema version \(current) is older than this iapctl's (\(supported)); "
+                    + "migrate it with: iapctl db init --db \(path)")
+        }
+        schemaChecked = true
+    }
+
+    private static func refuseNewer(_ current: Int) throws(StoreError) {
+        guard current <= Migrations.supported else {
+            throw .schemaMismatch(
+                "database schema version \(current) is newer than this iapctl supports (\(Migrations.supported)); "
+                    + "upgrade iapctl")
+        }
+    }
+
+    // MARK: opening
+
+    /// Connection settings; see the README in this folder for the reasoning.
+    private func configure(inMemory: Bool) throws(StoreError) {
+        try database.execute("PRAGMA foreign_keys = ON")
+        let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
+        guard mode == "wal" || (inMemory && mode == "memory") else {
+            throw .failure("could not switch database \(path) to WAL journal mode (got \(mode ?? "nothing"))")
+        }
+        // FULL in WAL mode: every COMMIT is on disk before iapctl reports success (money data;
+        // Apple does not resend a notification we acknowledged). Costs one fsync per commit.
+        try database.execute("PRAGMA synchronous = FULL")
+    }
+
+    /// Checks existence; when creating a new file, creates it with mode 0600 before SQLite touches it.
+    private static func prepareFile(_ path: String, create: Bool) throws {
+        var info = stat()
+        if stat(path, &info) == 0 { return }
+        let missing = errno == ENOENT
+        guard create else {
+            if missing {
+                throw StoreError.notFound("database \(path) does not exist; create it with: iapctl db init --db \(path)")
+            }
+            throw StoreError.unavailable("cannot access database \(path): \(String(cString: strerror(errno)))")
+        }
+        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            let code = errno
+            if code == EEXIST { return }  // created concurrently by another process
+            let reason = String(cString: strerror(code))
+            switch code {
+            case ENOENT, ENOTDIR: throw StoreError.notFound("cannot create database \(path): \(reason)")
+            case EACCES, EPERM, EROFS: throw StoreError.accessDenied("cannot create database \(path): \(reason)")
+            default: throw StoreError.unavailable("cannot create database \(path): \(reason)")
+            }
+        }
+        guard close(fd) == 0 else {
+            throw StoreError.unavailable("cannot create database \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Adds the path to errors raised while opening.
+    private static func openError(_ error: StoreError, path: String) -> StoreError {
+        switch error {
+        case .unavailable(let m): return .unavailable("database \(path): \(m)")
+        case .failure(let m): return .failure("database \(path): \(m)")
+        case .accessDenied(let m): return .accessDenied("database \(path): \(m)")
+        case .busy(let m): return .busy("database \(path): \(m)")
+        default: return error
+        }
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        var now = timespec()
+        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return 0 }
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
