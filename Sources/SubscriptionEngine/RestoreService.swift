@@ -77,7 +77,8 @@ public final class RestoreService: Sendable {
         case .transferIfInactive:
             if let contract = match.contract, contract.status.isEntitling {
                 refused.reason = .refusedByPolicy
-                refused.detail += "; refused by policy: contract is active (\(contract.status.rawValue)); nothing written"
+                let state = contract.status == .active ? "" : " (\(contract.status.rawValue))"
+                refused.detail += "; refused by policy: contract is active\(state); nothing written"
                 return refused
             }
             if match.contract == nil {
@@ -101,8 +102,8 @@ public final class RestoreService: Sendable {
         out.changes = moved.changes + out.changes
         out.orderNos = unique(moved.orderNos + out.orderNos)
         out.reminder = moved.reminder
-        out.detail = ([moved.detail] + match.notes + [out.engineOutcome.map { "engine: \($0.verdict.rawValue): \($0.detail)" } ?? ""]
-            + [moved.reminder]).filter { !$0.isEmpty }.joined(separator: "; ")
+        out.detail = ([moved.detail] + match.notes + [out.engineOutcome.map(engineSummary) ?? "", moved.reminder])
+            .filter { !$0.isEmpty }.joined(separator: "; ")
         return out
     }
 
@@ -132,9 +133,19 @@ public final class RestoreService: Sendable {
         out.contractStatus = contract?.status
         out.contractExpires = contract?.expiresDate
         if base.verdict == .restorable {
-            out.detail += "; engine: \(outcome.verdict.rawValue): \(outcome.detail)"
+            out.detail += "; " + engineSummary(outcome)
         }
         return out
+    }
+
+    /// The engine's verdict in a few words; its row changes are in ``RestoreResult/changes``.
+    private func engineSummary(_ outcome: Outcome) -> String {
+        switch outcome.verdict {
+        case .applied:
+            return "engine: applied (\(outcome.changes.count) row change(s))"
+        default:
+            return "engine: \(outcome.verdict.rawValue): \(outcome.detail)"
+        }
     }
 
     /// The look-up result of a match, before any write.

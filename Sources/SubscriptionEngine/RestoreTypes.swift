@@ -125,6 +125,8 @@ public struct RestoreResult: Sendable, Equatable {
 
     /// The refusal as an error, for callers that stop on it; nil unless a policy refused the restore.
     public var refusal: RestoreError? {
-        reason == .refusedByPolicy ? .refusedByPolicy(detail) : nil
+        guard reason == .refusedByPolicy else { return nil }
+        let what = contractId.map { "contract \($0) of \(owner ?? "another user")" } ?? "the purchase of \(owner ?? "another user")"
+        return .refusedByPolicy(what + (contractStatus.map { " is \($0.rawValue)" } ?? " has no contract"))
     }
 }
