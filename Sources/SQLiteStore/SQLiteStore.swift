@@ -136,7 +136,7 @@ public final class SQLiteStore: Store {
             throw error
         }
         guard commit else {
-            try database.execute("ROLLBACK")
+            if !database.isAutocommit { try database.execute("ROLLBACK") }
             return result
         }
         do {
@@ -206,7 +206,7 @@ public final class SQLiteStore: Store {
 
     // MARK: opening
 
-    /// Connection settings; see the README in this folder for the reasoning.
+    /// Connection settings: foreign keys on, WAL journal (readers never wait for the writer), FULL sync.
     private func configure(inMemory: Bool) throws(StoreError) {
         try database.execute("PRAGMA foreign_keys = ON")
         let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
@@ -225,7 +225,8 @@ public final class SQLiteStore: Store {
         let missing = errno == ENOENT
         guard create else {
             if missing {
-                throw StoreError.notFound("database \(path) does not exist; create it with: iapctl db init --db \(path)")
+                throw StoreError.notFound(
+                    "database \(path) does not exist; create it with: iapctl db init --db \(path)")
             }
             throw StoreError.unavailable("cannot access database \(path): \(String(cString: strerror(errno)))")
         }

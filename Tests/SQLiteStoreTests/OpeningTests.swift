@@ -1,0 +1,146 @@
+import Foundation
+import SubscriptionEngine
+import Testing
+
+@testable import SQLiteStore
+
+/// Opening files: existence, permissions, connection settings and schema versions.
+@Suite("SQLiteStore: opening and schema")
+struct OpeningTests {
+    @Test func missingFileWithoutCreateIsNotFoundAndCreatesNothing() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("absent.db")
+        #expect(
+            throws: StoreError.notFound("database \(path) does not exist; create it with: iapctl db init --db \(path)")
+        ) {
+            _ = try SQLiteStore(path: path, create: false)
+        }
+        #expect(!scratch.exists(path))
+        #expect(!scratch.exists(path + "-wal"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).isEmpty)
+    }
+
+    @Test func missingDirectoryWithCreateIsNotFound() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("no-such-dir/x.db")
+        let error = #expect(throws: StoreError.self) { _ = try SQLiteStore(path: path, create: true) }
+        guard case .notFound(let message)? = error else {
+            Issue.record("expected notFound, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains(path))
+    }
+
+    @Test func newFileIsOwnerOnlyIncludingWAL() throws {
+        let scratch = try Scratch()
+        let path = scratch.path()
+        let previous = umask(0)  // even a permissive umask must not widen the mode
+        defer { umask(previous) }
+        let store = try SQLiteStore(path: path, create: true)
+        _ = try store.migrate()
+        #expect(try scratch.mode(path) == 0o600)
+        #expect(scratch.exists(path + "-wal"))
+        #expect(try scratch.mode(path + "-wal") == 0o600)
+        #expect(try scratch.mode(path + "-shm") == 0o600)
+    }
+
+    @Test func existingFileKeepsItsMode() throws {
+        let scratch = try Scratch()
+        let path = scratch.path()
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o640]))
+        let store = try SQLiteStore(path: path, create: true)
+        _ = try store.migrate()
+        #expect(try scratch.mode(path) == 0o640)
+        // And create: false opens an existing file.
+        let again = try SQLiteStore(path: path, create: false)
+        #expect(try again.schemaVersion().current == Migrations.supported)
+    }
+
+    @Test func connectionSettings() throws {
+        let scratch = try Scratch()
+        let store = try SQLiteStore(path: scratch.path(), create: true)
+        #expect(try store.database.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try store.database.scalarInt("PRAGMA foreign_keys") == 1)
+        #expect(try store.database.scalarInt("PRAGMA synchronous") == 2)  // FULL
+        #expect(
+            try store.database.scalarInt("PRAGMA busy_timeout") == Int64(SQLiteStore.defaultBusyTimeoutMilliseconds))
+        #expect(SQLiteStore.defaultBusyTimeoutMilliseconds >= 10_000)
+    }
+
+    @Test func inMemoryDatabaseWorks() throws {
+        let store = try SQLiteStore(path: ":memory:", create: false)
+        #expect(try store.schemaVersion() == (0, Migrations.supported))
+        #expect(try store.migrate().count == Migrations.all.count)
+        _ = try store.write { try $0.insertOrder(Order(no: "a", userId: "u", productId: "p")) }
+        #expect(try store.read { try $0.counts().orders } == 1)
+    }
+
+    @Test func notADatabaseIsAClearFailure() throws {
+        let scratch = try Scratch()
+        let path = scratch.path("junk.db")
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: StoreError.self) {
+            let store = try SQLiteStore(path: path, create: false)
+            _ = try store.schemaVersion()
+        }
+        guard case .failure(let message)? = error else {
+            Issue.record("expected a failure, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("not an SQLite database"))
+        #expect(message.contains(path))
+    }
+
+    @Test func migrateRecordsOrderedVersions() throws {
+        let scratch = try Scratch()
+        let store = try SQLiteStore(path: scratch.path(), create: true)
+        #expect(try store.schemaVersion() == (0, Migrations.supported))
+        let applied = try store.migrate()
+        #expect(applied == Migrations.all.map(\.name))
+        #expect(try store.schemaVersion() == (Migrations.supported, Migrations.supported))
+        let versions = try store.database.prepare(
+            "SELECT version, name, applied_at FROM iap_schema_migrations ORDER BY version")
+        defer { versions.reset() }
+        var recorded: [Int64] = []
+        while try versions.step() {
+            recorded.append(try versions.requiredInt64(0))
+            #expect(try versions.requiredInt64(2) > 1_600_000_000_000)  // milliseconds
+        }
+        #expect(recorded == Migrations.all.map { Int64($0.version) })
+        #expect(Migrations.all.map(\.version) == Array(1...Migrations.all.count))
+    }
+
+    @Test func uninitialisedDatabaseIsRefusedWithAHint() throws {
+        let scratch = try Scratch()
+        let path = scratch.path()
+        let store = try SQLiteStore(path: path, create: true)
+        #expect(
+            throws: StoreError.schemaMismatch(
+                "database \(path) has no iapctl schema; create it with: iapctl db init --db \(path)")
+        ) {
+            try store.read { _ in }
+        }
+        #expect(throws: StoreError.self) { try store.write { _ in } }
+    }
+
+    @Test func newerSchemaIsRefused() throws {
+        let scratch = try Scratch()
+        let path = scratch.path()
+        do {
+            let store = try SQLiteStore(path: path, create: true)
+            _ = try store.migrate()
+            try store.database.executeScript(
+                "INSERT INTO iap_schema_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)")
+        }
+        let store = try SQLiteStore(path: path, create: false)
+        let supported = Migrations.supported
+        let expected = StoreError.schemaMismatch(
+            "database schema version 99 is newer than this iapctl supports (\(supported)); upgrade iapctl")
+        #expect(try store.schemaVersion() == (99, supported))
+        #expect(throws: expected) { _ = try store.migrate() }
+        #expect(throws: expected) { try store.read { _ in } }
+        #expect(throws: expected) { try store.write { _ in } }
+        // Nothing was changed by the refused migrate.
+        #expect(try store.schemaVersion() == (99, supported))
+    }
+}
