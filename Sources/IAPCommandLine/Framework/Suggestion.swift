@@ -13,9 +13,21 @@ enum Suggestion {
                 distance = limit
             }
             guard distance <= limit else { continue }
-            if best == nil || distance < best!.distance { best = (candidate, distance) }
+            if let current = best {
+                // Ties go to the candidate sharing the longer prefix with the input (fsh → fish, not zsh).
+                let better = distance < current.distance
+                    || (distance == current.distance
+                        && commonPrefix(word, candidate.lowercased()) > commonPrefix(word, current.candidate.lowercased()))
+                if better { best = (candidate, distance) }
+            } else {
+                best = (candidate, distance)
+            }
         }
         return best?.candidate
+    }
+
+    static func commonPrefix(_ a: String, _ b: String) -> Int {
+        zip(a, b).prefix { $0 == $1 }.count
     }
 
     /// The number of insertions, deletions, substitutions and adjacent swaps from `a` to `b`.
