@@ -30,7 +30,9 @@ public enum CommandTree {
             help: "How to print results: aligned table, one JSON document, one JSON object per line, or CSV.",
             allowedValues: OutputFormat.allCases.map(\.rawValue), configKey: "output", defaultValue: "table",
             isInherited: true, section: "Global options"),
-        .flag("quiet", short: "q", help: "Print less on stderr: only errors.", isInherited: true, section: "Global options"),
+        .flag(
+            "quiet", short: "q", help: "Print less on stderr: only errors.", isInherited: true,
+            section: "Global options"),
         .flag(
             "verbose", short: "v", help: "Print more on stderr: each step and where settings came from.",
             isInherited: true, section: "Global options"),
@@ -139,7 +141,8 @@ public enum CommandTree {
                     + "transaction. Running it on an up-to-date database changes nothing.",
                 examples: [
                     CommandExample("iapctl db init", "Create or migrate iapctl.db in the current folder."),
-                    CommandExample("iapctl db init --db sqlite:/var/lib/iapctl/shop.db --dry-run",
+                    CommandExample(
+                        "iapctl db init --db sqlite:/var/lib/iapctl/shop.db --dry-run",
                         "List the migrations that would run, without running them."),
                 ],
                 options: [OptionSpec.flag("dry-run", help: "List the migrations that would run; run none.")],
@@ -199,7 +202,8 @@ public enum CommandTree {
                 ],
                 options: [
                     userOption("Only this user's orders."),
-                    OptionSpec("status", valueName: "status", help: "Only orders in this status.",
+                    OptionSpec(
+                        "status", valueName: "status", help: "Only orders in this status.",
                         allowedValues: orderStatuses),
                     OptionSpec("product", valueName: "product", help: "Only orders of this product id."),
                     limitOption,
@@ -260,11 +264,13 @@ public enum CommandTree {
                 abstract: "List member contracts.",
                 examples: [
                     CommandExample("iapctl contracts list --user u42", "A user's subscriptions."),
-                    CommandExample("iapctl contracts list --status active -o ndjson", "Active ones, one JSON per line."),
+                    CommandExample(
+                        "iapctl contracts list --status active -o ndjson", "Active ones, one JSON per line."),
                 ],
                 options: [
                     userOption("Only this user's contracts."),
-                    OptionSpec("status", valueName: "status", help: "Only contracts in this status.",
+                    OptionSpec(
+                        "status", valueName: "status", help: "Only contracts in this status.",
                         allowedValues: contractStatuses),
                     limitOption,
                 ],
@@ -294,9 +300,11 @@ public enum CommandTree {
                 options: [
                     OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: contractStatuses),
                     reasonOption, ticketOption,
-                    OptionSpec("auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
+                    OptionSpec(
+                        "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
                         allowedValues: ["on", "off"]),
-                    OptionSpec("expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",
+                    OptionSpec(
+                        "expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",
                         validation: .timestamp(keywords: [])),
                     dryRun,
                 ],
@@ -320,9 +328,11 @@ public enum CommandTree {
             A single item exits with its code; a batch exits 0, or 1 if some item failed.
             """,
         examples: [
-            CommandExample("iapctl notify body.json --bundle-id com.example.app --app-apple-id 1234567890",
+            CommandExample(
+                "iapctl notify body.json --bundle-id com.example.app --app-apple-id 1234567890",
                 "Apply one webhook body."),
-            CommandExample("iapctl notify --environment Sandbox -o ndjson < notifications.ndjson",
+            CommandExample(
+                "iapctl notify --environment Sandbox -o ndjson < notifications.ndjson",
                 "Apply many Sandbox notifications; one result object per line."),
             CommandExample("iapctl notify --replay-unmatched", "Retry unmatched notifications after creating orders."),
         ],
@@ -345,9 +355,11 @@ public enum CommandTree {
             whichever of the app and Apple arrives second finds the work already done.
             """,
         examples: [
-            CommandExample("iapctl verify transaction.jws --bundle-id com.example.app --environment Sandbox",
+            CommandExample(
+                "iapctl verify transaction.jws --bundle-id com.example.app --environment Sandbox",
                 "Check a transaction and show its fields."),
-            CommandExample("iapctl verify --apply --bundle-id com.example.app --app-apple-id 1234567890 < tx.jws",
+            CommandExample(
+                "iapctl verify --apply --bundle-id com.example.app --app-apple-id 1234567890 < tx.jws",
                 "Record the app's purchase before Apple's notification arrives."),
         ],
         options: [
@@ -369,7 +381,8 @@ public enum CommandTree {
             unless --policy allows a transfer.
             """,
         examples: [
-            CommandExample("iapctl restore --user u42 restored.txt --bundle-id com.example.app",
+            CommandExample(
+                "iapctl restore --user u42 restored.txt --bundle-id com.example.app",
                 "Report only."),
             CommandExample(
                 "iapctl restore --user u42 --apply --policy transfer-if-inactive --reason 'new phone' < restored.txt",
@@ -378,7 +391,8 @@ public enum CommandTree {
         options: [
             userOption("The user the device belongs to.", required: true),
             .flag("apply", help: "Apply restorable transactions through the subscription engine."),
-            OptionSpec("policy", valueName: "policy",
+            OptionSpec(
+                "policy", valueName: "policy",
                 help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
                     + "when the other user's contract is not active.",
                 allowedValues: restorePolicies, defaultValue: "keep"),
@@ -412,10 +426,11 @@ public enum CommandTree {
         name: "help",
         abstract: "Show help for a command.",
         examples: [
-            CommandExample("iapctl help orders update", "The same as 'iapctl orders update --help'."),
+            CommandExample("iapctl help orders update", "The same as 'iapctl orders update --help'.")
         ],
         arguments: [
-            ArgumentSpec("command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
+            ArgumentSpec(
+                "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
                 completion: .values(["db", "orders", "contracts", "notify", "verify", "restore", "completion"]))
         ],
         handlerKey: "help",

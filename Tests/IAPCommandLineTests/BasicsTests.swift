@@ -1,5 +1,6 @@
 import AppStoreJWS
 import Testing
+
 @testable import IAPCommandLine
 
 @Suite("Dates, input, JSON text, exit codes")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import IAPCommandLine
 
 /// The committed completions/ and man/ must be what the code generates (run scripts/generate).
@@ -9,7 +10,9 @@ struct GeneratedFilesTests {
         try String(contentsOf: packageRoot.appendingPathComponent(relativePath), encoding: .utf8)
     }
 
-    @Test(arguments: [("bash", "completions/iapctl.bash"), ("zsh", "completions/_iapctl"), ("fish", "completions/iapctl.fish")])
+    @Test(arguments: [
+        ("bash", "completions/iapctl.bash"), ("zsh", "completions/_iapctl"), ("fish", "completions/iapctl.fish"),
+    ])
     func completionsInSync(shell: String, file: String) throws {
         let result = iapctl(["completion", shell])
         #expect(result.code == 0)

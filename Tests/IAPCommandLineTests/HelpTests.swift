@@ -1,4 +1,5 @@
 import Testing
+
 @testable import IAPCommandLine
 
 @Suite("Help and version")
@@ -85,7 +86,8 @@ struct HelpTests {
 
     @Test func statusValuesMatchTheSchema() {
         let list = CommandTree.root.descendant(at: ["contracts", "list"])!
-        #expect(list.options.first { $0.long == "status" }?.allowedValues
-            == ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"])
+        #expect(
+            list.options.first { $0.long == "status" }?.allowedValues
+                == ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"])
     }
 }

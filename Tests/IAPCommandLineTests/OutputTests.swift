@@ -1,5 +1,6 @@
 import AppStoreJWS
 import Testing
+
 @testable import IAPCommandLine
 
 @Suite("Output renderers")
@@ -58,7 +59,8 @@ struct OutputTests {
         #expect(lines.count == 2)
         #expect(
             lines[0]
-                == #"{"no":"a1","user_id":"u1","amount":5,"created_at":"2025-09-05T01:24:32Z","created_at_ms":1757035472000}"#)
+                == #"{"no":"a1","user_id":"u1","amount":5,"created_at":"2025-09-05T01:24:32Z","created_at_ms":1757035472000}"#
+        )
         #expect(OutputRenderer.render(records: [], format: .ndjson) == "")
     }
 
@@ -99,6 +101,8 @@ struct OutputTests {
         record.append("auto_renew", true)
         record["no"] = .string("y")
         #expect(record.keys == ["no", "count", "expires_date", "auto_renew"])
-        #expect(record.jsonObject().serialized() == #"{"no":"y","count":3,"expires_date":null,"expires_date_ms":null,"auto_renew":true}"#)
+        #expect(
+            record.jsonObject().serialized()
+                == #"{"no":"y","count":3,"expires_date":null,"expires_date_ms":null,"auto_renew":true}"#)
     }
 }

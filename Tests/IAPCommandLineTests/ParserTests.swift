@@ -1,4 +1,5 @@
 import Testing
+
 @testable import IAPCommandLine
 
 @Suite("Parsing the command line")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import IAPCommandLine
 
 @Suite("Settings: flag > environment > config file > default")
@@ -33,7 +34,8 @@ struct SettingsTests {
 
     @Test func trustSettingsFromEveryPlace() throws {
         let config = try writeConfig(
-            #"{"bundle-id": "com.file", "environment": ["Sandbox", "xcode"], "app-apple-id": 123, "root-ca": "ca.pem"}"#)
+            #"{"bundle-id": "com.file", "environment": ["Sandbox", "xcode"], "app-apple-id": 123, "root-ca": "ca.pem"}"#
+        )
         let result = iapctl(
             ["notify", "--config", config], environment: ["IAPCTL_APP_APPLE_ID": "456"], handlers: probeHandlers())
         #expect(result.code == 0, "\(result.err)")
@@ -80,7 +82,8 @@ struct SettingsTests {
     }
 
     @Test func badEnvironmentValueExits78() {
-        let result = iapctl(["notify", "--bundle-id", "b"], environment: ["IAPCTL_APP_APPLE_ID": "abc"],
+        let result = iapctl(
+            ["notify", "--bundle-id", "b"], environment: ["IAPCTL_APP_APPLE_ID": "abc"],
             handlers: probeHandlers())
         #expect(result.code == 78)
         #expect(result.err.contains("IAPCTL_APP_APPLE_ID"))
@@ -89,15 +92,18 @@ struct SettingsTests {
     @Test func colourOnlyOnATerminalWithoutNoColor() {
         #expect(iapctl(["orders", "list"], tty: true, handlers: probeHandlers()).out.contains("color=true"))
         #expect(iapctl(["orders", "list"], tty: false, handlers: probeHandlers()).out.contains("color=false"))
-        #expect(iapctl(["orders", "list"], environment: ["NO_COLOR": "1"], tty: true, handlers: probeHandlers())
-            .out.contains("color=false"))
-        #expect(iapctl(["orders", "list", "--no-color"], tty: true, handlers: probeHandlers()).out.contains("color=false"))
+        #expect(
+            iapctl(["orders", "list"], environment: ["NO_COLOR": "1"], tty: true, handlers: probeHandlers())
+                .out.contains("color=false"))
+        #expect(
+            iapctl(["orders", "list", "--no-color"], tty: true, handlers: probeHandlers()).out.contains("color=false"))
     }
 
     @Test func verboseShowsWhereSettingsCameFrom() {
         let result = iapctl(["orders", "list", "-v"], environment: ["IAPCTL_DB": "e.db"], handlers: probeHandlers())
         #expect(result.err.contains("setting db = e.db (environment IAPCTL_DB)"))
-        let quiet = iapctl(["orders", "list", "-v", "-q"], environment: ["IAPCTL_DB": "e.db"], handlers: probeHandlers())
+        let quiet = iapctl(
+            ["orders", "list", "-v", "-q"], environment: ["IAPCTL_DB": "e.db"], handlers: probeHandlers())
         #expect(quiet.err.isEmpty)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import IAPCommandLine
 
 /// The result of one in-process run.
@@ -26,7 +27,9 @@ func probeHandlers() -> [String: CommandHandler] {
     var handlers = CommandHandlers.standard()
     let probe: CommandHandler = { invocation in
         for long in ["db", "output", "actor", "bundle-id", "app-apple-id", "at", "status", "limit", "user", "config"] {
-            if let value = invocation.value(long) { invocation.print("\(long)=\(value) [\(invocation.settings.source(of: long))]") }
+            if let value = invocation.value(long) {
+                invocation.print("\(long)=\(value) [\(invocation.settings.source(of: long))]")
+            }
         }
         for long in ["environment", "root-ca"] where !invocation.values(long).isEmpty {
             invocation.print("\(long)=\(invocation.values(long).joined(separator: ","))")

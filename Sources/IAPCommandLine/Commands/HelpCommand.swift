@@ -6,7 +6,8 @@ enum HelpCommand {
         for word in invocation.arguments {
             guard let next = spec.subcommand(named: word), !next.isHidden else {
                 let names = spec.visibleSubcommands.map(\.name)
-                let hint = Suggestion.closest(to: word, among: names).map { "did you mean '\($0)'?" }
+                let hint =
+                    Suggestion.closest(to: word, among: names).map { "did you mean '\($0)'?" }
                     ?? (names.isEmpty ? nil : "commands: " + names.joined(separator: ", "))
                 let place = path.isEmpty ? "" : " under 'iapctl \(path.joined(separator: " "))'"
                 throw CLIError.usage("no command '\(word)'\(place)", hint: hint)

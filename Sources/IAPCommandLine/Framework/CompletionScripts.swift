@@ -161,7 +161,8 @@ struct ZshCompletion {
         for path in CompletionScripts.paths(root) {
             out += "\n" + function(path)
         }
-        out += "\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n    _iapctl \"$@\"\nelse\n    compdef _iapctl iapctl\nfi\n"
+        out +=
+            "\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n    _iapctl \"$@\"\nelse\n    compdef _iapctl iapctl\nfi\n"
         return out
     }
 
@@ -294,7 +295,8 @@ struct FishCompletion {
         let condition = "-n " + quoted("__iapctl_at \"\(path.joined(separator: " "))\"")
         var out = ""
         for command in spec.visibleSubcommands {
-            out += "complete -c iapctl \(condition) -a \(command.name) -d \(quoted(CompletionScripts.summary(command.abstract)))\n"
+            out +=
+                "complete -c iapctl \(condition) -a \(command.name) -d \(quoted(CompletionScripts.summary(command.abstract)))\n"
         }
         for option in CompletionScripts.options(root, path) {
             var line = "complete -c iapctl \(condition)"
@@ -316,7 +318,8 @@ struct FishCompletion {
             case .none: break
             case .file: out += "complete -c iapctl \(condition) -F\n"
             case .directory: out += "complete -c iapctl \(condition) -x -a '(__fish_complete_directories)'\n"
-            case .values(let values): out += "complete -c iapctl \(condition) -x -a \(quoted(values.joined(separator: " ")))\n"
+            case .values(let values):
+                out += "complete -c iapctl \(condition) -x -a \(quoted(values.joined(separator: " ")))\n"
             }
         }
         return out

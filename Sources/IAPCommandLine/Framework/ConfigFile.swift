@@ -19,7 +19,8 @@ public struct ConfigFile: Sendable {
         do {
             bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
         } catch {
-            throw CLIError(.config, "config file \(error.message)", hint: "check --config or IAPCTL_CONFIG")
+            let reason = error.message.hasPrefix("cannot open ") ? String(error.message.dropFirst(12)) : error.message
+            throw CLIError(.config, "cannot read config file \(reason)", hint: "check --config or IAPCTL_CONFIG")
         }
         let document: JSONValue
         do {

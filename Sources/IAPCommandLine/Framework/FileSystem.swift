@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Whole-file reads and writes through the C library (shipped code has no FileHandle).
@@ -27,7 +27,10 @@ public enum FileSystem {
         let sink = FileDescriptorSink(fileDescriptor: fd, name: path)
         sink.write(text)
         let flushed: CLIError?
-        do { try sink.flush(); flushed = nil } catch { flushed = error }
+        do {
+            try sink.flush()
+            flushed = nil
+        } catch { flushed = error }
         guard close(fd) == 0 else { throw CLIError(.ioError, "cannot close \(path): \(describe(errno: errno))") }
         if let flushed { throw flushed }
     }

@@ -67,7 +67,9 @@ public struct HelpRenderer: Sendable {
         if path.isEmpty {
             out.append("")
             out.append("Exit status:")
-            out += ExitCode.allCases.map { TextWidth.pad(String($0.rawValue), to: 5, leading: true) + "  " + $0.meaning }
+            out += ExitCode.allCases.map {
+                TextWidth.pad(String($0.rawValue), to: 5, leading: true) + "  " + $0.meaning
+            }
             out.append("")
             out.append("See '\(root.name) help <command>' or '\(root.name) <command> --help' for a command's help.")
         } else if !commands.isEmpty {
@@ -89,7 +91,8 @@ public struct HelpRenderer: Sendable {
         groups["Options", default: []].append(OptionSpec.help)
         // The command's own options first, the global ones last.
         func rank(_ section: String) -> Int { section == "Options" ? 0 : section == "Global options" ? 2 : 1 }
-        order = order.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+        order = order.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(
+            \.element)
         return order.map { ($0, groups[$0]!) }
     }
 
@@ -101,7 +104,9 @@ public struct HelpRenderer: Sendable {
         if option.kind == .repeatable { notes.append("repeatable") }
         if option.isRequired { notes.append("required") }
         if let name = option.environmentVariable { notes.append("env: \(name)") }
-        if let description = option.defaultDescription ?? option.defaultValue { notes.append("default: \(description)") }
+        if let description = option.defaultDescription ?? option.defaultValue {
+            notes.append("default: \(description)")
+        }
         if !notes.isEmpty { text += " [" + notes.joined(separator: "; ") + "]" }
         return text
     }

@@ -6,7 +6,9 @@ public enum ISO8601 {
         let (seconds, _) = floorDivide(milliseconds, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civilDate(fromDays: days)
-        let hour = secondOfDay / 3600, minute = secondOfDay % 3600 / 60, second = secondOfDay % 60
+        let hour = secondOfDay / 3600
+        let minute = secondOfDay % 3600 / 60
+        let second = secondOfDay % 60
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))Z"
     }
 

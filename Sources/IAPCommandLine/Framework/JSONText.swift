@@ -30,9 +30,15 @@ public enum JSONText {
         var index = 0
 
         func error(_ reason: String) -> SyntaxError {
-            var line = 1, column = 1
+            var line = 1
+            var column = 1
             for byte in bytes[..<min(index, bytes.count)] {
-                if byte == 10 { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+                if byte == 10 {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
             }
             return SyntaxError(reason: reason, line: line, column: column)
         }
@@ -70,7 +76,10 @@ public enum JSONText {
             index += 1
             var members: [(key: String, value: JSONValue)] = []
             skipSpace()
-            if current == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
             while true {
                 skipSpace()
                 guard current == UInt8(ascii: "\"") else { throw error("expected a member name in quotes") }
@@ -81,8 +90,14 @@ public enum JSONText {
                 skipSpace()
                 members.append((key, try value(depth: depth + 1)))
                 skipSpace()
-                if current == UInt8(ascii: ",") { index += 1; continue }
-                if current == UInt8(ascii: "}") { index += 1; return .object(members) }
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if current == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                }
                 throw error("expected ',' or '}'")
             }
         }
@@ -91,13 +106,22 @@ public enum JSONText {
             index += 1
             var items: [JSONValue] = []
             skipSpace()
-            if current == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             while true {
                 skipSpace()
                 items.append(try value(depth: depth + 1))
                 skipSpace()
-                if current == UInt8(ascii: ",") { index += 1; continue }
-                if current == UInt8(ascii: "]") { index += 1; return .array(items) }
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if current == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                }
                 throw error("expected ',' or ']'")
             }
         }

@@ -49,7 +49,7 @@ public enum ManPages {
         var current = ""
         var previous: Character?
         for character in line {
-            if character == " ", previous == "." || previous == ";" , current.count > 20 {
+            if character == " ", previous == "." || previous == ";", current.count > 20 {
                 result.append(current)
                 current = ""
             } else {
@@ -127,7 +127,9 @@ public enum ManPages {
     static func examples(_ examples: [CommandExample]) -> [String] {
         var lines: [String] = []
         for example in examples {
-            lines += [".PP", escape(example.explanation), ".PP", ".RS 4", ".nf", escape(example.commandLine), ".fi", ".RE"]
+            lines += [
+                ".PP", escape(example.explanation), ".PP", ".RS 4", ".nf", escape(example.commandLine), ".fi", ".RE",
+            ]
         }
         return lines
     }
@@ -165,7 +167,11 @@ public enum ManPages {
             lines += commandSections(root, [command.name], level: ".SH").dropFirst(2)
         } else {
             for sub in command.visibleSubcommands {
-                lines += [".PP", ".B " + escape(HelpRenderer(root: root).usage(for: [command.name, sub.name])).replacingFirstSpace()]
+                lines += [
+                    ".PP",
+                    ".B "
+                        + escape(HelpRenderer(root: root).usage(for: [command.name, sub.name])).replacingFirstSpace(),
+                ]
             }
             lines += [".SH DESCRIPTION"]
             lines += paragraphs(command.abstract + (command.discussion.isEmpty ? "" : "\n\n" + command.discussion))
@@ -194,7 +200,10 @@ public enum ManPages {
     static func mainPage(_ root: CommandSpec) -> [String] {
         let help = HelpRenderer(root: root)
         var lines = header(root.name, root.abstract)
-        lines += [".SH SYNOPSIS", ".B \(root.name)", "\\fIcommand\\fR [\\fIsubcommand\\fR] [\\fIoptions\\fR] [\\fIarguments\\fR]"]
+        lines += [
+            ".SH SYNOPSIS", ".B \(root.name)",
+            "\\fIcommand\\fR [\\fIsubcommand\\fR] [\\fIoptions\\fR] [\\fIarguments\\fR]",
+        ]
         lines += [".SH DESCRIPTION"]
         lines += paragraphs(root.discussion)
         lines += [

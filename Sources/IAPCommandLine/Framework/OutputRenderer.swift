@@ -55,7 +55,8 @@ public enum OutputRenderer {
                 switch section.content {
                 case .fields(let record):
                     for (key, value) in record.fields {
-                        lines.append([section.key, "", key, cellText(value, key: key)].map(csvField).joined(separator: ","))
+                        lines.append(
+                            [section.key, "", key, cellText(value, key: key)].map(csvField).joined(separator: ","))
                     }
                 case .table(let records, _):
                     for (index, record) in records.enumerated() {
@@ -76,9 +77,11 @@ public enum OutputRenderer {
                 case .fields(let record):
                     block += record.fields.isEmpty ? "  (none)\n" : keyValues(record, color: false, indent: "  ")
                 case .table(let records, let columns):
-                    block += records.isEmpty
+                    block +=
+                        records.isEmpty
                         ? "  (none)\n"
-                        : table(records: records, columns: columns ?? defaultColumns(records), color: color, indent: "  ")
+                        : table(
+                            records: records, columns: columns ?? defaultColumns(records), color: color, indent: "  ")
                 }
                 blocks.append(block)
             }
@@ -147,7 +150,9 @@ public enum OutputRenderer {
                 return column.maxWidth.map { TextWidth.truncate(text, to: $0) } ?? text
             }
         }
-        let headers = columns.map { column in column.maxWidth.map { TextWidth.truncate(column.header, to: $0) } ?? column.header }
+        let headers = columns.map { column in
+            column.maxWidth.map { TextWidth.truncate(column.header, to: $0) } ?? column.header
+        }
         var widths = headers.map(TextWidth.of)
         for row in cells {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
@@ -173,7 +178,8 @@ public enum OutputRenderer {
             var parts: [String] = []
             for (index, cell) in row.enumerated() {
                 let isLast = index == row.count - 1
-                let padded = isLast && !rightAligned[index]
+                let padded =
+                    isLast && !rightAligned[index]
                     ? cell : TextWidth.pad(cell, to: widths[index], leading: rightAligned[index])
                 parts.append(header && color ? bold + padded + reset : padded)
             }

@@ -24,7 +24,8 @@ public struct Settings: Sendable {
     ) throws(CLIError) -> Settings {
         var configFile: ConfigFile?
         if let configOption = parsed.option("config") {
-            let path = parsed.value("config")
+            let path =
+                parsed.value("config")
                 ?? configOption.environmentVariable.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
             if let path { configFile = try ConfigFile.load(path: path, root: root) }
         }

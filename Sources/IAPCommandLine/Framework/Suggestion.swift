@@ -15,9 +15,11 @@ enum Suggestion {
             guard distance <= limit else { continue }
             if let current = best {
                 // Ties go to the candidate sharing the longer prefix with the input (fsh → fish, not zsh).
-                let better = distance < current.distance
+                let better =
+                    distance < current.distance
                     || (distance == current.distance
-                        && commonPrefix(word, candidate.lowercased()) > commonPrefix(word, current.candidate.lowercased()))
+                        && commonPrefix(word, candidate.lowercased())
+                            > commonPrefix(word, current.candidate.lowercased()))
                 if better { best = (candidate, distance) }
             } else {
                 best = (candidate, distance)
@@ -32,7 +34,8 @@ enum Suggestion {
 
     /// The number of insertions, deletions, substitutions and adjacent swaps from `a` to `b`.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let s = Array(a), t = Array(b)
+        let s = Array(a)
+        let t = Array(b)
         if s.isEmpty { return t.count }
         if t.isEmpty { return s.count }
         var d = [[Int]](repeating: [Int](repeating: 0, count: t.count + 1), count: s.count + 1)

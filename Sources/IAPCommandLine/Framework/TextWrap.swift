@@ -21,7 +21,10 @@ enum TextWrap {
         var current: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.allSatisfy({ $0 == " " }) {
-                if !current.isEmpty { result.append(current); current = [] }
+                if !current.isEmpty {
+                    result.append(current)
+                    current = []
+                }
             } else {
                 current.append(String(line))
             }
