@@ -1,3 +1,3 @@
 import IAPCommandLine
 
-exitProcess(with: runIAPCtl(arguments: CommandLine.arguments))
+exitProcess(with: runIAPCtl(arguments: Array(CommandLine.arguments.dropFirst())))

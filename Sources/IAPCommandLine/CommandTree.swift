@@ -1,0 +1,448 @@
+/// The whole `iapctl` command line as data: every command, option, argument and help text.
+///
+/// Parsing, `--help`, usage errors, shell completions and man pages all come from this tree;
+/// handlers are looked up by each command's `handlerKey` in `CommandHandlers.standard()`.
+public enum CommandTree {
+    /// The program's version, printed by `iapctl --version`.
+    public static let version = "0.1.0"
+
+    /// Order statuses (`orders.status`).
+    public static let orderStatuses = ["pending", "paid", "refunded", "revoked"]
+    /// Member contract statuses (`member_contracts.status`).
+    public static let contractStatuses = ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"]
+    /// App Store environments a payload may come from.
+    public static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+    /// Restore policies.
+    public static let restorePolicies = ["keep", "transfer", "transfer-if-inactive"]
+    /// Shells `completion` writes scripts for.
+    public static let shells = ["bash", "zsh", "fish"]
+
+    /// Options of every command that touches data (inherited from the root).
+    public static let globalOptions: [OptionSpec] = [
+        OptionSpec(
+            "db", valueName: "url",
+            help: "The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] "
+                + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv).",
+            environmentVariable: "IAPCTL_DB", configKey: "db", defaultValue: "iapctl.db", isInherited: true,
+            section: "Global options", completion: .file),
+        OptionSpec(
+            "output", short: "o", valueName: "format",
+            help: "How to print results: aligned table, one JSON document, one JSON object per line, or CSV.",
+            allowedValues: OutputFormat.allCases.map(\.rawValue), configKey: "output", defaultValue: "table",
+            isInherited: true, section: "Global options"),
+        .flag(
+            "quiet", short: "q", help: "Print less on stderr: only errors.", isInherited: true,
+            section: "Global options"),
+        .flag(
+            "verbose", short: "v", help: "Print more on stderr: each step and where settings came from.",
+            isInherited: true, section: "Global options"),
+        OptionSpec(
+            "config", valueName: "file",
+            help: "A JSON file of settings keyed by long option name, e.g. {\"db\": \"…\", \"bundle-id\": \"…\"}; "
+                + "flags win over the environment, the environment over the file.",
+            environmentVariable: "IAPCTL_CONFIG", isInherited: true, section: "Global options", completion: .file),
+        OptionSpec(
+            "actor", valueName: "name", help: "Who the audit trail records for manual changes.",
+            environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
+            isInherited: true, section: "Global options"),
+        .flag(
+            "no-color", help: "Never colour the output (colour is used only on a terminal and without NO_COLOR).",
+            configKey: "no-color", isInherited: true, section: "Global options"),
+    ]
+
+    /// How `notify`, `verify` and `restore` decide what to trust.
+    public static let trustOptions: [OptionSpec] = [
+        OptionSpec(
+            "root-ca", valueName: "file", help: "A trusted root certificate, DER or PEM.", kind: .repeatable,
+            configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3", section: "Trust options",
+            completion: .file),
+        OptionSpec(
+            "bundle-id", valueName: "id", help: "The app's bundle id; payloads of other apps are rejected.",
+            environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true,
+            section: "Trust options"),
+        OptionSpec(
+            "app-apple-id", valueName: "n", help: "The app's Apple id; required when Production is accepted.",
+            environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", section: "Trust options",
+            validation: .positiveInteger),
+        OptionSpec(
+            "environment", valueName: "env",
+            help: "An accepted environment. Xcode and LocalTesting only when asked for; their unsigned data is "
+                + "then accepted with a warning.",
+            kind: .repeatable, allowedValues: environments, configKey: "environment", defaultValue: "Production",
+            section: "Trust options"),
+        OptionSpec(
+            "at", valueName: "when",
+            help: "When the certificate chain must be valid: the payload's signedDate (signed), now, or an "
+                + "ISO-8601 time.",
+            configKey: "at", defaultValue: "signed", section: "Trust options", completion: .values(["signed", "now"]),
+            validation: .timestamp(keywords: ["signed", "now"])),
+    ]
+
+    static let dryRun = OptionSpec.flag("dry-run", help: "Show what would change; write nothing.")
+
+    static func userOption(_ help: String, required: Bool = false) -> OptionSpec {
+        OptionSpec("user", valueName: "user", help: help, isRequired: required)
+    }
+
+    static let limitOption = OptionSpec(
+        "limit", valueName: "n", help: "Show at most this many rows.", validation: .positiveInteger)
+
+    static func fromOption(_ help: String) -> OptionSpec {
+        OptionSpec("from", valueName: "file", help: help + " '-' reads stdin.", completion: .file)
+    }
+
+    static let reasonOption = OptionSpec(
+        "reason", valueName: "text", help: "Why: recorded in the audit trail with the actor and the change.",
+        isRequired: true)
+
+    static let ticketOption = OptionSpec(
+        "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
+
+    /// The root of the tree.
+    public static let root = CommandSpec(
+        name: "iapctl",
+        abstract: "App Store in-app purchase operations: orders, subscriptions, notifications.",
+        discussion: """
+            iapctl keeps orders (one per payment) and member contracts (one per auto-renewing \
+            subscription) in a database, applies App Store Server Notifications V2, verifies the \
+            signed transactions apps send, and answers restore questions. Every JWS received is \
+            kept in a ledger and every manual change is audited, so nothing is lost.
+
+            Start with 'iapctl db init', then 'iapctl orders create' when a user starts a purchase, \
+            and feed Apple's notifications to 'iapctl notify'.
+            """,
+        examples: [
+            CommandExample("iapctl db init --db sqlite:shop.db", "Create the database shop.db."),
+            CommandExample(
+                "iapctl orders create --user u42 --product com.example.pro.monthly",
+                "Start a purchase; prints the order number to pass to StoreKit as appAccountToken."),
+            CommandExample(
+                "iapctl notify --bundle-id com.example.app --app-apple-id 1234567890 < body.json",
+                "Apply a notification Apple posted to your webhook."),
+        ],
+        subcommands: [db, orders, contracts, notify, verify, restore, completion, help, man],
+        options: globalOptions + [.flag("version", help: "Print the version and exit.")]
+    )
+
+    static let db = CommandSpec(
+        name: "db",
+        abstract: "Create, migrate and inspect the database.",
+        discussion: "The database is chosen with --db (or IAPCTL_DB, or 'db' in --config); by default iapctl.db "
+            + "in the current folder.",
+        examples: [
+            CommandExample("iapctl db init", "Create iapctl.db here, or migrate it to the current schema."),
+            CommandExample("iapctl db status -o json", "The schema version and row counts as JSON."),
+        ],
+        subcommands: [
+            CommandSpec(
+                name: "init",
+                abstract: "Create the schema or migrate it to the current version (safe to run again).",
+                discussion: "Applies the migrations the database has not seen yet, in order, each in its own "
+                    + "transaction. Running it on an up-to-date database changes nothing.",
+                examples: [
+                    CommandExample("iapctl db init", "Create or migrate iapctl.db in the current folder."),
+                    CommandExample(
+                        "iapctl db init --db sqlite:/var/lib/iapctl/shop.db --dry-run",
+                        "List the migrations that would run, without running them."),
+                ],
+                options: [OptionSpec.flag("dry-run", help: "List the migrations that would run; run none.")],
+                handlerKey: "db init"),
+            CommandSpec(
+                name: "status",
+                abstract: "Show the schema version and the number of rows in each table.",
+                examples: [
+                    CommandExample("iapctl db status", "Version and row counts as a table."),
+                    CommandExample("iapctl db status -o json --db sqlite:shop.db", "The same for shop.db, as JSON."),
+                ],
+                handlerKey: "db status"),
+        ]
+    )
+
+    static let orders = CommandSpec(
+        name: "orders",
+        abstract: "Create, list, inspect and correct orders (one row per payment).",
+        discussion: "An order's number (a UUID) is what the app passes to StoreKit as appAccountToken; Apple "
+            + "echoes it in every transaction of that purchase, which is how notifications find the order.",
+        examples: [
+            CommandExample("iapctl orders list --user u42", "Every order of user u42."),
+            CommandExample("iapctl orders show 2000000123456789", "An order by its Apple transactionId."),
+        ],
+        subcommands: [
+            CommandSpec(
+                name: "create",
+                abstract: "Create a pending order and print its order number.",
+                discussion: """
+                    Prints the new order number alone on stdout, so scripts can capture it. The app \
+                    passes it to StoreKit 2 as appAccountToken; the order becomes paid when Apple's \
+                    notification (or the app's verified transaction) arrives.
+
+                    With --from, creates one order per NDJSON line {"user": "…", "product": "…"} and \
+                    prints one number per line, in input order.
+                    """,
+                examples: [
+                    CommandExample(
+                        "iapctl orders create --user u42 --product com.example.pro.monthly",
+                        "One pending order; prints its number."),
+                    CommandExample(
+                        "printf '{\"user\":\"u1\",\"product\":\"p\"}\\n' | iapctl orders create --from -",
+                        "Orders from NDJSON on stdin, one number per line."),
+                ],
+                options: [
+                    userOption("The user who buys (your account id)."),
+                    OptionSpec("product", valueName: "product", help: "The App Store product id."),
+                    fromOption("Create one order per NDJSON line {\"user\", \"product\"} of this file."),
+                ],
+                handlerKey: "orders create"),
+            CommandSpec(
+                name: "list",
+                abstract: "List orders, newest first.",
+                examples: [
+                    CommandExample("iapctl orders list --status paid --limit 20", "The 20 newest paid orders."),
+                    CommandExample("iapctl orders list --user u42 -o csv > u42.csv", "A user's orders as CSV."),
+                ],
+                options: [
+                    userOption("Only this user's orders."),
+                    OptionSpec(
+                        "status", valueName: "status", help: "Only orders in this status.",
+                        allowedValues: orderStatuses),
+                    OptionSpec("product", valueName: "product", help: "Only orders of this product id."),
+                    limitOption,
+                ],
+                handlerKey: "orders list"),
+            CommandSpec(
+                name: "show",
+                abstract: "Show an order, its contract and its history.",
+                discussion: "KEY may be the order number, the Apple transactionId or the originalTransactionId "
+                    + "(which shows every order of that subscription). The history lists the notifications "
+                    + "and manual corrections, with actor and reason.",
+                examples: [
+                    CommandExample("iapctl orders show 6f1c2d9e-4b7a-4c1e-9a51-0b6f7d3e2a10", "By order number."),
+                    CommandExample("iapctl orders show 2000000123456789 -o json", "By transactionId, as JSON."),
+                ],
+                arguments: [ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.")],
+                handlerKey: "orders show"),
+            CommandSpec(
+                name: "update",
+                abstract: "Correct an order by hand (audited).",
+                discussion: """
+                    Changes one order (KEY) or, with --from, many: NDJSON rows {"no" or "trade_no", \
+                    field: value…} or CSV with a header line. A batch is all-or-nothing. Each change is \
+                    recorded with the actor, the reason and the values before and after.
+                    """,
+                examples: [
+                    CommandExample(
+                        "iapctl orders update 2000000123456789 --status refunded --reason 'refund by support' --ticket T-118",
+                        "Mark an order refunded."),
+                    CommandExample(
+                        "iapctl orders update --from fixes.csv --reason 'import fix' --dry-run",
+                        "Show what a batch would change, without writing."),
+                ],
+                options: [
+                    OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: orderStatuses),
+                    reasonOption, ticketOption,
+                    fromOption("Apply the corrections of this NDJSON or CSV file (all or nothing)."),
+                    dryRun,
+                ],
+                arguments: [
+                    ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.", isOptional: true)
+                ],
+                handlerKey: "orders update"),
+        ]
+    )
+
+    static let contracts = CommandSpec(
+        name: "contracts",
+        abstract: "List, inspect and correct member contracts (one per auto-renewing subscription).",
+        discussion: "A contract's id is the subscription's originalTransactionId, stable across renewals.",
+        examples: [
+            CommandExample("iapctl contracts list --status billing_retry", "Subscriptions Apple cannot charge."),
+            CommandExample("iapctl contracts show 2000000100000001", "A contract and its event timeline."),
+        ],
+        subcommands: [
+            CommandSpec(
+                name: "list",
+                abstract: "List member contracts.",
+                examples: [
+                    CommandExample("iapctl contracts list --user u42", "A user's subscriptions."),
+                    CommandExample(
+                        "iapctl contracts list --status active -o ndjson", "Active ones, one JSON per line."),
+                ],
+                options: [
+                    userOption("Only this user's contracts."),
+                    OptionSpec(
+                        "status", valueName: "status", help: "Only contracts in this status.",
+                        allowedValues: contractStatuses),
+                    limitOption,
+                ],
+                handlerKey: "contracts list"),
+            CommandSpec(
+                name: "show",
+                abstract: "Show a contract, its orders and its event timeline with each event's verdict.",
+                examples: [
+                    CommandExample("iapctl contracts show 2000000100000001", "As sections of a table."),
+                    CommandExample("iapctl contracts show 2000000100000001 -o json", "As one JSON document."),
+                ],
+                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                handlerKey: "contracts show"),
+            CommandSpec(
+                name: "update",
+                abstract: "Correct a contract by hand (audited).",
+                discussion: "Changes the status, the auto-renew flag or the expiry of one contract. The change is "
+                    + "recorded with the actor, the reason and the values before and after.",
+                examples: [
+                    CommandExample(
+                        "iapctl contracts update 2000000100000001 --status revoked --reason 'chargeback'",
+                        "Revoke a subscription."),
+                    CommandExample(
+                        "iapctl contracts update 2000000100000001 --expires 2025-12-31T00:00:00Z --reason 'goodwill' --dry-run",
+                        "Show an extension without writing it."),
+                ],
+                options: [
+                    OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: contractStatuses),
+                    reasonOption, ticketOption,
+                    OptionSpec(
+                        "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
+                        allowedValues: ["on", "off"]),
+                    OptionSpec(
+                        "expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",
+                        validation: .timestamp(keywords: [])),
+                    dryRun,
+                ],
+                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                handlerKey: "contracts update"),
+        ]
+    )
+
+    static let inputFile = ArgumentSpec(
+        "file", help: "Where to read from; stdin when left out or '-'.", isOptional: true, completion: .file)
+
+    static let notify = CommandSpec(
+        name: "notify",
+        abstract: "Apply App Store Server Notifications V2.",
+        discussion: """
+            Reads a raw JWS, a webhook body {"signedPayload": "…"}, or many of either one per line, \
+            from FILE or stdin. Each is verified (signature, certificate chain, bundle id, app id, \
+            environment), kept in the ledger, and applied through the subscription engine.
+
+            Each item gets a verdict: applied, duplicate, stale, ignored, unmatched or rejected. \
+            A single item exits with its code; a batch exits 0, or 1 if some item failed.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl notify body.json --bundle-id com.example.app --app-apple-id 1234567890",
+                "Apply one webhook body."),
+            CommandExample(
+                "iapctl notify --environment Sandbox -o ndjson < notifications.ndjson",
+                "Apply many Sandbox notifications; one result object per line."),
+            CommandExample("iapctl notify --replay-unmatched", "Retry unmatched notifications after creating orders."),
+        ],
+        options: [
+            dryRun,
+            .flag("atomic", help: "Apply the whole batch in one transaction: all items or none."),
+            .flag("replay-unmatched", help: "Apply again the notifications kept as unmatched in the ledger."),
+        ] + trustOptions,
+        arguments: [inputFile],
+        handlerKey: "notify"
+    )
+
+    static let verify = CommandSpec(
+        name: "verify",
+        abstract: "Verify and decode any App Store JWS; optionally apply a transaction.",
+        discussion: """
+            Detects what the JWS is (notification, transaction or renewal info), prints each \
+            check it passed or failed and the decoded payload. With --apply, a transaction the \
+            app sent is run through the subscription engine (the client verification path): \
+            whichever of the app and Apple arrives second finds the work already done.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl verify transaction.jws --bundle-id com.example.app --environment Sandbox",
+                "Check a transaction and show its fields."),
+            CommandExample(
+                "iapctl verify --apply --bundle-id com.example.app --app-apple-id 1234567890 < tx.jws",
+                "Record the app's purchase before Apple's notification arrives."),
+        ],
+        options: [
+            .flag("apply", help: "Run the transaction through the subscription engine."),
+            dryRun,
+        ] + trustOptions,
+        arguments: [inputFile],
+        handlerKey: "verify"
+    )
+
+    static let restore = CommandSpec(
+        name: "restore",
+        abstract: "Say which orders a device's restored transactions are, and whether they belong to a user.",
+        discussion: """
+            Reads the transactions (one JWS per line) a device restored for user U and reports \
+            for each: which order or contract it is, how it matched (transactionId, \
+            originalTransactionId, appAccountToken), and a verdict: restorable, owned-by-other, \
+            transferred, unknown or rejected. A purchase is never credited to another account \
+            unless --policy allows a transfer.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl restore --user u42 restored.txt --bundle-id com.example.app",
+                "Report only."),
+            CommandExample(
+                "iapctl restore --user u42 --apply --policy transfer-if-inactive --reason 'new phone' < restored.txt",
+                "Apply, moving subscriptions whose owner has no active contract."),
+        ],
+        options: [
+            userOption("The user the device belongs to.", required: true),
+            .flag("apply", help: "Apply restorable transactions through the subscription engine."),
+            OptionSpec(
+                "policy", valueName: "policy",
+                help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
+                    + "when the other user's contract is not active.",
+                allowedValues: restorePolicies, defaultValue: "keep"),
+            OptionSpec("reason", valueName: "text", help: "Why, for the audit trail (needed for transfers)."),
+            OptionSpec("order", valueName: "no", help: "Only consider this order number."),
+            dryRun,
+        ] + trustOptions,
+        arguments: [inputFile],
+        handlerKey: "restore"
+    )
+
+    static let completion = CommandSpec(
+        name: "completion",
+        abstract: "Print a shell completion script.",
+        discussion: """
+            Load it in your shell's startup file:
+              bash:  source <(iapctl completion bash)
+              zsh:   iapctl completion zsh > "${fpath[1]}/_iapctl"
+              fish:  iapctl completion fish > ~/.config/fish/completions/iapctl.fish
+            """,
+        examples: [
+            CommandExample("iapctl completion bash > /etc/bash_completion.d/iapctl", "Install for bash."),
+            CommandExample("iapctl completion fish | source", "Try it in the current fish session."),
+        ],
+        arguments: [ArgumentSpec("shell", help: "The shell.", allowedValues: shells)],
+        handlerKey: "completion",
+        inheritsOptions: false
+    )
+
+    static let help = CommandSpec(
+        name: "help",
+        abstract: "Show help for a command.",
+        examples: [
+            CommandExample("iapctl help orders update", "The same as 'iapctl orders update --help'.")
+        ],
+        arguments: [
+            ArgumentSpec(
+                "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
+                completion: .values(["db", "orders", "contracts", "notify", "verify", "restore", "completion"]))
+        ],
+        handlerKey: "help",
+        inheritsOptions: false
+    )
+
+    static let man = CommandSpec(
+        name: "__man",
+        abstract: "Write the man pages into a folder (used by scripts/generate).",
+        arguments: [ArgumentSpec("directory", help: "The folder to write into.", completion: .directory)],
+        handlerKey: "__man",
+        inheritsOptions: false,
+        isHidden: true
+    )
+}

@@ -1,0 +1,198 @@
+/// Turns argv (without the program name) into a `ParsedInvocation` by walking the command tree.
+///
+/// Rules: subcommand words come first; options may appear anywhere after them (inherited options
+/// also before); `--opt value`, `--opt=value`, `-o value`, `-ovalue`, bundled short flags (`-qv`);
+/// a repeated value option keeps its last value, a repeatable one keeps all; `--` ends options;
+/// `-` alone is an argument (stdin). Errors are `CLIError.usage` with a "did you mean" hint.
+public struct CommandLineParser: Sendable {
+    /// The root of the command tree.
+    public let root: CommandSpec
+
+    /// A parser over the tree under `root`.
+    public init(root: CommandSpec) {
+        self.root = root
+    }
+
+    /// The command path named by the leading words of `arguments`, stopping at the first word that
+    /// is not a subcommand (used to show help even when the rest of the line is wrong).
+    public func bestEffortPath(_ arguments: [String]) -> [String] {
+        var path: [String] = []
+        var spec = root
+        for word in arguments {
+            if word == "--" { break }
+            if word.hasPrefix("-") { continue }
+            guard let next = spec.subcommand(named: word) else { break }
+            path.append(word)
+            spec = next
+        }
+        return path
+    }
+
+    /// Whether `-h`/`--help` appears before `--`.
+    public func wantsHelp(_ arguments: [String]) -> Bool {
+        for word in arguments {
+            if word == "--" { return false }
+            if word == "--help" || word == "-h" { return true }
+        }
+        return false
+    }
+
+    /// Parses `arguments` (argv without the program name).
+    public func parse(_ arguments: [String]) throws -> ParsedInvocation {
+        var path: [String] = []
+        var spec = root
+        var options = root.effectiveOptions(at: [])
+        var given: [String: [String]] = [:]
+        var positional: [String] = []
+        var optionsEnded = false
+        var index = 0
+
+        func record(_ option: OptionSpec, _ value: String?) throws {
+            guard option.takesValue else {
+                given[option.long] = [""]
+                return
+            }
+            guard var value else { throw missingValue(option, path) }
+            if let problem = option.check(&value) {
+                let closest = option.allowedValues.flatMap { Suggestion.closest(to: value, among: $0) }
+                throw CLIError.usage(
+                    "--\(option.long): \(problem)", hint: closest.map { "did you mean '\($0)'?" }, path: path)
+            }
+            if option.kind == .repeatable {
+                given[option.long, default: []].append(value)
+            } else {
+                given[option.long] = [value]
+            }
+        }
+
+        func nextValue(for option: OptionSpec) -> String? {
+            guard index + 1 < arguments.count else { return nil }
+            let candidate = arguments[index + 1]
+            if candidate.count > 1, candidate.hasPrefix("-"), looksLikeOption(candidate, options) {
+                return nil
+            }
+            index += 1
+            return candidate
+        }
+
+        while index < arguments.count {
+            let word = arguments[index]
+            if optionsEnded || word == "-" || !word.hasPrefix("-") {
+                if !optionsEnded, positional.isEmpty, !spec.subcommands.isEmpty,
+                    spec.handlerKey == nil || spec.subcommand(named: word) != nil
+                {
+                    guard let next = spec.subcommand(named: word) else {
+                        throw unknownCommand(word, under: spec, path: path)
+                    }
+                    path.append(word)
+                    spec = next
+                    options = root.effectiveOptions(at: path)
+                } else {
+                    positional.append(word)
+                }
+            } else if word == "--" {
+                optionsEnded = true
+            } else if word.hasPrefix("--") {
+                let body = word.dropFirst(2)
+                let name: String
+                let inline: String?
+                if let equals = body.firstIndex(of: "=") {
+                    name = String(body[..<equals])
+                    inline = String(body[body.index(after: equals)...])
+                } else {
+                    name = String(body)
+                    inline = nil
+                }
+                guard let option = options.first(where: { $0.long == name }) else {
+                    throw unknownOption("--\(name)", options: options, path: path)
+                }
+                if !option.takesValue, inline != nil {
+                    throw CLIError.usage("option '--\(name)' takes no value", path: path)
+                }
+                try record(option, option.takesValue ? (inline ?? nextValue(for: option)) : nil)
+            } else {
+                let letters = Array(word.dropFirst())
+                var position = 0
+                while position < letters.count {
+                    let letter = letters[position]
+                    guard let option = options.first(where: { $0.short == letter }) else {
+                        throw unknownOption("-\(letter)", options: options, path: path)
+                    }
+                    if option.takesValue {
+                        let rest = String(letters[(position + 1)...])
+                        let attached = rest.hasPrefix("=") ? String(rest.dropFirst()) : rest
+                        try record(option, attached.isEmpty ? nextValue(for: option) : attached)
+                        break
+                    }
+                    try record(option, nil)
+                    position += 1
+                }
+            }
+            index += 1
+        }
+
+        for long in given.keys where !options.contains(where: { $0.long == long }) {
+            throw CLIError.usage(
+                "option '--\(long)' does not apply to '\((["iapctl"] + path).joined(separator: " "))'", path: path)
+        }
+        if given["help"] == nil, spec.handlerKey != nil {
+            try checkArguments(positional, of: spec, path: path)
+        }
+        return ParsedInvocation(path: path, spec: spec, options: options, arguments: positional, given: given)
+    }
+
+    private func checkArguments(_ positional: [String], of spec: CommandSpec, path: [String]) throws {
+        let specs = spec.arguments
+        for (offset, argument) in specs.enumerated() where offset >= positional.count && !argument.isOptional {
+            throw CLIError.usage("missing argument <\(argument.name)>", path: path)
+        }
+        if !(specs.last?.isRepeating ?? false), positional.count > specs.count {
+            let extra = positional[specs.count]
+            var hint: String?
+            if specs.isEmpty, !spec.subcommands.isEmpty {
+                hint = Suggestion.closest(to: extra, among: spec.visibleSubcommands.map(\.name)).map {
+                    "did you mean '\($0)'?"
+                }
+            }
+            throw CLIError.usage("unexpected argument '\(extra)'", hint: hint, path: path)
+        }
+        for (offset, value) in positional.enumerated() {
+            let argument = specs[min(offset, specs.count - 1)]
+            if let allowed = argument.allowedValues, !allowed.contains(value) {
+                let closest = Suggestion.closest(to: value, among: allowed)
+                throw CLIError.usage(
+                    "'\(value)' is not a valid <\(argument.name)>; allowed: \(allowed.joined(separator: ", "))",
+                    hint: closest.map { "did you mean '\($0)'?" }, path: path)
+            }
+        }
+    }
+
+    private func looksLikeOption(_ word: String, _ options: [OptionSpec]) -> Bool {
+        if word.hasPrefix("--") { return true }
+        guard let letter = word.dropFirst().first else { return false }
+        return options.contains { $0.short == letter }
+    }
+
+    private func missingValue(_ option: OptionSpec, _ path: [String]) -> CLIError {
+        CLIError.usage(
+            "option '--\(option.long)' needs a value <\(option.valueName ?? "value")>",
+            hint: "a value starting with '-' is given as --\(option.long)=VALUE", path: path)
+    }
+
+    private func unknownOption(_ word: String, options: [OptionSpec], path: [String]) -> CLIError {
+        let names = options.map { "--\($0.long)" }
+        let closest = word.hasPrefix("--") ? Suggestion.closest(to: word, among: names) : nil
+        return CLIError.usage(
+            "unknown option '\(word)'", hint: closest.map { "did you mean '\($0)'?" }, path: path)
+    }
+
+    private func unknownCommand(_ word: String, under spec: CommandSpec, path: [String]) -> CLIError {
+        let names = spec.visibleSubcommands.map(\.name)
+        let closest = Suggestion.closest(to: word, among: names)
+        let place = path.isEmpty ? "" : " for 'iapctl \(path.joined(separator: " "))'"
+        return CLIError.usage(
+            "unknown command '\(word)'\(place)",
+            hint: closest.map { "did you mean '\($0)'?" } ?? "commands: \(names.joined(separator: ", "))",
+            path: path)
+    }
+}

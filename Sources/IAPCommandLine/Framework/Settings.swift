@@ -1,0 +1,113 @@
+/// Option values resolved from every source, in order: command line > environment > `--config`
+/// file > default.
+///
+/// Environment values of repeatable options are comma-separated; flags accept
+/// 1/0, true/false, yes/no, on/off. Bad values from the environment or the file are configuration
+/// errors (exit 78); from the command line, usage errors (64).
+public struct Settings: Sendable {
+    /// Where a resolved value came from (for `--verbose` diagnostics and tests).
+    public enum Source: Sendable, Equatable {
+        case commandLine
+        case environment(String)
+        case configFile(String)
+        case defaultValue
+        case unset
+    }
+
+    private let resolved: [String: (values: [String], source: Source)]
+    /// The config file that was read, if any.
+    public let configFile: ConfigFile?
+
+    /// Resolves every option of `parsed.spec`; reads the config file if one is named.
+    public static func resolve(
+        _ parsed: ParsedInvocation, environment: [String: String], root: CommandSpec
+    ) throws(CLIError) -> Settings {
+        var configFile: ConfigFile?
+        if let configOption = parsed.option("config") {
+            let path =
+                parsed.value("config")
+                ?? configOption.environmentVariable.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
+            if let path { configFile = try ConfigFile.load(path: path, root: root) }
+        }
+        var resolved: [String: (values: [String], source: Source)] = [:]
+        for option in parsed.options {
+            if parsed.flag(option.long) {
+                resolved[option.long] = (option.kind == .flag ? ["true"] : parsed.values(option.long), .commandLine)
+            } else if let name = option.environmentVariable, let text = environment[name], !text.isEmpty {
+                let values = try checked(
+                    splitEnvironment(text, option, name), option, place: "environment variable \(name)")
+                resolved[option.long] = (values, .environment(name))
+            } else if let file = configFile, let key = option.configKey, let json = file.value(forKey: key),
+                let strings = ConfigFile.strings(json, for: option)
+            {
+                let values = try checked(strings, option, place: "config file \(file.path): '\(key)'")
+                resolved[option.long] = (values, .configFile(file.path))
+            } else if let value = option.defaultValue {
+                resolved[option.long] = ([value], .defaultValue)
+            }
+        }
+        for option in parsed.options where option.isRequired && resolved[option.long] == nil {
+            var sources = ["--\(option.long)"]
+            if let name = option.environmentVariable { sources.append("\(name)") }
+            if let key = option.configKey, parsed.option("config") != nil { sources.append("'\(key)' in --config") }
+            throw CLIError.usage(
+                "missing required option --\(option.long) <\(option.valueName ?? "value")>",
+                hint: sources.count > 1 ? "set it with " + sources.joined(separator: ", ") : nil,
+                path: parsed.path)
+        }
+        return Settings(resolved: resolved, configFile: configFile)
+    }
+
+    private static func splitEnvironment(_ text: String, _ option: OptionSpec, _ name: String) throws(CLIError)
+        -> [String]
+    {
+        switch option.kind {
+        case .value:
+            return [text]
+        case .repeatable:
+            return text.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+        case .flag:
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": return ["true"]
+            case "0", "false", "no", "off": return ["false"]
+            default:
+                throw CLIError(.config, "environment variable \(name): '\(text)' is not a boolean (1 or 0)")
+            }
+        }
+    }
+
+    private static func checked(_ values: [String], _ option: OptionSpec, place: String) throws(CLIError)
+        -> [String]
+    {
+        guard option.kind != .flag else { return values }
+        var result: [String] = []
+        for var value in values {
+            if let problem = option.check(&value) {
+                throw CLIError(.config, "\(place): \(problem)")
+            }
+            result.append(value)
+        }
+        return result
+    }
+
+    /// The resolved value of a value option (the last one given on the command line).
+    public func value(_ long: String) -> String? { resolved[long]?.values.last }
+
+    /// The resolved values of a repeatable option.
+    public func values(_ long: String) -> [String] { resolved[long]?.values ?? [] }
+
+    /// Whether a flag is on.
+    public func flag(_ long: String) -> Bool { resolved[long]?.values.last == "true" }
+
+    /// Where the value of an option came from.
+    public func source(of long: String) -> Source { resolved[long]?.source ?? .unset }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,58 @@
+/// Terminal display width of text (East Asian wide and emoji count 2, combining marks 0).
+public enum TextWidth {
+    /// The number of terminal columns `text` takes.
+    public static func of(_ text: String) -> Int {
+        text.reduce(0) { $0 + width(of: $1) }
+    }
+
+    /// The width of one grapheme.
+    static func width(of character: Character) -> Int {
+        var result = 0
+        for scalar in character.unicodeScalars {
+            let value = scalar.value
+            if value < 0x20 || (0x7F..<0xA0).contains(value) { continue }
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark, .format: continue
+            default: break
+            }
+            if (0xFE00...0xFE0F).contains(value) { continue }
+            if isWide(value) || scalar.properties.isEmojiPresentation { return 2 }
+            result = max(result, 1)
+        }
+        return result
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `text` cut to at most `width` columns, ending in `…` when cut.
+    public static func truncate(_ text: String, to width: Int) -> String {
+        guard of(text) > width else { return text }
+        guard width > 0 else { return "" }
+        var result = ""
+        var used = 0
+        for character in text {
+            let w = TextWidth.width(of: character)
+            if used + w > width - 1 { break }
+            result.append(character)
+            used += w
+        }
+        return result + "…"
+    }
+
+    /// `text` padded with spaces to `width` columns (on the right, or on the left when `leading`).
+    public static func pad(_ text: String, to width: Int, leading: Bool = false) -> String {
+        let missing = width - of(text)
+        guard missing > 0 else { return text }
+        let spaces = String(repeating: " ", count: missing)
+        return leading ? spaces + text : text + spaces
+    }
+}

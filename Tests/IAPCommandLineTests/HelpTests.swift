@@ -1,0 +1,93 @@
+import Testing
+
+@testable import IAPCommandLine
+
+@Suite("Help and version")
+struct HelpTests {
+    static let paths = CommandTree.root.allPaths()
+
+    @Test(arguments: paths)
+    func helpOnEveryCommand(path: [String]) {
+        for flag in ["--help", "-h"] {
+            let result = iapctl(path + [flag])
+            #expect(result.code == 0)
+            #expect(result.err.isEmpty)
+            let spec = CommandTree.root.descendant(at: path)!
+            #expect(result.out.contains(spec.abstract.prefix(30)))
+            #expect(result.out.contains("Usage: iapctl"))
+        }
+        let viaHelp = iapctl(["help"] + path)
+        #expect(viaHelp.code == 0)
+        #expect(viaHelp.out == iapctl(path + ["--help"]).out)
+    }
+
+    @Test(arguments: paths.filter { CommandTree.root.descendant(at: $0)?.handlerKey != nil && !$0.isEmpty })
+    func everyCommandTeaches(path: [String]) {
+        let spec = CommandTree.root.descendant(at: path)!
+        #expect(spec.examples.count >= 1, "\(path) has no examples")
+        #expect(!spec.abstract.isEmpty)
+        let help = iapctl(path + ["--help"]).out
+        #expect(help.contains("Examples:"))
+        for option in CommandTree.root.effectiveOptions(at: path) {
+            #expect(help.contains("--\(option.long)"), "\(path) help lacks --\(option.long)")
+        }
+    }
+
+    @Test func helpWinsOverOtherErrors() {
+        let result = iapctl(["orders", "list", "--bogus", "--help"])
+        #expect(result.code == 0)
+        #expect(result.out.contains("iapctl orders list"))
+    }
+
+    @Test func topLevelHelpListsExitCodesAndCommands() {
+        let result = iapctl(["--help"])
+        for code in ExitCode.allCases {
+            #expect(result.out.contains(code.meaning))
+        }
+        for name in ["db", "orders", "contracts", "notify", "verify", "restore", "completion", "help"] {
+            #expect(result.out.contains("\n  \(name) "))
+        }
+        #expect(!result.out.contains("__man"))
+    }
+
+    @Test func commandHelpShowsOwnOptionsBeforeGlobal() throws {
+        let out = iapctl(["orders", "list", "--help"]).out
+        let own = try #require(out.range(of: "--status <status>"))
+        let global = try #require(out.range(of: "Global options:"))
+        #expect(own.lowerBound < global.lowerBound)
+        let flat = out.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        #expect(flat.contains("[values: pending, paid, refunded, revoked]"))
+    }
+
+    @Test func version() {
+        let result = iapctl(["--version"])
+        #expect(result.code == 0)
+        #expect(result.out == "iapctl \(CommandTree.version)\n")
+    }
+
+    @Test func unimplementedCommandsFailAsInternalError() {
+        let result = iapctl(["db", "status"])
+        #expect(result.code == 70)
+        #expect(result.err.hasPrefix("error: 'iapctl db status' is not implemented yet"))
+    }
+
+    @Test func everyHandlerKeyIsRegistered() {
+        let handlers = CommandHandlers.standard()
+        var keys: [String] = []
+        for path in CommandTree.root.allPaths(includeHidden: true) {
+            if let key = CommandTree.root.descendant(at: path)?.handlerKey {
+                keys.append(key)
+                #expect(key == path.joined(separator: " "))
+                #expect(handlers[key] != nil, "no handler for \(key)")
+            }
+        }
+        #expect(Set(handlers.keys) == Set(keys))
+    }
+
+    @Test func statusValuesMatchTheSchema() {
+        let list = CommandTree.root.descendant(at: ["contracts", "list"])!
+        #expect(
+            list.options.first { $0.long == "status" }?.allowedValues
+                == ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"])
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+@testable import IAPCommandLine
+
+/// The result of one in-process run.
+struct RunResult {
+    var code: Int32
+    var out: String
+    var err: String
+}
+
+/// Runs iapctl in-process with injected streams.
+func iapctl(
+    _ arguments: [String], environment: [String: String] = [:], stdin: String = "", tty: Bool = false,
+    handlers: [String: CommandHandler]? = nil
+) -> RunResult {
+    let out = BufferSink()
+    let err = BufferSink()
+    let code = runIAPCtl(
+        arguments: arguments, environment: environment, stdin: InputReader(string: stdin), stdout: out, stderr: err,
+        isStdoutTTY: tty, handlers: handlers)
+    return RunResult(code: code, out: out.text, err: err.text)
+}
+
+/// The standard handlers with `orders list` replaced by a probe that prints settings and arguments.
+func probeHandlers() -> [String: CommandHandler] {
+    var handlers = CommandHandlers.standard()
+    let probe: CommandHandler = { invocation in
+        for long in ["db", "output", "actor", "bundle-id", "app-apple-id", "at", "status", "limit", "user", "config"] {
+            if let value = invocation.value(long) {
+                invocation.print("\(long)=\(value) [\(invocation.settings.source(of: long))]")
+            }
+        }
+        for long in ["environment", "root-ca"] where !invocation.values(long).isEmpty {
+            invocation.print("\(long)=\(invocation.values(long).joined(separator: ","))")
+        }
+        for long in ["quiet", "verbose", "no-color", "dry-run", "apply"] where invocation.flag(long) {
+            invocation.print("\(long)")
+        }
+        invocation.print("args=\(invocation.arguments.joined(separator: "|"))")
+        invocation.print("color=\(invocation.colorEnabled)")
+        return .success
+    }
+    for key in ["orders list", "notify", "orders update", "restore"] { handlers[key] = probe }
+    return handlers
+}
+
+/// The package's root folder (from this file's path).
+let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// A fresh temporary folder.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("iapctl-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// The absolute path of `program` on PATH, if installed.
+func which(_ program: String) -> String? {
+    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let path = "\(folder)/\(program)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return nil
+}
+
+/// Runs a program; returns its status and combined output.
+func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
