@@ -33,9 +33,17 @@ public final class AppStoreVerifier: Sendable {
     /// Chain-cache counters (hits, misses, entries): how often chain building was skipped.
     public var chainCacheStatistics: (hits: Int, misses: Int, entries: Int) { cache.statistics }
 
-    /// Verifies one raw compact JWS (surrounding whitespace is ignored) and decodes it.
+    /// Verifies one raw compact JWS (surrounding whitespace is ignored) and decodes it; the
+    /// payload kind is detected.
     public func verify(_ input: String) -> VerificationReport {
         verifyToken(Self.trimmed(input[...]), expected: nil, depth: 0)
+    }
+
+    /// Verifies one raw compact JWS that must be of `kind` (e.g. transactions a device restored).
+    /// A payload whose kind cannot be detected is read as `kind`; one detected as another kind fails
+    /// with ``VerificationFailure/Code/invalidPayload``.
+    public func verify(_ input: String, as kind: PayloadKind) -> VerificationReport {
+        verifyToken(Self.trimmed(input[...]), expected: kind == .unknown ? nil : kind, depth: 0)
     }
 
     static func trimmed(_ text: Substring) -> Substring {
@@ -111,6 +119,7 @@ public final class AppStoreVerifier: Sendable {
         guard let payload = decodeJSON(payloadBytes, what: "payload", into: &report) else { return report }
         report.payload = payload
         report.kind = Self.detectKind(payload)
+        if let expected, report.kind == .unknown { report.kind = expected }
         report.pass("format", "compact JWS: header \(headerSegment.utf8.count) B, payload \(payloadBytes.count) B, \(report.kind.rawValue)")
 
         if let expected, report.kind != expected {
