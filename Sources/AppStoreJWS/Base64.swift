@@ -1,0 +1,126 @@
+/// Strict base64 decoders (RFC 4648): base64url without padding for JWS segments, and
+/// standard base64 with padding for the DER certificates of an `x5c` header.
+///
+/// Both refuse characters outside their alphabet, whitespace, impossible lengths and
+/// non-zero trailing bits, so one byte string has exactly one accepted encoding.
+public enum Base64 {
+    private static let invalid: UInt8 = 0xFF
+
+    private static let urlTable: [UInt8] = makeTable(plus: UInt8(ascii: "-"), slash: UInt8(ascii: "_"))
+    private static let standardTable: [UInt8] = makeTable(plus: UInt8(ascii: "+"), slash: UInt8(ascii: "/"))
+
+    private static func makeTable(plus: UInt8, slash: UInt8) -> [UInt8] {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8.enumerated() {
+            table[Int(c)] = UInt8(i)
+        }
+        table[Int(plus)] = 62
+        table[Int(slash)] = 63
+        return table
+    }
+
+    /// Decodes unpadded base64url (`A–Z a–z 0–9 - _`); nil if anything is off.
+    public static func decodeURL<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
+        decode(text, table: urlTable, padded: false)
+    }
+
+    /// Decodes unpadded base64url from a string or substring.
+    public static func decodeURL(_ text: Substring) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { decode($0, table: urlTable, padded: false) }
+    }
+
+    /// Decodes standard, padded base64 (`A–Z a–z 0–9 + /`, `=`); nil if anything is off.
+    public static func decodeStandard<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
+        decode(text, table: standardTable, padded: true)
+    }
+
+    /// Decodes standard, padded base64 from a string.
+    public static func decodeStandard(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { decode($0, table: standardTable, padded: true) }
+    }
+
+    /// Encodes bytes as unpadded base64url.
+    public static func encodeURL(_ bytes: [UInt8]) -> String {
+        encode(bytes, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8), pad: false)
+    }
+
+    /// Encodes bytes as standard, padded base64.
+    public static func encodeStandard(_ bytes: [UInt8]) -> String {
+        encode(bytes, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8), pad: true)
+    }
+
+    private static func encode(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(alphabet[Int(n >> 6 & 63)])
+            out.append(alphabet[Int(n & 63)])
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let n = UInt32(bytes[i]) << 16
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            if pad { out.append(contentsOf: [61, 61]) }
+        } else if rest == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(alphabet[Int(n >> 6 & 63)])
+            if pad { out.append(61) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func decode<S: Collection<UInt8>>(_ text: S, table: [UInt8], padded: Bool) -> [UInt8]? {
+        if let result = text.withContiguousStorageIfAvailable({ decodeBuffer($0, table: table, padded: padded) }) {
+            return result
+        }
+        return Array(text).withUnsafeBufferPointer { decodeBuffer($0, table: table, padded: padded) }
+    }
+
+    private static func decodeBuffer(_ input: UnsafeBufferPointer<UInt8>, table: [UInt8], padded: Bool) -> [UInt8]? {
+        var count = input.count
+        if padded {
+            guard count % 4 == 0 else { return nil }
+            if count > 0, input[count - 1] == UInt8(ascii: "=") {
+                count -= 1
+                if input[count - 1] == UInt8(ascii: "=") { count -= 1 }
+            }
+        }
+        let rest = count % 4
+        if rest == 1 { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(count / 4 * 3 + 2)
+        return table.withUnsafeBufferPointer { t -> [UInt8]? in
+            var i = 0
+            while i + 4 <= count {
+                let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])], d = t[Int(input[i + 3])]
+                if (a | b | c | d) & 0xC0 != 0 { return nil }
+                let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out.append(UInt8(truncatingIfNeeded: n >> 16))
+                out.append(UInt8(truncatingIfNeeded: n >> 8))
+                out.append(UInt8(truncatingIfNeeded: n))
+                i += 4
+            }
+            if rest == 2 {
+                let a = t[Int(input[i])], b = t[Int(input[i + 1])]
+                if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return nil }
+                out.append(a << 2 | b >> 4)
+            } else if rest == 3 {
+                let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])]
+                if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return nil }
+                out.append(a << 2 | b >> 4)
+                out.append(b << 4 | c >> 2)
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,148 @@
+/// ISO-8601 UTC text for Apple's millisecond timestamps, and a parser for `--at` style input.
+public enum ISO8601Millis {
+    /// Formats milliseconds since the Unix epoch as `2025-09-05T01:24:32.686Z`.
+    public static func format(_ ms: Int64) -> String {
+        let (seconds, millis) = floorDivMod(ms, 1000)
+        return formatSeconds(seconds) + "." + pad(Int(millis), 3) + "Z"
+    }
+
+    /// Formats milliseconds since the Unix epoch without the fraction: `2025-09-05T01:24:32Z`.
+    public static func formatSeconds(ms: Int64) -> String {
+        formatSeconds(floorDivMod(ms, 1000).0) + "Z"
+    }
+
+    private static func formatSeconds(_ seconds: Int64) -> String {
+        let (days, secOfDay) = floorDivMod(seconds, 86_400)
+        let (y, m, d) = civil(fromDays: days)
+        let hh = Int(secOfDay / 3600), mm = Int(secOfDay / 60 % 60), ss = Int(secOfDay % 60)
+        let year = y < 0 ? "-" + pad(Int(-y), 4) : pad(Int(y), 4)
+        return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2))"
+    }
+
+    /// Parses ISO-8601 text into milliseconds since the Unix epoch.
+    ///
+    /// Accepts `YYYY-MM-DD` (midnight UTC), `YYYY-MM-DDTHH:MM[:SS[.fff…]]` followed by `Z`,
+    /// `±HH:MM` or `±HHMM` (a missing offset means UTC); `t`/space for `T` and `z` for `Z`.
+    /// Fractions beyond milliseconds are truncated. Returns nil for anything else or an
+    /// impossible date.
+    public static func parse(_ text: String) -> Int64? {
+        let b = Array(text.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 0x30 && c <= 0x39 else { return nil }
+                v = v * 10 + Int(c - 0x30)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
+            let day = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        var hour = 0, minute = 0, second = 0, millis = 0
+        var offsetSeconds = 0
+        if i < b.count {
+            guard b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " ") else { return nil }
+            i += 1
+            guard let h = digits(2), expect(UInt8(ascii: ":")), let mi = digits(2) else { return nil }
+            hour = h
+            minute = mi
+            if expect(UInt8(ascii: ":")) {
+                guard let s = digits(2) else { return nil }
+                second = s
+                if expect(UInt8(ascii: ".")) || expect(UInt8(ascii: ",")) {
+                    var count = 0
+                    while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                        if count < 3 { millis = millis * 10 + Int(b[i] - 0x30) }
+                        count += 1
+                        i += 1
+                    }
+                    guard count > 0 else { return nil }
+                    for _ in count..<max(count, 3) { millis *= 10 }
+                }
+            }
+            guard hour < 24, minute < 60, second < 60 else { return nil }
+            if i < b.count {
+                if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+                    i += 1
+                } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+                    let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+                    i += 1
+                    guard let oh = digits(2) else { return nil }
+                    _ = expect(UInt8(ascii: ":"))
+                    guard let om = digits(2), oh < 24, om < 60 else { return nil }
+                    offsetSeconds = sign * (oh * 3600 + om * 60)
+                } else {
+                    return nil
+                }
+            }
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(Int64(year), month, day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetSeconds)
+        return seconds * 1000 + Int64(millis)
+    }
+
+    /// Seconds since the epoch for a UTC civil date and time.
+    static func epochSeconds(year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64 {
+        daysFromCivil(year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        var q = a / b
+        var r = a % b
+        if r < 0 {
+            q -= 1
+            r += b
+        }
+        return (q, r)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let s = String(value)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    private static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func daysFromCivil(_ year: Int64, _ month: Int, _ day: Int) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civil(fromDays days: Int64) -> (Int64, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = Int(doy - (153 * mp + 2) / 5 + 1)
+        let m = Int(mp < 10 ? mp + 3 : mp - 9)
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        return (y, m, d)
+    }
+}
