@@ -125,7 +125,9 @@ struct EngineRun {
 
         var tokenOrder: Order?
         if let token = tx.appAccountToken, !token.isEmpty {
+            // Order numbers are made lowercase; Apple may echo the UUID in either case.
             tokenOrder = try session.order(no: token)
+            if tokenOrder == nil, token.lowercased() != token { tokenOrder = try session.order(no: token.lowercased()) }
         }
         if let pending = tokenOrder, pending.tradeNo == nil {
             var order = pending

@@ -20,8 +20,8 @@ public enum CommandHandlers {
             "contracts list": notImplemented,
             "contracts show": notImplemented,
             "contracts update": notImplemented,
-            "notify": notImplemented,
-            "verify": notImplemented,
+            "notify": NotifyCommand.run,
+            "verify": VerifyCommand.run,
             "restore": notImplemented,
         ]
     }

@@ -1,0 +1,56 @@
+import AppStoreJWS
+
+/// Streams the JWS of a command's input: one per line (raw JWS, webhook body, or an App Store
+/// Server API response carrying several), or one pretty-printed JSON document.
+struct InputItems {
+    /// The longest line read (a notification with its nested JWS is ~15 KB).
+    static let maxLineBytes = 1 << 20
+
+    let reader: InputReader
+    private var pending: [WebhookBody.Item] = []
+    private var sawInput = false
+
+    init(_ reader: InputReader) {
+        self.reader = reader
+    }
+
+    /// Whether any non-blank input was seen.
+    var isEmpty: Bool { !sawInput }
+
+    /// The next item, or nil at the end of the input.
+    mutating func next() throws(CLIError) -> WebhookBody.Item? {
+        while true {
+            if !pending.isEmpty { return pending.removeFirst() }
+            let line: String?
+            do {
+                line = try reader.readLine(maxLength: Self.maxLineBytes)
+            } catch {
+                if error.code == .dataError {
+                    sawInput = true
+                    return WebhookBody.Item(
+                        line: reader.lineNumber,
+                        result: .failure(VerificationFailure(.invalidJWTFormat, "line is longer than \(Self.maxLineBytes) bytes: skipped")))
+                }
+                throw error
+            }
+            guard let line else { return nil }
+            let trimmed = line.trimmingSpaces()
+            if trimmed.isEmpty { continue }
+            sawInput = true
+            let number = reader.lineNumber
+            if trimmed.hasPrefix("{"), (try? JSONParser.parse(Array(trimmed.utf8))) == nil {
+                // A pretty-printed document (e.g. a saved Get Notification History response).
+                let rest = try reader.readAllText(maxBytes: 64 << 20)
+                pending = WebhookBody.items(in: line + "\n" + rest).map {
+                    WebhookBody.Item(line: number + $0.line - 1, result: $0.result)
+                }
+                continue
+            }
+            do {
+                pending = try WebhookBody.jwsTokens(in: line).map { WebhookBody.Item(line: number, result: .success($0)) }
+            } catch {
+                pending = [WebhookBody.Item(line: number, result: .failure(error))]
+            }
+        }
+    }
+}

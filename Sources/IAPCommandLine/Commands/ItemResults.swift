@@ -1,0 +1,143 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// The result of one input item of `notify`, `verify --apply` or `restore`: what the contract's
+/// `-o ndjson` promises (line, verdict, ids, changes, error) and what the table shows.
+struct ItemResult {
+    var line: Int
+    var verdict: String
+    var code: ExitCode
+    var notificationUUID: String?
+    var notificationType: String?
+    var subtype: String?
+    var transactionId: String?
+    var originalTransactionId: String?
+    var changes: [Change] = []
+    var detail: String?
+    var error: String?
+    var extra: [(key: String, value: JSONValue)] = []
+
+    /// A refused input item.
+    static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
+        ItemResult(
+            line: line, verdict: Verdict.rejected.rawValue, code: EventMapping.exitCode(for: failure),
+            error: failure.message + (hint.map { "; " + $0 } ?? ""))
+    }
+
+    static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {
+        ItemResult(line: line, verdict: Verdict.rejected.rawValue, code: code, error: message)
+    }
+
+    /// The result of applying an event through the engine.
+    static func applied(line: Int, event: SubscriptionEvent, outcome: Outcome) -> ItemResult {
+        ItemResult(
+            line: line, verdict: outcome.verdict.rawValue, code: exitCode(outcome.verdict),
+            notificationUUID: event.notificationUUID, notificationType: event.notificationType, subtype: event.subtype,
+            transactionId: event.transaction?.transactionId,
+            originalTransactionId: event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId,
+            changes: outcome.changes, detail: outcome.detail)
+    }
+
+    /// Exit status of one engine verdict (cli.md: duplicates, stale and ignored are success).
+    static func exitCode(_ verdict: Verdict) -> ExitCode {
+        switch verdict {
+        case .applied, .duplicate, .stale, .ignored: return .success
+        case .unmatched: return .notFound
+        case .rejected: return .dataError
+        }
+    }
+
+    var record: Record {
+        var r = Record()
+        r.append("line", line)
+        r.append("verdict", verdict)
+        r.append("notificationUUID", notificationUUID)
+        r.append("notificationType", notificationType)
+        r.append("subtype", subtype)
+        r.append("transactionId", transactionId)
+        r.append("originalTransactionId", originalTransactionId)
+        for (key, value) in extra { r.append(key, value) }
+        r.append(
+            "changes",
+            .array(
+                changes.map { change in
+                    .object([
+                        ("entity", .string(change.entity.rawValue)), ("key", .string(change.key)),
+                        ("action", .string(change.action.rawValue)),
+                        (
+                            "fields",
+                            .array(
+                                change.fields.map {
+                                    .object([
+                                        ("column", .string($0.column)), ("before", $0.before.map(JSONValue.string) ?? .null),
+                                        ("after", $0.after.map(JSONValue.string) ?? .null),
+                                    ])
+                                })
+                        ),
+                    ])
+                }))
+        r.append("detail", detail)
+        r.append("error", error)
+        return r
+    }
+
+    /// The short table row: type, ids and what happened.
+    var tableRecord: Record {
+        var r = Record()
+        r.append("line", line)
+        r.append("verdict", verdict)
+        let type = notificationType.map { $0 + (subtype.map { "/" + $0 } ?? "") } ?? (transactionId == nil ? nil : "transaction")
+        r.append("type", type)
+        r.append("transaction", transactionId)
+        for (key, value) in extra { r.append(key, value) }
+        r.append("detail", error ?? detail)
+        return r
+    }
+}
+
+/// Prints item results as they come (ndjson streams; other formats are rendered at the end) and
+/// keeps the counts for the summary line and the exit status.
+final class ItemPrinter {
+    let invocation: Invocation
+    let columns: [Column]
+    private(set) var results: [ItemResult] = []
+    private(set) var counts: [String: Int] = [:]
+    private(set) var count = 0
+    private var failed = false
+    private var firstCode: ExitCode?
+
+    init(_ invocation: Invocation, columns: [Column]) {
+        self.invocation = invocation
+        self.columns = columns
+    }
+
+    func add(_ result: ItemResult) {
+        count += 1
+        if firstCode == nil { firstCode = result.code }
+        counts[result.verdict, default: 0] += 1
+        if result.code != .success { failed = true }
+        if invocation.output == .ndjson {
+            invocation.stdout.writeLine(result.record.jsonObject().serialized())
+        } else {
+            results.append(result)
+        }
+        if result.verdict == Verdict.rejected.rawValue, invocation.output != .table {
+            invocation.stderr.writeLine("error: line \(result.line): \(result.error ?? "rejected")")
+        }
+    }
+
+    /// Renders what was collected, writes the summary to stderr, returns the exit status:
+    /// a single item's own code; for a batch 0 or 1.
+    func finish(command: String, extraNote: String? = nil) -> ExitCode {
+        switch invocation.output {
+        case .ndjson: break
+        case .table: if !results.isEmpty { invocation.emit(results.map(\.tableRecord), columns: columns) }
+        case .json, .csv: invocation.emit(results.map(\.record))
+        }
+        let order = ["applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected"]
+        let parts = order.compactMap { key in counts[key].map { "\($0) \(key)" } }
+        invocation.note("\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + (extraNote.map { "; " + $0 } ?? ""))
+        if count == 1, let firstCode { return firstCode }
+        return failed ? .failure : .success
+    }
+}

@@ -1,0 +1,54 @@
+import AppStoreJWS
+
+/// Builds the verifier from the trust options (`--root-ca`, `--bundle-id`, `--app-apple-id`,
+/// `--environment`, `--at`) shared by `notify`, `verify` and `restore`.
+enum TrustSetup {
+    static func verifier(_ invocation: Invocation) throws -> AppStoreVerifier {
+        var configuration = TrustConfiguration()
+        let rootFiles = invocation.values("root-ca")
+        if !rootFiles.isEmpty {
+            var roots: [[UInt8]] = []
+            for path in rootFiles {
+                let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
+                do {
+                    roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
+                } catch {
+                    throw CLIError(.config, "--root-ca \(path): \(error)", hint: "give a DER or PEM certificate file")
+                }
+            }
+            configuration.roots = roots
+        }
+        configuration.bundleId = invocation.value("bundle-id")
+        if let raw = invocation.value("app-apple-id") {
+            guard let id = Int64(raw), id > 0 else {
+                throw CLIError.usage("--app-apple-id must be a positive integer, got '\(raw)'")
+            }
+            configuration.appAppleId = id
+        }
+        let environments = invocation.values("environment")
+        configuration.environments = Set(environments.isEmpty ? ["Production"] : environments)
+        configuration.validationTime = try validationTime(invocation.value("at") ?? "signed")
+        do {
+            return try AppStoreVerifier(configuration: configuration)
+        } catch {
+            throw CLIError(
+                .config, "\(error)",
+                hint: "Production needs the app's Apple id: pass --app-apple-id N (or IAPCTL_APP_APPLE_ID), "
+                    + "or accept only Sandbox with --environment Sandbox")
+        }
+    }
+
+    /// `signed`, `now`, or an ISO-8601 instant.
+    static func validationTime(_ raw: String) throws(CLIError) -> TrustConfiguration.ValidationTime {
+        switch raw.lowercased() {
+        case "signed", "signeddate", "signed-date": return .signedDate
+        case "now": return .now
+        default:
+            guard let ms = ISO8601.parse(raw) else {
+                throw CLIError.usage(
+                    "--at '\(raw)' is not signed, now, or an ISO-8601 time", hint: "e.g. --at 2025-10-01T00:00:00Z")
+            }
+            return .fixed(ms)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// `iapctl verify [FILE]`: verifies and decodes any App Store JWS, printing every check; with
+/// `--apply`, runs a signed transaction through the engine (the client verification path).
+enum VerifyCommand {
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        let verifier = try TrustSetup.verifier(invocation)
+        let apply = invocation.flag("apply")
+        let dryRun = invocation.flag("dry-run")
+        if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply") }
+        let store: (any Store)? = apply ? try StoreAccess.open(invocation) : nil
+        let engine = SubscriptionEventEngine()
+        let context = EngineContext(actor: invocation.actor, command: "verify --apply")
+
+        var items = InputItems(try invocation.openInput(invocation.arguments.first))
+        var documents: [JSONValue] = []
+        var codes: [ExitCode] = []
+        while let item = try items.next() {
+            var doc: [(key: String, value: JSONValue)] = [("line", .int(Int64(item.line)))]
+            var code: ExitCode = .success
+            switch item.result {
+            case .failure(let failure):
+                doc += [("valid", .bool(false)), ("kind", .string("unknown")), ("error", .string(failure.message))]
+                code = EventMapping.exitCode(for: failure)
+                writeHuman(invocation, line: item.line, report: nil, failure: failure)
+            case .success(let jws):
+                let report = verifier.verify(jws)
+                doc += reportFields(report)
+                if let failure = report.failure {
+                    code = EventMapping.exitCode(for: failure)
+                    if let hint = NotifyCommand.hint(for: report) { doc.append(("hint", .string(hint))) }
+                }
+                writeHuman(invocation, line: item.line, report: report, failure: report.failure)
+                if apply, report.isValid, let store {
+                    let (applied, applyCode) = try applyTransaction(
+                        report, jws: jws, line: item.line, store: store, engine: engine, context: context,
+                        dryRun: dryRun, invocation: invocation)
+                    doc.append(("apply", applied))
+                    code = applyCode
+                }
+            }
+            documents.append(.object(doc))
+            codes.append(code)
+        }
+        guard !items.isEmpty else {
+            throw CLIError(
+                .noInput, "no input: expected an App Store JWS (or {\"signedPayload\": …})",
+                hint: "pipe it in, e.g. pbpaste | iapctl verify, or name a file")
+        }
+        switch invocation.output {
+        case .table: break
+        case .json: invocation.stdout.writeLine((documents.count == 1 ? documents[0] : .array(documents)).prettySerialized())
+        case .ndjson, .csv: for d in documents { invocation.stdout.writeLine(d.serialized()) }
+        }
+        if codes.count == 1 { return codes[0] }
+        return codes.allSatisfy { $0 == .success } ? .success : .failure
+    }
+
+    /// `valid`, `kind`, `checks`, `warnings`, `payload` (and nested reports) of one report.
+    static func reportFields(_ report: VerificationReport) -> [(key: String, value: JSONValue)] {
+        var fields: [(key: String, value: JSONValue)] = [
+            ("valid", .bool(report.isValid)), ("kind", .string(report.kind.rawValue)),
+        ]
+        if let failure = report.failure {
+            fields.append(("error", .object([("code", .string(failure.code.rawValue)), ("message", .string(failure.message))])))
+        }
+        fields.append(
+            ("checks", .array(report.checks.map { .object([("name", .string($0.name)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))]) })))
+        fields.append(("warnings", .array(report.warnings.map(JSONValue.string))))
+        fields.append(("payload", report.payload ?? .null))
+        if !report.nested.isEmpty {
+            fields.append(("nested", .object(report.nested.map { ($0.name, .object(reportFields($0.report))) })))
+        }
+        return fields
+    }
+
+    /// The table-mode view: each check with its verdict, then the payload with readable dates.
+    static func writeHuman(_ invocation: Invocation, line: Int, report: VerificationReport?, failure: VerificationFailure?) {
+        guard invocation.output == .table else {
+            if let failure { invocation.stderr.writeLine("error: line \(line): \(failure.message)") }
+            return
+        }
+        let out = invocation.stdout
+        guard let report else {
+            out.writeLine("line \(line): REJECTED (malformed): \(failure?.message ?? "")")
+            return
+        }
+        let kind = report.kind == .notification
+            ? "notification \(report.notification?.notificationType ?? "?")\(report.notification?.subtype.map { "/" + $0 } ?? "")"
+            : report.kind.rawValue
+        out.writeLine("line \(line): \(kind): \(report.isValid ? "VALID" : "INVALID")")
+        writeChecks(report, to: out, indent: "  ")
+        for warning in report.warnings { out.writeLine("  warning: \(warning)") }
+        if let failure = report.failure {
+            out.writeLine("  error: \(failure.message)")
+            if let hint = NotifyCommand.hint(for: report) { out.writeLine("  hint: \(hint)") }
+        }
+        if let payload = report.payload {
+            out.writeLine("  payload:")
+            let text = readable(payload, nested: report.nested).prettySerialized()
+            for l in text.split(separator: "\n", omittingEmptySubsequences: false) { out.writeLine("    " + l) }
+        }
+    }
+
+    static func writeChecks(_ report: VerificationReport, to out: OutputSink, indent: String) {
+        let width = report.checks.map(\.name.count).max() ?? 0
+        for check in report.checks {
+            let mark: String
+            switch check.status {
+            case .passed: mark = "ok  "
+            case .failed: mark = "FAIL"
+            case .skipped: mark = "skip"
+            }
+            out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(check.detail)")
+        }
+        for (name, nested) in report.nested {
+            out.writeLine("\(indent)\(name): \(nested.kind.rawValue), \(nested.isValid ? "valid" : "INVALID")")
+            writeChecks(nested, to: out, indent: indent + "  ")
+        }
+    }
+
+    /// The payload for people: `…Date` fields as ISO-8601 with the raw milliseconds, nested JWS decoded.
+    static func readable(_ value: JSONValue, nested: [(name: String, report: VerificationReport)]) -> JSONValue {
+        guard case .object(let members) = value else { return value }
+        return .object(
+            members.map { member in
+                if let report = nested.first(where: { $0.name == member.key })?.report, let payload = report.payload {
+                    return (member.key, readable(payload, nested: report.nested))
+                }
+                if member.key.hasSuffix("Date") || member.key.hasSuffix("date"), let ms = member.value.int64Value {
+                    return (member.key, .string("\(ISO8601Millis.format(ms)) (\(ms))"))
+                }
+                if case .object = member.value { return (member.key, readable(member.value, nested: nested)) }
+                return member
+            })
+    }
+
+    /// `--apply`: the client verification path through the one engine.
+    static func applyTransaction(
+        _ report: VerificationReport, jws: String, line: Int, store: any Store, engine: SubscriptionEventEngine,
+        context: EngineContext, dryRun: Bool, invocation: Invocation
+    ) throws -> (JSONValue, ExitCode) {
+        guard report.kind == .transaction else {
+            let message = report.kind == .notification
+                ? "--apply takes a signed transaction; apply notifications with `iapctl notify`"
+                : "--apply takes a signed transaction, not \(report.kind.rawValue)"
+            if invocation.output == .table { invocation.stdout.writeLine("  apply: refused: \(message)") }
+            return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
+        }
+        guard let event = EventMapping.event(from: report, raw: jws, source: .client) else {
+            let message = "the transaction lacks transactionId, originalTransactionId or productId"
+            return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
+        }
+        let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
+        let result = ItemResult.applied(line: line, event: event, outcome: outcome)
+        if invocation.output == .table {
+            invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(outcome.verdict.rawValue): \(outcome.detail)")
+        }
+        return (result.record.jsonObject(), result.code)
+    }
+}
