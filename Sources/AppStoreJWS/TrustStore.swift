@@ -6,7 +6,8 @@ final class ValidatedChain: @unchecked Sendable {
     let leafKey: PublicKey
     /// Latest notBefore on the path (seconds).
     let windowStart: Int64
-    /// Earliest notAfter on the path (seconds).
+    /// Earliest notAfter on the path (seconds). OpenSSL treats notAfter itself as expired, so the
+    /// window is [windowStart, windowEnd).
     let windowEnd: Int64
     let leafName: String
     let intermediateName: String
@@ -21,7 +22,7 @@ final class ValidatedChain: @unchecked Sendable {
         self.rootName = rootName
     }
 
-    func contains(seconds: Int64) -> Bool { seconds >= windowStart && seconds <= windowEnd }
+    func contains(seconds: Int64) -> Bool { seconds >= windowStart && seconds < windowEnd }
 }
 
 /// The configured trust anchors in an OpenSSL `X509_STORE` (built once per verifier) and

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+/// Runs the built `iapctl` binary (`.build/debug/iapctl`) in a fresh temporary folder.
+///
+/// Each `CLI` owns one temp dir (removed when the `CLI` goes away); runs start there, with a
+/// small clean environment in which `IAPCTL_DB` points at `<dir>/iapctl.db`. Build first
+/// (`swift build`; `scripts/test` does it).
+final class CLI {
+    /// What one run printed and how it ended.
+    struct Result: CustomStringConvertible {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+
+        /// Non-empty stdout lines.
+        var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+        /// stdout parsed as one JSON document (object or array).
+        func json() throws -> Any {
+            try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
+        }
+
+        /// stdout parsed as one JSON object.
+        func jsonObject() throws -> [String: Any] {
+            try #require(try json() as? [String: Any], "stdout is not a JSON object: \(stdout)")
+        }
+
+        /// stdout parsed as a JSON array of objects.
+        func jsonArray() throws -> [[String: Any]] {
+            try #require(try json() as? [[String: Any]], "stdout is not a JSON array of objects: \(stdout)")
+        }
+
+        /// stdout as NDJSON: one object per non-empty line.
+        func ndjson() throws -> [[String: Any]] {
+            try lines.map { line in
+                try #require(
+                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    "not a JSON object: \(line)")
+            }
+        }
+
+        var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+    }
+
+    /// The package root (found from this file's path).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // EndToEndTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()
+
+    /// The built binary.
+    static let binary: URL = packageRoot.appendingPathComponent(".build/debug/iapctl")
+
+    /// This CLI's temporary folder (the working directory of every run).
+    let dir: URL
+    /// The environment of every run; `run(env:)` adds to it. Remove `IAPCTL_DB` to test the default.
+    var environment: [String: String]
+
+    /// A fresh temporary folder and the default environment.
+    init() throws {
+        dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("iapctl-e2e-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        environment = [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": dir.path,
+            "USER": "e2e-user",
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+            "IAPCTL_DB": dir.appendingPathComponent("iapctl.db").path,
+        ]
+    }
+
+    deinit { try? FileManager.default.removeItem(at: dir) }
+
+    /// The default database file (`<dir>/iapctl.db`).
+    var dbPath: String { dir.appendingPathComponent("iapctl.db").path }
+
+    /// A path inside the temp folder.
+    func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// Writes `contents` to `name` inside the temp folder; returns its path.
+    @discardableResult
+    func write(_ name: String, _ contents: String) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(contents.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Whether `name` exists inside the temp folder (or `name` is an absolute path that exists).
+    func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: name.hasPrefix("/") ? name : path(name))
+    }
+
+    /// Runs `iapctl args…` with `stdin` (none: /dev/null) and extra environment; waits for it.
+    @discardableResult
+    func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Result {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw HarnessError("\(Self.binary.path) not found: run 'swift build' first")
+        }
+        let id = UUID().uuidString
+        let outURL = dir.appendingPathComponent(".out-\(id)")
+        let errURL = dir.appendingPathComponent(".err-\(id)")
+        let inURL = dir.appendingPathComponent(".in-\(id)")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) }
+        }
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = args
+        process.currentDirectoryURL = dir
+        process.environment = environment.merging(env) { $1 }
+        let outHandle = try FileHandle(forWritingTo: outURL)
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? outHandle.close()
+            try? errHandle.close()
+        }
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        var inHandle: FileHandle?
+        if let stdin {
+            try Data(stdin.utf8).write(to: inURL)
+            inHandle = try FileHandle(forReadingFrom: inURL)
+            process.standardInput = inHandle
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        defer { try? inHandle?.close() }
+        try process.run()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Runs and requires exit 0; returns the result.
+    @discardableResult
+    func ok(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Result {
+        let result = try run(args, stdin: stdin, env: env)
+        try #require(result.status == 0, "iapctl \(args.joined(separator: " ")) failed: \(result)")
+        return result
+    }
+
+    /// The POSIX permission bits of a file in the temp folder (e.g. 0o600).
+    func permissions(_ name: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: name.hasPrefix("/") ? name : path(name))
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+/// A failure of the harness itself (binary missing).
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
