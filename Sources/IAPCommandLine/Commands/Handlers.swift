@@ -22,7 +22,7 @@ public enum CommandHandlers {
             "contracts update": notImplemented,
             "notify": NotifyCommand.run,
             "verify": VerifyCommand.run,
-            "restore": notImplemented,
+            "restore": RestoreCommand.run,
         ]
     }
 

@@ -1,0 +1,110 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
+/// on what basis they matched, whether they belong to U; `--apply` makes the database reflect them.
+enum RestoreCommand {
+    static let columns: [Column] = [
+        "line", "verdict", "basis", Column("orders", maxWidth: 40), "contract", "owner", "status", "expires",
+        Column("detail", maxWidth: 90),
+    ]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        guard let user = invocation.value("user"), !user.isEmpty else { throw CLIError.usage("--user is required") }
+        let apply = invocation.flag("apply")
+        let dryRun = invocation.flag("dry-run")
+        if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply (look-ups never write)") }
+        let policy = RestorePolicy(rawValue: invocation.value("policy") ?? "keep") ?? .keep
+        let reason = invocation.value("reason")
+        if apply, policy != .keep, (reason ?? "").trimmingSpaces().isEmpty {
+            throw CLIError.usage("--policy \(policy.rawValue) moves purchases between users: give --reason TEXT for the audit trail")
+        }
+        let explicitOrder = invocation.value("order")
+        let verifier = try TrustSetup.verifier(invocation)
+        let store = try StoreAccess.open(invocation)
+        let service = RestoreService(engine: SubscriptionEventEngine())
+        let context = EngineContext(actor: invocation.actor, command: "restore --apply")
+        let printer = ItemPrinter(invocation, columns: columns)
+        var reminded = false
+
+        var items = InputItems(try invocation.openInput(invocation.arguments.first))
+        while let item = try items.next() {
+            let jws: String
+            switch item.result {
+            case .failure(let failure):
+                printer.add(.rejected(line: item.line, failure))
+                continue
+            case .success(let token): jws = token
+            }
+            let report = verifier.verify(jws, as: .transaction)
+            if let failure = report.failure {
+                let hint = report.kind == .notification ? "this is a notification: restore takes the device's signed transactions" : nil
+                printer.add(.rejected(line: item.line, failure, hint: hint))
+                continue
+            }
+            guard let payload = report.transaction, let tx = EventMapping.facts(payload) else {
+                printer.add(.rejected(line: item.line, code: .dataError, "not a signed transaction with transactionId, originalTransactionId and productId"))
+                continue
+            }
+            let result: RestoreResult
+            if apply {
+                result = try store.write(commit: !dryRun) { session in
+                    try service.apply(
+                        tx, raw: jws, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
+                        context: context, in: session)
+                }
+            } else {
+                result = try store.read { session in
+                    try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
+                }
+            }
+            if let reminder = result.reminder, !reminded {
+                invocation.warn(reminder)
+                reminded = true
+            }
+            printer.add(itemResult(result, line: item.line, tx: tx))
+        }
+        guard !items.isEmpty else {
+            throw CLIError(
+                .noInput, "no input: expected the device's restored transactions (one JWS per line)",
+                hint: "pipe them in, or name a file; a saved {\"signedTransactions\": […]} response works too")
+        }
+        let note = apply ? (dryRun ? "dry run: nothing was written" : nil) : "look-up only: nothing was written (use --apply)"
+        return printer.finish(command: "restore", extraNote: note)
+    }
+
+    static func itemResult(_ result: RestoreResult, line: Int, tx: TransactionFacts) -> ItemResult {
+        let code: ExitCode
+        switch result.verdict {
+        case .restorable, .transferred: code = .success
+        case .unknown: code = .notFound
+        case .ownedByOther: code = .conflict
+        case .rejected: code = .dataError
+        }
+        var item = ItemResult(
+            line: line, verdict: result.verdict.rawValue, code: code, transactionId: tx.transactionId,
+            originalTransactionId: tx.originalTransactionId, changes: result.changes, detail: result.detail)
+        item.extra = [
+            ("basis", result.basis.map { .string($0.rawValue) } ?? .null),
+            ("orders", .string(result.orderNos.joined(separator: " "))),
+            ("contract", result.contractId.map(JSONValue.string) ?? .null),
+            ("owner", result.owner.map(JSONValue.string) ?? .null),
+            ("status", result.contractStatus.map { .string($0.rawValue) } ?? .null),
+            ("expires", result.contractExpires.map { .string(ISO8601Millis.format($0)) } ?? .null),
+        ]
+        if let previous = result.previousOwner { item.extra.append(("previousOwner", .string(previous))) }
+        if let outcome = result.engineOutcome { item.extra.append(("engineVerdict", .string(outcome.verdict.rawValue))) }
+        return item
+    }
+}
+
+extension RestoreError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .missingReason(let policy):
+            return CLIError.usage("--policy \(policy.rawValue) needs --reason TEXT for the audit trail")
+        case .refusedByPolicy(let why):
+            return CLIError(.conflict, "refused by policy: \(why)")
+        }
+    }
+}
