@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// Apple's genuine Sandbox lifecycle of subscription 2000001024993299 (files 02–16), through the
+/// binary: support links it to carol with `restore --apply` (product fallback), then the
+/// notifications are replayed in signedDate order and shuffled; the tables must agree.
+@Suite("Real Apple lifecycle, end to end")
+struct RealLifecycleE2ETests {
+    static let trust = ["--bundle-id", "com.loki-project.loki-messenger", "--environment", "Sandbox"]
+    static let prefixes = ["02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15", "16"]
+    /// signedDate order (from each payload).
+    static let signedOrder = ["03", "05", "02", "04", "13", "11", "06", "15", "07", "08", "16", "14", "12", "09", "10"]
+
+    static func replay(_ order: [String]) throws -> (CLI, AppleWorld, [String]) {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        try cli.ok(["db", "init"])
+        let pending = try cli.ok(["orders", "create", "--user", "carol", "--product", "com.getsession.org.pro_sub"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let restore = try cli.run(["restore", "--user", "carol", "--apply", "-o", "ndjson"] + trust, stdin: try RealFixtures.jws("38"))
+        #expect(restore.status == 0, "\(restore)")
+        let item = try #require(try restore.ndjson().first)
+        #expect(item["verdict"] as? String == "restorable")
+        #expect(item["basis"] as? String == "product")
+        let lines = try order.map { try RealFixtures.jws($0) }.joined(separator: "\n")
+        let notify = try cli.run(["notify", "-o", "ndjson"] + trust, stdin: lines)
+        #expect(notify.status == 0, "\(notify)")
+        let verdicts = try notify.ndjson().compactMap { $0["verdict"] as? String }
+        #expect(verdicts.count == order.count)
+        #expect(!verdicts.contains("unmatched") && !verdicts.contains("rejected"))
+        return (cli, world, [pending])
+    }
+
+    @Test func inSignedDateOrder() throws {
+        let (_, world, known) = try Self.replay(Self.signedOrder)
+        let contract = try #require(try world.contract("2000001024993299"))
+        #expect(contract["user_id"] as? String == "carol")
+        #expect(contract["status"] as? String == "active")
+        #expect(contract["product_id"] as? String == "com.getsession.org.pro_sub_3_months")
+        let orders = try world.orders()
+        #expect(orders.allSatisfy { $0["user_id"] as? String == "carol" })
+        let refunded = try #require(try world.order(tradeNo: "2000001032604840"))
+        #expect(refunded["status"] as? String == "refunded")
+        // 7 distinct transactions across 02–16 (the restored 38 is 03's renewal).
+        #expect(Set(orders.compactMap { $0["trade_no"] as? String }).count == orders.count)
+        #expect(orders.count == 7)
+        _ = known
+    }
+
+    @Test(arguments: [11, 23, 37] as [UInt64])
+    func shuffledGivesTheSameTables(seed: UInt64) throws {
+        let (_, reference, known) = try Self.replay(Self.signedOrder)
+        var rng = SeededGenerator(seed: seed)
+        let (_, shuffled, _) = try Self.replay(Self.prefixes.shuffled(using: &rng))
+        #expect(try shuffled.tables(maskGeneratedNumbers: Set(known)).count == reference.tables(maskGeneratedNumbers: Set(known)).count)
+        #expect(try shuffled.tables().map(Self.withoutOrderNumbers) == reference.tables().map(Self.withoutOrderNumbers))
+    }
+
+    static func withoutOrderNumbers(_ line: String) -> String {
+        line.replacingOccurrences(of: "<generated>", with: "")
+    }
+}
+
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
