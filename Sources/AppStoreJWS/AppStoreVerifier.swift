@@ -72,12 +72,19 @@ public final class AppStoreVerifier: Sendable {
         // Segments.
         let utf8 = token.utf8
         var dots: [String.Index] = []
-        var index = utf8.startIndex
-        while let dot = utf8[index...].firstIndex(of: UInt8(ascii: ".")) {
-            dots.append(dot)
-            if dots.count > 2 { break }
-            index = utf8.index(after: dot)
+        // Offsets of the first three dots, found on the contiguous UTF-8 (a generic scan of a
+        // Substring's view is several times slower on 10 KB notifications).
+        var scratch = token
+        let offsets: [Int] = scratch.withUTF8 { buffer in
+            var found: [Int] = []
+            var i = 0
+            while i < buffer.count, found.count < 3 {
+                if buffer[i] == UInt8(ascii: ".") { found.append(i) }
+                i += 1
+            }
+            return found
         }
+        for offset in offsets { dots.append(utf8.index(utf8.startIndex, offsetBy: offset)) }
         guard dots.count == 2 else {
             let segments = dots.count > 2 ? utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count + 1 : dots.count + 1
             report.fail(

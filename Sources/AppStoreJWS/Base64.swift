@@ -97,30 +97,48 @@ public enum Base64 {
         }
         let rest = count % 4
         if rest == 1 { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(count / 4 * 3 + 2)
-        return table.withUnsafeBufferPointer { t -> [UInt8]? in
-            var i = 0
-            while i + 4 <= count {
-                let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])], d = t[Int(input[i + 3])]
-                if (a | b | c | d) & 0xC0 != 0 { return nil }
-                let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                out.append(UInt8(truncatingIfNeeded: n >> 16))
-                out.append(UInt8(truncatingIfNeeded: n >> 8))
-                out.append(UInt8(truncatingIfNeeded: n))
-                i += 4
+        let capacity = count / 4 * 3 + (rest == 0 ? 0 : rest - 1)
+        var valid = true
+        // Written straight into the result's storage (no per-byte append checks).
+        let out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            initialized = 0
+            table.withUnsafeBufferPointer { t in
+                var i = 0
+                var o = 0
+                while i + 4 <= count {
+                    let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])], d = t[Int(input[i + 3])]
+                    if (a | b | c | d) & 0xC0 != 0 {
+                        valid = false
+                        return
+                    }
+                    let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[o] = UInt8(truncatingIfNeeded: n >> 16)
+                    buffer[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+                    buffer[o + 2] = UInt8(truncatingIfNeeded: n)
+                    o += 3
+                    i += 4
+                }
+                if rest == 2 {
+                    let a = t[Int(input[i])], b = t[Int(input[i + 1])]
+                    if (a | b) & 0xC0 != 0 || b & 0x0F != 0 {
+                        valid = false
+                        return
+                    }
+                    buffer[o] = a << 2 | b >> 4
+                    o += 1
+                } else if rest == 3 {
+                    let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])]
+                    if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 {
+                        valid = false
+                        return
+                    }
+                    buffer[o] = a << 2 | b >> 4
+                    buffer[o + 1] = b << 4 | c >> 2
+                    o += 2
+                }
+                initialized = o
             }
-            if rest == 2 {
-                let a = t[Int(input[i])], b = t[Int(input[i + 1])]
-                if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { return nil }
-                out.append(a << 2 | b >> 4)
-            } else if rest == 3 {
-                let a = t[Int(input[i])], b = t[Int(input[i + 1])], c = t[Int(input[i + 2])]
-                if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { return nil }
-                out.append(a << 2 | b >> 4)
-                out.append(b << 4 | c >> 2)
-            }
-            return out
         }
+        return valid ? out : nil
     }
 }

@@ -124,6 +124,18 @@ extension JSONValue {
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Fast path: nothing to escape (no control character, quote, backslash, or the lead byte
+        // 0xE2 of U+2028/U+2029), so the text is appended whole.
+        var plain = s
+        let clean = plain.withUTF8 { bytes in
+            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C || b == 0xE2 { return false }
+            return true
+        }
+        if clean {
+            out += plain
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -8,49 +8,70 @@ enum NotifyCommand {
 
     private struct AtomicAbort: Error {}
 
+    /// Items verified together (and, without --dry-run, committed in one transaction).
+    static let chunkSize = 512
+
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let verifier = try TrustSetup.verifier(invocation)
         let store = try StoreAccess.open(invocation)
         if invocation.flag("replay-unmatched") { return try replayUnmatched(invocation, verifier: verifier, store: store) }
 
-        var items = InputItems(try invocation.openInput(invocation.arguments.first))
+        let timings = PhaseTimings(enabled: invocation.environment["IAPCTL_TIMINGS"] == "1")
+        let batches = VerifiedBatches(
+            InputItems(try invocation.openInput(invocation.arguments.first)), verifier: verifier,
+            chunkSize: chunkSize, timings: timings)
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: "notify")
         let dryRun = invocation.flag("dry-run")
         let printer = ItemPrinter(invocation, columns: columns)
+        var count = 0
+        defer {
+            if let line = timings.summary(
+                items: count, threads: VerifiedBatches.threadCount, cache: verifier.chainCacheStatistics)
+            {
+                invocation.stderr.writeLine(line)
+            }
+        }
 
-        /// Verifies one item and applies it in `session` (atomic) or its own transaction.
-        func process(_ item: WebhookBody.Item, session: (any StoreSession)?) throws -> ItemResult {
-            let jws: String
-            switch item.result {
-            case .failure(let failure): return .rejected(line: item.line, failure)
-            case .success(let token): jws = token
+        func warn(_ item: VerifiedItem) {
+            for warning in item.warnings { invocation.warn("line \(item.line): \(warning)") }
+        }
+
+        /// Applies one event inside an open write transaction, in its own savepoint; a unique-key
+        /// race is retried like ``SubscriptionEventEngine/apply(_:to:context:dryRun:)`` does.
+        func applyInSavepoint(_ event: SubscriptionEvent, _ session: any StoreSession, retry: Bool) throws -> Outcome {
+            var attempt = 0
+            while true {
+                do {
+                    return try session.savepoint { try engine.apply(event, in: session, context: context) }
+                } catch StoreError.conflict where retry && attempt < 3 {
+                    attempt += 1
+                }
             }
-            let report = verifier.verify(jws, as: .notification)
-            if let failure = report.failure {
-                return .rejected(line: item.line, failure, hint: hint(for: report))
-            }
-            for warning in report.warnings { invocation.warn("line \(item.line): \(warning)") }
-            guard let event = EventMapping.event(from: report, raw: jws, source: .apple) else {
-                return .rejected(line: item.line, code: .dataError, "not a notification the engine can apply")
-            }
-            let outcome: Outcome
-            if let session {
-                outcome = try session.savepoint { try engine.apply(event, in: session, context: context) }
-            } else {
-                outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
-            }
-            return .applied(line: item.line, event: event, outcome: outcome)
         }
 
         if invocation.flag("atomic") {
+            // Everything in one transaction; the first failed item rolls all back.
             var results: [ItemResult] = []
             do {
                 try store.write(commit: !dryRun) { session in
-                    while let item = try items.next() {
-                        let result = try process(item, session: session)
-                        results.append(result)
-                        if result.code != .success { throw AtomicAbort() }
+                    while let batch = try batches.next() {
+                        let mark = timings.start()
+                        defer { timings.add(.engine, since: mark) }
+                        for item in batch {
+                            warn(item)
+                            let result: ItemResult
+                            switch item.verdict {
+                            case .rejected(let rejected): result = rejected
+                            case .event(let event):
+                                result = .applied(
+                                    line: item.line, event: event,
+                                    outcome: try applyInSavepoint(event, session, retry: false))
+                            }
+                            results.append(result)
+                            count += 1
+                            if result.code != .success { throw AtomicAbort() }
+                        }
                     }
                 }
             } catch is AtomicAbort {
@@ -58,16 +79,113 @@ enum NotifyCommand {
                 _ = printer.finish(command: "notify", extraNote: "--atomic: nothing was applied")
                 return .failure
             }
-            guard !items.isEmpty else { throw noInput(invocation) }
+            guard !batches.isEmpty else { throw noInput(invocation) }
             for result in results { printer.add(result) }
             return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
         }
 
-        while let item = try items.next() {
-            printer.add(try process(item, session: nil))
+        while let batch = try batches.next() {
+            if dryRun {
+                // Each item on its own, rolled back: it sees none of the others' changes.
+                for item in batch {
+                    warn(item)
+                    switch item.verdict {
+                    case .rejected(let result): printer.add(result)
+                    case .event(let event):
+                        let outcome = try engine.apply(event, to: store, context: context, dryRun: true)
+                        printer.add(.applied(line: item.line, event: event, outcome: outcome))
+                    }
+                    count += 1
+                }
+                continue
+            }
+            try applyCommitted(
+                batch, store: store, printer: printer, timings: timings, count: &count,
+                warn: warn, apply: { try applyInSavepoint($0, $1, retry: true) })
         }
-        guard !items.isEmpty else { throw noInput(invocation) }
+        guard !batches.isEmpty else { throw noInput(invocation) }
         return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
+    }
+
+    /// Group commit: the chunk's events in one write transaction, a savepoint each, so a failed
+    /// item undoes only itself. Results are printed once committed. A store error stops the run
+    /// after the items before it are committed and reported (as when each had its own transaction).
+    private static func applyCommitted(
+        _ batch: [VerifiedItem], store: any Store, printer: ItemPrinter, timings: PhaseTimings, count: inout Int,
+        warn: (VerifiedItem) -> Void, apply: (SubscriptionEvent, any StoreSession) throws -> Outcome
+    ) throws {
+        // Leading items the engine never sees need no transaction (nor a database that works).
+        var start = 0
+        while start < batch.count, case .rejected(let result) = batch[start].verdict {
+            warn(batch[start])
+            printer.add(result)
+            count += 1
+            start += 1
+        }
+        guard start < batch.count else { return }
+
+        var done: [(VerifiedItem, ItemResult)] = []
+        done.reserveCapacity(batch.count - start)
+        var stop: (any Error)?
+        let mark = timings.start()
+        var bodyTime = PhaseTimings.Mark()
+        do {
+            try store.write(commit: true) { session in
+                let bodyMark = timings.start()
+                defer { bodyTime = timings.elapsed(since: bodyMark) }
+                for item in batch[start...] {
+                    switch item.verdict {
+                    case .rejected(let result): done.append((item, result))
+                    case .event(let event):
+                        do {
+                            done.append((item, .applied(line: item.line, event: event, outcome: try apply(event, session))))
+                        } catch {
+                            stop = error
+                            return
+                        }
+                    }
+                }
+            }
+        } catch {
+            // Nothing of this chunk was committed.
+            throw stop ?? error
+        }
+        // The transaction's body is engine+store work; the rest is BEGIN and COMMIT (the fsync).
+        let whole = timings.elapsed(since: mark)
+        timings.add(.engine, bodyTime)
+        timings.add(.commit, PhaseTimings.Mark(wall: whole.wall - bodyTime.wall, cpu: whole.cpu - bodyTime.cpu))
+
+        let printed = timings.start()
+        for (item, result) in done {
+            warn(item)
+            printer.add(result)
+            count += 1
+        }
+        try? printer.invocation.stdout.flush()
+        timings.add(.output, since: printed)
+        if let stop { throw stop }
+    }
+
+    /// Verifies one input item (on any thread) and maps it to an engine event.
+    static func verify(_ item: WebhookBody.Item, with verifier: AppStoreVerifier) -> VerifiedItem {
+        let jws: String
+        switch item.result {
+        case .failure(let failure):
+            return VerifiedItem(line: item.line, warnings: [], verdict: .rejected(.rejected(line: item.line, failure)))
+        case .success(let token): jws = token
+        }
+        let report = verifier.verify(jws, as: .notification)
+        if let failure = report.failure {
+            return VerifiedItem(
+                line: item.line, warnings: [],
+                verdict: .rejected(.rejected(line: item.line, failure, hint: hint(for: report))))
+        }
+        guard let event = EventMapping.event(from: report, raw: jws, source: .apple) else {
+            return VerifiedItem(
+                line: item.line, warnings: report.warnings,
+                verdict: .rejected(.rejected(line: item.line, code: .dataError, "not a notification the engine can apply")))
+        }
+        return VerifiedItem(line: item.line, warnings: report.warnings, verdict: .event(event))
     }
 
     static func noInput(_ invocation: Invocation) -> CLIError {

@@ -1,0 +1,262 @@
+import AppStoreJWS
+import Dispatch
+import SubscriptionEngine
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One input item of `notify` after verification, ready to apply in input order.
+struct VerifiedItem {
+    /// What verification made of the item.
+    enum Verdict {
+        /// Refused before the engine (malformed, failed verification, not applicable).
+        case rejected(ItemResult)
+        /// A verified event for the engine.
+        case event(SubscriptionEvent)
+    }
+
+    let line: Int
+    /// Verification warnings (e.g. Xcode data accepted unverified), reported when the item is applied.
+    let warnings: [String]
+    let verdict: Verdict
+}
+
+/// Streams `notify`'s input as chunks of verified items, in input order.
+///
+/// The calling thread reads and frames the input; the signatures of each chunk are verified on
+/// all cores while the caller applies the previous chunk, so reading, verifying and writing overlap
+/// and memory stays bounded by two chunks whatever the input size.
+final class VerifiedBatches {
+    private var items: InputItems
+    private let verifier: AppStoreVerifier
+    private let chunkSize: Int
+    private let timings: PhaseTimings
+    /// The chunk being verified in the background.
+    private var inFlight: VerificationJob?
+    /// A read error met while reading ahead: thrown once the items before it were handed out.
+    private var deferredError: CLIError?
+    private var reachedEnd = false
+
+    /// The number of threads verification uses (the online cores, at least 1).
+    static var threadCount: Int {
+        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return cores > 0 ? cores : 1
+    }
+
+    init(_ items: InputItems, verifier: AppStoreVerifier, chunkSize: Int = 512, timings: PhaseTimings) {
+        self.items = items
+        self.verifier = verifier
+        self.chunkSize = max(1, chunkSize)
+        self.timings = timings
+    }
+
+    deinit { inFlight?.wait() }
+
+    /// Whether any non-blank input was seen.
+    var isEmpty: Bool { items.isEmpty }
+
+    /// The next verified chunk (never empty), or nil at the end of the input. A read error is
+    /// thrown after every item read before it was returned.
+    func next() throws(CLIError) -> [VerifiedItem]? {
+        if inFlight == nil { startNext() }
+        guard let job = inFlight else {
+            if let error = deferredError {
+                deferredError = nil
+                throw error
+            }
+            return nil
+        }
+        inFlight = nil
+        // Read the following chunk while this one is being verified, then start verifying it.
+        if deferredError == nil { startNext() }
+        let waited = timings.start()
+        job.wait()
+        timings.add(.verifyWait, since: waited)
+        timings.addVerifyCPU(job.cpuNanoseconds)
+        return job.results()
+    }
+
+    /// Reads up to `chunkSize` items and starts verifying them in the background.
+    private func startNext() {
+        guard !reachedEnd else { return }
+        let started = timings.start()
+        var chunk: [WebhookBody.Item] = []
+        chunk.reserveCapacity(chunkSize)
+        do {
+            while chunk.count < chunkSize {
+                guard let item = try items.next() else {
+                    reachedEnd = true
+                    break
+                }
+                chunk.append(item)
+            }
+        } catch {
+            deferredError = error
+            reachedEnd = true
+        }
+        timings.add(.read, since: started)
+        guard !chunk.isEmpty else { return }
+        let job = VerificationJob(chunk, verifier: verifier, threads: Self.threadCount, measureCPU: timings.enabled)
+        job.start()
+        inFlight = job
+    }
+}
+
+/// The verification of one chunk on a background queue, spread over `threads` workers; each item's
+/// result lands in its own slot, read only after `wait()`.
+private final class VerificationJob: @unchecked Sendable {
+    private let chunk: [WebhookBody.Item]
+    private let verifier: AppStoreVerifier
+    private let threads: Int
+    private let measureCPU: Bool
+    private let slots: UnsafeMutableBufferPointer<VerifiedItem?>
+    private let cpu: UnsafeMutableBufferPointer<Int64>
+    private let group = DispatchGroup()
+    private var waited = false
+
+    init(_ chunk: [WebhookBody.Item], verifier: AppStoreVerifier, threads: Int, measureCPU: Bool) {
+        self.chunk = chunk
+        self.verifier = verifier
+        self.threads = max(1, min(threads, chunk.count))
+        self.measureCPU = measureCPU
+        slots = .allocate(capacity: chunk.count)
+        slots.initialize(repeating: nil)
+        cpu = .allocate(capacity: self.threads)
+        cpu.initialize(repeating: 0)
+    }
+
+    deinit {
+        wait()
+        slots.deinitialize()
+        slots.deallocate()
+        cpu.deallocate()
+    }
+
+    func start() {
+        DispatchQueue.global().async(group: group) { [self] in
+            if threads == 1 {
+                work(worker: 0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: threads) { work(worker: $0) }
+            }
+        }
+    }
+
+    /// Worker `w` verifies items w, w + threads, w + 2·threads… (neighbouring items cost the same).
+    private func work(worker: Int) {
+        let before = measureCPU ? PhaseTimings.threadCPUNanoseconds() : 0
+        var index = worker
+        while index < chunk.count {
+            slots[index] = NotifyCommand.verify(chunk[index], with: verifier)
+            index += threads
+        }
+        if measureCPU { cpu[worker] = PhaseTimings.threadCPUNanoseconds() - before }
+    }
+
+    func wait() {
+        guard !waited else { return }
+        group.wait()
+        waited = true
+    }
+
+    var cpuNanoseconds: Int64 {
+        wait()
+        return cpu.reduce(0, +)
+    }
+
+    func results() -> [VerifiedItem] {
+        wait()
+        return slots.map { $0! }
+    }
+}
+
+/// The opt-in (`IAPCTL_TIMINGS=1`) per-phase breakdown `notify` prints on stderr.
+///
+/// Wall times are on the calling (writer) thread, whose phases add up to the run's time; the
+/// verification that overlaps them is reported as CPU time summed over the workers, plus the wall
+/// time the writer waited for it.
+final class PhaseTimings {
+    enum Phase: Int, CaseIterable {
+        case read, verifyWait, engine, commit, output
+    }
+
+    /// A start mark: wall and this thread's CPU clock.
+    struct Mark {
+        var wall: Int64 = 0
+        var cpu: Int64 = 0
+    }
+
+    let enabled: Bool
+    private var wall = [Int64](repeating: 0, count: Phase.allCases.count)
+    private var cpu = [Int64](repeating: 0, count: Phase.allCases.count)
+    private var verifyCPU: Int64 = 0
+    private let began: Int64
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+        began = enabled ? Self.monotonicNanoseconds() : 0
+    }
+
+    /// A start mark (zero when disabled).
+    func start() -> Mark {
+        enabled ? Mark(wall: Self.monotonicNanoseconds(), cpu: Self.threadCPUNanoseconds()) : Mark()
+    }
+
+    /// The time since `mark` (zero when disabled).
+    func elapsed(since mark: Mark) -> Mark {
+        guard enabled else { return Mark() }
+        return Mark(wall: Self.monotonicNanoseconds() - mark.wall, cpu: Self.threadCPUNanoseconds() - mark.cpu)
+    }
+
+    /// Adds the time since `mark` to `phase`.
+    func add(_ phase: Phase, since mark: Mark) {
+        add(phase, elapsed(since: mark))
+    }
+
+    /// Adds `spent` to `phase`; a negative amount takes time away (e.g. a body measured inside a transaction).
+    func add(_ phase: Phase, _ spent: Mark) {
+        guard enabled else { return }
+        wall[phase.rawValue] += spent.wall
+        cpu[phase.rawValue] += spent.cpu
+    }
+
+    func addVerifyCPU(_ nanoseconds: Int64) {
+        guard enabled else { return }
+        verifyCPU += nanoseconds
+    }
+
+    /// The breakdown line, or nil when disabled: `phase wall/cpu` in seconds.
+    func summary(items: Int, threads: Int, cache: (hits: Int, misses: Int, entries: Int)) -> String? {
+        guard enabled else { return nil }
+        let total = Self.monotonicNanoseconds() - began
+        func s(_ ns: Int64) -> String {
+            let ms = (ns + 500_000) / 1_000_000
+            let frac = String(ms % 1000)
+            return "\(ms / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+        }
+        func phase(_ p: Phase) -> String { "\(s(wall[p.rawValue]))/\(s(cpu[p.rawValue]))s" }
+        let rate = total > 0 ? Int64(items) * 1_000_000_000 / total : 0
+        return "notify timings: \(items) items in \(s(total))s (\(rate)/s), wall/cpu: "
+            + "read/parse \(phase(.read)); "
+            + "verify cpu \(s(verifyCPU))s on \(threads) thread\(threads == 1 ? "" : "s") "
+            + "(writer waited \(s(wall[Phase.verifyWait.rawValue]))s); "
+            + "engine+store \(phase(.engine)); "
+            + "begin/commit \(phase(.commit)); "
+            + "output \(phase(.output)); "
+            + "process cpu \(s(Self.processCPUNanoseconds()))s; "
+            + "chain cache \(cache.hits) hits, \(cache.misses) misses"
+    }
+
+    static func monotonicNanoseconds() -> Int64 { clock(CLOCK_MONOTONIC) }
+    static func threadCPUNanoseconds() -> Int64 { clock(CLOCK_THREAD_CPUTIME_ID) }
+    static func processCPUNanoseconds() -> Int64 { clock(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func clock(_ id: clockid_t) -> Int64 {
+        var t = timespec()
+        guard clock_gettime(id, &t) == 0 else { return 0 }
+        return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
+    }
+}
