@@ -118,14 +118,18 @@ final class Connection {
 
     private func configure(url: MySQLURL, connectTimeoutSeconds: UInt32) throws(StoreError) {
         var timeout = connectTimeoutSeconds
-        try option(MYSQL_OPT_CONNECT_TIMEOUT, "connect timeout") { mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout) }
+        try option(MYSQL_OPT_CONNECT_TIMEOUT, "connect timeout") {
+            mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
+        }
         var off: my_bool = 0
         try option(MYSQL_OPT_RECONNECT, "reconnect off") { mysql_options(handle, MYSQL_OPT_RECONNECT, &off) }
         var noLocalInfile: UInt32 = 0
         try option(MYSQL_OPT_LOCAL_INFILE, "local infile off") {
             mysql_options(handle, MYSQL_OPT_LOCAL_INFILE, &noLocalInfile)
         }
-        try option(MYSQL_SET_CHARSET_NAME, "charset utf8mb4") { mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4") }
+        try option(MYSQL_SET_CHARSET_NAME, "charset utf8mb4") {
+            mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
+        }
 
         if let file = url.optionFile ?? Self.userOptionFile() {
             try option(MYSQL_READ_DEFAULT_FILE, "option file \(file)") {
@@ -153,7 +157,9 @@ final class Connection {
             }
         }
         if let ca = url.sslCA {
-            try option(MYSQL_OPT_SSL_CA, "ssl-ca \(ca)") { ca.withCString { mysql_options(handle, MYSQL_OPT_SSL_CA, $0) } }
+            try option(MYSQL_OPT_SSL_CA, "ssl-ca \(ca)") {
+                ca.withCString { mysql_options(handle, MYSQL_OPT_SSL_CA, $0) }
+            }
         }
     }
 

@@ -37,8 +37,10 @@ enum MySQLErrorMapping {
     }
 
     static func isConnectionLoss(_ code: UInt32) -> Bool {
-        [Code.serverGone, Code.serverLost, Code.serverLostExtended, Code.disconnectedByServer,
-         Code.serverShutdown, Code.connectionKilled].contains(code)
+        [
+            Code.serverGone, Code.serverLost, Code.serverLostExtended, Code.disconnectedByServer,
+            Code.serverShutdown, Code.connectionKilled,
+        ].contains(code)
     }
 
     /// The ``StoreError`` for error `code` with server/client `message`, about `context`.

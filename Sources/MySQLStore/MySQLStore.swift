@@ -88,7 +88,8 @@ public final class MySQLStore: Store {
         }
         try checkSchema()
         try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        return try transaction(mode: .read, begin: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", commit: true, body)
+        return try transaction(
+            mode: .read, begin: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", commit: true, body)
     }
 
     public func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T {
@@ -167,6 +168,12 @@ public final class MySQLStore: Store {
     @_spi(Testing)
     public func dropDatabase() throws {
         try connection.execute("DROP DATABASE IF EXISTS `\(url.database)`")
+    }
+
+    /// Drops the database `url` names over a new connection (for a test's `@Sendable` cleanup).
+    @_spi(Testing)
+    public static func dropDatabase(url: MySQLURL, password: String?) throws {
+        try MySQLStore(url: url, password: password).dropDatabase()
     }
 
     /// Runs one statement without values (DDL or fixtures in tests). iapctl never calls it.

@@ -59,7 +59,9 @@ final class PreparedStatement {
             }
             for i in 0..<columnCount {
                 let type = fields[i].type
-                let integerTypes = [MYSQL_TYPE_TINY, MYSQL_TYPE_SHORT, MYSQL_TYPE_LONG, MYSQL_TYPE_LONGLONG, MYSQL_TYPE_INT24]
+                let integerTypes = [
+                    MYSQL_TYPE_TINY, MYSQL_TYPE_SHORT, MYSQL_TYPE_LONG, MYSQL_TYPE_LONGLONG, MYSQL_TYPE_INT24,
+                ]
                 isInteger.append(integerTypes.contains(type))
                 isUnsigned.append(fields[i].flags & UInt32(UNSIGNED_FLAG) != 0)
             }
@@ -150,7 +152,8 @@ final class PreparedStatement {
 
     private func execute(_ parameters: [MySQLValue]) throws(StoreError) {
         guard parameters.count == parameterCount else {
-            throw .failure("programmer error: \(parameters.count) values for \(parameterCount) placeholders [SQL: \(sql)]")
+            throw .failure(
+                "programmer error: \(parameters.count) values for \(parameterCount) placeholders [SQL: \(sql)]")
         }
         let count = max(parameterCount, 1)
         let binds = UnsafeMutablePointer<MYSQL_BIND>.allocate(capacity: count)

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) @testable import MySQLStore
 import SubscriptionEngine
 import Testing
+
+@_spi(Testing) @testable import MySQLStore
 
 @Suite("MySQLStore connections and errors", .enabled(if: TestServer.isConfigured, TestServer.skipReason))
 struct ConnectionTests {
@@ -26,10 +27,12 @@ struct ConnectionTests {
     @Test func createMakesAMissingDatabase() throws {
         let url = try TestServer.uniqueURL()
         let store = try MySQLStore(url: url, password: TestServer.password, create: true)
-        defer { try? store.dropDatabase() }
         #expect(try store.schemaVersion().current == 0)
         // Opening it again without `create` works now.
         _ = try MySQLStore(url: url, password: TestServer.password)
+        // Dropped over another connection: then it is gone.
+        try MySQLStore.dropDatabase(url: url, password: TestServer.password)
+        expectStoreError(\.isNotFound) { _ = try MySQLStore(url: url, password: TestServer.password) }
     }
 
     @Test func unreachableSocketIsUnavailable() throws {
@@ -46,7 +49,8 @@ struct ConnectionTests {
         let base = try TestServer.baseURL()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("iapctl-my-\(UUID().uuidString).cnf")
         let password = try #require(TestServer.password)
-        try "[client]\nuser=\(try #require(base.user))\npassword=\(password)\n".write(to: file, atomically: true, encoding: .utf8)
+        try "[client]\nuser=\(try #require(base.user))\npassword=\(password)\n".write(
+            to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         var url = base
         url.user = nil

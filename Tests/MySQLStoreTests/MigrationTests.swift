@@ -1,6 +1,7 @@
-@_spi(Testing) @testable import MySQLStore
 import SubscriptionEngine
 import Testing
+
+@_spi(Testing) @testable import MySQLStore
 
 @Suite("MySQLStore migrations", .enabled(if: TestServer.isConfigured, TestServer.skipReason))
 struct MigrationTests {
@@ -111,8 +112,12 @@ struct MigrationTests {
                 _ = try store.write { try $0.insertOrder(Sample.order("seed-2", tradeNo: "5000")) }
             }
             try store.executeForTesting("UPDATE orders SET legacy_note = 'still here' WHERE no = 'seed-1'")
-            let fresh = try store.write { try $0.insertOrder(Sample.order("new-1", tradeNo: "5001", originNo: "5000", purchaseDate: 1)) }
-            #expect(try store.read { try $0.orders(originNo: "5000").map(\.no) } == ["seed-1", "new-1"], "NULL purchase_date first")
+            let fresh = try store.write {
+                try $0.insertOrder(Sample.order("new-1", tradeNo: "5001", originNo: "5000", purchaseDate: 1))
+            }
+            #expect(
+                try store.read { try $0.orders(originNo: "5000").map(\.no) } == ["seed-1", "new-1"],
+                "NULL purchase_date first")
             #expect(fresh.id > order.id)
         }
     }

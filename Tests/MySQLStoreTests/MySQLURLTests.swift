@@ -1,5 +1,6 @@
-@testable import MySQLStore
 import Testing
+
+@testable import MySQLStore
 
 @Suite("MySQLURL parsing")
 struct MySQLURLTests {

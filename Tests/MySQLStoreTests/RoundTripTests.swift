@@ -1,6 +1,7 @@
-@testable import MySQLStore
 import SubscriptionEngine
 import Testing
+
+@testable import MySQLStore
 
 @Suite("MySQLStore rows", .enabled(if: TestServer.isConfigured, TestServer.skipReason))
 struct RoundTripTests {
@@ -33,9 +34,12 @@ struct RoundTripTests {
     @Test func orderListsAreOrderedAndFiltered() throws {
         try TestServer.withFreshStore { store throws in
             try store.write { s throws in
-                _ = try s.insertOrder(Sample.order("a", user: "u1", tradeNo: "t3", originNo: "o", status: .paid, purchaseDate: 300))
-                _ = try s.insertOrder(Sample.order("b", user: "u2", tradeNo: "t1", originNo: "o", status: .paid, purchaseDate: 100))
-                _ = try s.insertOrder(Sample.order("c", user: "u1", tradeNo: "t2", originNo: "o", status: .refunded, purchaseDate: 100))
+                _ = try s.insertOrder(
+                    Sample.order("a", user: "u1", tradeNo: "t3", originNo: "o", status: .paid, purchaseDate: 300))
+                _ = try s.insertOrder(
+                    Sample.order("b", user: "u2", tradeNo: "t1", originNo: "o", status: .paid, purchaseDate: 100))
+                _ = try s.insertOrder(
+                    Sample.order("c", user: "u1", tradeNo: "t2", originNo: "o", status: .refunded, purchaseDate: 100))
                 _ = try s.insertOrder(Sample.order("d", user: "u1"))
             }
             try store.read { s throws in
@@ -43,7 +47,8 @@ struct RoundTripTests {
                 #expect(try s.orders(matching: OrderFilter()).map(\.no) == ["d", "c", "b", "a"], "newest first")
                 #expect(try s.orders(matching: OrderFilter(userId: "u1")).map(\.no) == ["d", "c", "a"])
                 #expect(try s.orders(matching: OrderFilter(userId: "u1", status: .paid)).map(\.no) == ["a"])
-                #expect(try s.orders(matching: OrderFilter(productId: "com.example.pro", limit: 2)).map(\.no) == ["d", "c"])
+                #expect(
+                    try s.orders(matching: OrderFilter(productId: "com.example.pro", limit: 2)).map(\.no) == ["d", "c"])
                 #expect(try s.orders(matching: OrderFilter(originNo: "o", limit: 0)).isEmpty)
                 #expect(try s.orders(matching: OrderFilter(status: .revoked)).isEmpty)
             }
@@ -76,7 +81,9 @@ struct RoundTripTests {
             let longRaw = String(repeating: "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlF", count: 400) + "é✓🙂"
             let (first, second, third) = try store.write { s throws in
                 (
-                    try s.appendLedger(Sample.ledger(uuid: "n1", tx: "t1", original: "o1", signed: 300, verdict: .unmatched, raw: longRaw)),
+                    try s.appendLedger(
+                        Sample.ledger(
+                            uuid: "n1", tx: "t1", original: "o1", signed: 300, verdict: .unmatched, raw: longRaw)),
                     try s.appendLedger(Sample.ledger(uuid: "n2", tx: "t2", original: "o1", token: "tok", signed: 100)),
                     try s.appendLedger(Sample.ledger(uuid: "n3", original: "o9", signed: 200, verdict: .rejected))
                 )
@@ -87,10 +94,17 @@ struct RoundTripTests {
             #expect(entry.notificationUUID == "n1")
             #expect(entry.signedDate == 300)
             try store.read { s throws in
-                #expect(try s.ledger(transactionIds: [], originalTransactionIds: ["o1"], appAccountTokens: []).map(\.id) == [second, first])
-                #expect(try s.ledger(transactionIds: ["t1"], originalTransactionIds: ["o9"], appAccountTokens: ["tok"]).map(\.id) == [second, third, first])
+                #expect(
+                    try s.ledger(transactionIds: [], originalTransactionIds: ["o1"], appAccountTokens: []).map(\.id)
+                        == [second, first])
+                #expect(
+                    try s.ledger(transactionIds: ["t1"], originalTransactionIds: ["o9"], appAccountTokens: ["tok"]).map(
+                        \.id) == [second, third, first])
                 #expect(try s.ledger(transactionIds: [], originalTransactionIds: [], appAccountTokens: []).isEmpty)
-                #expect(try s.ledger(transactionIds: ["t1", "t2", "nope"], originalTransactionIds: [], appAccountTokens: []).count == 2)
+                #expect(
+                    try s.ledger(
+                        transactionIds: ["t1", "t2", "nope"], originalTransactionIds: [], appAccountTokens: []
+                    ).count == 2)
                 #expect(try s.processedLedgerEntry(notificationUUID: "n1") == nil, "unmatched is not processed")
                 #expect(try s.processedLedgerEntry(notificationUUID: "n3") == nil, "rejected is not processed")
                 #expect(try s.processedLedgerEntry(notificationUUID: "n2")?.id == second)
@@ -98,7 +112,9 @@ struct RoundTripTests {
                 #expect(try s.counts() == StoreCounts(orders: 0, contracts: 0, ledger: 3, unmatched: 1, audit: 0))
             }
             // A later row that processed the same notification resolves the unmatched one.
-            let later = try store.write { try $0.appendLedger(Sample.ledger(uuid: "n1", tx: "t1", signed: 300, verdict: .applied)) }
+            let later = try store.write {
+                try $0.appendLedger(Sample.ledger(uuid: "n1", tx: "t1", signed: 300, verdict: .applied))
+            }
             try store.read { s throws in
                 #expect(try s.unmatchedLedger(limit: nil).isEmpty)
                 #expect(try s.processedLedgerEntry(notificationUUID: "n1")?.id == later)
@@ -108,14 +124,18 @@ struct RoundTripTests {
             let updated = try #require(try store.read { try $0.ledgerEntry(id: third) })
             #expect(updated.verdict == .ignored)
             #expect(updated.detail == nil)
-            expectStoreError(\.isFailure) { try store.write { try $0.updateLedger(id: 424_242, verdict: .applied, detail: nil) } }
+            expectStoreError(\.isFailure) {
+                try store.write { try $0.updateLedger(id: 424_242, verdict: .applied, detail: nil) }
+            }
         }
     }
 
     @Test func unmatchedLedgerIsOldestFirstWithLimit() throws {
         try TestServer.withFreshStore { store throws in
             let ids = try store.write { s throws in
-                try (1...3).map { try s.appendLedger(Sample.ledger(uuid: "u\($0)", signed: Int64(10 - $0), verdict: .unmatched)) }
+                try (1...3).map {
+                    try s.appendLedger(Sample.ledger(uuid: "u\($0)", signed: Int64(10 - $0), verdict: .unmatched))
+                }
             }
             try store.read { s throws in
                 #expect(try s.unmatchedLedger(limit: nil).map(\.id) == ids)
@@ -133,7 +153,9 @@ struct RoundTripTests {
                 ledgerId: ledgerId)
             let second = AuditEntry(
                 at: 2, actor: "engine", command: "notify", entity: .order, key: "no-1", before: nil, after: "{}")
-            let other = AuditEntry(at: 3, actor: "bob", command: "contracts update", entity: .contract, key: "no-1", before: nil, after: nil)
+            let other = AuditEntry(
+                at: 3, actor: "bob", command: "contracts update", entity: .contract, key: "no-1", before: nil,
+                after: nil)
             let ids = try store.write { s throws in
                 [try s.appendAudit(first), try s.appendAudit(second), try s.appendAudit(other)]
             }

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) @testable import MySQLStore
 import SubscriptionEngine
 import Testing
+
+@_spi(Testing) @testable import MySQLStore
 
 /// The private test server started by `scripts/mariadb-test-server start` (its exports).
 enum TestServer {
@@ -25,8 +26,8 @@ enum TestServer {
         return url
     }
 
-    @discardableResult
     /// A store on a fresh database (created, migrated unless `migrate` is false), dropped afterwards.
+    @discardableResult
     static func withFreshStore<T>(migrate: Bool = true, _ body: (MySQLStore) throws -> T) throws -> T {
         let store = try MySQLStore(url: uniqueURL(), password: password, create: true)
         defer { try? store.dropDatabase() }
@@ -68,8 +69,10 @@ extension StoreError {
 
 /// Sample rows.
 enum Sample {
-    static func order(_ no: String, user: String = "u1", tradeNo: String? = nil, originNo: String? = nil,
-                      status: OrderStatus = .pending, purchaseDate: Int64? = nil) -> Order {
+    static func order(
+        _ no: String, user: String = "u1", tradeNo: String? = nil, originNo: String? = nil,
+        status: OrderStatus = .pending, purchaseDate: Int64? = nil
+    ) -> Order {
         Order(
             no: no, userId: user, productId: "com.example.pro", status: status, tradeNo: tradeNo, originNo: originNo,
             purchaseDate: purchaseDate, expiresDate: purchaseDate.map { $0 + 2_592_000_000 }, environment: "Sandbox",

@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) @testable import MySQLStore
 import SubscriptionEngine
 import Testing
+
+@_spi(Testing) @testable import MySQLStore
 
 @Suite("MySQLStore transactions", .enabled(if: TestServer.isConfigured, TestServer.skipReason))
 struct TransactionTests {
@@ -14,7 +15,9 @@ struct TransactionTests {
                     throw Boom()
                 }
             }
-            #expect(try store.read { try $0.counts() } == StoreCounts(orders: 0, contracts: 0, ledger: 0, unmatched: 0, audit: 0))
+            #expect(
+                try store.read { try $0.counts() }
+                    == StoreCounts(orders: 0, contracts: 0, ledger: 0, unmatched: 0, audit: 0))
         }
     }
 
@@ -33,7 +36,9 @@ struct TransactionTests {
                 return try s.insertContract(Sample.contract("c1"))
             }
             expectStoreError(\.isConflict) { _ = try store.write { try $0.insertOrder(Sample.order("a")) } }
-            expectStoreError(\.isConflict) { _ = try store.write { try $0.insertOrder(Sample.order("b", tradeNo: "t1")) } }
+            expectStoreError(\.isConflict) {
+                _ = try store.write { try $0.insertOrder(Sample.order("b", tradeNo: "t1")) }
+            }
             expectStoreError(\.isConflict) { _ = try store.write { try $0.insertContract(Sample.contract("c1")) } }
             // Orders without a transaction id do not collide (NULL is not a duplicate).
             _ = try store.write { s throws in
@@ -188,6 +193,60 @@ struct TransactionTests {
             #expect(try waiter.read { try $0.order(no: "locked")?.status } == .paid)
         }
     }
+}
+
+extension TransactionTests {
+    /// Two writers lock two rows in opposite order: InnoDB rolls one back (deadlock). That one gets
+    /// `busy`, cannot go on in the dead transaction (statements would otherwise autocommit), and
+    /// nothing of it is committed; the other commits.
+    @Test func deadlockVictimIsBusyAndItsTransactionCannotGoOn() throws {
+        try TestServer.withFreshStore { setup throws in
+            _ = try setup.write { s throws in
+                _ = try s.insertOrder(Sample.order("r1"))
+                return try s.insertOrder(Sample.order("r2"))
+            }
+            let url = setup.url
+            let password = TestServer.password
+            let results = Results()
+            let locked = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+            let group = DispatchGroup()
+            for worker in 0..<2 {
+                DispatchQueue.global().async(group: group) {
+                    let mine = worker == 0 ? "r1" : "r2"
+                    let theirs = worker == 0 ? "r2" : "r1"
+                    do {
+                        let store = try MySQLStore(url: url, password: password)
+                        try store.write { s throws in
+                            _ = try s.order(no: mine)  // FOR UPDATE in a write transaction
+                            locked[worker].signal()
+                            locked[1 - worker].wait()
+                            do {
+                                _ = try s.order(no: theirs)
+                            } catch {
+                                // Swallow it and try to go on: the store must refuse.
+                                _ = try? s.insertOrder(Sample.order("after-deadlock-\(worker)"))
+                                throw error
+                            }
+                        }
+                        results.set(worker, nil)
+                    } catch let error as StoreError where error.isBusy && error.description.contains("1213") {
+                        results.set(worker, Deadlocked())
+                    } catch {
+                        results.set(worker, error)
+                    }
+                }
+            }
+            #expect(group.wait(timeout: .now() + 30) == .success)
+            #expect(results.snapshot().sorted() == ["deadlock", "ok"])
+            let nos = try setup.read { try $0.orders(matching: OrderFilter()).map(\.no) }
+            #expect(nos.sorted() == ["r1", "r2"], "nothing of the victim's transaction is committed")
+        }
+    }
+}
+
+/// Marks a `busy` outcome caused by a deadlock (1213) in ``Results``.
+struct Deadlocked: Error, CustomStringConvertible {
+    var description: String { "deadlock" }
 }
 
 /// Outcomes of the concurrent workers: "ok", "conflict" or the error text.
