@@ -131,6 +131,10 @@ final class Connection {
             mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
         }
 
+        if let file = url.optionFile, access(file, R_OK) != 0 {
+            // Connector/C would silently ignore it and then fail with a confusing access error.
+            throw .accessDenied("cannot read the option file \(file): \(String(cString: strerror(errno)))")
+        }
         if let file = url.optionFile ?? Self.userOptionFile() {
             try option(MYSQL_READ_DEFAULT_FILE, "option file \(file)") {
                 file.withCString { mysql_options(handle, MYSQL_READ_DEFAULT_FILE, $0) }

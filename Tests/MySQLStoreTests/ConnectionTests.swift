@@ -60,6 +60,13 @@ struct ConnectionTests {
         #expect(!store.serverVersion.isEmpty)
     }
 
+    @Test func unreadableOptionFileIsReported() throws {
+        var url = try TestServer.baseURL()
+        url.optionFile = "/nonexistent-\(UInt32.random(in: 0...UInt32.max)).cnf"
+        let error = expectStoreError(\.isAccessDenied) { _ = try MySQLStore(url: url, password: nil) }
+        #expect(error?.description.contains("option file") == true)
+    }
+
     @Test func textRoundTripsExactly() throws {
         try TestServer.withFreshStore { store throws in
             // utf8mb4: 4-byte characters survive; ids compare exactly, trailing spaces included.
