@@ -17,6 +17,11 @@ let package = Package(
             path: "Sources/COpenSSL",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CMariaDB",
+            path: "Sources/CMariaDB",
+            providers: [.apt(["libmariadb-dev"])]
+        ),
         .target(
             name: "AppStoreJWS",
             dependencies: ["COpenSSL"]
@@ -37,6 +42,10 @@ let package = Package(
         .target(
             name: "SQLiteStore",
             dependencies: ["SubscriptionEngine", "CSQLite"]
+        ),
+        .target(
+            name: "MySQLStore",
+            dependencies: ["SubscriptionEngine", "CMariaDB"]
         ),
         .target(
             name: "IAPCommandLine",
@@ -68,6 +77,10 @@ let package = Package(
         .testTarget(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine"]
+        ),
+        .testTarget(
+            name: "MySQLStoreTests",
+            dependencies: ["MySQLStore", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "IAPCommandLineTests",
