@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "IAPCommandLine",
-            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore"]
+            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
         ),
         .executableTarget(
             name: "iapctl",
@@ -72,7 +72,7 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "SQLiteStoreTests",
