@@ -9,7 +9,9 @@ enum ContractsCommands {
             status: invocation.parsed.value("status").flatMap(ContractStatus.init(rawValue:)),
             limit: invocation.parsed.value("limit").flatMap { Int($0) })
         let contracts = try DbOpen.read(invocation) { try $0.contracts(matching: filter) }
-        invocation.emit(contracts.map(RowRendering.record), columns: RowRendering.contractColumns)
+        invocation.emit(
+            contracts.map(RowRendering.record),
+            columns: invocation.output == .table ? RowRendering.contractColumns : RowRendering.allContractColumns)
         if contracts.isEmpty, invocation.output == .table { invocation.note("no contracts") }
         return .success
     }

@@ -42,7 +42,7 @@ extension Order: Correctable {
 
 extension Contract: Correctable {
     static var entity: EntityKind { .contract }
-    static var keyFields: [String] { ["contract_id", "id"] }
+    static var keyFields: [String] { ["contract_id"] }
     static var editableFields: [String] {
         ["status", "auto_renew", "expires_date", "user_id", "product_id"]
     }

@@ -119,7 +119,8 @@ enum OrdersCommands {
             productId: invocation.parsed.value("product"),
             limit: invocation.parsed.value("limit").flatMap { Int($0) })
         let orders = try DbOpen.read(invocation) { try $0.orders(matching: filter) }
-        invocation.emit(orders.map(RowRendering.record), columns: RowRendering.orderColumns)
+        invocation.emit(
+            orders.map(RowRendering.record), columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
         if orders.isEmpty, invocation.output == .table { invocation.note("no orders") }
         return .success
     }
