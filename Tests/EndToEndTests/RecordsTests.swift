@@ -55,6 +55,13 @@ struct DatabaseTests {
         #expect(table.lines.contains { $0.hasPrefix("orders") && $0.hasSuffix(" 2") })
     }
 
+    @Test func aPasswordInTheURLIsNeverPrinted() throws {
+        let cli = try CLI()
+        let result = try cli.run(["db", "status", "--db", "mysql://shop:s3cret@db.example/shop"])
+        #expect(result.status != 0)
+        #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"))
+    }
+
     static let commandsNeedingTheDatabase: [[String]] = [
         ["db", "status"],
         ["orders", "create", "--user", "u", "--product", "p"],
@@ -155,8 +162,10 @@ struct OrdersCreateTests {
         ("{\"user\": \"a\", \"product\": \"p\"}\n{\"user\": \"b\", \"product\": \"p\"}\n{oops\n", "line 3: not JSON"),
         ("{\"user\": \"a\", \"product\": \"p\", \"colour\": \"red\"}\n", "line 1: unknown field 'colour'"),
         ("user,product\na,p\nb\n", "line 3: expected 2 fields"),
-        ("{\"user\": \"a\", \"product\": \"p\", \"no\": \"x\"}\n{\"user\": \"b\", \"product\": \"p\", \"no\": \"x\"}\n",
-         "line 2: order number x appears twice"),
+        (
+            "{\"user\": \"a\", \"product\": \"p\", \"no\": \"x\"}\n{\"user\": \"b\", \"product\": \"p\", \"no\": \"x\"}\n",
+            "line 2: order number x appears twice"
+        ),
     ])
     func aBadRowCreatesNothing(input: String, message: String) throws {
         let cli = try CLI.initialized()
@@ -215,9 +224,10 @@ struct OrdersListTests {
         let (cli, _) = try fixture()
         let json = try cli.orders()
         let first = try #require(json.first)
-        for key in ["no", "user_id", "product_id", "status", "trade_no", "origin_no", "purchase_date", "expires_date",
-            "environment", "price", "currency", "created_at", "updated_at", "created_at_ms"]
-        {
+        for key in [
+            "no", "user_id", "product_id", "status", "trade_no", "origin_no", "purchase_date", "expires_date",
+            "environment", "price", "currency", "created_at", "updated_at", "created_at_ms",
+        ] {
             #expect(first.keys.contains(key), "missing \(key)")
         }
         let created = try #require(first["created_at"] as? String)
@@ -271,16 +281,15 @@ struct OrdersShowTests {
         #expect(try cli.order(first)["expires_date"] as? String == "2025-10-05T01:24:32Z")
         #expect(try cli.order(first)["expires_date_ms"] as? Int == 1_759_627_472_000)
 
-        let subscription = try cli.ok(["orders", "show", "2000000000000001", "-o", "json"]).jsonObject()
-        let orders = try #require(subscription["orders"] as? [[String: Any]])
-        // "2000000000000001" is first's trade_no too: an exact trade_no match wins over origin_no.
-        #expect(orders.count == 1)
-        try cli.ok(["orders", "update", first, "--trade-no", "2000000000000003", "--reason", "fix"])
+        // The first purchase's transactionId is the originalTransactionId: the whole subscription.
         let all = try cli.ok(["orders", "show", "2000000000000001", "-o", "json"]).jsonObject()
         let allOrders = try #require(all["orders"] as? [[String: Any]])
         #expect(Set(allOrders.compactMap { $0["no"] as? String }) == [first, renewal])
         #expect(all["contract"] is NSNull)
         #expect((all["events"] as? [Any])?.isEmpty == true)
+        let changes = try #require(all["changes"] as? [[String: Any]])
+        #expect(Set(changes.compactMap { $0["key"] as? String }) == [first, renewal])
+        #expect(changes.count == 4)
 
         let table = try cli.ok(["orders", "show", "2000000000000001"])
         #expect(table.stdout.contains("Orders (2)"))
@@ -340,7 +349,8 @@ struct OrdersUpdateTests {
             env: ["IAPCTL_ACTOR": "bob"])
         let order = try cli.order(no)
         #expect(order["status"] as? String == "paid")
-        let changes = try #require(try cli.ok(["orders", "show", no, "-o", "json"]).jsonObject()["changes"] as? [[String: Any]])
+        let changes = try #require(
+            try cli.ok(["orders", "show", no, "-o", "json"]).jsonObject()["changes"] as? [[String: Any]])
         #expect(changes.last?["actor"] as? String == "bob")
     }
 
@@ -419,7 +429,8 @@ struct OrdersUpdateTests {
         #expect(try cli.order(a)["status"] as? String == "paid")
         #expect(try cli.order(a)["expires_date"] as? String == "2025-12-31T00:00:00Z")
         #expect(try cli.order(b)["status"] as? String == "revoked")
-        let changes = try #require(try cli.ok(["orders", "show", b, "-o", "json"]).jsonObject()["changes"] as? [[String: Any]])
+        let changes = try #require(
+            try cli.ok(["orders", "show", b, "-o", "json"]).jsonObject()["changes"] as? [[String: Any]])
         #expect(changes.last?["reason"] as? String == "chargeback")
         #expect(changes.last?["ticket"] as? String == "T-9")
         #expect(changes.last?["actor"] as? String == "carol")
@@ -429,7 +440,8 @@ struct OrdersUpdateTests {
         let cli = try CLI.initialized()
         let a = try cli.createOrder()
         let b = try cli.createOrder()
-        let file = try cli.write("fixes.csv", "no,status,expires_date\n\(a),refunded,2025-12-31T00:00:00Z\n\(b),paid,\n")
+        let file = try cli.write(
+            "fixes.csv", "no,status,expires_date\n\(a),refunded,2025-12-31T00:00:00Z\n\(b),paid,\n")
         let result = try cli.ok(["orders", "update", "--from", file, "--reason", "csv", "-o", "ndjson"])
         let rows = try result.ndjson()
         #expect(rows.map { $0["line"] as? Int } == [2, 3])
@@ -440,14 +452,23 @@ struct OrdersUpdateTests {
     }
 
     @Test(arguments: [
-        ("{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"status\": \"paid\"}\n{\"no\": \"A\", \"status\": \"payed\"}\n",
-         65, "line 3: unknown status 'payed' (allowed: pending, paid, refunded, revoked)"),
-        ("{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"missing\", \"status\": \"paid\"}\n",
-         3, "line 2: no order with no = missing"),
-        ("{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"colour\": \"red\"}\n", 65, "line 2: unknown field 'colour'"),
+        (
+            "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"status\": \"paid\"}\n{\"no\": \"A\", \"status\": \"payed\"}\n",
+            65, "line 3: unknown status 'payed' (allowed: pending, paid, refunded, revoked)"
+        ),
+        (
+            "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"missing\", \"status\": \"paid\"}\n",
+            3, "line 2: no order with no = missing"
+        ),
+        (
+            "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"colour\": \"red\"}\n", 65,
+            "line 2: unknown field 'colour'"
+        ),
         ("{\"no\": \"A\", \"status\": \"paid\"}\n{\"status\": \"paid\"}\n", 65, "line 2: no no or trade_no"),
-        ("{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"expires_date\": \"soon\"}\n", 65,
-         "line 2: expires_date 'soon' is not a time"),
+        (
+            "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"expires_date\": \"soon\"}\n", 65,
+            "line 2: expires_date 'soon' is not a time"
+        ),
         ("{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\"}\n", 65, "line 2: nothing to change"),
         ("{\"no\": \"A\", \"status\": \"paid\"}\n[1]\n", 65, "line 2: expected a JSON object"),
         ("no,status\nA,paid\nB,payed\n", 65, "line 3: unknown status 'payed'"),
@@ -483,7 +504,8 @@ struct OrdersUpdateTests {
         let a = try cli.createOrder()
         let both = try cli.run(["orders", "update", a, "--from", "-", "--reason", "r"], stdin: "")
         #expect(both.status == 64)
-        let fieldsToo = try cli.run(["orders", "update", "--from", "-", "--status", "paid", "--reason", "r"], stdin: "")
+        let fieldsToo = try cli.run(
+            ["orders", "update", "--from", "-", "--status", "paid", "--reason", "r"], stdin: "")
         #expect(fieldsToo.status == 64)
     }
 }

@@ -27,7 +27,9 @@ enum ContractsCommands {
         guard let history else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
-                hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
+                hint:
+                    "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list"
+            )
         }
         OrdersShow.emit(history, invocation: invocation, primary: .contract)
         return .success

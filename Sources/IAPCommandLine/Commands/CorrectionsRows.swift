@@ -19,7 +19,8 @@ extension Order: Correctable {
     mutating func set(_ field: String, _ value: JSONValue) throws(CLIError) {
         switch field {
         case "status":
-            status = OrderStatus(rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.orderStatuses))!
+            status = OrderStatus(
+                rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.orderStatuses))!
         case "user_id": userId = try FieldValue.text(value, field: field)
         case "product_id": productId = try FieldValue.text(value, field: field)
         case "expires_date": expiresDate = try FieldValue.optionalTime(value, field: field)
