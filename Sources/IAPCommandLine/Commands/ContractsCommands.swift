@@ -9,7 +9,9 @@ enum ContractsCommands {
             status: invocation.parsed.value("status").flatMap(ContractStatus.init(rawValue:)),
             limit: invocation.parsed.value("limit").flatMap { Int($0) })
         let contracts = try DbOpen.read(invocation) { try $0.contracts(matching: filter) }
-        invocation.emit(contracts.map(RowRendering.record), columns: RowRendering.contractColumns)
+        invocation.emit(
+            contracts.map(RowRendering.record),
+            columns: invocation.output == .table ? RowRendering.contractColumns : RowRendering.allContractColumns)
         if contracts.isEmpty, invocation.output == .table { invocation.note("no contracts") }
         return .success
     }
@@ -25,7 +27,9 @@ enum ContractsCommands {
         guard let history else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
-                hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
+                hint:
+                    "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list"
+            )
         }
         OrdersShow.emit(history, invocation: invocation, primary: .contract)
         return .success

@@ -1,10 +1,11 @@
+import AppStoreJWS
+import SubscriptionEngine
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import AppStoreJWS
-import SubscriptionEngine
 
 /// A row kind that `orders update` / `contracts update` can correct by hand.
 protocol Correctable: Encodable {
@@ -58,7 +59,8 @@ enum Corrections {
     ) throws(CLIError) -> [CorrectionRequest] {
         var requests: [CorrectionRequest] = []
         for row in rows {
-            guard let keyField = Row.keyFields.first(where: { row.value($0) != nil }), let keyValue = row.value(keyField)
+            guard let keyField = Row.keyFields.first(where: { row.value($0) != nil }),
+                let keyValue = row.value(keyField)
             else {
                 throw CLIError(
                     .dataError,
@@ -73,9 +75,13 @@ enum Corrections {
             for (name, value) in row.fields where name != keyField {
                 switch name {
                 case "reason":
-                    do { rowReason = try FieldValue.text(value, field: "reason") } catch { throw prefixed(error, row.prefix) }
+                    do { rowReason = try FieldValue.text(value, field: "reason") } catch {
+                        throw prefixed(error, row.prefix)
+                    }
                 case "ticket":
-                    do { rowTicket = try FieldValue.optionalText(value, field: "ticket") } catch { throw prefixed(error, row.prefix) }
+                    do { rowTicket = try FieldValue.optionalText(value, field: "ticket") } catch {
+                        throw prefixed(error, row.prefix)
+                    }
                 default:
                     guard Row.editableFields.contains(name) else {
                         let allowed = Row.keyFields + Row.editableFields + ["reason", "ticket"]
@@ -134,7 +140,8 @@ enum Corrections {
                             at: now, actor: actor, command: command, reason: request.reason, ticket: request.ticket,
                             entity: Row.entity, key: row.auditKey, before: json(before), after: json(row)))
                 }
-                results.append(CorrectionResult(request: request, entity: Row.entity, key: row.auditKey, changes: changes))
+                results.append(
+                    CorrectionResult(request: request, entity: Row.entity, key: row.auditKey, changes: changes))
             }
             return results
         }

@@ -136,7 +136,9 @@ enum BatchInput {
             switch c {
             case "\"":
                 guard cell.isEmpty else {
-                    throw CLIError(.dataError, "line \(line): a quote inside an unquoted CSV cell", hint: "quote the whole cell and double inner quotes: \"a \"\"b\"\"\"")
+                    throw CLIError(
+                        .dataError, "line \(line): a quote inside an unquoted CSV cell",
+                        hint: "quote the whole cell and double inner quotes: \"a \"\"b\"\"\"")
                 }
                 inQuotes = true
                 quotedCell = true

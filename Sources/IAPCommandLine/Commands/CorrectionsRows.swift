@@ -19,7 +19,8 @@ extension Order: Correctable {
     mutating func set(_ field: String, _ value: JSONValue) throws(CLIError) {
         switch field {
         case "status":
-            status = OrderStatus(rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.orderStatuses))!
+            status = OrderStatus(
+                rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.orderStatuses))!
         case "user_id": userId = try FieldValue.text(value, field: field)
         case "product_id": productId = try FieldValue.text(value, field: field)
         case "expires_date": expiresDate = try FieldValue.optionalTime(value, field: field)
@@ -42,7 +43,7 @@ extension Order: Correctable {
 
 extension Contract: Correctable {
     static var entity: EntityKind { .contract }
-    static var keyFields: [String] { ["contract_id", "id"] }
+    static var keyFields: [String] { ["contract_id"] }
     static var editableFields: [String] {
         ["status", "auto_renew", "expires_date", "user_id", "product_id"]
     }

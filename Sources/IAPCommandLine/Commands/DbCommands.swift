@@ -90,7 +90,8 @@ enum DbCommands {
             r.append("audit", counts.audit)
         } else if current > supported {
             throw CLIError(
-                .config, "database \(DbOpen.display(invocation)) has schema version \(current), newer than this "
+                .config,
+                "database \(DbOpen.display(invocation)) has schema version \(current), newer than this "
                     + "iapctl supports (\(supported))", hint: "upgrade iapctl")
         } else {
             let raw = DbOpen.raw(invocation)

@@ -1,10 +1,11 @@
+import AppStoreJWS
+import SubscriptionEngine
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import AppStoreJWS
-import SubscriptionEngine
 
 /// `iapctl orders create|list|update`.
 enum OrdersCommands {
@@ -119,7 +120,9 @@ enum OrdersCommands {
             productId: invocation.parsed.value("product"),
             limit: invocation.parsed.value("limit").flatMap { Int($0) })
         let orders = try DbOpen.read(invocation) { try $0.orders(matching: filter) }
-        invocation.emit(orders.map(RowRendering.record), columns: RowRendering.orderColumns)
+        invocation.emit(
+            orders.map(RowRendering.record),
+            columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
         if orders.isEmpty, invocation.output == .table { invocation.note("no orders") }
         return .success
     }

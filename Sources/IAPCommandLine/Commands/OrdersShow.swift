@@ -15,11 +15,16 @@ enum OrdersShow {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let key = invocation.parsed.argument("key") else { throw CLIError.usage("missing argument <key>") }
         let history: History? = try DbOpen.read(invocation) { session in
-            let orders: [Order]
-            if let order = try session.order(no: key) ?? session.order(tradeNo: key) {
+            // The first purchase's transactionId is also the subscription's originalTransactionId:
+            // that key shows the whole subscription; any other transactionId shows its one order.
+            var orders: [Order] = []
+            if let order = try session.order(no: key) {
+                orders = [order]
+            } else if let order = try session.order(tradeNo: key), order.originNo != key {
                 orders = [order]
             } else {
                 orders = try session.orders(originNo: key)
+                if orders.isEmpty, let order = try session.order(tradeNo: key) { orders = [order] }
             }
             guard !orders.isEmpty else { return nil }
             let originNos = unique(orders.compactMap(\.originNo))

@@ -34,6 +34,14 @@ enum RowRendering {
         Column("updated_at", title: "UPDATED"),
     ]
 
+    /// Every column of an order (CSV, even for no rows).
+    static let allOrderColumns: [Column] = record(Order(no: "", userId: "", productId: "")).keys.map { Column($0) }
+
+    /// Every column of a contract (CSV, even for no rows).
+    static let allContractColumns: [Column] = record(Contract(contractId: "", userId: "", productId: "")).keys.map {
+        Column($0)
+    }
+
     /// Every column of a contract, in schema order.
     static func record(_ contract: Contract) -> Record {
         var r = Record()
