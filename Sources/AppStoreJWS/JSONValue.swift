@@ -123,37 +123,51 @@ extension JSONValue {
     }
 
     static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        // Fast path: nothing to escape (no control character, quote, backslash, or the lead byte
-        // 0xE2 of U+2028/U+2029), so the text is appended whole.
-        var plain = s
-        let clean = plain.withUTF8 { bytes in
-            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C || b == 0xE2 { return false }
-            return true
-        }
-        if clean {
-            out += plain
-            out += "\""
-            return
-        }
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+        var text = s
+        // On the UTF-8 bytes: clean runs are copied whole; only control characters, quote,
+        // backslash and U+2028/U+2029 (E2 80 A8/A9) are escaped.
+        let escaped: String? = text.withUTF8 { bytes in
+            func needsEscape(_ i: Int) -> Bool {
+                let b = bytes[i]
+                if b < 0x20 || b == 0x22 || b == 0x5C { return true }
+                return b == 0xE2 && i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9)
             }
+            var first = 0
+            while first < bytes.count, !needsEscape(first) { first += 1 }
+            if first == bytes.count { return nil }
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(bytes.count + 16)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[0..<first]))
+            var i = first
+            while i < bytes.count {
+                guard needsEscape(i) else {
+                    buffer.append(bytes[i])
+                    i += 1
+                    continue
+                }
+                let b = bytes[i]
+                switch b {
+                case 0x22: buffer.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: buffer.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: buffer.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: buffer.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0x08: buffer.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+                case 0x0C: buffer.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+                case 0xE2:
+                    buffer.append(contentsOf: Array((bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8))
+                    i += 3
+                    continue
+                default:
+                    let hex = Array(String(b, radix: 16).utf8)
+                    buffer.append(contentsOf: Array("\\u".utf8) + [UInt8](repeating: UInt8(ascii: "0"), count: 4 - hex.count) + hex)
+                }
+                i += 1
+            }
+            return String(decoding: buffer, as: UTF8.self)
         }
+        out += "\""
+        out += escaped ?? s
         out += "\""
     }
 }
