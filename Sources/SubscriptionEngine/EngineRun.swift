@@ -315,6 +315,9 @@ struct EngineRun {
     }
 
     static func json<T: Encodable>(_ value: T) -> String? {
+        // Rows the engine audits on every event: the same bytes without the generic encoder.
+        if let order = value as? Order { return EngineAuditJSON.encode(order) }
+        if let contract = value as? Contract { return EngineAuditJSON.encode(contract) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
 import JWSForge
 import SQLiteStore
-import SubscriptionEngine
+@testable import SubscriptionEngine
 import Testing
 
 @testable import IAPCommandLine
@@ -146,5 +146,50 @@ import Testing
             environment: ["IAPCTL_TIMINGS": "1"], stdin: world.lines.joined(separator: "\n"))
         #expect(timed.err.contains("notify timings: 6 items"))
         #expect(timed.err.contains("engine+store"))
+    }
+}
+
+/// The engine's hand-written audit JSON must be byte for byte what `JSONEncoder` (`.sortedKeys`) writes.
+@Suite struct EngineAuditJSONTests {
+    static func encoder(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static let strings: [String?] = [
+        nil, "", "plain", "com.example/app", "quote\" back\\slash", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}",
+        "é 😀 \u{2028} \u{7F}", "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e",
+    ]
+    static let numbers: [Int64?] = [nil, 0, -1, 9990, Int64.max, Int64.min, 1_735_689_605_000]
+
+    @Test func ordersMatchJSONEncoder() throws {
+        var checked = 0
+        for (i, text) in Self.strings.enumerated() {
+            for (j, number) in Self.numbers.enumerated() {
+                let order = Order(
+                    id: number ?? 7, no: text ?? "n", userId: Self.strings[(i + 1) % Self.strings.count] ?? "u",
+                    productId: text ?? "p", status: OrderStatus.allCases[(i + j) % 4], tradeNo: text,
+                    originNo: Self.strings[(i + j) % Self.strings.count], purchaseDate: number,
+                    expiresDate: Self.numbers[(j + 1) % Self.numbers.count], environment: text, price: number,
+                    currency: Self.strings[(i + 2) % Self.strings.count], createdAt: number ?? 1, updatedAt: (number ?? 4) / 2)
+                #expect(SubscriptionEngine.EngineRun.json(order) == (try Self.encoder(order)))
+                checked += 1
+            }
+        }
+        #expect(checked == Self.strings.count * Self.numbers.count)
+    }
+
+    @Test func contractsMatchJSONEncoder() throws {
+        for (i, text) in Self.strings.enumerated() {
+            for (j, number) in Self.numbers.enumerated() {
+                let contract = Contract(
+                    id: number ?? 3, contractId: text ?? "c", userId: "u\(i)", productId: text ?? "p",
+                    status: ContractStatus.allCases[(i + j) % ContractStatus.allCases.count], autoRenew: (i + j) % 2 == 0,
+                    expiresDate: number, environment: text, nextProductId: Self.strings[(i + 3) % Self.strings.count],
+                    lastEventDate: Self.numbers[(j + 2) % Self.numbers.count], createdAt: number ?? 0, updatedAt: 5)
+                #expect(SubscriptionEngine.EngineRun.json(contract) == (try Self.encoder(contract)))
+            }
+        }
     }
 }
