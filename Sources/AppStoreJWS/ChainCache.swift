@@ -21,8 +21,14 @@ final class ChainCache: Sendable {
 
         init(_ segment: Substring) {
             text = String(segment)
+            // The length and the first 1 KiB (alg and most of the leaf certificate, whose serial
+            // number differs between chains) spread the keys; equality still compares the whole text.
             var hasher = Hasher()
-            hasher.combine(text)
+            var copy = text
+            copy.withUTF8 { bytes in
+                hasher.combine(bytes.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<min(bytes.count, 1024)]))
+            }
             hashValue_ = hasher.finalize()
         }
 
