@@ -26,19 +26,24 @@ struct VerifiedItem {
 
 /// Streams `notify`'s input as chunks of verified items, in input order.
 ///
-/// The calling thread reads and frames the input; the signatures of each chunk are verified on
-/// all cores while the caller applies the previous chunk, so reading, verifying and writing overlap
-/// and memory stays bounded by two chunks whatever the input size.
+/// The calling thread reads and frames the input; the signatures of the chunks ahead are verified
+/// on all cores while the caller applies the current one, so reading, verifying and writing overlap
+/// and memory stays bounded by a few chunks whatever the input size.
 final class VerifiedBatches {
     private var items: InputItems
     private let verifier: AppStoreVerifier
     private let chunkSize: Int
     private let timings: PhaseTimings
-    /// The chunk being verified in the background.
-    private var inFlight: VerificationJob?
+    /// Chunks being verified in the background, oldest first.
+    private var inFlight: [VerificationJob] = []
+    /// How many chunks may be read ahead: the workers keep verifying while the writer waits for
+    /// its disk (COMMIT, checkpoints); memory stays bounded by `depth` chunks.
+    private let depth: Int
     /// A read error met while reading ahead: thrown once the items before it were handed out.
     private var deferredError: CLIError?
     private var reachedEnd = false
+    /// Runs the chunks' verification one chunk at a time, oldest first (each on all cores).
+    private let queue = DispatchQueue(label: "iapctl.notify.verify")
 
     /// The number of threads verification uses (the online cores, at least 1).
     static var threadCount: Int {
@@ -46,14 +51,17 @@ final class VerifiedBatches {
         return cores > 0 ? cores : 1
     }
 
-    init(_ items: InputItems, verifier: AppStoreVerifier, chunkSize: Int = 512, timings: PhaseTimings) {
+    init(_ items: InputItems, verifier: AppStoreVerifier, chunkSize: Int = 512, depth: Int = 3, timings: PhaseTimings) {
         self.items = items
         self.verifier = verifier
         self.chunkSize = max(1, chunkSize)
+        self.depth = max(1, depth)
         self.timings = timings
     }
 
-    deinit { inFlight?.wait() }
+    deinit {
+        for job in inFlight { job.wait() }
+    }
 
     /// Whether any non-blank input was seen.
     var isEmpty: Bool { items.isEmpty }
@@ -61,22 +69,29 @@ final class VerifiedBatches {
     /// The next verified chunk (never empty), or nil at the end of the input. A read error is
     /// thrown after every item read before it was returned.
     func next() throws(CLIError) -> [VerifiedItem]? {
-        if inFlight == nil { startNext() }
-        guard let job = inFlight else {
+        fill()
+        guard !inFlight.isEmpty else {
             if let error = deferredError {
                 deferredError = nil
                 throw error
             }
             return nil
         }
-        inFlight = nil
+        let job = inFlight.removeFirst()
         // Read the following chunk while this one is being verified, then start verifying it.
-        if deferredError == nil { startNext() }
+        fill()
         let waited = timings.start()
         job.wait()
         timings.add(.verifyWait, since: waited)
         timings.addVerifyCPU(job.cpuNanoseconds)
         return job.results()
+    }
+
+    /// Starts chunks until `depth` are in flight or the input ends.
+    private func fill() {
+        while inFlight.count < depth, !reachedEnd {
+            startNext()
+        }
     }
 
     /// Reads up to `chunkSize` items and starts verifying them in the background.
@@ -100,8 +115,8 @@ final class VerifiedBatches {
         timings.add(.read, since: started)
         guard !chunk.isEmpty else { return }
         let job = VerificationJob(chunk, verifier: verifier, threads: Self.threadCount, measureCPU: timings.enabled)
-        job.start()
-        inFlight = job
+        job.start(on: queue)
+        inFlight.append(job)
     }
 }
 
@@ -135,8 +150,9 @@ private final class VerificationJob: @unchecked Sendable {
         cpu.deallocate()
     }
 
-    func start() {
-        DispatchQueue.global().async(group: group) { [self] in
+    /// Starts on `queue` (serial: the chunks ahead wait their turn).
+    func start(on queue: DispatchQueue) {
+        queue.async(group: group) { [self] in
             if threads == 1 {
                 work(worker: 0)
             } else {
