@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts update'|'notify'|'verify'|'restore'|'completion'|'help') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts update'|'notify'|'verify'|'restore'|'audit'|'audit list'|'audit show'|'audit undo'|'completion'|'help') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -41,7 +41,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore completion help' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore audit completion help' -- "$cur") )
             fi
             ;;
         'db')
@@ -265,6 +265,57 @@ _iapctl() {
                 _iapctl_files
             fi
             ;;
+        'audit')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'list show undo' -- "$cur") )
+            fi
+            ;;
+        'audit list')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --since) return ;;
+                --ticket) return ;;
+                --limit) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --since --ticket --limit --help' -- "$cur") )
+            fi
+            ;;
+        'audit show')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+            fi
+            ;;
+        'audit undo')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
         'completion')
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
@@ -276,7 +327,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore completion' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore audit completion' -- "$cur") )
             fi
             ;;
     esac

@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'completion' 'help'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'audit' 'audit list' 'audit show' 'audit undo' 'completion' 'help'
             set path $candidate
         end
     end
@@ -28,6 +28,7 @@ complete -c iapctl -n '__iapctl_at ""' -a contracts -d 'List, inspect and correc
 complete -c iapctl -n '__iapctl_at ""' -a notify -d 'Apply App Store Server Notifications V2'
 complete -c iapctl -n '__iapctl_at ""' -a verify -d 'Verify and decode any App Store JWS; optionally apply a transaction'
 complete -c iapctl -n '__iapctl_at ""' -a restore -d 'Say which orders a device\'s restored transactions are, and whether they belong to a user'
+complete -c iapctl -n '__iapctl_at ""' -a audit -d 'Read the audit trail and undo a mistaken change'
 complete -c iapctl -n '__iapctl_at ""' -a completion -d 'Print a shell completion script'
 complete -c iapctl -n '__iapctl_at ""' -a help -d 'Show help for a command'
 complete -c iapctl -n '__iapctl_at ""' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -241,8 +242,53 @@ complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When 
 complete -c iapctl -n '__iapctl_at "restore"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "restore"' -F
 
+complete -c iapctl -n '__iapctl_at "audit"' -a list -d 'List audit rows, newest first'
+complete -c iapctl -n '__iapctl_at "audit"' -a show -d 'Show one audit row: who, when, why, the field changes, the row before and after'
+complete -c iapctl -n '__iapctl_at "audit"' -a undo -d 'Put back what an audited change replaced (itself audited)'
+complete -c iapctl -n '__iapctl_at "audit"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "audit"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "audit"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "audit"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "audit"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "audit"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "audit"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "audit"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "audit list"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "audit list"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "audit list"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "audit list"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "audit list"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "audit list"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "audit list"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "audit list"' -l since -x -d 'Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)'
+complete -c iapctl -n '__iapctl_at "audit list"' -l ticket -x -d 'Only rows recorded with this ticket'
+complete -c iapctl -n '__iapctl_at "audit list"' -l limit -x -d 'Show at most this many rows'
+complete -c iapctl -n '__iapctl_at "audit list"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "audit show"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "audit show"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "audit show"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "audit show"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "audit show"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "audit show"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "audit show"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "audit show"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "audit undo"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "audit undo"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "audit undo"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "audit undo"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l reason -x -d 'Why: recorded in the audit trail with the actor and the change'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l dry-run -d 'Show what would change; write nothing'
+complete -c iapctl -n '__iapctl_at "audit undo"' -s h -l help -d 'Show this help and exit'
+
 complete -c iapctl -n '__iapctl_at "completion"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "completion"' -x -a 'bash zsh fish'
 
 complete -c iapctl -n '__iapctl_at "help"' -s h -l help -d 'Show this help and exit'
-complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore completion'
+complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore audit completion'

@@ -120,7 +120,7 @@ public enum CommandTree {
                 "iapctl notify --bundle-id com.example.app --app-apple-id 1234567890 < body.json",
                 "Apply a notification Apple posted to your webhook."),
         ],
-        subcommands: [db, orders, contracts, notify, verify, restore, completion, help, man],
+        subcommands: [db, orders, contracts, notify, verify, restore, audit, completion, help, man],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
 
@@ -425,6 +425,62 @@ public enum CommandTree {
         handlerKey: "restore"
     )
 
+    static let audit = CommandSpec(
+        name: "audit",
+        abstract: "Read the audit trail and undo a mistaken change.",
+        discussion: """
+            Every change to an order or a contract is audited: manual corrections (orders update, \
+            contracts update, restore transfers, audit undo) and the engine's changes (notify, \
+            verify --apply) alike, with the actor, the reason, the ticket and the row before and after.
+            """,
+        examples: [
+            CommandExample("iapctl audit list --actor sam --since 7d", "What sam changed in the last week."),
+            CommandExample("iapctl audit undo 118 --reason 'wrong order' --ticket T-77", "Revert audit row 118."),
+        ],
+        subcommands: [
+            CommandSpec(
+                name: "list",
+                abstract: "List audit rows, newest first.",
+                discussion: "On this command --actor filters by who made the change (it is not who runs iapctl).",
+                examples: [
+                    CommandExample("iapctl audit list --ticket T-118", "Everything done under ticket T-118."),
+                    CommandExample(
+                        "iapctl audit list --since 2025-06-01T00:00:00Z -o ndjson", "Changes since June, as NDJSON."),
+                ],
+                options: [
+                    OptionSpec(
+                        "since", valueName: "time",
+                        help: "Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)."),
+                    OptionSpec("ticket", valueName: "id", help: "Only rows recorded with this ticket."),
+                    limitOption,
+                ],
+                handlerKey: "audit list"),
+            CommandSpec(
+                name: "show",
+                abstract: "Show one audit row: who, when, why, the field changes, the row before and after.",
+                examples: [CommandExample("iapctl audit show 118", "Audit row 118.")],
+                arguments: [ArgumentSpec("id", help: "The audit row id (ID column of audit list).")],
+                handlerKey: "audit show"),
+            CommandSpec(
+                name: "undo",
+                abstract: "Put back what an audited change replaced (itself audited).",
+                discussion: """
+                    Plans the inverse of audit row ID: each field it changed gets its earlier value \
+                    back, through the same audited correction as orders/contracts update. Refused \
+                    with exit 4 when the row changed since (the undo would silently discard that \
+                    later change), when the row was created by that change, or when it changed a \
+                    field that cannot be set by hand. --dry-run shows the plan and writes nothing.
+                    """,
+                examples: [
+                    CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --dry-run", "See the plan."),
+                    CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --ticket T-118", "Undo it."),
+                ],
+                options: [reasonOption, ticketOption, dryRun],
+                arguments: [ArgumentSpec("id", help: "The audit row to undo.")],
+                handlerKey: "audit undo"),
+        ]
+    )
+
     static let completion = CommandSpec(
         name: "completion",
         abstract: "Print a shell completion script.",
@@ -452,7 +508,9 @@ public enum CommandTree {
         arguments: [
             ArgumentSpec(
                 "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
-                completion: .values(["db", "orders", "contracts", "notify", "verify", "restore", "completion"]))
+                completion: .values([
+                    "db", "orders", "contracts", "notify", "verify", "restore", "audit", "completion",
+                ]))
         ],
         handlerKey: "help",
         inheritsOptions: false

@@ -23,6 +23,9 @@ public enum CommandHandlers {
             "notify": NotifyCommand.run,
             "verify": VerifyCommand.run,
             "restore": RestoreCommand.run,
+            "audit list": AuditCommands.list,
+            "audit show": AuditCommands.show,
+            "audit undo": AuditUndo.run,
         ]
     }
 }
