@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts update'|'notify'|'verify'|'restore'|'audit'|'audit list'|'audit show'|'audit undo'|'completion'|'help') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts update'|'notify'|'verify'|'restore'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -41,7 +41,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore audit completion help' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore audit doctor completion help' -- "$cur") )
             fi
             ;;
         'db')
@@ -316,6 +316,18 @@ _iapctl() {
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
+        'doctor')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --environment --help' -- "$cur") )
+            fi
+            ;;
         'completion')
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
@@ -327,7 +339,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore audit completion' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore audit doctor completion' -- "$cur") )
             fi
             ;;
     esac

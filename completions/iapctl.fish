@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'audit' 'audit list' 'audit show' 'audit undo' 'completion' 'help'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help'
             set path $candidate
         end
     end
@@ -29,6 +29,7 @@ complete -c iapctl -n '__iapctl_at ""' -a notify -d 'Apply App Store Server Noti
 complete -c iapctl -n '__iapctl_at ""' -a verify -d 'Verify and decode any App Store JWS; optionally apply a transaction'
 complete -c iapctl -n '__iapctl_at ""' -a restore -d 'Say which orders a device\'s restored transactions are, and whether they belong to a user'
 complete -c iapctl -n '__iapctl_at ""' -a audit -d 'Read the audit trail and undo a mistaken change'
+complete -c iapctl -n '__iapctl_at ""' -a doctor -d 'Check the data\'s invariants; print each finding with the command that fixes it'
 complete -c iapctl -n '__iapctl_at ""' -a completion -d 'Print a shell completion script'
 complete -c iapctl -n '__iapctl_at ""' -a help -d 'Show help for a command'
 complete -c iapctl -n '__iapctl_at ""' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -287,8 +288,18 @@ complete -c iapctl -n '__iapctl_at "audit undo"' -l ticket -x -d 'A support tick
 complete -c iapctl -n '__iapctl_at "audit undo"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "audit undo"' -s h -l help -d 'Show this help and exit'
 
+complete -c iapctl -n '__iapctl_at "doctor"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "doctor"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "doctor"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "doctor"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "doctor"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "doctor"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "doctor"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "doctor"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An environment the database accepts; rows of others are findings'
+complete -c iapctl -n '__iapctl_at "doctor"' -s h -l help -d 'Show this help and exit'
+
 complete -c iapctl -n '__iapctl_at "completion"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "completion"' -x -a 'bash zsh fish'
 
 complete -c iapctl -n '__iapctl_at "help"' -s h -l help -d 'Show this help and exit'
-complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore audit completion'
+complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore audit doctor completion'

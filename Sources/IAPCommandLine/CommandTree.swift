@@ -120,7 +120,7 @@ public enum CommandTree {
                 "iapctl notify --bundle-id com.example.app --app-apple-id 1234567890 < body.json",
                 "Apply a notification Apple posted to your webhook."),
         ],
-        subcommands: [db, orders, contracts, notify, verify, restore, audit, completion, help, man],
+        subcommands: [db, orders, contracts, notify, verify, restore, audit, doctor, completion, help, man],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
 
@@ -481,6 +481,27 @@ public enum CommandTree {
         ]
     )
 
+    static let doctor = CommandSpec(
+        name: "doctor",
+        abstract: "Check the data's invariants; print each finding with the command that fixes it.",
+        discussion: """
+            Read-only: doctor never changes anything; review the FIX commands and run the ones \
+            you agree with. Exit 0 when clean, 1 with findings. Checks:
+            """ + "\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
+        examples: [
+            CommandExample("iapctl doctor", "Check iapctl.db; findings as a table."),
+            CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
+        ],
+        options: [
+            OptionSpec(
+                "environment", valueName: "env",
+                help: "An environment the database accepts; rows of others are findings.", kind: .repeatable,
+                allowedValues: environments, configKey: "environment", defaultValue: "Production",
+                section: "Trust options")
+        ],
+        handlerKey: "doctor"
+    )
+
     static let completion = CommandSpec(
         name: "completion",
         abstract: "Print a shell completion script.",
@@ -509,7 +530,7 @@ public enum CommandTree {
             ArgumentSpec(
                 "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
                 completion: .values([
-                    "db", "orders", "contracts", "notify", "verify", "restore", "audit", "completion",
+                    "db", "orders", "contracts", "notify", "verify", "restore", "audit", "doctor", "completion",
                 ]))
         ],
         handlerKey: "help",

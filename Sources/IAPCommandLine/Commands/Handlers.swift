@@ -26,6 +26,7 @@ public enum CommandHandlers {
             "audit list": AuditCommands.list,
             "audit show": AuditCommands.show,
             "audit undo": AuditUndo.run,
+            "doctor": DoctorCommand.run,
         ]
     }
 }
