@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help'
             set path $candidate
         end
     end
@@ -28,6 +28,7 @@ complete -c iapctl -n '__iapctl_at ""' -a contracts -d 'List, inspect and correc
 complete -c iapctl -n '__iapctl_at ""' -a notify -d 'Apply App Store Server Notifications V2'
 complete -c iapctl -n '__iapctl_at ""' -a verify -d 'Verify and decode any App Store JWS; optionally apply a transaction'
 complete -c iapctl -n '__iapctl_at ""' -a restore -d 'Say which orders a device\'s restored transactions are, and whether they belong to a user'
+complete -c iapctl -n '__iapctl_at ""' -a entitled -d 'Say whether a user was entitled at a time: yes (exit 0) or no (exit 1), with the contract and why'
 complete -c iapctl -n '__iapctl_at ""' -a audit -d 'Read the audit trail and undo a mistaken change'
 complete -c iapctl -n '__iapctl_at ""' -a doctor -d 'Check the data\'s invariants; print each finding with the command that fixes it'
 complete -c iapctl -n '__iapctl_at ""' -a completion -d 'Print a shell completion script'
@@ -109,6 +110,7 @@ complete -c iapctl -n '__iapctl_at "orders list"' -l user -x -d 'Only this user\
 complete -c iapctl -n '__iapctl_at "orders list"' -l status -x -a 'pending paid refunded revoked' -d 'Only orders in this status'
 complete -c iapctl -n '__iapctl_at "orders list"' -l product -x -d 'Only orders of this product id'
 complete -c iapctl -n '__iapctl_at "orders list"' -l limit -x -d 'Show at most this many rows'
+complete -c iapctl -n '__iapctl_at "orders list"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601, ms, or back from now (36h, 7d)'
 complete -c iapctl -n '__iapctl_at "orders list"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "orders show"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -170,6 +172,7 @@ complete -c iapctl -n '__iapctl_at "contracts show"' -s v -l verbose -d 'Print m
 complete -c iapctl -n '__iapctl_at "contracts show"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
 complete -c iapctl -n '__iapctl_at "contracts show"' -l actor -x -d 'Who the audit trail records for manual changes'
 complete -c iapctl -n '__iapctl_at "contracts show"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "contracts show"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601, ms, or back from now (36h, 7d)'
 complete -c iapctl -n '__iapctl_at "contracts show"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "contracts update"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -243,6 +246,18 @@ complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When 
 complete -c iapctl -n '__iapctl_at "restore"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "restore"' -F
 
+complete -c iapctl -n '__iapctl_at "entitled"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "entitled"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "entitled"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "entitled"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "entitled"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "entitled"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "entitled"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "entitled"' -l user -x -d 'The user (your account id)'
+complete -c iapctl -n '__iapctl_at "entitled"' -l product -x -d 'Only this product id'
+complete -c iapctl -n '__iapctl_at "entitled"' -l at -x -d 'The moment to answer for: ISO-8601, ms, now, or back from now (36h, 7d)'
+complete -c iapctl -n '__iapctl_at "entitled"' -s h -l help -d 'Show this help and exit'
+
 complete -c iapctl -n '__iapctl_at "audit"' -a list -d 'List audit rows, newest first'
 complete -c iapctl -n '__iapctl_at "audit"' -a show -d 'Show one audit row: who, when, why, the field changes, the row before and after'
 complete -c iapctl -n '__iapctl_at "audit"' -a undo -d 'Put back what an audited change replaced (itself audited)'
@@ -302,4 +317,4 @@ complete -c iapctl -n '__iapctl_at "completion"' -s h -l help -d 'Show this help
 complete -c iapctl -n '__iapctl_at "completion"' -x -a 'bash zsh fish'
 
 complete -c iapctl -n '__iapctl_at "help"' -s h -l help -d 'Show this help and exit'
-complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore audit doctor completion'
+complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore entitled audit doctor completion'

@@ -98,6 +98,11 @@ public enum CommandTree {
     static let ticketOption = OptionSpec(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 
+    static let asOfOption = OptionSpec(
+        "as-of", valueName: "time",
+        help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
+            + "ISO-8601, ms, or back from now (36h, 7d).")
+
     /// The root of the tree.
     public static let root = CommandSpec(
         name: "iapctl",
@@ -120,7 +125,9 @@ public enum CommandTree {
                 "iapctl notify --bundle-id com.example.app --app-apple-id 1234567890 < body.json",
                 "Apply a notification Apple posted to your webhook."),
         ],
-        subcommands: [db, orders, contracts, notify, verify, restore, audit, doctor, completion, help, man],
+        subcommands: [
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, man,
+        ],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
 
@@ -212,7 +219,7 @@ public enum CommandTree {
                         "status", valueName: "status", help: "Only orders in this status.",
                         allowedValues: orderStatuses),
                     OptionSpec("product", valueName: "product", help: "Only orders of this product id."),
-                    limitOption,
+                    limitOption, asOfOption,
                 ],
                 handlerKey: "orders list"),
             CommandSpec(
@@ -301,7 +308,11 @@ public enum CommandTree {
                 examples: [
                     CommandExample("iapctl contracts show 2000000100000001", "As sections of a table."),
                     CommandExample("iapctl contracts show 2000000100000001 -o json", "As one JSON document."),
+                    CommandExample(
+                        "iapctl contracts show 2000000100000001 --as-of 2025-03-14T09:30:00Z",
+                        "The contract as it was then, and whether it entitled its user."),
                 ],
+                options: [asOfOption],
                 arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
                 handlerKey: "contracts show"),
             CommandSpec(
@@ -481,6 +492,32 @@ public enum CommandTree {
         ]
     )
 
+    static let entitled = CommandSpec(
+        name: "entitled",
+        abstract: "Say whether a user was entitled at a time: yes (exit 0) or no (exit 1), with the contract and why.",
+        discussion: """
+            Reconstructs each of the user's subscriptions at --at (default now) from the audit \
+            trail, dating the engine's changes by Apple's signedDate and manual changes (corrections, \
+            transfers) by when they were made: a refund signed later still counts as paid then; a \
+            transfer made later still counts as the old owner's. Entitled means: the user held the \
+            contract then, and a paid, not-refunded period covered that moment, or the contract \
+            was in its billing grace period.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl entitled --user u42 --at 2025-03-14T09:30:00Z", "Was u42 entitled when they complained?"),
+            CommandExample("iapctl entitled --user u42 --product com.example.pro.monthly -o json", "Now, as JSON."),
+        ],
+        options: [
+            userOption("The user (your account id).", required: true),
+            OptionSpec("product", valueName: "product", help: "Only this product id."),
+            OptionSpec(
+                "at", valueName: "time",
+                help: "The moment to answer for: ISO-8601, ms, now, or back from now (36h, 7d).", defaultValue: "now"),
+        ],
+        handlerKey: "entitled"
+    )
+
     static let doctor = CommandSpec(
         name: "doctor",
         abstract: "Check the data's invariants; print each finding with the command that fixes it.",
@@ -530,7 +567,8 @@ public enum CommandTree {
             ArgumentSpec(
                 "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
                 completion: .values([
-                    "db", "orders", "contracts", "notify", "verify", "restore", "audit", "doctor", "completion",
+                    "db", "orders", "contracts", "notify", "verify", "restore", "entitled", "audit", "doctor",
+                    "completion",
                 ]))
         ],
         handlerKey: "help",

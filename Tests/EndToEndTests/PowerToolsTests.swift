@@ -254,4 +254,81 @@ struct PowerToolsTests {
         #expect(environment.contains { $0["key"] as? String == h.subA })
         #expect(environment.contains { $0["key"] as? String == h.tokenB })
     }
+
+    // MARK: entitlement at a time
+
+    @Test func entitledAnswersForPastMomentsWithReasonsAndExitCodes() throws {
+        let h = try PowerHistory()
+        let cli = h.cli
+        func ask(_ user: String, _ at: String?) throws -> (Int32, [String: Any]) {
+            let r = try cli.run(["entitled", "--user", user, "-o", "json"] + (at.map { ["--at", $0] } ?? []))
+            return (r.status, try r.jsonObject())
+        }
+        // alice: canceled (auto-renew off) but her last paid period runs into the future.
+        var (status, answer) = try ask("alice", nil)
+        #expect(status == 0)
+        #expect(answer["entitled"] as? Bool == true)
+        #expect(answer["status"] as? String == "canceled")
+        #expect(answer["transaction_id"] as? String == h.tx(h.subA, 3))
+        // While the bad correction (made later) had not happened: the period A3 was paid.
+        (status, answer) = try ask("alice", h.at(61))
+        #expect(status == 0)
+        #expect(answer["transaction_id"] as? String == h.tx(h.subA, 2))
+        // bob: entitled by his renewal until Apple refunded it at s+45d.
+        (status, answer) = try ask("bob", h.at(41))
+        #expect(status == 0, "\(answer)")
+        #expect(answer["contract_id"] as? String == h.subB)
+        (status, answer) = try ask("bob", h.at(46))
+        #expect(status == 1)
+        #expect(answer["entitled"] as? Bool == false)
+        #expect(answer["status"] as? String == "revoked")
+        #expect(try cli.run(["entitled", "--user", "bob"]).status == 1)
+        // Before his first purchase bob had nothing.
+        (status, answer) = try ask("bob", h.at(5))
+        #expect(status == 1)
+        #expect(answer["status"] as? String == "not-yet")
+        // carol was in the grace period at s+91d; the contract moved to dave later.
+        (status, answer) = try ask("carol", h.at(91))
+        #expect(status == 0, "\(answer)")
+        #expect(answer["status"] as? String == "grace_period")
+        #expect(try ask("carol", nil).0 == 1)
+        #expect(try ask("dave", nil).0 == 0)
+        #expect(try ask("dave", h.at(91)).0 == 1)
+        // --product narrows; a product nobody bought is "no".
+        #expect(try cli.run(["entitled", "--user", "alice", "--product", AppleWorld.product]).status == 0)
+        #expect(try cli.run(["entitled", "--user", "alice", "--product", "com.example.other"]).status == 1)
+        let table = try cli.run(["entitled", "--user", "alice"])
+        #expect(table.stdout.hasPrefix("yes: paid period \(h.tx(h.subA, 3))"))
+        #expect(try cli.run(["entitled", "--user", "alice", "--at", "yesterday-ish"]).status == 64)
+    }
+
+    @Test func showAndListAsOf() throws {
+        let h = try PowerHistory()
+        let cli = h.cli
+        let then = try cli.ok(["contracts", "show", h.subB, "--as-of", h.at(41), "-o", "json"]).jsonObject()
+        let asOf = try #require(then["as_of"] as? [String: Any])
+        #expect(asOf["entitled"] as? Bool == true)
+        #expect((then["contract"] as? [String: Any])?["status"] as? String == "active")
+        let orders = try #require(then["orders"] as? [[String: Any]])
+        #expect(orders.count == 2)
+        #expect(orders.allSatisfy { $0["status"] as? String == "paid" })
+        #expect((then["events"] as? [[String: Any]])?.count == 2)
+        let now = try cli.ok(["contracts", "show", h.subB, "-o", "json"]).jsonObject()
+        #expect((now["contract"] as? [String: Any])?["status"] as? String == "revoked")
+        #expect(try cli.run(["contracts", "show", "999", "--as-of", h.at(41)]).status == 3)
+
+        // carol's order is dave's now, hers then.
+        #expect(try cli.orders(["--user", "carol"]).isEmpty)
+        let carolThen = try cli.ok(["orders", "list", "--user", "carol", "--as-of", h.at(91), "-o", "json"]).jsonArray()
+        #expect(carolThen.map { $0["trade_no"] as? String } == [h.tx(h.subC, 0)])
+        #expect(carolThen.first?["user_id"] as? String == "carol")
+        // bob's refunded renewal was paid at s+41d; the refund is seen at s+46d.
+        let bobThen = try cli.ok(["orders", "list", "--user", "bob", "--as-of", h.at(41), "-o", "json"]).jsonArray()
+        #expect(bobThen.first { $0["trade_no"] as? String == h.tx(h.subB, 1) }?["status"] as? String == "paid")
+        let bobLater = try cli.ok(["orders", "list", "--user", "bob", "--as-of", h.at(46), "-o", "json"]).jsonArray()
+        #expect(bobLater.first { $0["trade_no"] as? String == h.tx(h.subB, 1) }?["status"] as? String == "refunded")
+        // Before the renewal existed, only the first order is listed.
+        let early = try cli.ok(["orders", "list", "--user", "bob", "--as-of", h.at(20), "-o", "json"]).jsonArray()
+        #expect(early.map { $0["trade_no"] as? String } == [h.tx(h.subB, 0)])
+    }
 }

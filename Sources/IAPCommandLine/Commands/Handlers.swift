@@ -14,11 +14,11 @@ public enum CommandHandlers {
             "db init": DbCommands.initialize,
             "db status": DbCommands.status,
             "orders create": OrdersCommands.create,
-            "orders list": OrdersCommands.list,
+            "orders list": EntitlementCommands.ordersList,
             "orders show": OrdersShow.run,
             "orders update": OrdersCommands.update,
             "contracts list": ContractsCommands.list,
-            "contracts show": ContractsCommands.show,
+            "contracts show": EntitlementCommands.contractsShow,
             "contracts update": ContractsCommands.update,
             "notify": NotifyCommand.run,
             "verify": VerifyCommand.run,
@@ -27,6 +27,7 @@ public enum CommandHandlers {
             "audit show": AuditCommands.show,
             "audit undo": AuditUndo.run,
             "doctor": DoctorCommand.run,
+            "entitled": EntitlementCommands.entitled,
         ]
     }
 }
