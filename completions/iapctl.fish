@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help'
             set path $candidate
         end
     end
@@ -143,6 +143,7 @@ complete -c iapctl -n '__iapctl_at "orders update"' -s h -l help -d 'Show this h
 
 complete -c iapctl -n '__iapctl_at "contracts"' -a list -d 'List member contracts'
 complete -c iapctl -n '__iapctl_at "contracts"' -a show -d 'Show a contract, its orders and its event timeline with each event\'s verdict'
+complete -c iapctl -n '__iapctl_at "contracts"' -a explain -d 'Explain why a contract is in its state: the derivation, event by event'
 complete -c iapctl -n '__iapctl_at "contracts"' -a update -d 'Correct a contract by hand (audited)'
 complete -c iapctl -n '__iapctl_at "contracts"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "contracts"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
@@ -174,6 +175,15 @@ complete -c iapctl -n '__iapctl_at "contracts show"' -l actor -x -d 'Who the aud
 complete -c iapctl -n '__iapctl_at "contracts show"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
 complete -c iapctl -n '__iapctl_at "contracts show"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601, ms, or back from now (36h, 7d)'
 complete -c iapctl -n '__iapctl_at "contracts show"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "contracts explain"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
+complete -c iapctl -n '__iapctl_at "contracts explain"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "contracts update"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "contracts update"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'

@@ -316,6 +316,22 @@ public enum CommandTree {
                 arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
                 handlerKey: "contracts show"),
             CommandSpec(
+                name: "explain",
+                abstract: "Explain why a contract is in its state: the derivation, event by event.",
+                discussion: """
+                    Lists every ledger event of the contract in signedDate order with the rule that \
+                    fired (type/subtype → transition), the state before and after, and why an event \
+                    changed nothing (duplicate, stale against which newer event, ignored type), with \
+                    the manual changes in between, ending in the current state. Readable in a \
+                    ticket; -o json for scripts.
+                    """,
+                examples: [
+                    CommandExample("iapctl contracts explain 2000000100000001", "The derivation as a table."),
+                    CommandExample("iapctl contracts explain 2000000100000001 -o json", "As one JSON document."),
+                ],
+                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                handlerKey: "contracts explain"),
+            CommandSpec(
                 name: "update",
                 abstract: "Correct a contract by hand (audited).",
                 discussion: "Changes the status, the auto-renew flag or the expiry of one contract. The change is "

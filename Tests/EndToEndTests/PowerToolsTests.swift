@@ -331,4 +331,40 @@ struct PowerToolsTests {
         let early = try cli.ok(["orders", "list", "--user", "bob", "--as-of", h.at(20), "-o", "json"]).jsonArray()
         #expect(early.map { $0["trade_no"] as? String } == [h.tx(h.subB, 0)])
     }
+
+    // MARK: explain
+
+    @Test func explainTracesEveryEventWithItsRule() throws {
+        let h = try PowerHistory()
+        let cli = h.cli
+        let doc = try cli.ok(["contracts", "explain", h.subA, "-o", "json"]).jsonObject()
+        let trace = try #require(doc["trace"] as? [[String: Any]])
+        let events = trace.filter { $0["ledger_id"] is Int }
+        #expect(events.map { $0["event"] as? String } == [
+            "SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED", "DID_RENEW",
+            "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED",
+        ])
+        #expect(events.map { $0["verdict"] as? String } == ["applied", "applied", "stale", "applied", "applied", "applied"])
+        #expect(events.first?["rule"] as? String == "purchase")
+        #expect(events.first?["status_after"] as? String == "active")
+        let cancel = try #require(events.last)
+        #expect(cancel["rule"] as? String == "auto-renew off")
+        #expect(cancel["status_before"] as? String == "active")
+        #expect(cancel["status_after"] as? String == "canceled")
+        let stale = events[2]
+        let why = try #require(stale["why"] as? String)
+        #expect(why.contains("stale"))
+        #expect(why.contains("AUTO_RENEW_DISABLED"), "\(why)")
+        // The bad correction and its undo are steps too, with actor, reason and ticket.
+        let manual = trace.filter { $0["verdict"] as? String == "audited" }
+        #expect(manual.count == 2)
+        #expect((manual.first?["why"] as? String)?.contains("T-9") == true)
+        #expect((doc["current"] as? [String: Any])?["status"] as? String == "canceled")
+        // Steps are numbered in order; the table ends in the current state.
+        #expect(trace.map { $0["step"] as? Int } == Array(1...trace.count).map { Optional($0) })
+        let table = try cli.ok(["contracts", "explain", h.subB])
+        #expect(table.stdout.contains("refund"))
+        #expect(table.stdout.contains("Current state"))
+        #expect(try cli.run(["contracts", "explain", "42"]).status == 3)
+    }
 }

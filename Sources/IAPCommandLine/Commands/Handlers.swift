@@ -28,6 +28,7 @@ public enum CommandHandlers {
             "audit undo": AuditUndo.run,
             "doctor": DoctorCommand.run,
             "entitled": EntitlementCommands.entitled,
+            "contracts explain": ExplainCommand.run,
         ]
     }
 }
