@@ -39,7 +39,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --version --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --version --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help' -- "$cur") )
             fi
@@ -52,7 +52,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'init status' -- "$cur") )
             fi
@@ -65,7 +65,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --help' -- "$cur") )
             fi
             ;;
         'db status')
@@ -76,7 +76,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'orders')
@@ -87,7 +87,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'create list show update' -- "$cur") )
             fi
@@ -104,7 +104,7 @@ _iapctl() {
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --product --no --from --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --product --no --from --help' -- "$cur") )
             fi
             ;;
         'orders list')
@@ -120,7 +120,7 @@ _iapctl() {
                 --as-of) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --status --product --limit --as-of --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --status --product --limit --as-of --help' -- "$cur") )
             fi
             ;;
         'orders show')
@@ -131,7 +131,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'orders update')
@@ -151,7 +151,7 @@ _iapctl() {
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
             fi
             ;;
         'contracts')
@@ -162,7 +162,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'list show explain update' -- "$cur") )
             fi
@@ -178,7 +178,7 @@ _iapctl() {
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --status --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --status --limit --help' -- "$cur") )
             fi
             ;;
         'contracts show')
@@ -190,7 +190,7 @@ _iapctl() {
                 --as-of) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --as-of --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --as-of --help' -- "$cur") )
             fi
             ;;
         'contracts explain')
@@ -201,7 +201,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'contracts update')
@@ -217,7 +217,7 @@ _iapctl() {
                 --expires) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
             fi
             ;;
         'notify')
@@ -233,7 +233,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --dry-run --atomic --replay-unmatched --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -251,7 +251,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -273,7 +273,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -289,7 +289,7 @@ _iapctl() {
                 --at) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --product --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --product --at --help' -- "$cur") )
             fi
             ;;
         'audit')
@@ -300,7 +300,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'list show undo' -- "$cur") )
             fi
@@ -316,7 +316,7 @@ _iapctl() {
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --since --ticket --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --since --ticket --limit --help' -- "$cur") )
             fi
             ;;
         'audit show')
@@ -327,7 +327,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'audit undo')
@@ -340,7 +340,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'doctor')
@@ -352,7 +352,7 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --environment --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --environment --help' -- "$cur") )
             fi
             ;;
         'completion')

@@ -46,6 +46,11 @@ public enum CommandTree {
             environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
             isInherited: true, section: "Global options"),
         .flag(
+            "redact",
+            help: "Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same "
+                + "value the same way within one run), to paste it into a ticket.",
+            configKey: "redact", isInherited: true, section: "Global options"),
+        .flag(
             "no-color", help: "Never colour the output (colour is used only on a terminal and without NO_COLOR).",
             configKey: "no-color", isInherited: true, section: "Global options"),
     ]

@@ -367,4 +367,61 @@ struct PowerToolsTests {
         #expect(table.stdout.contains("Current state"))
         #expect(try cli.run(["contracts", "explain", "42"]).status == 3)
     }
+
+    // MARK: redaction
+
+    @Test func redactLeaksNoOriginalIdAndMasksConsistently() throws {
+        let h = try PowerHistory()
+        let cli = h.cli
+        // Every sensitive value in the database.
+        let orders = try cli.orders()
+        var secrets = Set<String>(["alice", "bob", "carol", "dave", h.tokenA, h.tokenB, h.tokenC])
+        for order in orders {
+            for key in ["no", "user_id", "trade_no", "origin_no"] { if let v = order[key] as? String { secrets.insert(v) } }
+        }
+        for sub in [h.subA, h.subB, h.subC] {
+            let shown = try cli.ok(["contracts", "show", sub, "-o", "json"]).jsonObject()
+            for event in shown["events"] as? [[String: Any]] ?? [] {
+                for key in ["notification_uuid", "transaction_id", "original_transaction_id", "app_account_token"] {
+                    if let v = event[key] as? String { secrets.insert(v) }
+                }
+            }
+        }
+        #expect(secrets.count > 20)
+        let runs: [[String]] = [
+            ["orders", "list"], ["orders", "list", "-o", "json"], ["orders", "list", "-o", "csv"],
+            ["orders", "show", h.tokenA], ["orders", "show", h.subA, "-o", "json"],
+            ["contracts", "list"], ["contracts", "show", h.subA], ["contracts", "show", h.subC, "-o", "json"],
+            ["contracts", "show", h.subB, "--as-of", h.at(41)],
+            ["contracts", "explain", h.subA], ["contracts", "explain", h.subB, "-o", "json"],
+            ["audit", "list"], ["audit", "show", String(h.badCorrection)],
+            ["entitled", "--user", "alice"], ["entitled", "--user", "carol", "--at", h.at(91), "-o", "json"],
+            ["doctor", "--environment", "Production"],
+            ["contracts", "show", "2000000999999999"],
+        ]
+        for args in runs {
+            let r = try cli.run(args + ["--redact"])
+            #expect([0, 1, 3].contains(r.status), "\(args): \(r)")
+            #expect(!r.stdout.isEmpty || !r.stderr.isEmpty)
+            for secret in secrets {
+                #expect(!r.stdout.contains(secret), "\(args) leaks \(secret) on stdout")
+                #expect(!r.stderr.contains(secret), "\(args) leaks \(secret) on stderr")
+            }
+        }
+        // Same value, same mask within a run; masks keep the kind.
+        let masked = try cli.ok(["orders", "list", "-o", "json", "--redact"]).jsonArray()
+        let aliceMasks = Set(masked.compactMap { o -> String? in
+            guard let trade = o["origin_no"] as? String, trade.hasPrefix("t_") else { return nil }
+            return o["user_id"] as? String
+        })
+        #expect(masked.count == orders.count)
+        let users = Set(masked.compactMap { $0["user_id"] as? String })
+        #expect(users.count == Set(orders.compactMap { $0["user_id"] as? String }).count)
+        #expect(users.allSatisfy { $0.hasPrefix("u_") })
+        #expect(aliceMasks.count >= 1)
+        #expect(masked.allSatisfy { ($0["no"] as? String)?.hasPrefix("o_") == true })
+        // Dates and statuses are kept; without --redact nothing is masked.
+        #expect(masked.contains { $0["status"] as? String == "refunded" })
+        #expect(try cli.ok(["orders", "list"]).stdout.contains("alice"))
+    }
 }

@@ -7,7 +7,7 @@ public typealias CommandHandler = (Invocation) throws -> ExitCode
 public enum CommandHandlers {
     /// The handlers of the shipped binary.
     public static func standard() -> [String: CommandHandler] {
-        [
+        Redaction.wrap([
             "help": HelpCommand.run,
             "completion": CompletionCommand.run,
             "__man": ManCommand.run,
@@ -29,6 +29,6 @@ public enum CommandHandlers {
             "doctor": DoctorCommand.run,
             "entitled": EntitlementCommands.entitled,
             "contracts explain": ExplainCommand.run,
-        ]
+        ])
     }
 }
