@@ -226,6 +226,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
+                --gap-report) _iapctl_files; return ;;
                 --root-ca) _iapctl_files; return ;;
                 --bundle-id) return ;;
                 --app-apple-id) return ;;
@@ -233,7 +234,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --gap-report --apply --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
             fi

@@ -225,6 +225,8 @@ complete -c iapctl -n '__iapctl_at "notify"' -l no-color -d 'Never colour the ou
 complete -c iapctl -n '__iapctl_at "notify"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "notify"' -l atomic -d 'Apply the whole batch in one transaction: all items or none'
 complete -c iapctl -n '__iapctl_at "notify"' -l replay-unmatched -d 'Apply again the notifications kept as unmatched in the ledger'
+complete -c iapctl -n '__iapctl_at "notify"' -l gap-report -r -F -d 'Report the notifications in these saved Get Notification History responses that the ledger never applied, with Apple\'s send attempts (exit 1 when some are missing)'
+complete -c iapctl -n '__iapctl_at "notify"' -l apply -d 'With --gap-report: replay exactly the missing notifications'
 complete -c iapctl -n '__iapctl_at "notify"' -l root-ca -r -F -d 'A trusted root certificate, DER or PEM'
 complete -c iapctl -n '__iapctl_at "notify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "notify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'

@@ -388,11 +388,19 @@ public enum CommandTree {
                 "iapctl notify --environment Sandbox -o ndjson < notifications.ndjson",
                 "Apply many Sandbox notifications; one result object per line."),
             CommandExample("iapctl notify --replay-unmatched", "Retry unmatched notifications after creating orders."),
+            CommandExample(
+                "iapctl notify --gap-report history.json --apply", "Apply what Apple sent but never reached us."),
         ],
         options: [
             dryRun,
             .flag("atomic", help: "Apply the whole batch in one transaction: all items or none."),
             .flag("replay-unmatched", help: "Apply again the notifications kept as unmatched in the ledger."),
+            OptionSpec(
+                "gap-report", valueName: "file",
+                help: "Report the notifications in these saved Get Notification History responses that the "
+                    + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
+                completion: .file),
+            .flag("apply", help: "With --gap-report: replay exactly the missing notifications."),
         ] + trustOptions,
         arguments: [inputFile],
         handlerKey: "notify"

@@ -424,4 +424,66 @@ struct PowerToolsTests {
         #expect(masked.contains { $0["status"] as? String == "refunded" })
         #expect(try cli.ok(["orders", "list"]).stdout.contains("alice"))
     }
+
+    // MARK: gap report
+
+    @Test func gapReportFindsWhatAppleSentButWasNeverAppliedAndReplaysIt() throws {
+        let h = try PowerHistory()
+        let cli = h.cli
+        let d = PowerHistory.day
+        // Apple billed carol's subscription again at s+92d, but the webhook never got it.
+        let missingUUID = "9a9a0000-0000-4000-8000-000000000001"
+        let missing = try h.world.notification(
+            "DID_RENEW", "BILLING_RECOVERY", uuid: missingUUID, signed: h.s + 92 * d,
+            tx: h.payment(h.subC, 1, token: h.tokenC, start: h.s + 60 * d))
+        func item(_ jws: String, _ results: [String]) -> [String: Any] {
+            [
+                "signedPayload": jws,
+                "sendAttempts": results.enumerated().map { ["attemptDate": h.s + Int64($0.offset) * 3_600_000, "sendAttemptResult": $0.element] },
+            ]
+        }
+        func response(_ items: [[String: Any]]) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: ["notificationHistory": items, "hasMore": false]), as: UTF8.self)
+        }
+        // Two saved responses, one per line: most of what was delivered, plus the missing one.
+        let first = try response(h.sent.prefix(5).map { item($0, ["SUCCESS"]) })
+        let second = try response(
+            h.sent.dropFirst(5).map { item($0, ["SUCCESS"]) } + [item(missing, ["TIMED_OUT", "TIMED_OUT", "NO_RESPONSE"])])
+        let file = try cli.write("history.ndjson", first + "\n" + second + "\n")
+
+        let report = try cli.run(["notify", "--gap-report", file, "-o", "json"] + h.world.trust)
+        #expect(report.status == 1, "\(report)")
+        let gaps = try report.jsonArray()
+        #expect(gaps.map { $0["notificationUUID"] as? String } == [missingUUID])
+        let gap = try #require(gaps.first)
+        #expect(gap["notificationType"] as? String == "DID_RENEW")
+        #expect(gap["transactionId"] as? String == h.tx(h.subC, 1))
+        #expect(gap["attempts"] as? Int == 3)
+        #expect(gap["last_attempt_result"] as? String == "NO_RESPONSE")
+        #expect(gap["ledger"] as? String == "never received")
+        #expect(gap["verdict"] as? String == "missing")
+        #expect(try cli.ok(["contracts", "show", h.subC, "-o", "json"]).jsonObject()["contract"].map { ($0 as? [String: Any])?["status"] as? String } == "grace_period")
+
+        // --dry-run --apply writes nothing; --apply replays exactly the missing one.
+        let ledgerBefore = try cli.counts()["ledger"] as? Int
+        let dry = try cli.run(["notify", "--gap-report", file, "--apply", "--dry-run", "-o", "json"] + h.world.trust)
+        #expect(dry.status == 0, "\(dry)")
+        #expect(try dry.jsonArray().map { $0["verdict"] as? String } == ["applied"])
+        #expect(try cli.counts()["ledger"] as? Int == ledgerBefore)
+        let applied = try cli.run(["notify", "--gap-report", file, "--apply", "-o", "json"] + h.world.trust)
+        #expect(applied.status == 0, "\(applied)")
+        #expect(try applied.jsonArray().map { $0["verdict"] as? String } == ["applied"])
+        #expect(try cli.counts()["ledger"] as? Int == (ledgerBefore ?? 0) + 1)
+        let contract = try cli.ok(["contracts", "show", h.subC, "-o", "json"]).jsonObject()["contract"] as? [String: Any]
+        #expect(contract?["status"] as? String == "active")
+        #expect(contract?["user_id"] as? String == "dave")
+        // Nothing is missing any more.
+        let again = try cli.run(["notify", "--gap-report", file] + h.world.trust)
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stdout.isEmpty)
+        // Not a history response: 65; --apply alone is a usage error.
+        let bad = try cli.write("bad.json", "{\"signedPayload\": \"x\"}")
+        #expect(try cli.run(["notify", "--gap-report", bad] + h.world.trust).status == 65)
+        #expect(try cli.run(["notify", "--apply"] + h.world.trust, stdin: missing).status == 64)
+    }
 }

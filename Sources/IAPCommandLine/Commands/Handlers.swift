@@ -20,7 +20,7 @@ public enum CommandHandlers {
             "contracts list": ContractsCommands.list,
             "contracts show": EntitlementCommands.contractsShow,
             "contracts update": ContractsCommands.update,
-            "notify": NotifyCommand.run,
+            "notify": GapReport.notify,
             "verify": VerifyCommand.run,
             "restore": RestoreCommand.run,
             "audit list": AuditCommands.list,
