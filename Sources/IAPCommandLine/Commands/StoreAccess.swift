@@ -66,7 +66,8 @@ enum StoreAccess {
                     ? "put the password in IAPCTL_DB_PASSWORD or an option file (?option-file=PATH), never on the command line"
                     : "the form is mysql://USER@HOST[:PORT]/NAME[?socket=PATH]")
         } catch {
-            throw CLIError.usage("--db: not a valid MySQL URL", hint: "the form is mysql://USER@HOST[:PORT]/NAME[?socket=PATH]")
+            throw CLIError.usage(
+                "--db: not a valid MySQL URL", hint: "the form is mysql://USER@HOST[:PORT]/NAME[?socket=PATH]")
         }
         return parsed
     }
