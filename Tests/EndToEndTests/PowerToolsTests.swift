@@ -117,11 +117,18 @@ final class PowerHistory {
 
     func at(_ days: Int64, hours: Int64 = 0) -> String { Self.iso(s + days * Self.day + hours * 3_600_000) }
 
-    /// Whether the sqlite3 shell is installed (to age ledger rows for doctor).
-    static var hasSQLite3: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") }
+    /// Whether raw SQL can be run on the test database (to age ledger rows for doctor): the
+    /// sqlite3 shell on SQLite, the mariadb client on the MySQL run.
+    static var hasSQLite3: Bool {
+        E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+    }
 
-    /// Runs SQL on the database with the sqlite3 shell.
+    /// Runs SQL on this history's database (sqlite3 shell, or the test server's client).
     func sql(_ statement: String) throws {
+        if let mysql = cli.mysql {
+            _ = try mysql.server.run(statement, database: mysql.database)
+            return
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         process.arguments = [cli.dbPath, statement]
