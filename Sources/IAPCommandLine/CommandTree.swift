@@ -553,7 +553,7 @@ public enum CommandTree {
         discussion: """
             Read-only: doctor never changes anything; review the FIX commands and run the ones \
             you agree with. Exit 0 when clean, 1 with findings. Checks:
-            """ + "\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
+            """ + "\n\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
         examples: [
             CommandExample("iapctl doctor", "Check iapctl.db; findings as a table."),
             CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
