@@ -1,4 +1,9 @@
 import AppStoreJWS
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import SubscriptionEngine
 
 /// `iapctl notify [FILE]`: verifies App Store Server Notifications V2 and applies them through
@@ -129,26 +134,39 @@ enum NotifyCommand {
         var stop: (any Error)?
         let mark = timings.start()
         var bodyTime = PhaseTimings.Mark()
-        do {
-            try store.write(commit: true) { session in
-                let bodyMark = timings.start()
-                defer { bodyTime = timings.elapsed(since: bodyMark) }
-                for item in batch[start...] {
-                    switch item.verdict {
-                    case .rejected(let result): done.append((item, result))
-                    case .event(let event):
-                        do {
-                            done.append((item, .applied(line: item.line, event: event, outcome: try apply(event, session))))
-                        } catch {
-                            stop = error
-                            return
+        // A busy database (SQLite's busy timeout, a MySQL deadlock) rolled the chunk's transaction
+        // back whole, and nothing of it was reported: it is run again, as the engine does for one event.
+        var attempt = 1
+        while true {
+            done.removeAll(keepingCapacity: true)
+            stop = nil
+            do {
+                try store.write(commit: true) { session in
+                    let bodyMark = timings.start()
+                    defer { bodyTime = timings.elapsed(since: bodyMark) }
+                    for item in batch[start...] {
+                        switch item.verdict {
+                        case .rejected(let result): done.append((item, result))
+                        case .event(let event):
+                            do {
+                                done.append((item, .applied(line: item.line, event: event, outcome: try apply(event, session))))
+                            } catch StoreError.busy(let message) {
+                                throw StoreError.busy(message)
+                            } catch {
+                                stop = error
+                                return
+                            }
                         }
                     }
                 }
+                break
+            } catch StoreError.busy where attempt < SubscriptionEventEngine.busyAttempts {
+                pause(beforeAttempt: attempt)
+                attempt += 1
+            } catch {
+                // Nothing of this chunk was committed.
+                throw stop ?? error
             }
-        } catch {
-            // Nothing of this chunk was committed.
-            throw stop ?? error
         }
         // The transaction's body is engine+store work; the rest is BEGIN and COMMIT (the fsync).
         let whole = timings.elapsed(since: mark)
@@ -164,6 +182,14 @@ enum NotifyCommand {
         try? printer.invocation.stdout.flush()
         timings.add(.output, since: printed)
         if let stop { throw stop }
+    }
+
+    /// 50 ms before the 2nd attempt, 200 ms before the 3rd, plus up to 50 ms of jitter (the engine's pauses).
+    private static func pause(beforeAttempt attempt: Int) {
+        let milliseconds = 50 * (1 << (2 * (attempt - 1))) + Int.random(in: 0..<50)
+        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&delay, &remaining) != 0, errno == EINTR { delay = remaining }
     }
 
     /// Verifies one input item (on any thread) and maps it to an engine event.
