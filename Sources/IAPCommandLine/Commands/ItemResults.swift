@@ -105,10 +105,28 @@ final class ItemPrinter {
     private(set) var count = 0
     private var failed = false
     private var firstCode: ExitCode?
+    /// Progress on a terminal for long batches: a line redrawn at most once a second.
+    private let showsProgress: Bool
+    private var lastProgress: Int64 = 0
+    private var progressShown = false
 
     init(_ invocation: Invocation, columns: [Column]) {
         self.invocation = invocation
         self.columns = columns
+        showsProgress = invocation.isStderrTTY && !invocation.quiet
+        lastProgress = TrustConfiguration.systemClock()
+    }
+
+    /// Redraws `N items…` on stderr when a second has passed since the last time.
+    private func progress() {
+        guard showsProgress, count % 256 == 0 else { return }
+        let now = TrustConfiguration.systemClock()
+        guard now - lastProgress >= 1000 else { return }
+        lastProgress = now
+        progressShown = true
+        let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        invocation.stderr.write("\r\u{1B}[K\(count) items… \(parts)")
+        try? invocation.stderr.flush()
     }
 
     func add(_ result: ItemResult) {
@@ -121,7 +139,9 @@ final class ItemPrinter {
         } else {
             results.append(result)
         }
+        progress()
         if result.verdict == Verdict.rejected.rawValue {
+            if progressShown { invocation.stderr.write("\r\u{1B}[K") }
             // In full on stderr whatever the format: the table's detail column may be cut.
             invocation.stderr.writeLine("error: line \(result.line): \(result.error ?? "rejected")")
         }
@@ -130,6 +150,7 @@ final class ItemPrinter {
     /// Renders what was collected, writes the summary to stderr, returns the exit status:
     /// a single item's own code; for a batch 0 or 1.
     func finish(command: String, extraNote: String? = nil) -> ExitCode {
+        if progressShown { invocation.stderr.write("\r\u{1B}[K") }
         switch invocation.output {
         case .ndjson: break
         case .table: if !results.isEmpty { invocation.emit(results.map(\.tableRecord), columns: columns) }

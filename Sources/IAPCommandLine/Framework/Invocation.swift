@@ -25,6 +25,9 @@ public final class Invocation {
     /// The root of the command tree (for help and generators).
     public let root: CommandSpec
 
+    /// Whether stderr is a terminal (progress lines are drawn only then).
+    public var isStderrTTY: Bool { (stderr as? FileDescriptorSink)?.isTerminal ?? false }
+
     /// Creates an invocation (the runner does this; tests may too).
     public init(
         parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,

@@ -42,6 +42,9 @@ public final class FileDescriptorSink: OutputSink {
         if buffer.count >= 65_536 { drain() }
     }
 
+    /// Whether the descriptor is a terminal.
+    public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
+
     public func flush() throws(CLIError) {
         drain()
         if let failure { throw failure }
