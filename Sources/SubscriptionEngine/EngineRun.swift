@@ -232,7 +232,7 @@ struct EngineRun {
 
         if effect.changesState {
             if isNewer {
-                applyState(&contract, tx: tx, payment: payment)
+                try applyState(&contract, tx: tx, payment: payment)
                 if let signed { contract.lastEventDate = signed }
             } else {
                 stale = true
@@ -253,7 +253,7 @@ struct EngineRun {
         return stale
     }
 
-    private func applyState(_ contract: inout Contract, tx: TransactionFacts?, payment: Payment?) {
+    private func applyState(_ contract: inout Contract, tx: TransactionFacts?, payment: Payment?) throws {
         switch effect {
         case .purchase, .renewal, .submission:
             if tx?.revocationDate == nil { contract.status = .active }
@@ -265,9 +265,9 @@ struct EngineRun {
         case .expired:
             contract.status = .expired
         case .refund, .revoke:
-            if let tx, isCurrentPeriod(tx, of: contract) { contract.status = .revoked }
+            if let tx, try isCurrentPeriod(tx, of: contract) { contract.status = .revoked }
         case .refundReversed:
-            if let tx, contract.status == .revoked, isCurrentPeriod(tx, of: contract) { contract.status = .active }
+            if let tx, contract.status == .revoked, try isCurrentPeriod(tx, of: contract) { contract.status = .active }
         case .renewalPreference, .expiryUpdate, .oneTimeCharge, .informational:
             break
         }
@@ -285,9 +285,9 @@ struct EngineRun {
     }
 
     /// Whether `tx` is the contract's current period: no order of the contract expires later.
-    private func isCurrentPeriod(_ tx: TransactionFacts, of contract: Contract) -> Bool {
+    private func isCurrentPeriod(_ tx: TransactionFacts, of contract: Contract) throws -> Bool {
         guard let expires = tx.expiresDate else { return true }
-        let latest = (try? session.orders(originNo: contract.contractId).compactMap(\.expiresDate).max()) ?? nil
+        let latest = try session.orders(originNo: contract.contractId).compactMap(\.expiresDate).max()
         return latest == nil || expires >= latest!
     }
 
