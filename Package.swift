@@ -17,6 +17,11 @@ let package = Package(
             path: "Sources/COpenSSL",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CMariaDB",
+            path: "Sources/CMariaDB",
+            providers: [.apt(["libmariadb-dev"])]
+        ),
         .target(
             name: "AppStoreJWS",
             dependencies: ["COpenSSL"]
@@ -39,8 +44,12 @@ let package = Package(
             dependencies: ["SubscriptionEngine", "CSQLite"]
         ),
         .target(
+            name: "MySQLStore",
+            dependencies: ["SubscriptionEngine", "CMariaDB"]
+        ),
+        .target(
             name: "IAPCommandLine",
-            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore"]
+            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
         ),
         .executableTarget(
             name: "iapctl",
@@ -63,11 +72,15 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine"]
+        ),
+        .testTarget(
+            name: "MySQLStoreTests",
+            dependencies: ["MySQLStore", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "IAPCommandLineTests",

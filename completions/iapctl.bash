@@ -100,10 +100,11 @@ _iapctl() {
                 --actor) return ;;
                 --user) return ;;
                 --product) return ;;
+                --no) return ;;
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --product --from --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --product --no --from --help' -- "$cur") )
             fi
             ;;
         'orders list')
@@ -139,12 +140,17 @@ _iapctl() {
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
                 --status) COMPREPLY=( $(compgen -W 'pending paid refunded revoked' -- "$cur") ); return ;;
+                --user) return ;;
+                --product) return ;;
+                --expires) return ;;
+                --trade-no) return ;;
+                --origin-no) return ;;
                 --reason) return ;;
                 --ticket) return ;;
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --status --reason --ticket --from --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
             fi
             ;;
         'contracts')

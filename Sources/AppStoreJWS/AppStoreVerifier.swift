@@ -69,21 +69,21 @@ public final class AppStoreVerifier: Sendable {
             return report
         }
 
-        // Segments.
+        // Segments (scan the contiguous UTF-8 bytes; the generic index walk is slow).
         let utf8 = token.utf8
-        var dots: [String.Index] = []
-        var index = utf8.startIndex
-        while let dot = utf8[index...].firstIndex(of: UInt8(ascii: ".")) {
-            dots.append(dot)
-            if dots.count > 2 { break }
-            index = utf8.index(after: dot)
+        var scanned = token
+        let dotOffsets: [Int] = scanned.withUTF8 { buffer in
+            var offsets: [Int] = []
+            for i in 0..<buffer.count where buffer[i] == UInt8(ascii: ".") { offsets.append(i) }
+            return offsets
         }
-        guard dots.count == 2 else {
-            let segments = dots.count > 2 ? utf8.lazy.filter { $0 == UInt8(ascii: ".") }.count + 1 : dots.count + 1
+        guard dotOffsets.count == 2 else {
+            let segments = dotOffsets.count + 1
             report.fail(
                 "format", .invalidJWTFormat, "not a compact JWS: \(segments) dot-separated segment\(segments == 1 ? "" : "s"), 3 expected")
             return report
         }
+        let dots = dotOffsets.map { utf8.index(utf8.startIndex, offsetBy: $0) }
         let headerSegment = token[token.startIndex..<dots[0]]
         let payloadSegment = token[utf8.index(after: dots[0])..<dots[1]]
         let signatureSegment = token[utf8.index(after: dots[1])...]
@@ -152,7 +152,7 @@ public final class AppStoreVerifier: Sendable {
         } else {
             guard verifyCryptography(
                 token: token, key: key, header: header, signatureSegment: signatureSegment,
-                signingInputLength: utf8.distance(from: utf8.startIndex, to: dots[1]),
+                signingInputLength: dotOffsets[1],
                 signedDate: signedDate, into: &report)
             else { return report }
         }

@@ -10,6 +10,13 @@ enum ES256 {
 
     /// Nil when the signature verifies; otherwise why not.
     static func verify(signature: [UInt8], message: UnsafeRawBufferPointer, key: PublicKey) -> String? {
+        verify(signature: signature, message: message, context: key.verifyTemplate, key: key)
+    }
+
+    /// Same, starting from a prepared `EVP_DigestVerifyInit` context (copied, so it stays reusable).
+    static func verify(
+        signature: [UInt8], message: UnsafeRawBufferPointer, context template: VerifyTemplate?, key: PublicKey
+    ) -> String? {
         guard signature.count == 64 else {
             if signature.count > 64, signature.first == 0x30 {
                 return "signature is \(signature.count) bytes and looks DER-encoded; ES256 in JWS is raw 64-byte R‖S"
@@ -26,7 +33,9 @@ enum ES256 {
         guard let der = derSignature(signature) else { return "could not encode the signature (OpenSSL)" }
         guard let mdctx = EVP_MD_CTX_new() else { return "EVP_MD_CTX_new failed" }
         defer { EVP_MD_CTX_free(mdctx) }
-        guard EVP_DigestVerifyInit(mdctx, nil, FetchedDigest.sha256.pointer, nil, key.pointer) == 1 else {
+        // Copying a prepared context skips OpenSSL 3's per-init algorithm fetch.
+        if let template, EVP_MD_CTX_copy_ex(mdctx, template.pointer) == 1 {
+        } else if EVP_DigestVerifyInit(mdctx, nil, FetchedDigest.sha256.pointer, nil, key.pointer) != 1 {
             return "EVP_DigestVerifyInit failed"
         }
         let rc = der.withUnsafeBufferPointer { sig in
@@ -68,4 +77,22 @@ enum ES256 {
         guard written == length else { return nil }
         return out
     }
+}
+
+/// An `EVP_MD_CTX` after `EVP_DigestVerifyInit(SHA-256, key)`, never updated: the starting point
+/// every verification with that key copies. Only read after creation, so it may be shared.
+final class VerifyTemplate: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init?(key: OpaquePointer) {
+        guard let ctx = EVP_MD_CTX_new() else { return nil }
+        guard EVP_DigestVerifyInit(ctx, nil, FetchedDigest.sha256.pointer, nil, key) == 1 else {
+            EVP_MD_CTX_free(ctx)
+            OpenSSLErrors.drain()
+            return nil
+        }
+        pointer = ctx
+    }
+
+    deinit { EVP_MD_CTX_free(pointer) }
 }

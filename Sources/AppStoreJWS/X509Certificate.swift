@@ -128,8 +128,13 @@ final class X509Certificate: @unchecked Sendable {
 /// An owned `EVP_PKEY` (P-256 public key of a signing leaf).
 final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// A prepared verification context for this key (nil if OpenSSL could not make one).
+    let verifyTemplate: VerifyTemplate?
 
-    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+        verifyTemplate = VerifyTemplate(key: pointer)
+    }
 
     deinit { EVP_PKEY_free(pointer) }
 }

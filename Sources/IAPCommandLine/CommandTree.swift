@@ -176,8 +176,9 @@ public enum CommandTree {
                     passes it to StoreKit 2 as appAccountToken; the order becomes paid when Apple's \
                     notification (or the app's verified transaction) arrives.
 
-                    With --from, creates one order per NDJSON line {"user": "…", "product": "…"} and \
-                    prints one number per line, in input order.
+                    With --from, creates one order per NDJSON line {"user": "…", "product": "…"} (an \
+                    optional "no" imports an existing order number; CSV with a header line works too) and \
+                    prints one number per line, in input order. A bad row creates nothing.
                     """,
                 examples: [
                     CommandExample(
@@ -190,7 +191,12 @@ public enum CommandTree {
                 options: [
                     userOption("The user who buys (your account id)."),
                     OptionSpec("product", valueName: "product", help: "The App Store product id."),
-                    fromOption("Create one order per NDJSON line {\"user\", \"product\"} of this file."),
+                    OptionSpec(
+                        "no", valueName: "no",
+                        help: "Use this order number instead of a new UUID (to import existing orders)."),
+                    fromOption(
+                        "Create one order per NDJSON line {\"user\", \"product\"[, \"no\"]} (or CSV row with a "
+                            + "header user,product[,no]) of this file; all or nothing."),
                 ],
                 handlerKey: "orders create"),
             CommandSpec(
@@ -225,9 +231,16 @@ public enum CommandTree {
                 name: "update",
                 abstract: "Correct an order by hand (audited).",
                 discussion: """
-                    Changes one order (KEY) or, with --from, many: NDJSON rows {"no" or "trade_no", \
-                    field: value…} or CSV with a header line. A batch is all-or-nothing. Each change is \
-                    recorded with the actor, the reason and the values before and after.
+                    Changes one order (KEY: order number or transactionId) or, with --from, many: \
+                    NDJSON rows {"no" or "trade_no", field: value…} or CSV with a header line. Fields: \
+                    status, user_id, product_id, expires_date (ms or ISO-8601), trade_no, origin_no; \
+                    a row with "no" may set trade_no; "reason" and "ticket" override the options for \
+                    that row. In NDJSON null (on the command line "") clears expires_date, trade_no or \
+                    origin_no; an empty CSV cell leaves the field as it is.
+
+                    A batch is all-or-nothing: one bad row (unknown order, bad value) changes nothing \
+                    and the error names its line. Each change is recorded with the actor, the reason, \
+                    the ticket and the values before and after; a change to nothing is not recorded.
                     """,
                 examples: [
                     CommandExample(
@@ -239,12 +252,19 @@ public enum CommandTree {
                 ],
                 options: [
                     OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: orderStatuses),
+                    OptionSpec("user", valueName: "user", help: "Move the order to this user."),
+                    OptionSpec("product", valueName: "product", help: "The corrected product id."),
+                    OptionSpec(
+                        "expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",
+                        validation: .timestamp(keywords: [])),
+                    OptionSpec("trade-no", valueName: "id", help: "The Apple transactionId; '' clears it."),
+                    OptionSpec("origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it."),
                     reasonOption, ticketOption,
                     fromOption("Apply the corrections of this NDJSON or CSV file (all or nothing)."),
                     dryRun,
                 ],
                 arguments: [
-                    ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.", isOptional: true)
+                    ArgumentSpec("key", help: "Order number or transactionId (leave out with --from).", isOptional: true)
                 ],
                 handlerKey: "orders update"),
         ]
@@ -288,7 +308,8 @@ public enum CommandTree {
                 name: "update",
                 abstract: "Correct a contract by hand (audited).",
                 discussion: "Changes the status, the auto-renew flag or the expiry of one contract. The change is "
-                    + "recorded with the actor, the reason and the values before and after.",
+                    + "recorded with the actor, the reason, the ticket and the values before and after; a change "
+                    + "to nothing is not recorded.",
                 examples: [
                     CommandExample(
                         "iapctl contracts update 2000000100000001 --status revoked --reason 'chargeback'",

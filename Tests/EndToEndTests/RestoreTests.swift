@@ -84,7 +84,7 @@ struct RestoreE2ETests {
         #expect(moved.stderr.contains("appAccountToken"))
         #expect(try world.contract("1000")?["user_id"] as? String == "bob")
         #expect(try world.order(no: aliceToken)?["user_id"] as? String == "bob")
-        let show = try cli.ok(["contracts", "show", "1000"]).stdout
+        let show = try cli.ok(["contracts", "show", "1000", "-o", "json"]).stdout
         #expect(show.contains("sam-support"))
         #expect(show.contains("ticket 42: same Apple ID"))
         #expect(show.contains("alice"))

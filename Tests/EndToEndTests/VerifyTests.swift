@@ -72,7 +72,7 @@ struct VerifyTests {
         try cli.ok(["db", "init"])
         let wrongKind = try cli.run(["notify"] + Self.loki, stdin: jws)
         #expect(wrongKind.status == 2 || wrongKind.status == 65)
-        #expect(wrongKind.stdout.contains("verify --apply"))
+        #expect(wrongKind.stderr.contains("verify --apply"))
     }
 
     @Test func emptyAndMalformedInput() throws {

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import IAPCommandLine
@@ -65,10 +66,12 @@ struct HelpTests {
         #expect(result.out == "iapctl \(CommandTree.version)\n")
     }
 
-    @Test func unimplementedCommandsFailAsInternalError() {
-        let result = iapctl(["db", "status"])
-        #expect(result.code == 70)
-        #expect(result.err.hasPrefix("error: 'iapctl db status' is not implemented yet"))
+    @Test func aMissingDatabaseIsNoInputAndIsNotCreated() {
+        let path = "/tmp/iapctl-missing-\(UInt64.random(in: 0...UInt64.max)).db"
+        let result = iapctl(["db", "status", "--db", path])
+        #expect(result.code == 66)
+        #expect(result.err.contains("iapctl db init"))
+        #expect(access(path, F_OK) != 0)
     }
 
     @Test func everyHandlerKeyIsRegistered() {

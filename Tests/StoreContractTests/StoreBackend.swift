@@ -1,26 +1,27 @@
 import Foundation
+@_spi(Testing) import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
 import Testing
 
 /// The `Store` backends the contract suite runs against.
 ///
-/// MySQL hook: the MySQL helper adds `case mysql`, appends it to `available` when the
-/// environment variable `IAPCTL_TEST_MYSQL_URL` is set, and makes it in `makeStore()`
-/// (a fresh, empty database per test, dropped by `cleanup`). Nothing else in the suite changes.
+/// MySQL/MariaDB runs when `IAPCTL_TEST_MYSQL_URL` is set (scripts/test starts a private server):
+/// a fresh database per test, dropped by `cleanup`.
 enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConvertible {
     case sqlite
+    case mysql
 
     var testDescription: String { rawValue }
 
     /// Backends usable on this machine, in declaration order.
     static var available: [StoreBackend] { allCases.filter(\.isAvailable) }
 
-    /// SQLite always; MySQL (when added) only when `IAPCTL_TEST_MYSQL_URL` is set:
-    /// `case .mysql: ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] != nil`.
+    /// SQLite always; MySQL only when `IAPCTL_TEST_MYSQL_URL` is set.
     var isAvailable: Bool {
         switch self {
         case .sqlite: true
+        case .mysql: ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] != nil
         }
     }
 
@@ -34,6 +35,14 @@ enum StoreBackend: String, Sendable, CaseIterable, CustomTestStringConvertible {
             let store = try SQLiteStore(path: dir.appendingPathComponent("test.db").path, create: true)
             _ = try store.migrate()
             return (store, { try? FileManager.default.removeItem(at: dir) })
+        case .mysql:
+            let env = ProcessInfo.processInfo.environment
+            var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
+            url.database = "iapctl_c_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
+            let store = try MySQLStore(url: url, password: password, create: true)
+            _ = try store.migrate()
+            return (store, { [url] in try? MySQLStore.dropDatabase(url: url, password: password) })
         }
     }
 }

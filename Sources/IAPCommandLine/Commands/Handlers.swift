@@ -11,23 +11,18 @@ public enum CommandHandlers {
             "help": HelpCommand.run,
             "completion": CompletionCommand.run,
             "__man": ManCommand.run,
-            "db init": notImplemented,
-            "db status": notImplemented,
-            "orders create": notImplemented,
-            "orders list": notImplemented,
-            "orders show": notImplemented,
-            "orders update": notImplemented,
-            "contracts list": notImplemented,
-            "contracts show": notImplemented,
-            "contracts update": notImplemented,
+            "db init": DbCommands.initialize,
+            "db status": DbCommands.status,
+            "orders create": OrdersCommands.create,
+            "orders list": OrdersCommands.list,
+            "orders show": OrdersShow.run,
+            "orders update": OrdersCommands.update,
+            "contracts list": ContractsCommands.list,
+            "contracts show": ContractsCommands.show,
+            "contracts update": ContractsCommands.update,
             "notify": NotifyCommand.run,
             "verify": VerifyCommand.run,
             "restore": RestoreCommand.run,
         ]
-    }
-
-    /// A stand-in for commands whose implementation has not landed yet.
-    static func notImplemented(_ invocation: Invocation) throws -> ExitCode {
-        throw CLIError(.software, "'\(invocation.parsed.commandName)' is not implemented yet")
     }
 }

@@ -121,7 +121,8 @@ final class ItemPrinter {
         } else {
             results.append(result)
         }
-        if result.verdict == Verdict.rejected.rawValue, invocation.output != .table {
+        if result.verdict == Verdict.rejected.rawValue {
+            // In full on stderr whatever the format: the table's detail column may be cut.
             invocation.stderr.writeLine("error: line \(result.line): \(result.error ?? "rejected")")
         }
     }

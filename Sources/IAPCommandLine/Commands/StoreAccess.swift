@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
 
@@ -39,13 +40,32 @@ enum StoreAccess {
         case .sqlite(let path):
             return try SQLiteStore(path: path, create: create)
         case .mysql(let url):
-            return try openMySQL(url: url, invocation: invocation)
+            return try openMySQL(url: url, invocation: invocation, create: create)
         }
     }
 
-    /// Placeholder until the MySQL backend is wired: refuses clearly.
-    static func openMySQL(url: String, invocation: Invocation) throws -> any Store {
-        throw CLIError(.config, "MySQL/MariaDB databases are not supported by this build", hint: "use a SQLite path")
+    /// MySQL/MariaDB: the password comes only from `IAPCTL_DB_PASSWORD` or an option file, never argv.
+    static func openMySQL(url: String, invocation: Invocation, create: Bool) throws -> any Store {
+        let parsed: MySQLURL
+        do {
+            parsed = try MySQLURL(parsing: url)
+        } catch let error as MySQLURL.ParseError {
+            throw CLIError.usage(
+                "--db: \(error.message)",
+                hint: error.containedPassword
+                    ? "put the password in IAPCTL_DB_PASSWORD or an option file (?option-file=PATH), never on the command line"
+                    : "the form is mysql://USER@HOST[:PORT]/NAME[?socket=PATH]")
+        }
+        return try MySQLStore(url: parsed, password: invocation.environment["IAPCTL_DB_PASSWORD"], create: create)
+    }
+
+    /// The database as shown to people: never a password.
+    static func displayName(_ invocation: Invocation) -> String {
+        let raw = invocation.value("db") ?? "iapctl.db"
+        if case .mysql(let url)? = try? location(raw) {
+            return (try? MySQLURL(parsing: url).description) ?? "mysql://…"
+        }
+        return raw
     }
 }
 

@@ -20,7 +20,7 @@ final class AppleWorld {
         self.cli = cli
         self.pki = try pki ?? TestPKI.make()
         builder = PayloadBuilder(pki: self.pki, bundleId: Self.bundleId, environment: "Sandbox")
-        rootPath = try cli.write("root.pem", self.pki.rootPEM)
+        rootPath = try cli.write("root-\(UUID().uuidString.prefix(8)).pem", self.pki.rootPEM)
     }
 
     /// Trust options accepting this world's Sandbox data.

@@ -1,0 +1,53 @@
+import SQLiteStore
+import SubscriptionEngine
+
+/// Opening the database for the record-keeping commands, with the contract's messages.
+enum DbOpen {
+    /// The `--db` value as given (default `iapctl.db`).
+    static func raw(_ invocation: Invocation) -> String { invocation.value("db") ?? "iapctl.db" }
+
+    /// Where the database is, for people: the path, or the URL without any password.
+    static func display(_ invocation: Invocation) -> String {
+        let raw = raw(invocation)
+        switch try? StoreAccess.location(raw) {
+        case .sqlite(let path)?: return path
+        case .mysql(let url)?: return redacted(url)
+        case nil: return redacted(raw)
+        }
+    }
+
+    /// `mysql://user:secret@host/db` → `mysql://user@host/db`.
+    static func redacted(_ url: String) -> String {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return url }
+        let schemeEnd = url.index(colon, offsetBy: 3)
+        let rest = url[schemeEnd...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"), let passwordColon = authority[..<at].firstIndex(of: ":") else {
+            return url
+        }
+        return String(url[..<schemeEnd]) + authority[..<passwordColon] + authority[at...] + rest[authorityEnd...]
+    }
+
+    /// Opens an existing database; a missing one is exit 66 with the `db init` hint.
+    static func existing(_ invocation: Invocation) throws -> any Store {
+        do {
+            return try StoreAccess.open(invocation)
+        } catch StoreError.notFound {
+            throw missing(invocation)
+        }
+    }
+
+    /// Runs a read transaction; a missing schema is reported like a missing database.
+    static func read<T>(_ invocation: Invocation, _ body: (any StoreSession) throws -> T) throws -> T {
+        try existing(invocation).read(body)
+    }
+
+    /// The 66 error for a database that does not exist.
+    static func missing(_ invocation: Invocation) -> CLIError {
+        let raw = raw(invocation)
+        return CLIError(
+            .noInput, "database \(display(invocation)) does not exist",
+            hint: "create it with: iapctl db init --db \(raw.contains(" ") ? "'\(raw)'" : raw)")
+    }
+}

@@ -1,0 +1,184 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `iapctl orders create|list|update`.
+enum OrdersCommands {
+    /// One order from `--user`/`--product` (`--no` to import an existing number), or one per row of `--from`.
+    static func create(_ invocation: Invocation) throws -> ExitCode {
+        let requests: [(line: Int?, order: Order)]
+        if let from = invocation.parsed.value("from") {
+            for option in ["user", "product", "no"] where invocation.parsed.value(option) != nil {
+                throw CLIError.usage(
+                    "--from cannot be combined with --\(option)", hint: "put user, product and no in the file's rows")
+            }
+            let rows = try BatchInput.read(invocation, from: from)
+            requests = try rows.map { row throws(CLIError) in (row.line, try newOrder(row)) }
+        } else {
+            guard let user = invocation.parsed.value("user"), let product = invocation.parsed.value("product") else {
+                throw CLIError.usage(
+                    "give --user and --product, or --from FILE",
+                    hint: "e.g. iapctl orders create --user u42 --product com.example.pro.monthly")
+            }
+            let order = try Self.order(
+                user: user, product: product, no: invocation.parsed.value("no"), prefix: "")
+            requests = [(nil, order)]
+        }
+        let actor = invocation.actor
+        let store = try DbOpen.existing(invocation)
+        let created: [Order] = try store.write { session in
+            let now = RecordClock.nowMilliseconds()
+            var created: [Order] = []
+            var seen = Set<String>()
+            for (line, request) in requests {
+                let prefix = line.map { "line \($0): " } ?? ""
+                if !seen.insert(request.no).inserted {
+                    throw CLIError(.dataError, prefix + "order number \(request.no) appears twice in the input")
+                }
+                if try session.order(no: request.no) != nil {
+                    throw CLIError(
+                        .conflict, prefix + "order \(request.no) already exists",
+                        hint: "see it with: iapctl orders show \(request.no)")
+                }
+                var order = request
+                order.createdAt = now
+                order.updatedAt = now
+                do {
+                    order = try session.insertOrder(order)
+                } catch StoreError.conflict(let message) {
+                    throw CLIError(.conflict, prefix + message)
+                }
+                _ = try session.appendAudit(
+                    AuditEntry(
+                        at: now, actor: actor, command: "orders create", entity: .order, key: order.no,
+                        before: nil, after: Corrections.json(order)))
+                created.append(order)
+            }
+            return created
+        }
+        switch invocation.output {
+        case .table:
+            for order in created { invocation.print(order.no) }
+        case .json, .ndjson, .csv:
+            invocation.emit(created.map(RowRendering.record), columns: nil)
+        }
+        if created.count > 1 { invocation.note("created \(created.count) orders") }
+        return .success
+    }
+
+    /// A new pending order from a batch row `{"user", "product"[, "no"]}`.
+    static func newOrder(_ row: InputRow) throws(CLIError) -> Order {
+        var user: String?
+        var product: String?
+        var no: String?
+        for (key, value) in row.fields {
+            do throws(CLIError) {
+                switch key {
+                case "user", "user_id": user = try FieldValue.text(value, field: key)
+                case "product", "product_id": product = try FieldValue.text(value, field: key)
+                case "no": no = try FieldValue.optionalText(value, field: key)
+                default:
+                    throw CLIError(.dataError, "unknown field '\(key)' (allowed: user, product, no)")
+                }
+            } catch {
+                throw Corrections.prefixed(error, row.prefix)
+            }
+        }
+        guard let user else { throw CLIError(.dataError, row.prefix + "missing \"user\"") }
+        guard let product else { throw CLIError(.dataError, row.prefix + "missing \"product\"") }
+        return try order(user: user, product: product, no: no, prefix: row.prefix)
+    }
+
+    /// A pending order; `no` defaults to a new lowercase UUID.
+    static func order(user: String, product: String, no: String?, prefix: String) throws(CLIError) -> Order {
+        for (name, value) in [("user", user), ("product", product)] where !isPrintableToken(value, allowSpaces: true) {
+            throw CLIError(.dataError, prefix + "\(name) must be non-empty text without control characters")
+        }
+        if let no, !isPrintableToken(no, allowSpaces: false) || no.count > 128 {
+            throw CLIError(
+                .dataError, prefix + "order number '\(no)' must be 1–128 characters without spaces",
+                hint: "leave it out to get a new UUID")
+        }
+        return Order(no: no ?? UUID().uuidString.lowercased(), userId: user, productId: product, status: .pending)
+    }
+
+    static func isPrintableToken(_ text: String, allowSpaces: Bool) -> Bool {
+        !text.isEmpty && !text.allSatisfy(\.isWhitespace)
+            && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (!allowSpaces && $0 == " ") }
+    }
+
+    /// Orders newest first, filtered.
+    static func list(_ invocation: Invocation) throws -> ExitCode {
+        let filter = OrderFilter(
+            userId: invocation.parsed.value("user"),
+            status: invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:)),
+            productId: invocation.parsed.value("product"),
+            limit: invocation.parsed.value("limit").flatMap { Int($0) })
+        let orders = try DbOpen.read(invocation) { try $0.orders(matching: filter) }
+        invocation.emit(
+            orders.map(RowRendering.record),
+            columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
+        if orders.isEmpty, invocation.output == .table { invocation.note("no orders") }
+        return .success
+    }
+
+    /// The options of `orders update` that set a field, and the field each sets.
+    static let updateOptions: [(option: String, field: String)] = [
+        ("status", "status"), ("user", "user_id"), ("product", "product_id"), ("expires", "expires_date"),
+        ("trade-no", "trade_no"), ("origin-no", "origin_no"),
+    ]
+
+    /// Hand correction of one order (KEY = no or trade_no) or of a `--from` batch; audited, all or nothing.
+    static func update(_ invocation: Invocation) throws -> ExitCode {
+        try runUpdate(
+            invocation, as: Order.self, command: "orders update", keyArgument: "key", optionFields: updateOptions)
+    }
+
+    /// The shared body of `orders update` and `contracts update`.
+    static func runUpdate<Row: Correctable>(
+        _ invocation: Invocation, as type: Row.Type, command: String, keyArgument: String,
+        optionFields: [(option: String, field: String)]
+    ) throws -> ExitCode {
+        let reason = invocation.value("reason") ?? ""
+        guard !reason.allSatisfy(\.isWhitespace) else {
+            throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'refund approved by support'")
+        }
+        let ticket = invocation.value("ticket").flatMap { $0.isEmpty ? nil : $0 }
+        let dryRun = invocation.flag("dry-run")
+        let key = invocation.parsed.argument(keyArgument)
+        let values = Corrections.optionValues(invocation, optionFields)
+        let options = optionFields.map { "--\($0.option)" }.joined(separator: ", ")
+        let requests: [CorrectionRequest]
+        if let from = invocation.parsed.value("from") {
+            if key != nil {
+                throw CLIError.usage("give either <\(keyArgument)> or --from, not both")
+            }
+            if !values.isEmpty {
+                throw CLIError.usage("with --from, put the fields in the file's rows, not in \(options)")
+            }
+            let rows = try BatchInput.read(invocation, from: from)
+            requests = try Corrections.requests(rows, for: Row.self, reason: reason, ticket: ticket)
+        } else {
+            guard let key else {
+                throw CLIError.usage("missing argument <\(keyArgument)>", hint: "or give --from FILE for a batch")
+            }
+            guard !values.isEmpty else {
+                throw CLIError.usage("nothing to change", hint: "give at least one of \(options)")
+            }
+            requests = [
+                CorrectionRequest(
+                    line: nil, key: key, keyField: "", values: values, reason: reason, ticket: ticket)
+            ]
+        }
+        let store = try DbOpen.existing(invocation)
+        let results = try Corrections.apply(
+            requests, as: Row.self, store: store, invocation: invocation, command: command, dryRun: dryRun)
+        Corrections.report(results, invocation: invocation, dryRun: dryRun)
+        return .success
+    }
+}

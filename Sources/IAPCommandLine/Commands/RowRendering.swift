@@ -1,0 +1,220 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// How the record-keeping commands show orders, contracts, ledger events and audit rows.
+///
+/// Records carry every column under its schema name (dates as integer ms under `*_date`/`*_at`
+/// keys, so the framework shows them as ISO-8601); the `…Columns` lists choose what tables show.
+enum RowRendering {
+    /// Every column of an order, in schema order.
+    static func record(_ order: Order) -> Record {
+        var r = Record()
+        r.append("no", order.no)
+        r.append("user_id", order.userId)
+        r.append("product_id", order.productId)
+        r.append("status", order.status.rawValue)
+        r.append("trade_no", order.tradeNo)
+        r.append("origin_no", order.originNo)
+        r.append("purchase_date", order.purchaseDate)
+        r.append("expires_date", order.expiresDate)
+        r.append("environment", order.environment)
+        r.append("price", order.price)
+        r.append("currency", order.currency)
+        r.append("created_at", order.createdAt)
+        r.append("updated_at", order.updatedAt)
+        r.append("id", order.id)
+        return r
+    }
+
+    /// The table columns of `orders list`.
+    static let orderColumns: [Column] = [
+        Column("no", title: "NO"), Column("user_id", title: "USER"), Column("product_id", title: "PRODUCT"),
+        Column("status", title: "STATUS"), Column("trade_no", title: "TRADE_NO"),
+        Column("origin_no", title: "ORIGIN_NO"), Column("expires_date", title: "EXPIRES"),
+        Column("updated_at", title: "UPDATED"),
+    ]
+
+    /// Every column of an order (CSV, even for no rows).
+    static let allOrderColumns: [Column] = record(Order(no: "", userId: "", productId: "")).keys.map { Column($0) }
+
+    /// Every column of a contract (CSV, even for no rows).
+    static let allContractColumns: [Column] = record(Contract(contractId: "", userId: "", productId: "")).keys.map {
+        Column($0)
+    }
+
+    /// Every column of a contract, in schema order.
+    static func record(_ contract: Contract) -> Record {
+        var r = Record()
+        r.append("contract_id", contract.contractId)
+        r.append("user_id", contract.userId)
+        r.append("product_id", contract.productId)
+        r.append("status", contract.status.rawValue)
+        r.append("auto_renew", contract.autoRenew)
+        r.append("expires_date", contract.expiresDate)
+        r.append("environment", contract.environment)
+        r.append("next_product_id", contract.nextProductId)
+        r.append("last_event_date", contract.lastEventDate)
+        r.append("created_at", contract.createdAt)
+        r.append("updated_at", contract.updatedAt)
+        r.append("id", contract.id)
+        return r
+    }
+
+    /// The table columns of `contracts list`.
+    static let contractColumns: [Column] = [
+        Column("contract_id", title: "CONTRACT_ID"), Column("user_id", title: "USER"),
+        Column("product_id", title: "PRODUCT"), Column("status", title: "STATUS"),
+        Column("auto_renew", title: "AUTO_RENEW"), Column("expires_date", title: "EXPIRES"),
+        Column("updated_at", title: "UPDATED"),
+    ]
+
+    /// A ledger row without its raw JWS.
+    static func record(_ entry: LedgerEntry) -> Record {
+        var r = Record()
+        r.append("signed_date", entry.signedDate)
+        r.append("event", eventName(entry))
+        r.append("verdict", entry.verdict.rawValue)
+        r.append("source", entry.source.rawValue)
+        r.append("transaction_id", entry.transactionId)
+        r.append("original_transaction_id", entry.originalTransactionId)
+        r.append("app_account_token", entry.appAccountToken)
+        r.append("notification_type", entry.notificationType)
+        r.append("subtype", entry.subtype)
+        r.append("notification_uuid", entry.notificationUUID)
+        r.append("detail", entry.detail)
+        r.append("received_at", entry.receivedAt)
+        r.append("ledger_id", entry.id)
+        return r
+    }
+
+    /// The table columns of an event timeline.
+    static let ledgerColumns: [Column] = [
+        Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"), Column("verdict", title: "VERDICT"),
+        Column("source", title: "SOURCE"), Column("transaction_id", title: "TRANSACTION"),
+        Column("detail", title: "DETAIL", maxWidth: 80),
+    ]
+
+    /// `DID_RENEW/BILLING_RECOVERY`, `transaction` for client submissions without a type.
+    static func eventName(_ entry: LedgerEntry) -> String {
+        guard let type = entry.notificationType else { return entry.source == .apple ? "-" : "transaction" }
+        return entry.subtype.map { "\(type)/\($0)" } ?? type
+    }
+
+    /// An audit row; `structured` gives the changes as an array of objects (JSON), else as text.
+    static func record(_ entry: AuditEntry, structured: Bool) -> Record {
+        var r = Record()
+        r.append("changed_at", entry.at)
+        r.append("actor", entry.actor)
+        r.append("command", entry.command)
+        r.append("reason", entry.reason)
+        r.append("ticket", entry.ticket)
+        r.append("entity", entry.entity.rawValue)
+        r.append("key", entry.key)
+        let changes = auditChanges(entry)
+        if structured {
+            r.append("changes", .array(changes.map(changeObject)))
+        } else {
+            r.append("changes", changeText(changes, separator: "; "))
+        }
+        r.append("ledger_id", entry.ledgerId)
+        return r
+    }
+
+    /// The table columns of an audit trail.
+    static let auditColumns: [Column] = [
+        Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"), Column("command", title: "COMMAND"),
+        Column("reason", title: "REASON", maxWidth: 40), Column("ticket", title: "TICKET"),
+        Column("key", title: "ROW", maxWidth: 20), Column("changes", title: "CHANGES"),
+    ]
+
+    // MARK: field-level changes
+
+    /// Field-level difference of an audit row's before and after JSON (snake_case names; dates ISO).
+    ///
+    /// `id` and `updated_at` are left out: the audit row's own time says when.
+    static func auditChanges(_ entry: AuditEntry) -> [FieldChange] {
+        let before = entry.before.flatMap { try? JSONText.parse($0) }?.objectMembers ?? []
+        let after = entry.after.flatMap { try? JSONText.parse($0) }?.objectMembers ?? []
+        var keys: [String] = []
+        for (key, _) in before + after where !keys.contains(key) { keys.append(key) }
+        // Schema order (JSON keys are sorted), unknown columns last.
+        let rank = { (key: String) in schemaOrder.firstIndex(of: snakeCase(key)) ?? schemaOrder.count }
+        keys = keys.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
+        var out: [FieldChange] = []
+        for key in keys {
+            let column = snakeCase(key)
+            guard !["id", "updated_at", "created_at"].contains(column) else { continue }
+            // The row's own key is the audit row's key: not worth repeating for an insert.
+            if entry.before == nil, column == (entry.entity == .order ? "no" : "contract_id") { continue }
+            let old = before.first { $0.key == key }?.value
+            let new = after.first { $0.key == key }?.value
+            let oldText = old.flatMap { display($0, column: column) }
+            let newText = new.flatMap { display($0, column: column) }
+            if oldText != newText { out.append(FieldChange(column: column, before: oldText, after: newText)) }
+        }
+        return out
+    }
+
+    /// Column names in schema order (orders, then the contract-only ones).
+    static let schemaOrder: [String] =
+        Order(no: "", userId: "", productId: "").columnValues.map(\.0)
+        + Contract(contractId: "", userId: "", productId: "").columnValues.map(\.0).filter {
+            !["user_id", "product_id", "status", "expires_date", "environment"].contains($0)
+        } + ["last_event_date"]
+
+    /// Field-level difference of two rows' `columnValues` (dates ISO).
+    static func changes(_ before: [(String, String?)], _ after: [(String, String?)]) -> [FieldChange] {
+        zip(before, after).compactMap { old, new in
+            guard old.1 != new.1 else { return nil }
+            return FieldChange(
+                column: new.0, before: old.1.map { displayText($0, column: new.0) },
+                after: new.1.map { displayText($0, column: new.0) })
+        }
+    }
+
+    /// `status: pending → paid` parts, `∅` for no value.
+    static func changeText(_ changes: [FieldChange], separator: String) -> String {
+        changes.map { "\($0.column): \($0.before ?? "∅") → \($0.after ?? "∅")" }.joined(separator: separator)
+    }
+
+    /// `{"field": …, "before": …, "after": …}`.
+    static func changeObject(_ change: FieldChange) -> JSONValue {
+        .object([
+            ("field", .string(change.column)),
+            ("before", change.before.map(JSONValue.string) ?? .null),
+            ("after", change.after.map(JSONValue.string) ?? .null),
+        ])
+    }
+
+    /// `userId` → `user_id`, `contractId` → `contract_id`.
+    static func snakeCase(_ name: String) -> String {
+        var out = ""
+        for character in name {
+            if character.isUppercase {
+                out += "_" + character.lowercased()
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A JSON value as text for a change line; dates (ms under `*_date`/`*_at`) as ISO-8601.
+    static func display(_ value: JSONValue, column: String) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let text): return text
+        case .int(let number):
+            return DateFields.isDateKey(column) ? ISO8601.format(milliseconds: number) : String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        default: return value.serialized()
+        }
+    }
+
+    /// A `columnValues` text for a change line: dates as ISO-8601, `auto_renew` as true/false.
+    static func displayText(_ text: String, column: String) -> String {
+        if DateFields.isDateKey(column), let ms = Int64(text) { return ISO8601.format(milliseconds: ms) }
+        if column == "auto_renew" { return text == "1" ? "true" : text == "0" ? "false" : text }
+        return text
+    }
+}

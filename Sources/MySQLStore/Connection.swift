@@ -1,0 +1,185 @@
+internal import CMariaDB
+import SubscriptionEngine
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One client connection (`MYSQL *`), owned here and closed once in `deinit`, with its cache of
+/// prepared statements. Not thread-safe: one user at a time.
+final class Connection {
+    private let handle: UnsafeMutablePointer<MYSQL>
+    let errors: ErrorReporter
+    /// Where we are connected, for messages (never holds a password).
+    let label: String
+    private var statements: [String: PreparedStatement] = [:]
+    /// Statements whose text varies with the number of values (IN lists); bounded.
+    private var shapedStatements: [String: PreparedStatement] = [:]
+    private static let shapedLimit = 32
+
+    /// `mysql_library_init` once per process, before the first `mysql_init` (not thread-safe itself).
+    private static let libraryStatus: Int32 = iapctl_mysql_library_init()
+
+    /// Connects to `url`'s server, selecting `database` (nil: none).
+    init(url: MySQLURL, password: String?, database: String?, connectTimeoutSeconds: UInt32) throws(StoreError) {
+        errors = ErrorReporter(secret: password)
+        label = url.description
+        guard Self.libraryStatus == 0 else { throw .failure("cannot initialise the MariaDB client library") }
+        guard let handle = mysql_init(nil) else { throw .failure("cannot allocate a MariaDB client handle") }
+        self.handle = handle
+        // From here on deinit closes the handle, whatever fails below.
+        try configure(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
+        let host = url.host
+        let port = UInt32(url.port ?? 0)
+        let flags = UInt(CLIENT_FOUND_ROWS)  // affected rows = matched rows (an UPDATE to equal values counts)
+        let connected = host.withCString { hostC in
+            Self.withOptionalCString(url.user) { userC in
+                Self.withOptionalCString(password) { passwordC in
+                    Self.withOptionalCString(database) { databaseC in
+                        Self.withOptionalCString(url.socket) { socketC in
+                            mysql_real_connect(handle, hostC, userC, passwordC, databaseC, port, socketC, flags)
+                        }
+                    }
+                }
+            }
+        }
+        guard connected != nil else {
+            throw errors.connectionError(handle, context: "cannot connect to \(label)")
+        }
+        try execute("SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'")
+        try execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        try execute("SET SESSION autocommit = 1")
+    }
+
+    deinit {
+        // Statements first (they belong to the handle), then the handle: each freed exactly once.
+        statements.removeAll()
+        shapedStatements.removeAll()
+        mysql_close(handle)
+    }
+
+    /// The server's version string.
+    var serverVersion: String {
+        mysql_get_server_info(handle).map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// Runs a statement that carries no values (transaction control, DDL) with the text protocol.
+    func execute(_ sql: String) throws(StoreError) {
+        let utf8 = Array(sql.utf8)
+        let rc = utf8.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                mysql_real_query(handle, $0, UInt(buffer.count))
+            }
+        }
+        guard rc == 0 else { throw errors.connectionError(handle, context: "statement failed [SQL: \(sql)]") }
+        if mysql_field_count(handle) > 0, let result = mysql_store_result(handle) {
+            mysql_free_result(result)
+        }
+    }
+
+    /// Makes `name` the current database.
+    func selectDatabase(_ name: String) throws(StoreError) {
+        guard mysql_select_db(handle, name) == 0 else {
+            throw errors.connectionError(handle, context: "cannot use database \(name)")
+        }
+    }
+
+    /// The prepared statement for `sql`, prepared once per connection and reused.
+    func statement(_ sql: String) throws(StoreError) -> PreparedStatement {
+        if let cached = statements[sql] { return cached }
+        let prepared = try PreparedStatement(connection: handle, sql: sql, errors: errors)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    /// Like ``statement(_:)`` for texts with a variable shape; at most a few are kept.
+    func shapedStatement(_ sql: String) throws(StoreError) -> PreparedStatement {
+        if let cached = shapedStatements[sql] { return cached }
+        if shapedStatements.count >= Self.shapedLimit { shapedStatements.removeAll() }
+        let prepared = try PreparedStatement(connection: handle, sql: sql, errors: errors)
+        shapedStatements[sql] = prepared
+        return prepared
+    }
+
+    func query(_ sql: String, _ values: [MySQLValue] = []) throws(StoreError) -> [MySQLRow] {
+        try statement(sql).query(values)
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ values: [MySQLValue] = []) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
+        try statement(sql).run(values)
+    }
+
+    // MARK: private
+
+    private func configure(url: MySQLURL, connectTimeoutSeconds: UInt32) throws(StoreError) {
+        var timeout = connectTimeoutSeconds
+        try option(MYSQL_OPT_CONNECT_TIMEOUT, "connect timeout") {
+            mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
+        }
+        var off: my_bool = 0
+        try option(MYSQL_OPT_RECONNECT, "reconnect off") { mysql_options(handle, MYSQL_OPT_RECONNECT, &off) }
+        var noLocalInfile: UInt32 = 0
+        try option(MYSQL_OPT_LOCAL_INFILE, "local infile off") {
+            mysql_options(handle, MYSQL_OPT_LOCAL_INFILE, &noLocalInfile)
+        }
+        try option(MYSQL_SET_CHARSET_NAME, "charset utf8mb4") {
+            mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
+        }
+
+        if let file = url.optionFile, access(file, R_OK) != 0 {
+            // Connector/C would silently ignore it and then fail with a confusing access error.
+            throw .accessDenied("cannot read the option file \(file): \(String(cString: strerror(errno)))")
+        }
+        if let file = url.optionFile ?? Self.userOptionFile() {
+            try option(MYSQL_READ_DEFAULT_FILE, "option file \(file)") {
+                file.withCString { mysql_options(handle, MYSQL_READ_DEFAULT_FILE, $0) }
+            }
+            try option(MYSQL_READ_DEFAULT_GROUP, "option group client") {
+                mysql_options(handle, MYSQL_READ_DEFAULT_GROUP, "client")
+            }
+        }
+
+        switch url.sslMode {
+        case nil, .disabled?, .preferred?:
+            break
+        case .required?:
+            var on: my_bool = 1
+            try option(MYSQL_OPT_SSL_ENFORCE, "ssl-mode REQUIRED") { mysql_options(handle, MYSQL_OPT_SSL_ENFORCE, &on) }
+        case .verifyCA?, .verifyIdentity?:
+            var on: my_bool = 1
+            try option(MYSQL_OPT_SSL_ENFORCE, "ssl-mode \(url.sslMode!.rawValue)") {
+                mysql_options(handle, MYSQL_OPT_SSL_ENFORCE, &on)
+            }
+            var verify: my_bool = 1
+            try option(MYSQL_OPT_SSL_VERIFY_SERVER_CERT, "server certificate verification") {
+                mysql_options(handle, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify)
+            }
+        }
+        if let ca = url.sslCA {
+            try option(MYSQL_OPT_SSL_CA, "ssl-ca \(ca)") {
+                ca.withCString { mysql_options(handle, MYSQL_OPT_SSL_CA, $0) }
+            }
+        }
+    }
+
+    private func option(_ which: mysql_option, _ what: String, _ set: () -> Int32) throws(StoreError) {
+        guard set() == 0 else { throw .failure("cannot set the MariaDB client option \(what) (\(which.rawValue))") }
+    }
+
+    /// `~/.my.cnf` when it exists.
+    private static func userOptionFile() -> String? {
+        guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else { return nil }
+        let path = home.hasSuffix("/") ? home + ".my.cnf" : home + "/.my.cnf"
+        return access(path, R_OK) == 0 ? path : nil
+    }
+
+    private static func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let text else { return body(nil) }
+        return text.withCString { body($0) }
+    }
+}

@@ -1,0 +1,86 @@
+import SubscriptionEngine
+
+/// Maps MySQL/MariaDB error numbers to ``StoreError`` cases (the commands map those to exit codes).
+enum MySQLErrorMapping {
+    /// Server and client error numbers this backend distinguishes.
+    enum Code {
+        static let duplicateEntry: UInt32 = 1062  // ER_DUP_ENTRY
+        static let duplicateEntryWithKeyName: UInt32 = 1586  // ER_DUP_ENTRY_WITH_KEY_NAME
+        static let lockWaitTimeout: UInt32 = 1205  // ER_LOCK_WAIT_TIMEOUT
+        static let deadlock: UInt32 = 1213  // ER_LOCK_DEADLOCK
+        static let databaseAccessDenied: UInt32 = 1044  // ER_DBACCESS_DENIED_ERROR
+        static let accessDenied: UInt32 = 1045  // ER_ACCESS_DENIED_ERROR
+        static let tableAccessDenied: UInt32 = 1142  // ER_TABLEACCESS_DENIED_ERROR
+        static let columnAccessDenied: UInt32 = 1143  // ER_COLUMNACCESS_DENIED_ERROR
+        static let specificAccessDenied: UInt32 = 1227  // ER_SPECIFIC_ACCESS_DENIED_ERROR
+        static let accessDeniedNoPassword: UInt32 = 1698  // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+        static let unknownDatabase: UInt32 = 1049  // ER_BAD_DB_ERROR
+        static let noSuchTable: UInt32 = 1146  // ER_NO_SUCH_TABLE
+        static let badField: UInt32 = 1054  // ER_BAD_FIELD_ERROR
+        static let socketConnect: UInt32 = 2002  // CR_CONNECTION_ERROR
+        static let tcpConnect: UInt32 = 2003  // CR_CONN_HOST_ERROR
+        static let unknownHost: UInt32 = 2005  // CR_UNKNOWN_HOST
+        static let serverGone: UInt32 = 2006  // CR_SERVER_GONE_ERROR
+        static let serverLost: UInt32 = 2013  // CR_SERVER_LOST
+        static let serverLostExtended: UInt32 = 2055  // CR_SERVER_LOST_EXTENDED
+        static let disconnectedByServer: UInt32 = 4031  // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
+        static let serverShutdown: UInt32 = 1053  // ER_SERVER_SHUTDOWN
+        static let connectionKilled: UInt32 = 1927  // ER_CONNECTION_KILLED (MariaDB)
+        static let tooManyConnections: UInt32 = 1040  // ER_CON_COUNT_ERROR
+        static let queryInterrupted: UInt32 = 1317  // ER_QUERY_INTERRUPTED
+        static let readOnlyTransaction: UInt32 = 1792  // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+    }
+
+    /// True when the server rolled the whole transaction back (not just the failed statement).
+    static func rollsBackTransaction(_ code: UInt32) -> Bool {
+        code == Code.deadlock || isConnectionLoss(code)
+    }
+
+    static func isConnectionLoss(_ code: UInt32) -> Bool {
+        [
+            Code.serverGone, Code.serverLost, Code.serverLostExtended, Code.disconnectedByServer,
+            Code.serverShutdown, Code.connectionKilled,
+        ].contains(code)
+    }
+
+    /// The ``StoreError`` for error `code` with server/client `message`, about `context`.
+    ///
+    /// - Parameter secret: removed from the text wherever it appears (the password).
+    static func storeError(code: UInt32, sqlState: String, message: String, context: String, secret: String?)
+        -> StoreError
+    {
+        var text = "\(context): \(message) (MySQL error \(code)"
+        if !sqlState.isEmpty, sqlState != "00000", sqlState != "HY000" { text += ", SQLSTATE \(sqlState)" }
+        text += ")"
+        text = scrub(text, secret: secret)
+        switch code {
+        case Code.duplicateEntry, Code.duplicateEntryWithKeyName:
+            return .conflict(text)
+        case Code.lockWaitTimeout:
+            return .busy(text + "; another transaction holds the rows: retry")
+        case Code.deadlock:
+            return .busy(text + "; the transaction was rolled back: retry")
+        case Code.tooManyConnections:
+            return .busy(text + "; retry later")
+        case Code.accessDenied, Code.databaseAccessDenied, Code.tableAccessDenied, Code.columnAccessDenied,
+            Code.specificAccessDenied, Code.accessDeniedNoPassword:
+            return .accessDenied(text + "; check the user, IAPCTL_DB_PASSWORD or the option file, and the grants")
+        case Code.unknownDatabase:
+            return .notFound(text + "; create it (iapctl db init) or fix the database name")
+        case Code.noSuchTable, Code.badField:
+            return .schemaMismatch(text + "; the iapctl schema is missing or incomplete: run iapctl db init")
+        case Code.socketConnect, Code.tcpConnect, Code.unknownHost:
+            return .unavailable(text + "; is the server running and reachable? retry when it is")
+        case _ where isConnectionLoss(code):
+            return .unavailable(text + "; the connection was lost: retry")
+        default:
+            return .failure(text)
+        }
+    }
+
+    /// `text` with every occurrence of `secret` replaced by `***`.
+    static func scrub(_ text: String, secret: String?) -> String {
+        guard let secret, !secret.isEmpty else { return text }
+        return text.replacing(secret, with: "***")
+    }
+}

@@ -1,0 +1,261 @@
+import SubscriptionEngine
+
+/// One open transaction on a ``MySQLStore``; valid only inside the closure it was passed to.
+///
+/// In a write transaction the single-row lookups the engine updates afterwards (`order(no:)`,
+/// `order(tradeNo:)`, `contract(contractId:)`, `ledgerEntry(id:)`) are `SELECT … FOR UPDATE`: a
+/// concurrent writer of the same row waits for this commit and then reads the committed row.
+/// A row that does not exist yet is not locked (READ COMMITTED takes no gap locks): two writers
+/// inserting the same key race to the unique index, and the loser gets ``StoreError/conflict(_:)``.
+final class MySQLSession: StoreSession {
+    enum Mode { case read, write }
+
+    private let connection: Connection
+    let mode: Mode
+    private(set) var isOpen = true
+    private var savepointDepth = 0
+
+    init(connection: Connection, mode: Mode) {
+        self.connection = connection
+        self.mode = mode
+    }
+
+    /// Ends the session: any later use is a programmer error reported as a failure.
+    func close() { isOpen = false }
+
+    // MARK: orders
+
+    func order(no: String) throws -> Order? {
+        try one(mode == .write ? MySQLSQL.orderByNoForUpdate : MySQLSQL.orderByNo, [.text(no)]) {
+            row throws(StoreError) in try row.order()
+        }
+    }
+
+    func order(tradeNo: String) throws -> Order? {
+        try one(mode == .write ? MySQLSQL.orderByTradeNoForUpdate : MySQLSQL.orderByTradeNo, [.text(tradeNo)]) {
+            row throws(StoreError) in try row.order()
+        }
+    }
+
+    func orders(originNo: String) throws -> [Order] {
+        try all(MySQLSQL.ordersByOriginNo, [.text(originNo)]) { row throws(StoreError) in try row.order() }
+    }
+
+    func orders(matching filter: OrderFilter) throws -> [Order] {
+        let values = [filter.userId, filter.status?.rawValue, filter.productId, filter.originNo]
+        let (sql, bound) = try Self.filtered(MySQLSQL.ordersMatching, values: values, limit: filter.limit)
+        return try all(sql, bound) { row throws(StoreError) in try row.order() }
+    }
+
+    func insertOrder(_ order: Order) throws -> Order {
+        let result = try write(MySQLSQL.insertOrder, MySQLBindings.order(order))
+        var inserted = order
+        inserted.id = result.insertId
+        return inserted
+    }
+
+    func updateOrder(_ order: Order) throws {
+        let result = try write(MySQLSQL.updateOrder, MySQLBindings.order(order) + [.int(order.id)])
+        try expectOneRow(result.affectedRows, "order", id: order.id)
+    }
+
+    // MARK: contracts
+
+    func contract(contractId: String) throws -> Contract? {
+        try one(mode == .write ? MySQLSQL.contractByIdForUpdate : MySQLSQL.contractById, [.text(contractId)]) {
+            row throws(StoreError) in try row.contract()
+        }
+    }
+
+    func contracts(matching filter: ContractFilter) throws -> [Contract] {
+        let values = [filter.userId, filter.status?.rawValue, filter.productId]
+        let (sql, bound) = try Self.filtered(MySQLSQL.contractsMatching, values: values, limit: filter.limit)
+        return try all(sql, bound) { row throws(StoreError) in try row.contract() }
+    }
+
+    func insertContract(_ contract: Contract) throws -> Contract {
+        let result = try write(MySQLSQL.insertContract, MySQLBindings.contract(contract))
+        var inserted = contract
+        inserted.id = result.insertId
+        return inserted
+    }
+
+    func updateContract(_ contract: Contract) throws {
+        let result = try write(MySQLSQL.updateContract, MySQLBindings.contract(contract) + [.int(contract.id)])
+        try expectOneRow(result.affectedRows, "contract", id: contract.id)
+    }
+
+    // MARK: ledger
+
+    func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
+        try write(MySQLSQL.insertLedger, MySQLBindings.ledger(entry)).insertId
+    }
+
+    func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
+        let result = try write(MySQLSQL.updateLedger, [.text(verdict.rawValue), MySQLValue(detail), .int(id)])
+        try expectOneRow(result.affectedRows, "ledger row", id: id)
+    }
+
+    func ledgerEntry(id: Int64) throws -> LedgerEntry? {
+        try one(mode == .write ? MySQLSQL.ledgerByIdForUpdate : MySQLSQL.ledgerById, [.int(id)]) {
+            row throws(StoreError) in try row.ledgerEntry()
+        }
+    }
+
+    func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
+        try one(MySQLSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerEntry() }
+    }
+
+    func ledger(
+        transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]
+    ) throws -> [LedgerEntry] {
+        try checkOpen()
+        let lists = [transactionIds, originalTransactionIds, appAccountTokens]
+        // Lists are padded (repeating their last id) to a few sizes so the statements stay reusable.
+        let sizes = lists.map { Self.paddedCount($0.count) }
+        guard sizes.contains(where: { $0 > 0 }) else { return [] }
+        guard sizes.reduce(0, +) <= 30_000 else {
+            throw StoreError.failure("ledger lookup with too many ids (\(lists.map(\.count).reduce(0, +)))")
+        }
+        var values: [MySQLValue] = []
+        for (list, size) in zip(lists, sizes) where size > 0 {
+            for i in 0..<size { values.append(.text(list[Swift.min(i, list.count - 1)])) }
+        }
+        let statement = try connection.shapedStatement(
+            MySQLSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])))
+        return try statement.query(values).map { row throws(StoreError) in try row.ledgerEntry() }
+    }
+
+    func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
+        try all(MySQLSQL.unmatchedLedger, [.int(try Self.limitValue(limit))]) {
+            row throws(StoreError) in try row.ledgerEntry()
+        }
+    }
+
+    // MARK: audit
+
+    func appendAudit(_ entry: AuditEntry) throws -> Int64 {
+        try write(MySQLSQL.insertAudit, MySQLBindings.audit(entry)).insertId
+    }
+
+    func audit(entity: EntityKind, key: String) throws -> [AuditEntry] {
+        try all(MySQLSQL.auditByEntity, [.text(entity.rawValue), .text(key)]) {
+            row throws(StoreError) in try row.auditEntry()
+        }
+    }
+
+    // MARK: misc
+
+    func counts() throws -> StoreCounts {
+        guard let row = try all(MySQLSQL.counts, [], { row throws(StoreError) in row }).first else {
+            throw StoreError.failure("counts returned no row [SQL: \(MySQLSQL.counts)]")
+        }
+        return StoreCounts(
+            orders: Int(try row.int(0)), contracts: Int(try row.int(1)), ledger: Int(try row.int(2)),
+            unmatched: Int(try row.int(3)), audit: Int(try row.int(4)))
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try savepoint(keep: true, body)
+    }
+
+    /// Runs `body` in a savepoint; releases it when `keep` and `body` returns, else rolls back to it.
+    func savepoint<T>(keep: Bool, _ body: () throws -> T) throws -> T {
+        try checkOpen()
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        // The name depends on the nesting depth only: no value is ever part of the SQL.
+        let name = "iapctl_sp\(savepointDepth)"
+        try connection.execute("SAVEPOINT \(name)")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try rollback(to: name)
+            throw error
+        }
+        if keep {
+            try connection.execute("RELEASE SAVEPOINT \(name)")
+        } else {
+            try rollback(to: name)
+        }
+        return result
+    }
+
+    // MARK: helpers
+
+    private func rollback(to name: String) throws(StoreError) {
+        // After a deadlock or a lost connection the server has rolled everything back, savepoints
+        // included: the caller's error is the one to report, and the transaction cannot go on.
+        if let aborted = connection.errors.transactionAborted { throw aborted }
+        try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
+    }
+
+    private func checkOpen() throws(StoreError) {
+        guard isOpen else {
+            throw .failure("programmer error: store session used after its transaction ended")
+        }
+        // Statements after a server-side rollback would run outside any transaction: refuse them.
+        if let aborted = connection.errors.transactionAborted { throw aborted }
+    }
+
+    private func one<T>(
+        _ sql: String, _ values: [MySQLValue], _ decode: (MySQLRow) throws(StoreError) -> T
+    ) throws(StoreError) -> T? {
+        try all(sql, values, decode).first
+    }
+
+    private func all<T>(
+        _ sql: String, _ values: [MySQLValue], _ decode: (MySQLRow) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
+        try checkOpen()
+        var decoded: [T] = []
+        for row in try connection.query(sql, values) { decoded.append(try decode(row)) }
+        return decoded
+    }
+
+    private func write(_ sql: String, _ values: [MySQLValue]) throws(StoreError) -> (
+        affectedRows: UInt64, insertId: Int64
+    ) {
+        try checkOpen()
+        guard mode == .write else {
+            throw .failure("programmer error: write inside a read transaction [SQL: \(sql)]")
+        }
+        return try connection.run(sql, values)
+    }
+
+    private func expectOneRow(_ affected: UInt64, _ what: String, id: Int64) throws(StoreError) {
+        guard affected == 1 else { throw .failure("no \(what) with id \(id) to update") }
+    }
+
+    /// The statement for the filters present in `values`, and its values (then the limit).
+    private static func filtered(
+        _ variants: [String], values: [String?], limit: Int?
+    ) throws(StoreError) -> (String, [MySQLValue]) {
+        var mask = 0
+        var bound: [MySQLValue] = []
+        for (bit, value) in values.enumerated() {
+            if let value {
+                mask |= 1 << bit
+                bound.append(.text(value))
+            }
+        }
+        bound.append(.int(try limitValue(limit)))
+        return (variants[mask], bound)
+    }
+
+    private static func limitValue(_ limit: Int?) throws(StoreError) -> Int64 {
+        guard let limit else { return MySQLSQL.noLimit }
+        guard limit >= 0 else { throw .failure("invalid limit \(limit): must be 0 or more") }
+        return Int64(limit)
+    }
+
+    /// 0 stays 0; otherwise the next power of two up to 256, then the next multiple of 256.
+    static func paddedCount(_ count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        if count > 256 { return (count + 255) / 256 * 256 }
+        var size = 1
+        while size < count { size <<= 1 }
+        return size
+    }
+}

@@ -1,0 +1,126 @@
+import Testing
+
+@testable import MySQLStore
+
+@Suite("MySQLURL parsing")
+struct MySQLURLTests {
+    @Test func parsesUserHostPortAndDatabase() throws {
+        let url = try MySQLURL(parsing: "mysql://iap@db.example.com:3307/iapctl")
+        #expect(url.user == "iap")
+        #expect(url.host == "db.example.com")
+        #expect(url.port == 3307)
+        #expect(url.database == "iapctl")
+        #expect(url.socket == nil)
+        #expect(url.sslMode == nil)
+        #expect(url.description == "mysql://iap@db.example.com:3307/iapctl")
+    }
+
+    @Test func parsesSocketSSLAndOptionFile() throws {
+        let url = try MySQLURL(
+            parsing: "mysql://iap@localhost/shop_db?socket=/run/mysqld/mysqld.sock&ssl-mode=verify_identity"
+                + "&ssl-ca=/etc/ssl/ca.pem&option-file=/home/me/.iapctl.cnf")
+        #expect(url.host == "localhost")
+        #expect(url.port == nil)
+        #expect(url.socket == "/run/mysqld/mysqld.sock")
+        #expect(url.sslMode == .verifyIdentity)
+        #expect(url.sslCA == "/etc/ssl/ca.pem")
+        #expect(url.optionFile == "/home/me/.iapctl.cnf")
+        // The canonical form parses back to the same value.
+        #expect(try MySQLURL(parsing: url.description) == url)
+    }
+
+    @Test func acceptsMariaDBSchemeIPv6AndPercentEscapes() throws {
+        let url = try MySQLURL(parsing: "mariadb://ops%40team@[::1]:3306/db?socket=%2Ftmp%2Fm.sock")
+        #expect(url.user == "ops@team")
+        #expect(url.host == "::1")
+        #expect(url.port == 3306)
+        #expect(url.socket == "/tmp/m.sock")
+        #expect(url.description.hasPrefix("mysql://ops%40team@[::1]:3306/db"))
+    }
+
+    @Test func userIsOptional() throws {
+        let url = try MySQLURL(parsing: "mysql://localhost/iapctl?option-file=/etc/iapctl.cnf")
+        #expect(url.user == nil)
+        #expect(url.optionFile == "/etc/iapctl.cnf")
+    }
+
+    @Test(arguments: [
+        "mysql://iap:hunter2secret@localhost/db",
+        "mysql://iap:hunter2secret@db.example.com:3306/db?socket=/x",
+        "mysql://iap@localhost/db?password=hunter2secret",
+    ])
+    func refusesAPasswordWithoutRepeatingIt(_ text: String) {
+        do {
+            _ = try MySQLURL(parsing: text)
+            Issue.record("a URL with a password was accepted")
+        } catch let error as MySQLURL.ParseError {
+            #expect(error.containedPassword)
+            #expect(error.message.contains("IAPCTL_DB_PASSWORD"))
+            #expect(error.message.contains("option file"))
+            #expect(!error.message.contains("hunter2secret"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test(arguments: [
+        "postgres://u@h/db",  // wrong scheme
+        "mysql://u@h",  // no database
+        "mysql://u@h/",  // empty database
+        "mysql://u@h:0/db",  // port out of range
+        "mysql://u@h:99999/db",
+        "mysql://u@h:abc/db",
+        "mysql://u@/db",  // no host
+        "mysql://u@h/db;DROP",  // database name characters
+        "mysql://u@h/my-db",
+        "mysql://u@h/db?unknown=1",  // unknown parameter
+        "mysql://u@h/db?ssl-mode=SOMETIMES",
+        "mysql://u@h/db?socket=/a&socket=/b",  // repeated
+        "mysql://u@h/db?socket",  // no value
+        "mysql://u@h/db?ssl-ca=/ca.pem",  // ssl-ca without a verifying mode
+        "mysql://u%ZZ@h/db",  // bad escape
+        "iapctl.db",
+    ])
+    func refusesMalformedURLs(_ text: String) {
+        #expect(throws: MySQLURL.ParseError.self) { try MySQLURL(parsing: text) }
+    }
+
+    @Test func redactsUserInfoForMessages() {
+        #expect(MySQLURL.redacted("mysql://u:pw@h/db") == "mysql://***@h/db")
+        #expect(MySQLURL.redacted("mysql://h/db") == "mysql://h/db")
+    }
+
+    @Test func errorMessagesNeverCarryTheSecret() {
+        let error = MySQLErrorMapping.storeError(
+            code: 1045, sqlState: "28000", message: "Access denied for user 'x' (using password: pa55word)",
+            context: "cannot connect", secret: "pa55word")
+        guard case .accessDenied(let message) = error else {
+            Issue.record("1045 should be accessDenied, got \(error)")
+            return
+        }
+        #expect(!message.contains("pa55word"))
+        #expect(message.contains("***"))
+    }
+
+    @Test(arguments: [
+        (UInt32(1062), "conflict"), (1586, "conflict"), (1205, "busy"), (1213, "busy"), (2002, "unavailable"),
+        (2003, "unavailable"), (2006, "unavailable"), (2013, "unavailable"), (1045, "accessDenied"),
+        (1044, "accessDenied"), (1142, "accessDenied"), (1049, "notFound"), (1146, "schemaMismatch"),
+        (1406, "failure"),
+    ])
+    func mapsErrorNumbers(_ code: UInt32, _ expected: String) {
+        let error = MySQLErrorMapping.storeError(code: code, sqlState: "", message: "m", context: "c", secret: nil)
+        let kind: String =
+            switch error {
+            case .conflict: "conflict"
+            case .busy: "busy"
+            case .unavailable: "unavailable"
+            case .accessDenied: "accessDenied"
+            case .notFound: "notFound"
+            case .schemaMismatch: "schemaMismatch"
+            case .failure: "failure"
+            }
+        #expect(kind == expected)
+        #expect(error.description.contains("MySQL error \(code)"))
+    }
+}
