@@ -50,8 +50,7 @@ struct CrashSafetyTests {
     }
 
     /// Everything a run may change, as comparable text.
-    static func snapshot(_ world: AppleWorld, db: String, known: Set<String>) throws -> [String] {
-        let env = ["IAPCTL_DB": db]
+    static func snapshot(_ world: AppleWorld, env: [String: String], known: Set<String>) throws -> [String] {
         var status = try world.cli.ok(["db", "status", "-o", "json"], env: env).jsonObject()
         status["database"] = nil
         // The ledger logs every delivery (a rerun's duplicates too): compared by `ledgerView` instead.
@@ -74,8 +73,8 @@ struct CrashSafetyTests {
     }
 
     /// Each transactionId of the batch names at most one order (never two).
-    static func tradeNumbers(_ world: AppleWorld, db: String) throws -> [String: Int] {
-        let orders = try world.cli.ok(["orders", "list", "-o", "json"], env: ["IAPCTL_DB": db]).jsonArray()
+    static func tradeNumbers(_ world: AppleWorld, env: [String: String]) throws -> [String: Int] {
+        let orders = try world.cli.ok(["orders", "list", "-o", "json"], env: env).jsonArray()
         var counts: [String: Int] = [:]
         for order in orders { if let trade = order["trade_no"] as? String { counts[trade, default: 0] += 1 } }
         return counts
@@ -92,7 +91,7 @@ struct CrashSafetyTests {
     static func ledgerView(_ path: String) throws -> String? {
         try sqlite3(path, """
             SELECT 'processed', notification_uuid, verdict, count(*) FROM iap_ledger
-              WHERE verdict NOT IN ('duplicate', 'unmatched', 'rejected') GROUP BY notification_uuid, verdict;
+              WHERE verdict NOT IN ('duplicate', 'unmatched', 'rejected') GROUP BY notification_uuid, verdict ORDER BY notification_uuid, verdict;
             SELECT 'received', count(DISTINCT notification_uuid) FROM iap_ledger;
             SELECT 'unmatched uuids', count(DISTINCT notification_uuid) FROM iap_ledger WHERE verdict = 'unmatched';
             """)
@@ -144,69 +143,165 @@ struct CrashSafetyTests {
         }
     }
 
+    /// Where one cycle's database lives: a copy of a prepared SQLite file, or a fresh MariaDB database.
+    struct Backend {
+        var name: String
+        /// Makes a database holding the schema and the batch's pending orders; its environment.
+        var fresh: (_ label: String) throws -> [String: String]
+        /// Problems found by the engine's own integrity check ("ok" when none); nil when unavailable.
+        var integrity: (_ env: [String: String]) throws -> String?
+        /// ``ledgerView(_:)`` in this backend's SQL client; nil when unavailable.
+        var ledger: (_ env: [String: String]) throws -> String?
+        var drop: (_ env: [String: String]) -> Void
+    }
+
+    static func sqliteBackend(_ world: AppleWorld, tokens: [String]) throws -> Backend {
+        let cli = world.cli
+        try world.database(orders: tokens.map { ($0, "user-\($0.suffix(4))") })
+        let pristine = cli.path("pristine.db")
+        try FileManager.default.copyItem(atPath: cli.dbPath, toPath: pristine)
+        return Backend(
+            name: "SQLite",
+            fresh: { label in
+                let db = cli.path("\(label).db")
+                try FileManager.default.copyItem(atPath: pristine, toPath: db)
+                return ["IAPCTL_DB": db]
+            },
+            integrity: { env in try integrityCheck(env["IAPCTL_DB"]!) },
+            ledger: { env in try ledgerView(env["IAPCTL_DB"]!) },
+            drop: { env in
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: env["IAPCTL_DB"]! + suffix) }
+            })
+    }
+
+    static func mariadbBackend(_ world: AppleWorld, tokens: [String]) throws -> Backend {
+        let base = try #require(environment["IAPCTL_TEST_MYSQL_URL"])
+        let password = environment["IAPCTL_TEST_MYSQL_PASSWORD"] ?? ""
+        let socket = base.components(separatedBy: "socket=").dropFirst().first?.components(separatedBy: "&").first
+        let from = try world.cli.write(
+            "orders.ndjson",
+            tokens.map { #"{"user":"user-\#($0.suffix(4))","product":"\#(AppleWorld.product)","no":"\#($0)"}"# }.joined(separator: "\n") + "\n")
+        func database(_ env: [String: String]) -> String {
+            env["IAPCTL_DB"]!.components(separatedBy: "?").first!.components(separatedBy: "/").last!
+        }
+        func mysql(_ sql: String) throws -> String? {
+            guard let socket, let client = ["/usr/bin/mariadb", "/usr/bin/mysql"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+            else { return nil }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: client)
+            process.arguments = ["--no-defaults", "-N", "-B", "--socket=\(socket)", "-u", "iapctl", "-e", sql]
+            process.environment = ["MYSQL_PWD": password, "PATH": "/usr/bin:/bin"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return Backend(
+            name: "MariaDB",
+            fresh: { label in
+                let name = "iapctl_t_crash_\(UInt32.random(in: 0...UInt32.max))_\(label.replacingOccurrences(of: "-", with: "_"))"
+                let env = ["IAPCTL_DB": base.replacingOccurrences(of: "/iapctl_test", with: "/" + name), "IAPCTL_DB_PASSWORD": password]
+                try world.cli.ok(["db", "init"], env: env)
+                try world.cli.ok(["orders", "create", "--from", from], env: env)
+                return env
+            },
+            integrity: { env in
+                // InnoDB has no integrity_check; CHECK TABLE reports per table.
+                guard let out = try mysql("CHECK TABLE \(database(env)).orders, \(database(env)).member_contracts, \(database(env)).iap_ledger, \(database(env)).iap_audit")
+                else { return nil }
+                return out.split(separator: "\n").allSatisfy { $0.hasSuffix("\tOK") } ? "ok" : out
+            },
+            ledger: { env in
+                try mysql("""
+                    USE \(database(env));
+                    SELECT 'processed', notification_uuid, verdict, count(*) FROM iap_ledger
+                      WHERE verdict NOT IN ('duplicate', 'unmatched', 'rejected') GROUP BY notification_uuid, verdict ORDER BY notification_uuid, verdict;
+                    SELECT 'received', count(DISTINCT notification_uuid) FROM iap_ledger;
+                    SELECT 'unmatched uuids', count(DISTINCT notification_uuid) FROM iap_ledger WHERE verdict = 'unmatched';
+                    """)
+            },
+            drop: { env in _ = try? mysql("DROP DATABASE IF EXISTS \(database(env))") })
+    }
+
     @Test func sigkillAtRandomPointsThenRerunEqualsOneCleanRun() throws {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         let batch = try Self.makeBatch(world, size: Self.batchSize)
+        try Self.crashCycles(world, batch: batch, backend: try Self.sqliteBackend(world, tokens: batch.tokens))
+    }
+
+    @Test(.enabled(if: environment["IAPCTL_TEST_MYSQL_URL"]?.isEmpty == false, "no MariaDB test server: run eval \"$(scripts/mariadb-test-server start)\""))
+    func sigkillOnMariaDBThenRerunEqualsOneCleanRun() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let batch = try Self.makeBatch(world, size: Self.batchSize)
+        try Self.crashCycles(world, batch: batch, backend: try Self.mariadbBackend(world, tokens: batch.tokens))
+    }
+
+    static func crashCycles(_ world: AppleWorld, batch: Batch, backend: Backend) throws {
+        let cli = world.cli
         let input = try cli.write("batch.ndjson", batch.lines.joined(separator: "\n") + "\n")
         let notify = ["notify", "-q", "-o", "ndjson", input] + world.trust
 
-        // The database before any notification: schema + pending orders, copied for every cycle.
-        try world.database(orders: batch.tokens.map { ($0, "user-\($0.suffix(4))") })
-        let pristine = cli.path("pristine.db")
-        try FileManager.default.copyItem(atPath: cli.dbPath, toPath: pristine)
-
         // The reference: one clean run.
-        let clean = cli.path("clean.db")
-        try FileManager.default.copyItem(atPath: pristine, toPath: clean)
+        let clean = try backend.fresh("clean")
+        defer { backend.drop(clean) }
         let started = Date()
-        let reference = try cli.run(notify, env: ["IAPCTL_DB": clean])
+        let reference = try cli.run(notify, env: clean)
         let duration = Date().timeIntervalSince(started)
         // Exit 1: the tokenless subscriptions stay unmatched (recorded for replay); nothing failed.
         #expect(reference.status == 1 && reference.stderr.isEmpty, "\(reference)")
         let verdicts = Set(try reference.ndjson().compactMap { $0["verdict"] as? String })
         #expect(verdicts.isSubset(of: ["applied", "duplicate", "stale", "unmatched"]), "\(verdicts)")
         let known = Set(batch.tokens)
-        let expected = try Self.snapshot(world, db: clean, known: known)
-        let expectedLedger = try Self.ledgerView(clean)
-        #expect(try Self.tradeNumbers(world, db: clean).values.allSatisfy { $0 == 1 })
+        let expected = try snapshot(world, env: clean, known: known)
+        let expectedLedger = try backend.ledger(clean)
+        if let expectedLedger {
+            #expect(expectedLedger.contains("processed") && expectedLedger.contains("received"), "ledger query failed: \(expectedLedger)")
+        }
+        #expect(try tradeNumbers(world, env: clean).values.allSatisfy { $0 == 1 })
 
-        let seed = UInt64(Self.environment["IAPCTL_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        let seed = UInt64(environment["IAPCTL_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix(state: seed)
         let window = UInt32(max(0.05, duration) * 1_000_000)
-        var landed = 0
-        for cycle in 0..<Self.cycles {
-            let db = cli.path("crash-\(cycle).db")
-            try FileManager.default.copyItem(atPath: pristine, toPath: db)
+        var landed = 0, kills = 0
+        for cycle in 0..<cycles {
+            let env = try backend.fresh("crash-\(cycle)")
+            defer { backend.drop(env) }
             // One or two kills (the second interrupts a resumed run), then a full rerun.
             for _ in 0..<(1 + cycle % 2) {
                 let delay = UInt32.random(in: 0...window, using: &random)
                 let args = cycle % 4 == 3 ? notify + ["--atomic"] : notify
-                if try Self.killDuring(cli, args, env: ["IAPCTL_DB": db], afterMicroseconds: delay) { landed += 1 }
-                if let check = try Self.integrityCheck(db) {
-                    #expect(check == "ok", "seed \(seed) cycle \(cycle): integrity_check after SIGKILL: \(check)")
+                kills += 1
+                if try killDuring(cli, args, env: env, afterMicroseconds: delay) { landed += 1 }
+                if let check = try backend.integrity(env) {
+                    #expect(check == "ok", "\(backend.name) seed \(seed) cycle \(cycle): integrity after SIGKILL: \(check)")
                 }
                 // No transaction ever names two orders, even mid-batch.
-                let partial = try Self.tradeNumbers(world, db: db)
-                #expect(partial.values.allSatisfy { $0 == 1 }, "seed \(seed) cycle \(cycle): duplicate orders \(partial.filter { $0.value > 1 })")
+                let partial = try tradeNumbers(world, env: env)
+                #expect(partial.values.allSatisfy { $0 == 1 }, "\(backend.name) seed \(seed) cycle \(cycle): duplicate orders \(partial.filter { $0.value > 1 })")
             }
-            let rerun = try cli.run(notify, env: ["IAPCTL_DB": db])
-            #expect(rerun.status == reference.status, "seed \(seed) cycle \(cycle): rerun failed: \(rerun.stderr)")
-            let state = try Self.snapshot(world, db: db, known: known)
+            let rerun = try cli.run(notify, env: env)
+            #expect(rerun.status == reference.status, "\(backend.name) seed \(seed) cycle \(cycle): rerun failed: \(rerun.stderr)")
+            let state = try snapshot(world, env: env, known: known)
             #expect(
                 state == expected,
-                "seed \(seed) cycle \(cycle): database differs from a clean run; extra \(state.filter { !expected.contains($0) }), missing \(expected.filter { !state.contains($0) })")
-            if let check = try Self.integrityCheck(db) {
-                #expect(check == "ok", "seed \(seed) cycle \(cycle): integrity_check: \(check)")
+                "\(backend.name) seed \(seed) cycle \(cycle): database differs from a clean run; extra \(state.filter { !expected.contains($0) }), missing \(expected.filter { !state.contains($0) })")
+            if let check = try backend.integrity(env) {
+                #expect(check == "ok", "\(backend.name) seed \(seed) cycle \(cycle): integrity: \(check)")
             }
-            if let ledger = try Self.ledgerView(db) {
-                #expect(ledger == expectedLedger, "seed \(seed) cycle \(cycle): ledger differs from a clean run")
+            if let ledger = try backend.ledger(env) {
+                #expect(ledger == expectedLedger, "\(backend.name) seed \(seed) cycle \(cycle): ledger differs from a clean run")
             }
-            try? FileManager.default.removeItem(atPath: db)
         }
         // Most kills must land while notify runs, or the test proves little.
-        #expect(landed >= Self.cycles / 2, "seed \(seed): only \(landed) kills landed before notify finished (window \(window) µs)")
-        print("crash safety: seed \(seed), \(batch.lines.count) notifications, \(Self.cycles) cycles, \(landed) SIGKILLs landed mid-run, clean run \(Int(duration * 1000)) ms, integrity_check \((try Self.integrityCheck(clean)) ?? "skipped: no sqlite3 CLI")")
+        #expect(landed >= kills / 2, "\(backend.name) seed \(seed): only \(landed) of \(kills) kills landed before notify finished (window \(window) µs)")
+        let integrity = try backend.integrity(clean) ?? "skipped (no SQL client)"
+        let ledger = expectedLedger == nil ? "skipped (no SQL client)" : "compared"
+        print("crash safety \(backend.name): seed \(seed), \(batch.lines.count) notifications, \(cycles) cycles, \(landed)/\(kills) SIGKILLs landed mid-run, clean run \(Int(duration * 1000)) ms, integrity \(integrity), ledger \(ledger)")
     }
 
     @Test func sigkillDuringAtomicBatchIsAllOrNothing() throws {
@@ -215,19 +310,19 @@ struct CrashSafetyTests {
         let batch = try Self.makeBatch(world, size: 36)  // every item matches an order: --atomic commits
         let input = try cli.write("batch.ndjson", batch.lines.joined(separator: "\n") + "\n")
         try world.database(orders: batch.tokens.map { ($0, "u") })
-        let before = try Self.snapshot(world, db: cli.dbPath, known: Set(batch.tokens))
+        let before = try Self.snapshot(world, env: ["IAPCTL_DB": cli.dbPath], known: Set(batch.tokens))
         let pristine = cli.path("pristine.db")
         try FileManager.default.copyItem(atPath: cli.dbPath, toPath: pristine)
         let clean = cli.path("clean.db")
         try FileManager.default.copyItem(atPath: pristine, toPath: clean)
         let args = ["notify", "-q", "--atomic", input] + world.trust
         try cli.ok(args, env: ["IAPCTL_DB": clean])
-        let after = try Self.snapshot(world, db: clean, known: Set(batch.tokens))
+        let after = try Self.snapshot(world, env: ["IAPCTL_DB": clean], known: Set(batch.tokens))
         for delay: UInt32 in [20_000, 80_000, 150_000, 300_000] {
             let db = cli.path("atomic-\(delay).db")
             try FileManager.default.copyItem(atPath: pristine, toPath: db)
             _ = try Self.killDuring(cli, args, env: ["IAPCTL_DB": db], afterMicroseconds: delay)
-            let state = try Self.snapshot(world, db: db, known: Set(batch.tokens))
+            let state = try Self.snapshot(world, env: ["IAPCTL_DB": db], known: Set(batch.tokens))
             #expect(state == before || state == after, "after SIGKILL at \(delay) µs an --atomic batch is half applied")
         }
     }
