@@ -303,3 +303,117 @@ enum Base64URL {
         return Data(base64Encoded: s)
     }
 }
+
+/// Secrets never leak; files are private; the audit trail names the OS user.
+@Suite("secrets and files")
+struct SecretsAndFilesTests {
+    static let secret = "hunter2-S3cr3t-\(UInt32.random(in: 0...UInt32.max))"
+
+    func expectNoSecret(_ result: CLI.Result, _ what: String, secret: String = Self.secret) {
+        #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(what) printed the password: \(result)")
+    }
+
+    @Test func aPasswordInTheDatabaseURLIsRefusedAndNeverEchoed() throws {
+        let cli = try CLI()
+        let urls = ["mysql://app:\(Self.secret)@localhost/iapctl", "mariadb://app:\(Self.secret)@db.example:3306/iapctl?socket=/x"]
+        for url in urls {
+            for args in [["db", "status", "--db", url], ["-v", "db", "init", "--db", url], ["orders", "list", "-o", "json", "--db", url]] {
+                let result = try cli.run(args)
+                #expect(result.status == 64, "\(args.joined(separator: " ")): \(result)")
+                expectNoSecret(result, args.joined(separator: " "))
+            }
+            // Not from the environment or a config file either (the URL is shown in -v and errors).
+            let env = try cli.run(["-v", "db", "status"], env: ["IAPCTL_DB": url])
+            #expect(env.status != 0)
+            expectNoSecret(env, "IAPCTL_DB")
+            let config = try cli.write("config.json", #"{"db": "\#(url)"}"#)
+            let fromFile = try cli.run(["-v", "db", "status", "--config", config])
+            #expect(fromFile.status != 0)
+            expectNoSecret(fromFile, "--config")
+        }
+    }
+
+    @Test func thePasswordFromTheEnvironmentNeverAppears() throws {
+        let cli = try CLI()
+        let env = ["IAPCTL_DB_PASSWORD": Self.secret, "IAPCTL_DB": "mysql://app@localhost/iapctl?socket=/nonexistent/mysql.sock"]
+        for args in [["-v", "db", "status"], ["db", "status", "-o", "json"], ["-v", "db", "init"], ["notify", "-v"]] {
+            let result = try cli.run(args, stdin: "x\n", env: env)
+            #expect(result.status != 0)
+            expectNoSecret(result, args.joined(separator: " "))
+        }
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"]?.isEmpty == false, "no MariaDB test server"))
+    func onMariaDBThePasswordIsInNoOutputAndNoAuditRow() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let base = try #require(environment["IAPCTL_TEST_MYSQL_URL"])
+        let password = try #require(environment["IAPCTL_TEST_MYSQL_PASSWORD"])
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let name = "iapctl_t_secrets_\(UInt32.random(in: 0...UInt32.max))"
+        let env = ["IAPCTL_DB": base.replacingOccurrences(of: "/iapctl_test", with: "/" + name), "IAPCTL_DB_PASSWORD": password]
+        var outputs: [CLI.Result] = []
+        outputs.append(try cli.ok(["-v", "db", "init"], env: env))
+        let no = try cli.ok(["orders", "create", "--user", "alice", "--product", AppleWorld.product], env: env).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let jws = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: AppleWorld.t0, tx: world.transaction("7000", original: "7000", token: no))
+        outputs.append(try cli.ok(["-v", "notify"] + world.trust, stdin: jws, env: env))
+        outputs.append(try cli.ok(["orders", "update", no, "--status", "refunded", "--reason", "test"], env: env))
+        outputs.append(try cli.ok(["-v", "db", "status"], env: env))
+        outputs.append(try cli.ok(["db", "status", "-o", "json"], env: env))
+        outputs.append(try cli.ok(["orders", "show", no, "-o", "json"], env: env))  // includes the audit rows
+        outputs.append(try cli.run(["db", "status"], env: env.merging(["IAPCTL_DB_PASSWORD": "wrong-\(password)"]) { $1 }))
+        for output in outputs { expectNoSecret(output, "MariaDB run", secret: password) }
+        #expect(try cli.ok(["orders", "show", no, "-o", "json"], env: env).stdout.contains("\"actor\""))
+    }
+
+    @Test func aNewSQLiteDatabaseIsOwnerOnlyWhateverTheUmask() throws {
+        let cli = try CLI()
+        for (name, arg) in [("plain.db", "plain.db"), ("prefixed.db", "sqlite:prefixed.db")] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask 000; exec \"$0\" db init --db \"$1\"", CLI.binary.path, arg]
+            process.currentDirectoryURL = cli.dir
+            process.environment = cli.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let mode = try cli.permissions(name)
+            #expect(mode == 0o600, "\(name) is \(String(mode, radix: 8))")
+            for suffix in ["-wal", "-shm"] where cli.exists(name + suffix) {
+                #expect(try cli.permissions(name + suffix) == 0o600, "\(name)\(suffix)")
+            }
+        }
+        // Another command never creates a missing database (and so never one with loose rights).
+        let missing = try cli.run(["orders", "list", "--db", "missing.db"])
+        #expect(missing.status == 66)
+        #expect(!cli.exists("missing.db"))
+    }
+
+    /// The actor of the audit rows of one manual change.
+    func actors(_ cli: CLI, env: [String: String], extra: [String] = []) throws -> Set<String> {
+        let no = try cli.ok(["orders", "create", "--user", "alice", "--product", "p"] + extra, env: env).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try cli.ok(["orders", "update", no, "--status", "refunded", "--reason", "ticket 1"] + extra, env: env)
+        let shown = try cli.ok(["orders", "show", no, "-o", "json"], env: env).jsonObject()
+        let changes = try #require(shown["changes"] as? [[String: Any]])
+        #expect(changes.count >= 2)
+        return Set(changes.compactMap { $0["actor"] as? String })
+    }
+
+    @Test func theAuditRecordsTheOSUserOrTheGivenActor() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init"])
+        #expect(try actors(cli, env: ["USER": "e2e-user"]) == ["e2e-user"])
+        #expect(try actors(cli, env: [:], extra: ["--actor", "ops-bob"]) == ["ops-bob"])
+        #expect(try actors(cli, env: ["IAPCTL_ACTOR": "ops-carol"]) == ["ops-carol"])
+        #expect(try actors(cli, env: ["USER": "", "LOGNAME": "from-logname"]) == ["from-logname"])
+        // Neither USER nor LOGNAME: the passwd entry of the real user id.
+        cli.environment["USER"] = nil
+        cli.environment["LOGNAME"] = nil
+        let expected = try #require(getpwuid(getuid())).pointee.pw_name.map { String(cString: $0) }
+        #expect(try actors(cli, env: [:]) == [try #require(expected)])
+    }
+}
