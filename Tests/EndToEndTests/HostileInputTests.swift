@@ -187,6 +187,8 @@ struct HostileInputTests {
         }
         let (result, items) = try notify(cli, world, bytes: Array(lines.joined(separator: "\n").utf8))
         #expect(items.count == lines.count, "\(result.stderr.prefix(3000))")
+        #expect(fields.count >= 30)
+        print("wrong JSON types: \(fields.count) fields: \(fields.joined(separator: ", "))")
         for (field, item) in zip(fields, items) {
             let error = item["error"] as? String ?? ""
             #expect(item["verdict"] as? String == "rejected", "wrong type for \(field) was not refused: \(item)")
