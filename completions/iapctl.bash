@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts update'|'notify'|'verify'|'restore'|'completion'|'help') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -39,9 +39,9 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --version --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore completion help' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help' -- "$cur") )
             fi
             ;;
         'db')
@@ -52,7 +52,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'init status' -- "$cur") )
             fi
@@ -65,7 +65,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --help' -- "$cur") )
             fi
             ;;
         'db status')
@@ -76,7 +76,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'orders')
@@ -87,7 +87,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'create list show update' -- "$cur") )
             fi
@@ -104,7 +104,7 @@ _iapctl() {
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --product --no --from --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --product --no --from --help' -- "$cur") )
             fi
             ;;
         'orders list')
@@ -117,9 +117,10 @@ _iapctl() {
                 --status) COMPREPLY=( $(compgen -W 'pending paid refunded revoked' -- "$cur") ); return ;;
                 --product) return ;;
                 --limit) return ;;
+                --as-of) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --status --product --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --status --product --limit --as-of --help' -- "$cur") )
             fi
             ;;
         'orders show')
@@ -130,7 +131,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'orders update')
@@ -150,7 +151,7 @@ _iapctl() {
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
             fi
             ;;
         'contracts')
@@ -161,9 +162,9 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'list show update' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'list show explain update' -- "$cur") )
             fi
             ;;
         'contracts list')
@@ -177,7 +178,7 @@ _iapctl() {
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --status --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --status --limit --help' -- "$cur") )
             fi
             ;;
         'contracts show')
@@ -186,9 +187,21 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
+                --as-of) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --as-of --help' -- "$cur") )
+            fi
+            ;;
+        'contracts explain')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
             fi
             ;;
         'contracts update')
@@ -204,7 +217,7 @@ _iapctl() {
                 --expires) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
             fi
             ;;
         'notify')
@@ -213,6 +226,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
+                --gap-report) _iapctl_files; return ;;
                 --root-ca) _iapctl_files; return ;;
                 --bundle-id) return ;;
                 --app-apple-id) return ;;
@@ -220,7 +234,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --dry-run --atomic --replay-unmatched --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --gap-report --apply --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -238,7 +252,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -260,9 +274,86 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
             else
                 _iapctl_files
+            fi
+            ;;
+        'entitled')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --user) return ;;
+                --product) return ;;
+                --at) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --product --at --help' -- "$cur") )
+            fi
+            ;;
+        'audit')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'list show undo' -- "$cur") )
+            fi
+            ;;
+        'audit list')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --since) return ;;
+                --ticket) return ;;
+                --limit) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --since --ticket --limit --help' -- "$cur") )
+            fi
+            ;;
+        'audit show')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+            fi
+            ;;
+        'audit undo')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'doctor')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --environment --help' -- "$cur") )
             fi
             ;;
         'completion')
@@ -276,7 +367,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore completion' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion' -- "$cur") )
             fi
             ;;
     esac

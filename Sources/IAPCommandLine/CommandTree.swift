@@ -46,6 +46,11 @@ public enum CommandTree {
             environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
             isInherited: true, section: "Global options"),
         .flag(
+            "redact",
+            help: "Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same "
+                + "value the same way within one run), to paste it into a ticket.",
+            configKey: "redact", isInherited: true, section: "Global options"),
+        .flag(
             "no-color", help: "Never colour the output (colour is used only on a terminal and without NO_COLOR).",
             configKey: "no-color", isInherited: true, section: "Global options"),
     ]
@@ -98,6 +103,11 @@ public enum CommandTree {
     static let ticketOption = OptionSpec(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 
+    static let asOfOption = OptionSpec(
+        "as-of", valueName: "time",
+        help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
+            + "ISO-8601, ms, or back from now (36h, 7d).")
+
     /// The root of the tree.
     public static let root = CommandSpec(
         name: "iapctl",
@@ -120,7 +130,9 @@ public enum CommandTree {
                 "iapctl notify --bundle-id com.example.app --app-apple-id 1234567890 < body.json",
                 "Apply a notification Apple posted to your webhook."),
         ],
-        subcommands: [db, orders, contracts, notify, verify, restore, completion, help, man],
+        subcommands: [
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, man,
+        ],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
 
@@ -212,7 +224,7 @@ public enum CommandTree {
                         "status", valueName: "status", help: "Only orders in this status.",
                         allowedValues: orderStatuses),
                     OptionSpec("product", valueName: "product", help: "Only orders of this product id."),
-                    limitOption,
+                    limitOption, asOfOption,
                 ],
                 handlerKey: "orders list"),
             CommandSpec(
@@ -301,9 +313,29 @@ public enum CommandTree {
                 examples: [
                     CommandExample("iapctl contracts show 2000000100000001", "As sections of a table."),
                     CommandExample("iapctl contracts show 2000000100000001 -o json", "As one JSON document."),
+                    CommandExample(
+                        "iapctl contracts show 2000000100000001 --as-of 2025-03-14T09:30:00Z",
+                        "The contract as it was then, and whether it entitled its user."),
                 ],
+                options: [asOfOption],
                 arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
                 handlerKey: "contracts show"),
+            CommandSpec(
+                name: "explain",
+                abstract: "Explain why a contract is in its state: the derivation, event by event.",
+                discussion: """
+                    Lists every ledger event of the contract in signedDate order with the rule that \
+                    fired (type/subtype → transition), the state before and after, and why an event \
+                    changed nothing (duplicate, stale against which newer event, ignored type), with \
+                    the manual changes in between, ending in the current state. Readable in a \
+                    ticket; -o json for scripts.
+                    """,
+                examples: [
+                    CommandExample("iapctl contracts explain 2000000100000001", "The derivation as a table."),
+                    CommandExample("iapctl contracts explain 2000000100000001 -o json", "As one JSON document."),
+                ],
+                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                handlerKey: "contracts explain"),
             CommandSpec(
                 name: "update",
                 abstract: "Correct a contract by hand (audited).",
@@ -356,11 +388,19 @@ public enum CommandTree {
                 "iapctl notify --environment Sandbox -o ndjson < notifications.ndjson",
                 "Apply many Sandbox notifications; one result object per line."),
             CommandExample("iapctl notify --replay-unmatched", "Retry unmatched notifications after creating orders."),
+            CommandExample(
+                "iapctl notify --gap-report history.json --apply", "Apply what Apple sent but never reached us."),
         ],
         options: [
             dryRun,
             .flag("atomic", help: "Apply the whole batch in one transaction: all items or none."),
             .flag("replay-unmatched", help: "Apply again the notifications kept as unmatched in the ledger."),
+            OptionSpec(
+                "gap-report", valueName: "file",
+                help: "Report the notifications in these saved Get Notification History responses that the "
+                    + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
+                completion: .file),
+            .flag("apply", help: "With --gap-report: replay exactly the missing notifications."),
         ] + trustOptions,
         arguments: [inputFile],
         handlerKey: "notify"
@@ -425,6 +465,109 @@ public enum CommandTree {
         handlerKey: "restore"
     )
 
+    static let audit = CommandSpec(
+        name: "audit",
+        abstract: "Read the audit trail and undo a mistaken change.",
+        discussion: """
+            Every change to an order or a contract is audited: manual corrections (orders update, \
+            contracts update, restore transfers, audit undo) and the engine's changes (notify, \
+            verify --apply) alike, with the actor, the reason, the ticket and the row before and after.
+            """,
+        examples: [
+            CommandExample("iapctl audit list --actor sam --since 7d", "What sam changed in the last week."),
+            CommandExample("iapctl audit undo 118 --reason 'wrong order' --ticket T-77", "Revert audit row 118."),
+        ],
+        subcommands: [
+            CommandSpec(
+                name: "list",
+                abstract: "List audit rows, newest first.",
+                discussion: "On this command --actor filters by who made the change (it is not who runs iapctl).",
+                examples: [
+                    CommandExample("iapctl audit list --ticket T-118", "Everything done under ticket T-118."),
+                    CommandExample(
+                        "iapctl audit list --since 2025-06-01T00:00:00Z -o ndjson", "Changes since June, as NDJSON."),
+                ],
+                options: [
+                    OptionSpec(
+                        "since", valueName: "time",
+                        help: "Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)."),
+                    OptionSpec("ticket", valueName: "id", help: "Only rows recorded with this ticket."),
+                    limitOption,
+                ],
+                handlerKey: "audit list"),
+            CommandSpec(
+                name: "show",
+                abstract: "Show one audit row: who, when, why, the field changes, the row before and after.",
+                examples: [CommandExample("iapctl audit show 118", "Audit row 118.")],
+                arguments: [ArgumentSpec("id", help: "The audit row id (ID column of audit list).")],
+                handlerKey: "audit show"),
+            CommandSpec(
+                name: "undo",
+                abstract: "Put back what an audited change replaced (itself audited).",
+                discussion: """
+                    Plans the inverse of audit row ID: each field it changed gets its earlier value \
+                    back, through the same audited correction as orders/contracts update. Refused \
+                    with exit 4 when the row changed since (the undo would silently discard that \
+                    later change), when the row was created by that change, or when it changed a \
+                    field that cannot be set by hand. --dry-run shows the plan and writes nothing.
+                    """,
+                examples: [
+                    CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --dry-run", "See the plan."),
+                    CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --ticket T-118", "Undo it."),
+                ],
+                options: [reasonOption, ticketOption, dryRun],
+                arguments: [ArgumentSpec("id", help: "The audit row to undo.")],
+                handlerKey: "audit undo"),
+        ]
+    )
+
+    static let entitled = CommandSpec(
+        name: "entitled",
+        abstract: "Say whether a user was entitled at a time: yes (exit 0) or no (exit 1), with the contract and why.",
+        discussion: """
+            Reconstructs each of the user's subscriptions at --at (default now) from the audit \
+            trail, dating the engine's changes by Apple's signedDate and manual changes (corrections, \
+            transfers) by when they were made: a refund signed later still counts as paid then; a \
+            transfer made later still counts as the old owner's. Entitled means: the user held the \
+            contract then, and a paid, not-refunded period covered that moment, or the contract \
+            was in its billing grace period.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl entitled --user u42 --at 2025-03-14T09:30:00Z", "Was u42 entitled when they complained?"),
+            CommandExample("iapctl entitled --user u42 --product com.example.pro.monthly -o json", "Now, as JSON."),
+        ],
+        options: [
+            userOption("The user (your account id).", required: true),
+            OptionSpec("product", valueName: "product", help: "Only this product id."),
+            OptionSpec(
+                "at", valueName: "time",
+                help: "The moment to answer for: ISO-8601, ms, now, or back from now (36h, 7d).", defaultValue: "now"),
+        ],
+        handlerKey: "entitled"
+    )
+
+    static let doctor = CommandSpec(
+        name: "doctor",
+        abstract: "Check the data's invariants; print each finding with the command that fixes it.",
+        discussion: """
+            Read-only: doctor never changes anything; review the FIX commands and run the ones \
+            you agree with. Exit 0 when clean, 1 with findings. Checks:
+            """ + "\n\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
+        examples: [
+            CommandExample("iapctl doctor", "Check iapctl.db; findings as a table."),
+            CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
+        ],
+        options: [
+            OptionSpec(
+                "environment", valueName: "env",
+                help: "An environment the database accepts; rows of others are findings.", kind: .repeatable,
+                allowedValues: environments, configKey: "environment", defaultValue: "Production",
+                section: "Trust options")
+        ],
+        handlerKey: "doctor"
+    )
+
     static let completion = CommandSpec(
         name: "completion",
         abstract: "Print a shell completion script.",
@@ -452,7 +595,10 @@ public enum CommandTree {
         arguments: [
             ArgumentSpec(
                 "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
-                completion: .values(["db", "orders", "contracts", "notify", "verify", "restore", "completion"]))
+                completion: .values([
+                    "db", "orders", "contracts", "notify", "verify", "restore", "entitled", "audit", "doctor",
+                    "completion",
+                ]))
         ],
         handlerKey: "help",
         inheritsOptions: false

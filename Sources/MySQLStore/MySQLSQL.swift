@@ -105,6 +105,16 @@ enum MySQLSQL {
         SELECT id, at, actor, command, reason, ticket, entity, entity_key, before_json, after_json, ledger_id \
         FROM iap_audit WHERE entity = ? AND entity_key = ? ORDER BY id
         """
+    static let auditColumns = """
+        id, at, actor, command, reason, ticket, entity, entity_key, before_json, after_json, ledger_id
+        """
+    static let auditById = "SELECT \(auditColumns) FROM iap_audit WHERE id = ?"
+    /// Each filter is bound twice (`? IS NULL OR …`): actor, since, ticket; then `LIMIT ?`.
+    static let auditMatching = """
+        SELECT \(auditColumns) FROM iap_audit \
+        WHERE (? IS NULL OR actor = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR ticket = ?) \
+        ORDER BY id DESC LIMIT ?
+        """
 
     // MARK: counts
     static let counts = """

@@ -144,6 +144,18 @@ final class MySQLSession: StoreSession {
         }
     }
 
+    func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry] {
+        let values: [MySQLValue] = [
+            MySQLValue(filter.actor), MySQLValue(filter.actor), MySQLValue(filter.since), MySQLValue(filter.since),
+            MySQLValue(filter.ticket), MySQLValue(filter.ticket), .int(try Self.limitValue(filter.limit)),
+        ]
+        return try all(MySQLSQL.auditMatching, values) { row throws(StoreError) in try row.auditEntry() }
+    }
+
+    func auditEntry(id: Int64) throws -> AuditEntry? {
+        try one(MySQLSQL.auditById, [.int(id)]) { row throws(StoreError) in try row.auditEntry() }
+    }
+
     // MARK: misc
 
     func counts() throws -> StoreCounts {

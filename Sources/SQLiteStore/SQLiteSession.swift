@@ -172,6 +172,26 @@ final class SQLiteSession: StoreSession {
         return try s.all { s throws(StoreError) in try s.auditEntry() }
     }
 
+    func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry] {
+        let s = try statement(SQL.auditMatching)
+        defer { s.reset() }
+        try s.bind(filter.actor, at: 1)
+        try s.bind(filter.actor, at: 2)
+        try s.bind(filter.since, at: 3)
+        try s.bind(filter.since, at: 4)
+        try s.bind(filter.ticket, at: 5)
+        try s.bind(filter.ticket, at: 6)
+        try s.bind(try Self.limitValue(filter.limit), at: 7)
+        return try s.all { s throws(StoreError) in try s.auditEntry() }
+    }
+
+    func auditEntry(id: Int64) throws -> AuditEntry? {
+        let s = try statement(SQL.auditById)
+        defer { s.reset() }
+        try s.bind(id, at: 1)
+        return try s.step() ? s.auditEntry() : nil
+    }
+
     // MARK: misc
 
     func counts() throws -> StoreCounts {

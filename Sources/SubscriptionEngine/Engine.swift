@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Who is applying events, for the audit trail.
 public struct EngineContext: Sendable {
@@ -41,12 +48,16 @@ public final class SubscriptionEventEngine: Sendable {
 
     /// Applies `event` in its own write transaction, with its ledger and audit rows.
     ///
-    /// A unique-key race with another process is retried, and then finds the work done.
+    /// A unique-key race with another process is retried, and then finds the work done. A busy
+    /// database (a MySQL deadlock or lock wait timeout, SQLite's busy timeout) is retried too, at
+    /// most ``busyAttempts`` times in all with a short growing pause, since the transaction was
+    /// rolled back whole and running it again is safe.
     /// With `dryRun` everything is rolled back and the outcome says what would have changed.
     public func apply(
         _ event: SubscriptionEvent, to store: any Store, context: EngineContext, dryRun: Bool = false
     ) throws -> Outcome {
-        var attempt = 0
+        var conflicts = 0
+        var busy = 1
         while true {
             do {
                 var outcome = try store.write(commit: !dryRun) { session in
@@ -54,10 +65,25 @@ public final class SubscriptionEventEngine: Sendable {
                 }
                 if dryRun { outcome.ledgerId = nil }
                 return outcome
-            } catch StoreError.conflict where attempt < 3 {
-                attempt += 1
+            } catch StoreError.conflict where conflicts < 3 {
+                conflicts += 1
+            } catch StoreError.busy where busy < Self.busyAttempts {
+                Self.pause(beforeAttempt: busy)
+                busy += 1
             }
         }
+    }
+
+    /// How many times ``apply(_:to:context:dryRun:)`` runs an event whose transaction fails busy.
+    public static let busyAttempts = 3
+
+    /// 50 ms before the 2nd attempt, 200 ms before the 3rd, plus up to 50 ms of jitter so two
+    /// deadlocked processes do not collide again in step.
+    static func pause(beforeAttempt attempt: Int) {
+        let milliseconds = 50 * (1 << (2 * (attempt - 1))) + Int.random(in: 0..<50)
+        var delay = timespec(tv_sec: 0, tv_nsec: milliseconds * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
     }
 
     /// Applies `event` inside an open transaction; the caller commits (use a savepoint per event

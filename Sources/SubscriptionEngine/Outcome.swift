@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What the engine did with one event.
 public struct Outcome: Sendable, Equatable {
     public var verdict: Verdict
@@ -45,10 +51,16 @@ public struct Change: Sendable, Equatable {
         self.fields = fields
     }
 
-    /// `order 3f2…: status pending → paid, trade_no ∅ → 2000…`
+    /// `order 3f2…: status pending → paid, trade_no ∅ → 2000…` (dates as ISO-8601 UTC).
     public var summary: String {
-        let parts = fields.map { "\($0.column) \($0.before ?? "∅") → \($0.after ?? "∅")" }
+        let parts = fields.map { "\($0.column) \(Self.readable($0.column, $0.before)) → \(Self.readable($0.column, $0.after))" }
         return "\(entity.rawValue) \(key) \(action == .insert ? "created" : "updated"): " + parts.joined(separator: ", ")
+    }
+
+    static func readable(_ column: String, _ value: String?) -> String {
+        guard let value else { return "∅" }
+        guard column.hasSuffix("_date"), let ms = Int64(value) else { return value }
+        return Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601)
     }
 }
 

@@ -56,6 +56,24 @@ public struct ContractFilter: Sendable, Equatable {
     }
 }
 
+/// Filter for listing audit rows (`iapctl audit list`). `nil` means "any".
+public struct AuditFilter: Sendable, Equatable {
+    /// Only rows by this actor.
+    public var actor: String?
+    /// Only rows at or after this time (ms since the epoch).
+    public var since: Int64?
+    /// Only rows recorded with this ticket.
+    public var ticket: String?
+    public var limit: Int?
+
+    public init(actor: String? = nil, since: Int64? = nil, ticket: String? = nil, limit: Int? = nil) {
+        self.actor = actor
+        self.since = since
+        self.ticket = ticket
+        self.limit = limit
+    }
+}
+
 /// Row counts for `db status`.
 public struct StoreCounts: Sendable, Equatable, Codable {
     public var orders: Int
@@ -116,6 +134,10 @@ public protocol StoreSession: AnyObject {
     func appendAudit(_ entry: AuditEntry) throws -> Int64
     /// Audit rows about one order or contract, oldest first.
     func audit(entity: EntityKind, key: String) throws -> [AuditEntry]
+    /// Audit rows matching `filter`, newest first (by id).
+    func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry]
+    /// One audit row by its id.
+    func auditEntry(id: Int64) throws -> AuditEntry?
 
     // MARK: misc
     func counts() throws -> StoreCounts

@@ -3,7 +3,8 @@ import Testing
 
 @Suite("db init / db status")
 struct DatabaseTests {
-    @Test func initCreatesAnOwnerOnlyFileAndIsIdempotent() throws {
+    @Test(.sqliteOnly("the file is created with mode 0600"))
+    func initCreatesAnOwnerOnlyFileAndIsIdempotent() throws {
         let cli = try CLI()
         let first = try cli.ok(["db", "init"])
         #expect(first.stdout == "created \(cli.dbPath) (schema v1)\n")
@@ -15,7 +16,8 @@ struct DatabaseTests {
         #expect((json["migrations"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func initUsesTheDefaultFileInTheCurrentFolder() throws {
+    @Test(.sqliteOnly("the default database is a file in the current folder"))
+    func initUsesTheDefaultFileInTheCurrentFolder() throws {
         let cli = try CLI()
         cli.environment["IAPCTL_DB"] = nil
         let result = try cli.ok(["db", "init"])
@@ -25,7 +27,8 @@ struct DatabaseTests {
         #expect(try cli.permissions("other.db") == 0o600)
     }
 
-    @Test func dryRunListsMigrationsAndWritesNothing() throws {
+    @Test(.sqliteOnly("checks that no file appears; MySQLTests checks the database is not created"))
+    func dryRunListsMigrationsAndWritesNothing() throws {
         let cli = try CLI()
         let dry = try cli.ok(["db", "init", "--dry-run"])
         #expect(dry.stdout.contains("would create"))
@@ -73,7 +76,7 @@ struct DatabaseTests {
         ["contracts", "update", "x", "--status", "revoked", "--reason", "r"],
     ]
 
-    @Test(arguments: commandsNeedingTheDatabase)
+    @Test(.sqliteOnly("checks the folder for stray files; MySQLTests checks 66 on MySQL"), arguments: commandsNeedingTheDatabase)
     func missingDatabaseIs66AndCreatesNothing(args: [String]) throws {
         let cli = try CLI()
         let result = try cli.run(args)

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
 
@@ -15,7 +16,10 @@ enum DbCommands {
         let name = DbOpen.display(invocation)
         let dryRun = invocation.flag("dry-run")
         var exists = true
-        if case .sqlite(let path) = try StoreAccess.location(DbOpen.raw(invocation)) {
+        switch try StoreAccess.location(DbOpen.raw(invocation)) {
+        case .mysql(let url):
+            return try initializeMySQL(invocation, url: url, name: name, dryRun: dryRun)
+        case .sqlite(let path):
             var info = stat()
             exists = stat(path, &info) == 0 || errno != ENOENT
         }
@@ -72,15 +76,26 @@ enum DbCommands {
         }
     }
 
-    /// Where the database is, its schema version and the row count of each table.
+    /// Where the database is, its schema version and the row count of each table; on MySQL also
+    /// the server version and what the schema lacks (`missing`).
     static func status(_ invocation: Invocation) throws -> ExitCode {
         let store = try DbOpen.existing(invocation)
         let (current, supported) = try store.schemaVersion()
+        let mysql = store as? MySQLStore
         var r = Record()
         r.append("database", DbOpen.display(invocation))
-        r.append("backend", store is SQLiteStore ? "sqlite" : "mysql")
+        r.append("backend", mysql == nil ? "sqlite" : "mysql")
+        if let mysql { r.append("server_version", mysql.serverVersion) }
         r.append("schema_version", current)
         r.append("supported_version", supported)
+        if let mysql, current <= supported {
+            let missing = try mysql.missingSchemaItems()
+            r.append(
+                "missing",
+                invocation.output == .table
+                    ? .string(missing.isEmpty ? "nothing" : missing.joined(separator: ", "))
+                    : .array(missing.map(JSONValue.string)))
+        }
         if current == supported {
             let counts = try store.read { try $0.counts() }
             r.append("orders", counts.orders)
@@ -94,7 +109,7 @@ enum DbCommands {
                 "database \(DbOpen.display(invocation)) has schema version \(current), newer than this "
                     + "iapctl supports (\(supported))", hint: "upgrade iapctl")
         } else {
-            let raw = DbOpen.raw(invocation)
+            let raw = StoreAccess.shellWord(DbOpen.redacted(DbOpen.raw(invocation)))
             invocation.warn(
                 current == 0
                     ? "\(DbOpen.display(invocation)) has no iapctl schema; create it with: iapctl db init --db \(raw)"
@@ -118,5 +133,90 @@ enum DbCommands {
             invocation.emit(document: record)
         }
         return .success
+    }
+}
+
+// MARK: MySQL / MariaDB
+
+extension DbCommands {
+    /// `db init` on MySQL: creates the database when it does not exist, then adds what the schema
+    /// lacks (tables, columns, indexes) without dropping or changing anything. `--dry-run` prints
+    /// the statements and touches nothing (it does not create the database either).
+    static func initializeMySQL(_ invocation: Invocation, url: String, name: String, dryRun: Bool) throws -> ExitCode {
+        let parsed = try StoreAccess.mysqlURL(url)
+        var existing: MySQLStore?
+        do {
+            existing = try StoreAccess.mysqlStore(url: url, invocation: invocation, create: false)
+        } catch StoreError.notFound {
+            existing = nil
+        }
+        var result = Record()
+        result.append("database", name)
+        let all = try allMigrations()
+        if dryRun {
+            guard let store = existing else {
+                // Without the database there is nothing to plan against: it would get every table.
+                let create =
+                    "CREATE DATABASE IF NOT EXISTS `\(parsed.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+                result.append("action", "would create")
+                result.append("schema_version", all.count)
+                result.append("migrations", .array(all.map(JSONValue.string)))
+                result.append("statements", .array([.string(create)]))
+                return emit(result, invocation: invocation) {
+                    ["-- would create \(name) (schema v\(all.count)), applying:"] + all.map { "--   \($0)" }
+                        + ["\(create);", "-- then every table of the schema is created in it"]
+                }
+            }
+            return try planMySQL(store, name: name, migrations: all, result: result, invocation: invocation)
+        }
+        let store = try existing ?? StoreAccess.mysqlStore(url: url, invocation: invocation, create: true)
+        let before = try store.schemaVersion().current
+        let missingBefore = try store.missingSchemaItems()
+        let applied = try store.migrate()
+        let (current, _) = try store.schemaVersion()
+        let missingAfter = Set(try store.missingSchemaItems())
+        let added = existing == nil ? [] : missingBefore.filter { !missingAfter.contains($0) }
+        let action = existing == nil ? "created" : applied.isEmpty ? "up to date" : "migrated"
+        result.append("action", action)
+        result.append("schema_version", current)
+        result.append("migrations", .array(applied.map(JSONValue.string)))
+        result.append("added", .array(added.map(JSONValue.string)))
+        return emit(result, invocation: invocation) {
+            switch action {
+            case "created": return ["created \(name) (schema v\(current))"]
+            case "up to date": return ["\(name) is up to date (schema v\(current))"]
+            default:
+                return ["migrated \(name) from schema v\(before) to v\(current):"] + applied.map { "  \($0)" }
+                    + added.map { "  added \($0)" }
+            }
+        }
+    }
+
+    /// `db init --dry-run` on an existing MySQL database: the DDL `db init` would run, in order.
+    private static func planMySQL(
+        _ store: MySQLStore, name: String, migrations all: [String], result: Record, invocation: Invocation
+    ) throws -> ExitCode {
+        var result = result
+        let (current, supported) = try store.schemaVersion()
+        guard current <= supported else {
+            throw CLIError(
+                .config,
+                "database \(name) has schema version \(current), newer than this iapctl supports (\(supported))",
+                hint: "upgrade iapctl")
+        }
+        let statements = try store.plannedMigrationStatements()
+        let pending = Array(all.dropFirst(current))
+        let upToDate = pending.isEmpty && statements.isEmpty
+        result.append("action", upToDate ? "up to date" : "would migrate")
+        result.append("schema_version", current)
+        result.append("supported_version", supported)
+        result.append("migrations", .array(pending.map(JSONValue.string)))
+        result.append("statements", .array(statements.map(JSONValue.string)))
+        return emit(result, invocation: invocation) {
+            if upToDate { return ["\(name) is up to date (schema v\(current)); nothing to do"] }
+            // A SQL script: the header is comments, each statement ends with ';'.
+            return ["-- would migrate \(name) from schema v\(current) to v\(supported), applying:"]
+                + pending.map { "--   \($0)" } + statements.map { "\($0);" }
+        }
     }
 }

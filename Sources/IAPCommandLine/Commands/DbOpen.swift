@@ -48,6 +48,6 @@ enum DbOpen {
         let raw = raw(invocation)
         return CLIError(
             .noInput, "database \(display(invocation)) does not exist",
-            hint: "create it with: iapctl db init --db \(raw.contains(" ") ? "'\(raw)'" : raw)")
+            hint: "create it with: iapctl db init --db \(StoreAccess.shellWord(redacted(raw)))")
     }
 }

@@ -90,7 +90,7 @@ enum RestoreCommand {
             ("contract", result.contractId.map(JSONValue.string) ?? .null),
             ("owner", result.owner.map(JSONValue.string) ?? .null),
             ("status", result.contractStatus.map { .string($0.rawValue) } ?? .null),
-            ("expires", result.contractExpires.map { .string(ISO8601Millis.format($0)) } ?? .null),
+            ("expires", result.contractExpires.map { .string(ISO8601.format(milliseconds: $0)) } ?? .null),
         ]
         if let previous = result.previousOwner { item.extra.append(("previousOwner", .string(previous))) }
         if let outcome = result.engineOutcome { item.extra.append(("engineVerdict", .string(outcome.verdict.rawValue))) }

@@ -46,6 +46,16 @@ enum StoreAccess {
 
     /// MySQL/MariaDB: the password comes only from `IAPCTL_DB_PASSWORD` or an option file, never argv.
     static func openMySQL(url: String, invocation: Invocation, create: Bool) throws -> any Store {
+        try mysqlStore(url: url, invocation: invocation, create: create)
+    }
+
+    /// The MySQL store itself (for `db init` / `db status`, which use its schema plan).
+    static func mysqlStore(url: String, invocation: Invocation, create: Bool) throws -> MySQLStore {
+        try MySQLStore(url: mysqlURL(url), password: invocation.environment["IAPCTL_DB_PASSWORD"], create: create)
+    }
+
+    /// Parses a `mysql://` URL; a refused one (a password in it, say) is a usage error (64).
+    static func mysqlURL(_ url: String) throws(CLIError) -> MySQLURL {
         let parsed: MySQLURL
         do {
             parsed = try MySQLURL(parsing: url)
@@ -55,8 +65,21 @@ enum StoreAccess {
                 hint: error.containedPassword
                     ? "put the password in IAPCTL_DB_PASSWORD or an option file (?option-file=PATH), never on the command line"
                     : "the form is mysql://USER@HOST[:PORT]/NAME[?socket=PATH]")
+        } catch {
+            throw CLIError.usage(
+                "--db: not a valid MySQL URL", hint: "the form is mysql://USER@HOST[:PORT]/NAME[?socket=PATH]")
         }
-        return try MySQLStore(url: parsed, password: invocation.environment["IAPCTL_DB_PASSWORD"], create: create)
+        return parsed
+    }
+
+    /// `value` as one shell word for a hint people copy: quoted when it holds `?`, `&`, spaces….
+    static func shellWord(_ value: String) -> String {
+        let plain = value.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "-_./:@=,+%".unicodeScalars.contains($0)
+        }
+        if plain && !value.isEmpty { return value }
+        return "'" + value.replacing("'", with: "'\\''") + "'"
     }
 
     /// The database as shown to people: never a password.

@@ -4,7 +4,9 @@ import Testing
 /// Runs the built `iapctl` binary (`.build/debug/iapctl`) in a fresh temporary folder.
 ///
 /// Each `CLI` owns one temp dir (removed when the `CLI` goes away); runs start there, with a
-/// small clean environment in which `IAPCTL_DB` points at `<dir>/iapctl.db`. Build first
+/// small clean environment in which `IAPCTL_DB` points at `<dir>/iapctl.db` — or, on the MySQL run
+/// (``E2EBackend``), at a fresh database `iapctl_e2e_<random>` on the test server (created by
+/// `db init`, dropped when the `CLI` goes away; `IAPCTL_DB_PASSWORD` is set). Build first
 /// (`swift build`; `scripts/test` does it).
 final class CLI {
     /// What one run printed and how it ended.
@@ -57,6 +59,8 @@ final class CLI {
     let dir: URL
     /// The environment of every run; `run(env:)` adds to it. Remove `IAPCTL_DB` to test the default.
     var environment: [String: String]
+    /// The test server and this CLI's database on it, on the MySQL run.
+    let mysql: (server: TestMySQLServer, database: String)?
 
     /// A fresh temporary folder and the default environment.
     init() throws {
@@ -71,12 +75,32 @@ final class CLI {
             "NO_COLOR": "1",
             "IAPCTL_DB": dir.appendingPathComponent("iapctl.db").path,
         ]
+        switch E2EBackend.current {
+        case .sqlite:
+            mysql = nil
+        case .mysql:
+            guard let server = E2EBackend.server else {
+                throw HarnessError(
+                    "IAPCTL_E2E_BACKEND=mysql needs IAPCTL_TEST_MYSQL_URL and IAPCTL_TEST_MYSQL_PASSWORD "
+                        + "(eval \"$(scripts/mariadb-test-server start)\")")
+            }
+            let database = TestMySQLServer.freshDatabaseName()
+            mysql = (server, database)
+            environment["IAPCTL_DB"] = server.url(database: database)
+            environment["IAPCTL_DB_PASSWORD"] = server.password
+        }
     }
 
-    deinit { try? FileManager.default.removeItem(at: dir) }
+    deinit {
+        try? FileManager.default.removeItem(at: dir)
+        if let mysql { mysql.server.drop(mysql.database) }
+    }
 
-    /// The default database file (`<dir>/iapctl.db`).
-    var dbPath: String { dir.appendingPathComponent("iapctl.db").path }
+    /// The default database: the file `<dir>/iapctl.db` on SQLite, the database's URL on MySQL
+    /// (as `iapctl` shows it: there is no password in it).
+    var dbPath: String {
+        mysql.map { $0.server.url(database: $0.database) } ?? dir.appendingPathComponent("iapctl.db").path
+    }
 
     /// A path inside the temp folder.
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }

@@ -1,0 +1,99 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// `iapctl audit list|show`: the audit trail of every change, manual or by the engine.
+enum AuditCommands {
+    /// Audit rows newest first, filtered by actor, time and ticket.
+    static func list(_ invocation: Invocation) throws -> ExitCode {
+        let now = RecordClock.nowMilliseconds()
+        let filter = AuditFilter(
+            // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
+            actor: invocation.parsed.value("actor"),
+            since: try AuditTime.option(invocation, "since", now: now),
+            ticket: invocation.parsed.value("ticket"),
+            limit: invocation.parsed.value("limit").flatMap { Int($0) })
+        let entries = try DbOpen.read(invocation) { try $0.auditEntries(matching: filter) }
+        let structured = invocation.output == .json || invocation.output == .ndjson
+        invocation.emit(entries.map { record($0, structured: structured) }, columns: invocation.output == .table ? columns : nil)
+        if entries.isEmpty, invocation.output == .table { invocation.note("no audit rows") }
+        return .success
+    }
+
+    /// The table columns of `audit list`.
+    static let columns: [Column] = [
+        Column("id", title: "ID"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
+        Column("command", title: "COMMAND", maxWidth: 24), Column("reason", title: "REASON", maxWidth: 32),
+        Column("ticket", title: "TICKET"), Column("entity", title: "ENTITY"), Column("key", title: "ROW", maxWidth: 36),
+        Column("changes", title: "CHANGES", maxWidth: 80),
+    ]
+
+    /// An audit row with its id first.
+    static func record(_ entry: AuditEntry, structured: Bool) -> Record {
+        var r = Record()
+        r.append("id", entry.id)
+        r.fields += RowRendering.record(entry, structured: structured).fields
+        return r
+    }
+
+    /// One audit row: who, when, why, the field changes, and the row before and after.
+    static func show(_ invocation: Invocation) throws -> ExitCode {
+        let id = try auditId(invocation)
+        guard let entry = try DbOpen.read(invocation, { try $0.auditEntry(id: id) }) else {
+            throw CLIError(.notFound, "no audit row \(id)", hint: "list them with: iapctl audit list")
+        }
+        var head = Record()
+        head.append("id", entry.id)
+        head.append("changed_at", entry.at)
+        head.append("actor", entry.actor)
+        head.append("command", entry.command)
+        head.append("reason", entry.reason)
+        head.append("ticket", entry.ticket)
+        head.append("entity", entry.entity.rawValue)
+        head.append("key", entry.key)
+        head.append("ledger_id", entry.ledgerId)
+        head.append("undo", undoHint(entry))
+        let changes: [Record] = RowRendering.auditChanges(entry).map { change in
+            var r = Record()
+            r.append("field", change.column)
+            r.append("before", change.before)
+            r.append("after", change.after)
+            return r
+        }
+        invocation.emit(
+            detail: DetailView(sections: [
+                DetailView.Section(key: "audit", title: "Audit row \(entry.id)", content: .fields(head)),
+                DetailView.Section(
+                    key: "changes", title: "Changes (\(changes.count))",
+                    content: .table(changes, columns: [Column("field", title: "FIELD"), Column("before", title: "BEFORE"), Column("after", title: "AFTER")])),
+                DetailView.Section(key: "before", title: "Before", content: .fields(rowRecord(entry.before))),
+                DetailView.Section(key: "after", title: "After", content: .fields(rowRecord(entry.after))),
+            ]))
+        return .success
+    }
+
+    /// `iapctl audit undo N …` for rows that can be undone; nil for inserts.
+    static func undoHint(_ entry: AuditEntry) -> String? {
+        guard entry.before != nil else { return nil }
+        return "iapctl audit undo \(entry.id) --reason '…'"
+    }
+
+    /// A stored row JSON (camelCase keys) as a record with snake_case keys (dates shown as dates).
+    static func rowRecord(_ json: String?) -> Record {
+        guard let json, let members = (try? JSONText.parse(json))?.objectMembers else { return Record() }
+        var columns: [(key: String, value: JSONValue)] = members.map { (RowRendering.snakeCase($0.key), $0.value) }
+        let rank = { (key: String) in RowRendering.schemaOrder.firstIndex(of: key) ?? RowRendering.schemaOrder.count }
+        columns = columns.enumerated().sorted { (rank($0.element.key), $0.offset) < (rank($1.element.key), $1.offset) }
+            .map(\.element)
+        return Record(columns)
+    }
+
+    /// The `<id>` argument as a positive integer (`#12` accepted).
+    static func auditId(_ invocation: Invocation) throws(CLIError) -> Int64 {
+        guard var raw = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
+        if raw.hasPrefix("#") { raw.removeFirst() }
+        guard let id = Int64(raw), id > 0 else {
+            throw CLIError.usage("audit id '\(raw)' is not a number", hint: "the ID column of: iapctl audit list")
+        }
+        return id
+    }
+}

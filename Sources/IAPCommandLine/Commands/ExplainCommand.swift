@@ -1,0 +1,164 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `iapctl contracts explain ID`: why a contract is in its state — every ledger event in
+/// signedDate order with the rule that fired, the state before and after, and why an event
+/// changed nothing; manual changes in between; ending in the current state.
+enum ExplainCommand {
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
+        let history: OrdersShow.History? = try DbOpen.read(invocation) { session in
+            guard let contract = try session.contract(contractId: id) else { return nil }
+            return try OrdersShow.gather(session, orders: try session.orders(originNo: id), contract: contract)
+        }
+        guard let history, let contract = history.contract else {
+            throw CLIError(
+                .notFound, "no contract with contract_id = \(id)",
+                hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
+        }
+        let steps = trace(history, contract: contract)
+        var now = Record()
+        now.append("contract_id", contract.contractId)
+        now.append("user_id", contract.userId)
+        now.append("product_id", contract.productId)
+        now.append("status", contract.status.rawValue)
+        now.append("auto_renew", contract.autoRenew)
+        now.append("expires_date", contract.expiresDate)
+        now.append("last_event_date", contract.lastEventDate)
+        now.append("summary", summary(contract, steps: steps))
+        invocation.emit(
+            detail: DetailView(sections: [
+                DetailView.Section(
+                    key: "trace", title: "Derivation of contract \(contract.contractId) (\(steps.count) steps, signedDate order)",
+                    content: .table(steps, columns: [
+                        Column("step", title: "#"), Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"),
+                        Column("rule", title: "RULE"), Column("verdict", title: "VERDICT"), Column("state", title: "STATE"),
+                        Column("why", title: "WHY", maxWidth: 110),
+                    ])),
+                DetailView.Section(key: "current", title: "Current state", content: .fields(now)),
+            ]))
+        return .success
+    }
+
+    /// One record per ledger event and manual change, in time order.
+    static func trace(_ history: OrdersShow.History, contract: Contract) -> [Record] {
+        struct Item {
+            var time: Int64
+            var order: Int64
+            var record: Record
+        }
+        var items: [Item] = []
+        for event in history.events {
+            let rule = EventRule(type: event.notificationType, subtype: event.subtype)
+            let audits = history.audit.filter { $0.ledgerId == event.id }
+            let contractAudit = audits.first { $0.entity == .contract }
+            var r = Record()
+            r.append("signed_date", event.signedDate)
+            r.append("event", RowRendering.eventName(event))
+            r.append("rule", rule.name)
+            r.append("verdict", event.verdict.rawValue)
+            r.append("status_before", status(contractAudit?.before))
+            r.append("status_after", status(contractAudit?.after))
+            r.append("state", stateText(contractAudit, current: nil))
+            r.append("why", why(event, rule: rule, audits: audits, events: history.events))
+            r.append("transaction_id", event.transactionId)
+            r.append("ledger_id", event.id)
+            r.append("received_at", event.receivedAt)
+            r.append("detail", event.detail)
+            items.append(Item(time: event.signedDate ?? event.receivedAt, order: event.id, record: r))
+        }
+        for audit in history.audit where audit.ledgerId == nil && audit.before != nil {
+            var r = Record()
+            r.append("signed_date", audit.at)
+            r.append("event", audit.command)
+            r.append("rule", "manual change by \(audit.actor)")
+            r.append("verdict", "audited")
+            r.append("status_before", audit.entity == .contract ? status(audit.before) : nil)
+            r.append("status_after", audit.entity == .contract ? status(audit.after) : nil)
+            r.append("state", audit.entity == .contract ? stateText(audit, current: nil) : "order \(audit.key)")
+            let changes = RowRendering.changeText(RowRendering.auditChanges(audit), separator: ", ")
+            r.append(
+                "why",
+                "audit #\(audit.id): \(changes)" + (audit.reason.map { " — \($0)" } ?? "")
+                    + (audit.ticket.map { " [\($0)]" } ?? ""))
+            r.append("audit_id", audit.id)
+            items.append(Item(time: audit.at, order: Int64.max / 2 + audit.id, record: r))
+        }
+        items.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+        return items.enumerated().map { index, item in
+            var r = Record()
+            r.append("step", index + 1)
+            r.fields += item.record.fields
+            return r
+        }
+    }
+
+    /// Why an event did what it did, in words.
+    static func why(_ event: LedgerEntry, rule: EventRule, audits: [AuditEntry], events: [LedgerEntry]) -> String {
+        switch event.verdict {
+        case .applied:
+            let changes = audits.map { audit -> String in
+                let text = RowRendering.changeText(RowRendering.auditChanges(audit), separator: ", ")
+                return "\(audit.entity.rawValue) \(audit.before == nil ? "created" : "updated")"
+                    + (text.isEmpty ? "" : ": \(text)")
+            }
+            return rule.transition + (changes.isEmpty ? "" : " — " + changes.joined(separator: "; "))
+        case .stale:
+            let newer = events.filter {
+                $0.id != event.id && $0.verdict == .applied && ($0.signedDate ?? 0) > (event.signedDate ?? 0)
+                    && EventRule(type: $0.notificationType, subtype: $0.subtype).changesState
+                    && $0.receivedAt <= event.receivedAt
+            }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
+            let against = newer.map {
+                " than \(RowRendering.eventName($0)) signed \(ISO8601.format(milliseconds: $0.signedDate ?? 0)) (ledger #\($0.id))"
+            } ?? " than the contract's last state change"
+            return "stale: signed earlier\(against), which already decided the state; state kept"
+                + (audits.isEmpty ? "" : " (money facts recorded)")
+        case .duplicate:
+            return "duplicate: " + (event.detail ?? "already processed")
+        case .ignored:
+            return rule.name == "informational"
+                ? "ignored: \(RowRendering.eventName(event)) needs no change" : "ignored: " + (event.detail ?? "")
+        case .unmatched:
+            return "unmatched: " + (event.detail ?? "no order or contract to attach it to")
+        case .rejected:
+            return "rejected: " + (event.detail ?? "failed verification")
+        }
+    }
+
+    /// `active → canceled`, `= active` (unchanged), or `-`.
+    static func stateText(_ audit: AuditEntry?, current: String?) -> String {
+        guard let audit else { return "(no change)" }
+        let before = status(audit.before)
+        let after = status(audit.after)
+        switch (before, after) {
+        case (nil, let after?): return "created \(after)"
+        case (let before?, let after?) where before != after: return "\(before) → \(after)"
+        case (_, let after?): return "\(after) (status kept)"
+        default: return "-"
+        }
+    }
+
+    /// The status in a contract's audit JSON.
+    static func status(_ json: String?) -> String? {
+        guard let json, let value = try? JSONText.parse(json) else { return nil }
+        return value["status"]?.stringValue
+    }
+
+    /// One sentence ending the trace.
+    static func summary(_ contract: Contract, steps: [Record]) -> String {
+        let last = steps.last { step in
+            step["verdict"]?.stringValue == "applied" || step["verdict"]?.stringValue == "audited"
+        }
+        let cause = last.map { "step \($0["step"].flatMap(\.int64Value) ?? 0) (\($0["event"]?.stringValue ?? "?"))" } ?? "no applied event"
+        return "\(contract.status.rawValue)"
+            + (contract.expiresDate.map { ", paid until \(ISO8601.format(milliseconds: $0))" } ?? "")
+            + ", auto-renew \(contract.autoRenew ? "on" : "off"); last decided by \(cause)"
+    }
+}

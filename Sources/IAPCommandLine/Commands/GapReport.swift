@@ -1,0 +1,145 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// `iapctl notify --gap-report FILE [--apply]`: which notifications Apple sent (per saved Get
+/// Notification History responses) that the ledger never applied, with Apple's send attempts;
+/// `--apply` replays exactly those through the engine.
+///
+/// FILE holds one or more responses `{"notificationHistory": [{"signedPayload", "sendAttempts"}…]}`:
+/// one JSON document, a JSON array of them, or one per line. Exit 0 when nothing is missing (or
+/// everything missing was applied), 1 when gaps remain.
+enum GapReport {
+    /// `notify`, or the gap report when `--gap-report` is given.
+    static func notify(_ invocation: Invocation) throws -> ExitCode {
+        guard invocation.parsed.value("gap-report") != nil else {
+            if invocation.flag("apply") {
+                throw CLIError.usage("--apply goes with --gap-report", hint: "notify applies its input already")
+            }
+            return try NotifyCommand.run(invocation)
+        }
+        return try run(invocation)
+    }
+
+    /// One notification of the history.
+    struct Item {
+        var jws: String
+        var attempts: [(date: Int64?, result: String?)]
+    }
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        guard let path = invocation.parsed.value("gap-report") else { throw CLIError.usage("missing --gap-report FILE") }
+        if invocation.parsed.argument("file") != nil {
+            throw CLIError.usage("--gap-report reads its own FILE; give no other input")
+        }
+        let items = try read(try invocation.openInput(path).readAllText(), name: path)
+        let verifier = try TrustSetup.verifier(invocation)
+        let store = try DbOpen.existing(invocation)
+        let apply = invocation.flag("apply")
+        let dryRun = invocation.flag("dry-run")
+        let engine = SubscriptionEventEngine()
+        let context = EngineContext(actor: invocation.actor, command: "notify --gap-report --apply")
+        let unmatched = Set(try store.read { try $0.unmatchedLedger(limit: nil) }.compactMap(\.notificationUUID))
+        var records: [Record] = []
+        var seen = Set<String>()
+        var applied = 0
+        var remaining = 0
+        var rejected = 0
+        for item in items {
+            let report = verifier.verify(item.jws, as: .notification)
+            var r = Record()
+            if let failure = report.failure {
+                rejected += 1
+                r.append("notificationUUID", report.notification?.notificationUUID)
+                r.append("verdict", Verdict.rejected.rawValue)
+                r.append("error", failure.message)
+                invocation.stderr.writeLine("error: \(failure.message)")
+                records.append(r)
+                continue
+            }
+            guard let event = EventMapping.event(from: report, raw: item.jws, source: .apple),
+                let uuid = event.notificationUUID
+            else { continue }
+            guard seen.insert(uuid).inserted else { continue }
+            if try store.read({ try $0.processedLedgerEntry(notificationUUID: uuid) }) != nil { continue }
+            r.append("notificationUUID", uuid)
+            r.append("notificationType", event.notificationType)
+            r.append("subtype", event.subtype)
+            r.append("signed_date", event.signedDate)
+            r.append("transactionId", event.transaction?.transactionId)
+            r.append(
+                "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
+            r.append("ledger", unmatched.contains(uuid) ? "unmatched" : "never received")
+            r.append("attempts", item.attempts.count)
+            r.append("last_attempt_result", item.attempts.last?.result)
+            r.append("last_attempt_date", item.attempts.last?.date)
+            r.append(
+                "send_attempts",
+                .array(item.attempts.map { .object([("attemptDate", $0.date.map(JSONValue.int) ?? .null), ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null)]) }))
+            if apply {
+                let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
+                r.append("verdict", outcome.verdict.rawValue)
+                r.append("detail", outcome.detail)
+                if ItemResult.exitCode(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
+            } else {
+                r.append("verdict", "missing")
+                remaining += 1
+            }
+            records.append(r)
+        }
+        let columns: [Column] = [
+            Column("notificationUUID", title: "NOTIFICATION"), Column("notificationType", title: "TYPE"),
+            Column("subtype", title: "SUBTYPE"), Column("signed_date", title: "SIGNED"),
+            Column("transactionId", title: "TRANSACTION"), Column("ledger", title: "LEDGER"),
+            Column("attempts", title: "ATTEMPTS"), Column("last_attempt_result", title: "LAST_RESULT"),
+            Column("verdict", title: "VERDICT"),
+        ]
+        let structured = invocation.output == .json || invocation.output == .ndjson
+        if !records.isEmpty || invocation.output != .table {
+            invocation.emit(
+                structured ? records : records.map { var r = $0; r["send_attempts"] = nil; return r },
+                columns: invocation.output == .table ? columns : nil)
+        }
+        let verb = apply ? (dryRun ? "would apply" : "applied") : "missing"
+        invocation.note(
+            "gap report: \(items.count) notifications in \(path); \(apply ? applied : remaining) \(verb)"
+                + (apply && remaining > 0 ? ", \(remaining) still not applied" : "")
+                + (rejected > 0 ? ", \(rejected) rejected" : "")
+                + (!apply && remaining > 0 ? "; replay them with --apply" : ""))
+        return remaining > 0 || rejected > 0 ? .failure : .success
+    }
+
+    /// The items of every response in `text` (one document, an array of them, or one per line).
+    static func read(_ text: String, name: String) throws(CLIError) -> [Item] {
+        var documents: [JSONValue] = []
+        if let whole = try? JSONText.parse(text) {
+            if case .array(let list) = whole { documents = list } else { documents = [whole] }
+        } else {
+            for (index, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
+                do { documents.append(try JSONText.parse(String(line))) } catch {
+                    throw CLIError(
+                        .dataError, "\(name): line \(index + 1) is not JSON (\(error.reason))",
+                        hint: "save each Get Notification History response as JSON, one per line")
+                }
+            }
+        }
+        var items: [Item] = []
+        for document in documents {
+            guard case .array(let history)? = document["notificationHistory"] else {
+                throw CLIError(
+                    .dataError, "\(name): not a Get Notification History response (no notificationHistory array)")
+            }
+            for entry in history {
+                guard let jws = entry["signedPayload"]?.stringValue else {
+                    throw CLIError(.dataError, "\(name): a notificationHistory item has no signedPayload")
+                }
+                var attempts: [(date: Int64?, result: String?)] = []
+                if case .array(let list)? = entry["sendAttempts"] {
+                    attempts = list.map { ($0["attemptDate"]?.int64Value, $0["sendAttemptResult"]?.stringValue) }
+                }
+                items.append(Item(jws: jws, attempts: attempts))
+            }
+        }
+        guard !items.isEmpty else { throw CLIError(.noInput, "\(name): no notifications in the history") }
+        return items
+    }
+}

@@ -1,0 +1,213 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Rows as they were at a past moment, and whether a subscription entitled its user then.
+///
+/// Approach: every change to a row is in the audit trail with the row before and after. A change
+/// the engine made is dated by Apple's `signedDate` of the ledger event that caused it (the audit
+/// row's `ledgerId`); a manual change (correction, transfer, undo) by the time it was made. A
+/// field's value at T is its value after the latest change dated at or before T (or, if every
+/// change is later, its value before the first one). So a refund Apple signed after T leaves
+/// the order paid at T, and a correction made after T is not seen at T.
+///
+/// Entitled at T: the contract's user at T holds it; it is active, canceled or in the grace
+/// period at T; and a paid order (not refunded at T) covers T — or it is in the billing grace period.
+public enum EntitlementAsOf {
+    /// The verdict for one contract at one time.
+    public struct Answer: Sendable, Equatable {
+        public var entitled: Bool
+        /// The contract as it was at T.
+        public var contract: Contract
+        /// Its orders as they were at T (those purchased by T).
+        public var orders: [Order]
+        /// `active`, `canceled`, `grace_period`, `billing_retry`, `expired`, `revoked`, or
+        /// `not-yet` (no payment by then).
+        public var status: String
+        /// One sentence: why.
+        public var reason: String
+        /// The order whose paid period covers T.
+        public var covering: Order?
+    }
+
+    /// The time an audit row's change counts from: the ledger event's signedDate, else when it was made.
+    public static func effectiveTime(_ entry: AuditEntry, signedDates: [Int64: Int64]) -> Int64 {
+        entry.ledgerId.flatMap { signedDates[$0] } ?? entry.at
+    }
+
+    /// `current` with every audited field change dated after `time` rolled back.
+    public static func order(_ current: Order, audit: [AuditEntry], signedDates: [Int64: Int64], at time: Int64) -> Order {
+        var row = current
+        let values = valuesAt(time, current: current.columnValues, audit: audit, as: Order.self, signedDates: signedDates)
+        for (column, value) in values {
+            switch column {
+            case "user_id": if let value { row.userId = value }
+            case "product_id": if let value { row.productId = value }
+            case "status": if let value, let status = OrderStatus(rawValue: value) { row.status = status }
+            case "trade_no": row.tradeNo = value
+            case "origin_no": row.originNo = value
+            case "purchase_date": row.purchaseDate = value.flatMap { Int64($0) }
+            case "expires_date": row.expiresDate = value.flatMap { Int64($0) }
+            default: break
+            }
+        }
+        return row
+    }
+
+    /// `current` with every audited field change dated after `time` rolled back.
+    public static func contract(
+        _ current: Contract, audit: [AuditEntry], signedDates: [Int64: Int64], at time: Int64
+    ) -> Contract {
+        var row = current
+        let values = valuesAt(time, current: current.columnValues, audit: audit, as: Contract.self, signedDates: signedDates)
+        for (column, value) in values {
+            switch column {
+            case "user_id": if let value { row.userId = value }
+            case "product_id": if let value { row.productId = value }
+            case "status": if let value, let status = ContractStatus(rawValue: value) { row.status = status }
+            case "auto_renew": row.autoRenew = value == "1"
+            case "expires_date": row.expiresDate = value.flatMap { Int64($0) }
+            case "next_product_id": row.nextProductId = value
+            default: break
+            }
+        }
+        return row
+    }
+
+    /// Whether `contract` entitled its user at `time` (see the type's documentation).
+    ///
+    /// - Parameters:
+    ///   - orders: the contract's orders as they are now; `events`: its ledger rows; `audit`: the
+    ///     audit rows of the contract and of those orders.
+    public static func evaluate(
+        contract current: Contract, orders currentOrders: [Order], events: [LedgerEntry], audit: [AuditEntry],
+        at time: Int64
+    ) -> Answer {
+        var signedDates: [Int64: Int64] = [:]
+        for event in events { if let signed = event.signedDate { signedDates[event.id] = signed } }
+        let contract = Self.contract(
+            current, audit: audit.filter { $0.entity == .contract && $0.key == current.contractId },
+            signedDates: signedDates, at: time)
+        let orders = currentOrders.map { order in
+            Self.order(order, audit: audit.filter { $0.entity == .order && $0.key == order.no }, signedDates: signedDates, at: time)
+        }.filter { ($0.purchaseDate ?? Int64.max) <= time }
+        let paid = orders.filter { $0.status == .paid }
+        let covering = paid.filter { ($0.purchaseDate ?? .max) <= time && time < ($0.expiresDate ?? .max) }
+            .max { ($0.expiresDate ?? .max) < ($1.expiresDate ?? .max) }
+        func answer(_ entitled: Bool, _ status: String, _ reason: String) -> Answer {
+            Answer(entitled: entitled, contract: contract, orders: orders, status: status, reason: reason, covering: covering)
+        }
+        let at = ISO8601Text.format(time)
+        guard !orders.isEmpty else {
+            return answer(false, "not-yet", "no payment of contract \(current.contractId) by \(at)")
+        }
+        let lastEvent = events.filter { ($0.signedDate ?? .max) <= time && ($0.verdict == .applied) }
+            .filter { EventRule(type: $0.notificationType, subtype: $0.subtype).changesState }.last
+        let lastEventText = lastEvent.map { " (last event: \(eventName($0)) signed \(ISO8601Text.format($0.signedDate!)))" } ?? ""
+        switch contract.status {
+        case .revoked:
+            return answer(false, "revoked", "revoked at \(at)" + lastEventText)
+        case .billingRetry:
+            return answer(false, "billing_retry", "Apple could not charge; billing retry, not entitled" + lastEventText)
+        case .expired where covering == nil:
+            return answer(false, "expired", "expired at \(at)" + lastEventText)
+        case .gracePeriod:
+            return answer(true, "grace_period", "in the billing grace period at \(at): entitled while Apple retries" + lastEventText)
+        default:
+            break
+        }
+        if let covering {
+            let period = "\(ISO8601Text.format(covering.purchaseDate ?? 0)) → \(ISO8601Text.format(covering.expiresDate ?? 0))"
+            let status = contract.status == .expired ? "active" : contract.status.rawValue
+            return answer(
+                true, status,
+                "paid period \(covering.tradeNo ?? covering.no) (\(period)) covers \(at)"
+                    + (contract.status == .canceled ? "; auto-renew off, entitled until it ends" : ""))
+        }
+        let refunded = orders.filter { $0.status == .refunded || $0.status == .revoked }
+            .first { ($0.purchaseDate ?? .max) <= time && time < ($0.expiresDate ?? .max) }
+        if let refunded {
+            return answer(false, "revoked", "the period covering \(at) (\(refunded.tradeNo ?? refunded.no)) was \(refunded.status.rawValue) by then")
+        }
+        let lastEnd = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
+        return answer(
+            false, "expired",
+            "no paid period covers \(at)" + (lastEnd.map { "; the last one ended \(ISO8601Text.format($0))" } ?? ""))
+    }
+
+    static func eventName(_ entry: LedgerEntry) -> String {
+        guard let type = entry.notificationType else { return "\(entry.source.rawValue) transaction" }
+        return entry.subtype.map { "\(type)/\($0)" } ?? type
+    }
+
+    /// One audited update, dated.
+    struct Step {
+        var time: Int64
+        var id: Int64
+        var before: [String: String?]
+        var after: [String: String?]
+    }
+
+    /// Per column: the value at `time`, for columns some audited update changed.
+    static func valuesAt<Row: Decodable>(
+        _ time: Int64, current: [(String, String?)], audit: [AuditEntry], as _: Row.Type,
+        signedDates: [Int64: Int64]
+    ) -> [(String, String?)] {
+        var steps: [Step] = []
+        for entry in audit {
+            guard let before = columns(entry.before, as: Row.self), let after = columns(entry.after, as: Row.self) else {
+                continue
+            }
+            steps.append(Step(time: effectiveTime(entry, signedDates: signedDates), id: entry.id, before: before, after: after))
+        }
+        steps.sort { ($0.time, $0.id) < ($1.time, $1.id) }
+        var out: [(String, String?)] = []
+        for (column, _) in current {
+            let changing = steps.filter { $0.before[column] != $0.after[column] }
+            guard let first = changing.first else { continue }
+            if let last = changing.last(where: { $0.time <= time }) {
+                out.append((column, last.after[column] ?? nil))
+            } else {
+                out.append((column, first.before[column] ?? nil))
+            }
+        }
+        return out
+    }
+
+    static func columns<Row: Decodable>(_ json: String?, as _: Row.Type) -> [String: String?]? {
+        guard let json else { return nil }
+        let data = Data(json.utf8)
+        let values: [(String, String?)]
+        if Row.self == Order.self {
+            guard let order = try? JSONDecoder().decode(Order.self, from: data) else { return nil }
+            values = order.columnValues
+        } else {
+            guard let contract = try? JSONDecoder().decode(Contract.self, from: data) else { return nil }
+            values = contract.columnValues
+        }
+        return Dictionary(values.map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
+    }
+}
+
+/// ISO-8601 UTC to the second, for reasons (the engine has no formatter of its own).
+enum ISO8601Text {
+    static func format(_ ms: Int64) -> String {
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = seconds - days * 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
+    }
+}

@@ -1,0 +1,54 @@
+/// The engine's rules by name, for people: what an event of a type/subtype does to a contract.
+///
+/// `contracts explain` and `doctor` use these so their wording and expectations follow the
+/// engine's own `Effect` table.
+public struct EventRule: Sendable, Equatable {
+    /// The rule's name (`purchase`, `renewal`, `auto-renew off`, …).
+    public var name: String
+    /// What the rule does when the event is the newest (`→ active`, `auto_renew off, → canceled`).
+    public var transition: String
+    /// The contract status the event leaves when it applies and nothing later overrides it; nil
+    /// when it depends on more than the event (refunds of an older period, preference changes).
+    public var resultingStatus: ContractStatus?
+    /// Whether the event is subject to the ordering guard (state changes are; money facts and
+    /// informational types are not).
+    public var changesState: Bool
+
+    /// The rule for a notification type/subtype; nil type means a client or restore submission.
+    public init(type: String?, subtype: String?) {
+        let effect = Effect(type: type, subtype: subtype)
+        changesState = effect.changesState
+        switch effect {
+        case .purchase:
+            (name, transition, resultingStatus) = ("purchase", "order paid; contract created or → active", .active)
+        case .renewal:
+            (name, transition, resultingStatus) = ("renewal", "new paid period; expiry extended; → active", .active)
+        case .submission:
+            (name, transition, resultingStatus) = ("submission", "payment recorded; → active", .active)
+        case .autoRenew(true):
+            (name, transition, resultingStatus) = ("auto-renew on", "auto_renew on; → active", .active)
+        case .autoRenew(false):
+            (name, transition, resultingStatus) = ("auto-renew off", "auto_renew off; → canceled (entitled until expiry)", .canceled)
+        case .failToRenew(grace: true):
+            (name, transition, resultingStatus) = ("fail to renew (grace)", "→ grace_period (still entitled)", .gracePeriod)
+        case .failToRenew(grace: false):
+            (name, transition, resultingStatus) = ("fail to renew", "→ billing_retry (not entitled)", .billingRetry)
+        case .expired:
+            (name, transition, resultingStatus) = ("expired", "→ expired", .expired)
+        case .refund:
+            (name, transition, resultingStatus) = ("refund", "order refunded; → revoked if it is the current period", nil)
+        case .revoke:
+            (name, transition, resultingStatus) = ("revoke", "order revoked; → revoked if it is the current period", nil)
+        case .refundReversed:
+            (name, transition, resultingStatus) = ("refund reversed", "order paid again; revoked → active if current", nil)
+        case .renewalPreference:
+            (name, transition, resultingStatus) = ("renewal preference", "next product changes; status kept", nil)
+        case .expiryUpdate:
+            (name, transition, resultingStatus) = ("expiry update", "expiry may move; status kept", nil)
+        case .oneTimeCharge:
+            (name, transition, resultingStatus) = ("one-time charge", "order paid; no contract", nil)
+        case .informational:
+            (name, transition, resultingStatus) = ("informational", "recorded; nothing to change", nil)
+        }
+    }
+}
