@@ -345,15 +345,15 @@ struct SecretsAndFilesTests {
         }
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"]?.isEmpty == false, "no MariaDB test server"))
+    @Test(.mysqlOnly)
     func onMariaDBThePasswordIsInNoOutputAndNoAuditRow() throws {
-        let environment = ProcessInfo.processInfo.environment
-        let base = try #require(environment["IAPCTL_TEST_MYSQL_URL"])
-        let password = try #require(environment["IAPCTL_TEST_MYSQL_PASSWORD"])
+        let server = try #require(E2EBackend.server)
+        let password = server.password
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
-        let name = "iapctl_t_secrets_\(UInt32.random(in: 0...UInt32.max))"
-        let env = ["IAPCTL_DB": base.replacingOccurrences(of: "/iapctl_test", with: "/" + name), "IAPCTL_DB_PASSWORD": password]
+        let name = TestMySQLServer.freshDatabaseName()
+        defer { server.drop(name) }
+        let env = ["IAPCTL_DB": server.url(database: name), "IAPCTL_DB_PASSWORD": password]
         var outputs: [CLI.Result] = []
         outputs.append(try cli.ok(["-v", "db", "init"], env: env))
         let no = try cli.ok(["orders", "create", "--user", "alice", "--product", AppleWorld.product], env: env).stdout
