@@ -125,6 +125,12 @@ public final class AppStoreVerifier: Sendable {
             header = json
         }
         report.header = header
+        // RFC 7515 §4.1.11: `crit` names extensions the recipient must understand; iapctl
+        // understands none, so such a JWS is refused (Apple never sends one).
+        if let crit = header["crit"] {
+            report.fail("format", .invalidJWTFormat, "header crit \(crit.serialized().prefix(80)) names extensions iapctl does not understand")
+            return report
+        }
 
         // Payload.
         guard let payloadBytes = Base64.decodeURL(payloadSegment) else {

@@ -27,9 +27,9 @@ struct InputItems {
             } catch {
                 if error.code == .dataError {
                     sawInput = true
-                    return WebhookBody.Item(
-                        line: reader.lineNumber,
-                        result: .failure(VerificationFailure(.invalidJWTFormat, "line is longer than \(Self.maxLineBytes) bytes: skipped")))
+                    let why = error.message.hasSuffix("not valid UTF-8")
+                        ? "line is not valid UTF-8: skipped" : "line is longer than \(Self.maxLineBytes) bytes: skipped"
+                    return WebhookBody.Item(line: reader.lineNumber, result: .failure(VerificationFailure(.invalidJWTFormat, why)))
                 }
                 throw error
             }

@@ -99,7 +99,7 @@ public final class InputReader {
                 start = newline + 1
                 lineNumber += 1
                 if line.count > maxLength { throw tooLong(maxLength) }
-                return String(decoding: line, as: UTF8.self)
+                return try text(line)
             }
             scanned = buffer.count
             if scanned - start > maxLength + 1 {
@@ -124,7 +124,7 @@ public final class InputReader {
                 lineNumber += 1
                 let trimmed = line.last == 13 ? line.dropLast() : line
                 if trimmed.count > maxLength { throw tooLong(maxLength) }
-                return String(decoding: trimmed, as: UTF8.self)
+                return try text(trimmed)
             }
             scanned = start + offset
         }
@@ -146,6 +146,14 @@ public final class InputReader {
     /// Every remaining byte as UTF-8 text.
     public func readAllText(maxBytes: Int = 64 << 20) throws(CLIError) -> String {
         String(decoding: try readAll(maxBytes: maxBytes), as: UTF8.self)
+    }
+
+    /// The line as text; invalid UTF-8 is a `.dataError` (never silently replaced by U+FFFD).
+    private func text(_ line: ArraySlice<UInt8>) throws(CLIError) -> String {
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw CLIError(.dataError, "\(name):\(lineNumber): line is not valid UTF-8")
+        }
+        return text
     }
 
     private func tooLong(_ maxLength: Int) -> CLIError {

@@ -140,7 +140,9 @@ struct Runner {
             case .defaultValue: source = "default"
             case .unset: continue
             }
-            let value = invocation.settings.values(option.long).joined(separator: ",")
+            var value = invocation.settings.values(option.long).joined(separator: ",")
+            // A password in a database URL is refused later, but must not be printed first.
+            if option.long == "db" { value = DbOpen.redacted(value) }
             invocation.debug("setting \(option.long) = \(value) (\(source))")
         }
     }

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Builds Fuzz/corpus from the test fixtures (run from the package root; re-run when fixtures change).
+
+Each seed starts with the mode byte read by Fuzz/FuzzTarget.swift:
+0 framing (raw JWS, webhook bodies, API responses), 1 JSON, 2 JWS payload, 3 JWS header, 4 encodings.
+"""
+import base64, glob, hashlib, json, os
+
+ROOT = "Tests/AppStoreJWSTests/Fixtures"
+OUT = "Fuzz/corpus"
+
+def b64url_decode(s):
+    return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+
+def emit(mode, data, seen):
+    blob = bytes([mode]) + data
+    name = hashlib.sha1(blob).hexdigest()
+    if name in seen or len(blob) > 64 * 1024:
+        return
+    seen.add(name)
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(blob)
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    seen = set()
+    jws_files = sorted(glob.glob(ROOT + "/real/*.jws") + glob.glob(ROOT + "/conformance/*.jws")
+                       + glob.glob(ROOT + "/xcode/*") + glob.glob(ROOT + "/mock_signed_data/*"))
+    tokens = []
+    for path in jws_files:
+        token = open(path, "rb").read().strip()
+        tokens.append(token)
+        emit(0, token, seen)
+        parts = token.split(b".")
+        if len(parts) == 3:
+            try:
+                emit(3, b64url_decode(parts[0].decode()), seen)
+                emit(2, b64url_decode(parts[1].decode()), seen)
+            except Exception:
+                pass
+    # Webhook bodies and API responses around a few tokens.
+    for token in tokens[:12]:
+        t = token.decode()
+        emit(0, json.dumps({"signedPayload": t}).encode(), seen)
+        emit(0, json.dumps({"signedTransactions": [t, t]}).encode(), seen)
+        emit(0, json.dumps({"notificationHistory": [{"signedPayload": t}]}, indent=2).encode(), seen)
+        emit(0, (t + "\n\n" + json.dumps(t) + "\r\n").encode(), seen)
+    for path in sorted(glob.glob(ROOT + "/real/*.json") + glob.glob(ROOT + "/models/*.json")):
+        data = open(path, "rb").read()
+        emit(1, data, seen)
+        emit(2, data, seen)
+    for text in [b"", b"{}", b"[]", b'{"a":1,"a":2}', b'[1e400]', b'"\\ud800"', b'-0', b'1.5e-7',
+                 b'9223372036854775808', b'{"k":[[[[[[[[[[]]]]]]]]]]}', b'"\xed\xa0\x80"', b'\xef\xbb\xbf{}']:
+        emit(1, text, seen)
+    for text in [b"AAAA", b"AA==", b"-_8", b"2025-01-01", b"2025-01-01T00:00:00.123Z", b"1970-01-01t00:00+01:00",
+                 open(ROOT + "/certs/testCA.pem", "rb").read(), open(ROOT + "/AppleRootCA-G3.cer", "rb").read()]:
+        emit(4, text, seen)
+    print(f"{len(seen)} seeds in {OUT}")
+
+main()
