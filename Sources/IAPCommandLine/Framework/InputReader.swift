@@ -143,9 +143,13 @@ public final class InputReader {
         return bytes
     }
 
-    /// Every remaining byte as UTF-8 text.
+    /// Every remaining byte as UTF-8 text; invalid UTF-8 is a `.dataError` (never replaced by U+FFFD).
     public func readAllText(maxBytes: Int = 64 << 20) throws(CLIError) -> String {
-        String(decoding: try readAll(maxBytes: maxBytes), as: UTF8.self)
+        let bytes = try readAll(maxBytes: maxBytes)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIError(.dataError, "\(name): input is not valid UTF-8")
+        }
+        return text
     }
 
     /// The line as text; invalid UTF-8 is a `.dataError` (never silently replaced by U+FFFD).
