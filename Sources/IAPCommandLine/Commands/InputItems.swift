@@ -27,7 +27,8 @@ struct InputItems {
             } catch {
                 if error.code == .dataError {
                     sawInput = true
-                    let why = error.message.hasSuffix("not valid UTF-8")
+                    let why =
+                        error.message.hasSuffix("not valid UTF-8")
                         ? "line is not valid UTF-8: skipped" : "line is longer than \(Self.maxLineBytes) bytes: skipped"
                     return WebhookBody.Item(line: reader.lineNumber, result: .failure(VerificationFailure(.invalidJWTFormat, why)))
                 }
@@ -38,8 +39,10 @@ struct InputItems {
             if trimmed.isEmpty { continue }
             sawInput = true
             let number = reader.lineNumber
-            if trimmed.hasPrefix("{"), (try? JSONParser.parse(Array(trimmed.utf8))) == nil {
-                // A pretty-printed document (e.g. a saved Get Notification History response).
+            if trimmed.hasPrefix("{"), Self.isUnfinishedJSON(Array(trimmed.utf8)) {
+                // A pretty-printed document (e.g. a saved Get Notification History response): its
+                // first line is valid JSON that stops short. A line that is simply malformed JSON
+                // is rejected on its own below and the lines after it are read as usual.
                 let rest = try reader.readAllText(maxBytes: 64 << 20)
                 pending = WebhookBody.items(in: line + "\n" + rest).map {
                     WebhookBody.Item(line: number + $0.line - 1, result: $0.result)
@@ -51,6 +54,16 @@ struct InputItems {
             } catch {
                 pending = [WebhookBody.Item(line: number, result: .failure(error))]
             }
+        }
+    }
+
+    /// Whether `bytes` is the start of a JSON document that ends too early (not a malformed one).
+    static func isUnfinishedJSON(_ bytes: [UInt8]) -> Bool {
+        do {
+            _ = try JSONParser.parse(bytes)
+            return false
+        } catch {
+            return error.offset >= bytes.count
         }
     }
 }
