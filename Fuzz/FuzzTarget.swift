@@ -9,12 +9,12 @@
 // is checked against invariants that would mean a wrong verdict (see `check`).
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the bytes after the selector byte are.
@@ -39,8 +39,10 @@ struct FuzzWorld: Sendable {
 
     let strict: AppStoreVerifier
     let xcode: AppStoreVerifier
-    let payloadB64 = Base64.encodeURL(Array(
-        #"{"transactionId":"1","originalTransactionId":"1","bundleId":"com.example","environment":"Sandbox","signedDate":1700000000000}"#.utf8))
+    let payloadB64 = Base64.encodeURL(
+        Array(
+            #"{"transactionId":"1","originalTransactionId":"1","bundleId":"com.example","environment":"Sandbox","signedDate":1700000000000}"#
+                .utf8))
 
     static let shared = FuzzWorld()
 
@@ -49,12 +51,14 @@ struct FuzzWorld: Sendable {
         // Apple's root and the conformance fixtures' test CA (so their seeds reach the signature).
         var roots = [AppleRootCAG3.der]
         if let path = getenv("IAPCTL_FUZZ_EXTRA_ROOT"), let der = FuzzWorld.read(String(cString: path)) { roots.append(der) }
-        strict = try! AppStoreVerifier(configuration: TrustConfiguration(
-            roots: roots, bundleId: "com.example", appAppleId: 1234,
-            environments: ["Production", "Sandbox"], clock: clock))
-        xcode = try! AppStoreVerifier(configuration: TrustConfiguration(
-            roots: roots, bundleId: "com.example", appAppleId: 1234,
-            environments: ["Xcode", "LocalTesting", "Sandbox", "Production"], clock: clock))
+        strict = try! AppStoreVerifier(
+            configuration: TrustConfiguration(
+                roots: roots, bundleId: "com.example", appAppleId: 1234,
+                environments: ["Production", "Sandbox"], clock: clock))
+        xcode = try! AppStoreVerifier(
+            configuration: TrustConfiguration(
+                roots: roots, bundleId: "com.example", appAppleId: 1234,
+                environments: ["Xcode", "LocalTesting", "Sandbox", "Production"], clock: clock))
     }
 
     static func read(_ path: String) -> [UInt8]? {
@@ -84,14 +88,19 @@ func check(_ token: String, _ verifier: AppStoreVerifier) {
     let first = verifier.verify(token)
     // The chain cache must never change a verdict: a second run (cache warm) agrees.
     let second = verifier.verify(token)
-    invariant(first.failure == second.failure, "cache changed the verdict: \(String(describing: first.failure)) vs \(String(describing: second.failure))")
+    invariant(
+        first.failure == second.failure,
+        "cache changed the verdict: \(String(describing: first.failure)) vs \(String(describing: second.failure))")
     if first.failure == nil {
         // Accepted ⇒ the signature was verified, or explicitly skipped for Xcode/LocalTesting data
         // that the configuration accepts.
         let signature = first.check("signature")
         if signature?.status == .skipped {
-            invariant(first.environment == "Xcode" || first.environment == "LocalTesting", "signature skipped for \(first.environment ?? "nil")")
-            invariant(verifier.configuration.environments.contains(first.environment ?? ""), "unsigned data accepted by a verifier not configured for it")
+            invariant(
+                first.environment == "Xcode" || first.environment == "LocalTesting", "signature skipped for \(first.environment ?? "nil")")
+            invariant(
+                verifier.configuration.environments.contains(first.environment ?? ""),
+                "unsigned data accepted by a verifier not configured for it")
         } else {
             invariant(signature?.status == .passed, "accepted without a signature check")
         }

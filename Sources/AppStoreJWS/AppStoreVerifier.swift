@@ -128,7 +128,8 @@ public final class AppStoreVerifier: Sendable {
         // RFC 7515 §4.1.11: `crit` names extensions the recipient must understand; iapctl
         // understands none, so such a JWS is refused (Apple never sends one).
         if let crit = header["crit"] {
-            report.fail("format", .invalidJWTFormat, "header crit \(crit.serialized().prefix(80)) names extensions iapctl does not understand")
+            report.fail(
+                "format", .invalidJWTFormat, "header crit \(crit.serialized().prefix(80)) names extensions iapctl does not understand")
             return report
         }
 
@@ -171,10 +172,11 @@ public final class AppStoreVerifier: Sendable {
             report.skip("signature", why)
             report.warnings.append("\(environment) data accepted WITHOUT signature or certificate chain verification")
         } else {
-            guard verifyCryptography(
-                token: token, key: key, header: header, signatureSegment: signatureSegment,
-                signingInputLength: dotOffsets[1],
-                signedDate: signedDate, into: &report)
+            guard
+                verifyCryptography(
+                    token: token, key: key, header: header, signatureSegment: signatureSegment,
+                    signingInputLength: dotOffsets[1],
+                    signedDate: signedDate, into: &report)
             else { return report }
         }
 
@@ -447,7 +449,8 @@ public final class AppStoreVerifier: Sendable {
                 return false
             }
             guard bundleId == expected else {
-                report.fail("bundle id", .invalidAppIdentifier, "bundle id \"\(bundleId.prefix(200))\" is not the configured \"\(expected)\"")
+                report.fail(
+                    "bundle id", .invalidAppIdentifier, "bundle id \"\(bundleId.prefix(200))\" is not the configured \"\(expected)\"")
                 return false
             }
             report.pass("bundle id", bundleId)
@@ -463,7 +466,9 @@ public final class AppStoreVerifier: Sendable {
             }
             report.pass("app id", String(expected))
         } else {
-            report.skip("app id", carriesAppId ? "checked only for Production" : "\(Self.describe(report.kind).dropFirst(2)) carries no app Apple id")
+            report.skip(
+                "app id",
+                carriesAppId ? "checked only for Production" : "\(Self.describe(report.kind).dropFirst(2)) carries no app Apple id")
         }
 
         if configuration.environments.isEmpty {
@@ -472,7 +477,8 @@ public final class AppStoreVerifier: Sendable {
             guard configuration.environments.contains(environment) else {
                 report.fail(
                     "environment", .invalidEnvironment,
-                    "environment \"\(environment.prefix(40))\" is not accepted (accepted: \(configuration.environments.sorted().joined(separator: ", ")))")
+                    "environment \"\(environment.prefix(40))\" is not accepted (accepted: \(configuration.environments.sorted().joined(separator: ", ")))"
+                )
                 return false
             }
             report.pass("environment", environment)

@@ -26,7 +26,9 @@ public struct NotificationPayload: Sendable, Equatable {
         signedDate = try r.date("signedDate")
         data = try r.object("data").map { (o) throws(VerificationFailure) in try NotificationData(fields: o) }
         summary = try r.object("summary").map { (o) throws(VerificationFailure) in try NotificationSummary(fields: o) }
-        externalPurchaseToken = try r.object("externalPurchaseToken").map { (o) throws(VerificationFailure) in try ExternalPurchaseToken(fields: o) }
+        externalPurchaseToken = try r.object("externalPurchaseToken").map { (o) throws(VerificationFailure) in
+            try ExternalPurchaseToken(fields: o)
+        }
         appData = try r.object("appData").map { (o) throws(VerificationFailure) in try NotificationAppData(fields: o) }
         self.json = json
     }

@@ -83,13 +83,15 @@ final class TrustStore: @unchecked Sendable {
         case .failure(let error):
             return untrusted(error, leaf: leaf, intermediate: intermediate, into: result)
         }
-        result.checks.append(.init(
-            "chain", .passed, "\(leaf.subjectName) → \(intermediate.subjectName) → \(path.rootName) (trusted root)"))
+        result.checks.append(
+            .init(
+                "chain", .passed, "\(leaf.subjectName) → \(intermediate.subjectName) → \(path.rootName) (trusted root)"))
 
         guard leaf.hasExtension(receiptOID) else {
             result.checks.append(.init("leaf OID", .failed, "leaf lacks \(AppleOID.receiptSigning)"))
             result.failure = VerificationFailure(
-                .missingLeafOID, "leaf certificate \"\(leaf.subjectName)\" lacks Apple's receipt-signing extension \(AppleOID.receiptSigning)")
+                .missingLeafOID,
+                "leaf certificate \"\(leaf.subjectName)\" lacks Apple's receipt-signing extension \(AppleOID.receiptSigning)")
             return result
         }
         result.checks.append(.init("leaf OID", .passed, AppleOID.receiptSigning))
@@ -116,10 +118,11 @@ final class TrustStore: @unchecked Sendable {
             result.failure = VerificationFailure(.certificateExpiredOrNotYetValid, "\(timeError) (\(timeLabel))")
             return result
         }
-        result.checks.append(.init(
-            "validity", .passed,
-            "\(timeLabel); chain valid \(ISO8601Millis.formatSeconds(ms: path.windowStart * 1000)) … \(ISO8601Millis.formatSeconds(ms: path.windowEnd * 1000))"
-        ))
+        result.checks.append(
+            .init(
+                "validity", .passed,
+                "\(timeLabel); chain valid \(ISO8601Millis.formatSeconds(ms: path.windowStart * 1000)) … \(ISO8601Millis.formatSeconds(ms: path.windowEnd * 1000))"
+            ))
         result.chain = ValidatedChain(
             leafKey: key, windowStart: path.windowStart, windowEnd: path.windowEnd,
             leafName: leaf.subjectName, intermediateName: intermediate.subjectName, rootName: path.rootName)
@@ -209,8 +212,9 @@ final class TrustStore: @unchecked Sendable {
         guard count == 3, let middle = OPENSSL_sk_value(chain, 1), let top = OPENSSL_sk_value(chain, 2),
             X509_cmp(OpaquePointer(middle), intermediate.pointer) == 0
         else {
-            return .failure(VerifyError(
-                code: -1, depth: -1, message: "path is not leaf → x5c[1] → configured root (length \(count))"))
+            return .failure(
+                VerifyError(
+                    code: -1, depth: -1, message: "path is not leaf → x5c[1] → configured root (length \(count))"))
         }
         var start = Int64.min
         var end = Int64.max
@@ -225,7 +229,8 @@ final class TrustStore: @unchecked Sendable {
             start = max(start, nb)
             end = min(end, na)
         }
-        return .success(PathInfo(windowStart: start, windowEnd: end, rootName: X509Certificate.describe(X509_get_subject_name(OpaquePointer(top)))))
+        return .success(
+            PathInfo(windowStart: start, windowEnd: end, rootName: X509Certificate.describe(X509_get_subject_name(OpaquePointer(top)))))
     }
 }
 

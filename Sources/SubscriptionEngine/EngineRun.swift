@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The work of applying one event: decides, writes the rows, collects changes and audit rows.
@@ -80,7 +80,8 @@ struct EngineRun {
         }
 
         if case .unmatched(let why)? = payment, contract == nil {
-            return Outcome(verdict: .unmatched, detail: why + "; recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)")
+            return Outcome(
+                verdict: .unmatched, detail: why + "; recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)")
         }
         if tx == nil, contract == nil {
             return Outcome(
@@ -204,7 +205,8 @@ struct EngineRun {
             environment: tx.environment ?? event.environment, nextProductId: nil,
             lastEventDate: nil, createdAt: now, updatedAt: now)
         contract = try session.insertContract(contract)
-        record(.contract, key: contract.contractId, before: nil as Contract?, after: contract, columns: contract.columnValues, oldColumns: nil)
+        record(
+            .contract, key: contract.contractId, before: nil as Contract?, after: contract, columns: contract.columnValues, oldColumns: nil)
         return contract
     }
 
@@ -238,14 +240,17 @@ struct EngineRun {
                 stale = true
                 let last = contract.lastEventDate.map(String.init) ?? "?"
                 notes.append(
-                    "state change is older (signedDate \(signed.map(String.init) ?? "?")) than contract \(contract.contractId)'s last change (\(last)): state kept")
+                    "state change is older (signedDate \(signed.map(String.init) ?? "?")) than contract \(contract.contractId)'s last change (\(last)): state kept"
+                )
             }
         }
 
         if before.columnValues.map(\.1) != contract.columnValues.map(\.1) {
             contract.updatedAt = now
             try session.updateContract(contract)
-            record(.contract, key: contract.contractId, before: before, after: contract, columns: contract.columnValues, oldColumns: before.columnValues)
+            record(
+                .contract, key: contract.contractId, before: before, after: contract, columns: contract.columnValues,
+                oldColumns: before.columnValues)
         } else if contract.lastEventDate != before.lastEventDate {
             // Only the ordering watermark moved: keep it, but it is not a change people see.
             try session.updateContract(contract)
@@ -310,7 +315,8 @@ struct EngineRun {
         audits.append(
             AuditEntry(
                 at: now, actor: context.actor, command: context.command,
-                reason: event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" } ?? "\(event.source.rawValue) submission",
+                reason: event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" }
+                    ?? "\(event.source.rawValue) submission",
                 entity: entity, key: key, before: before.flatMap { Self.json($0) }, after: Self.json(after)))
     }
 

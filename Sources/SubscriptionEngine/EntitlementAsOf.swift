@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Rows as they were at a past moment, and whether a subscription entitled its user then.
@@ -129,7 +129,8 @@ public enum EntitlementAsOf {
         let refunded = orders.filter { $0.status == .refunded || $0.status == .revoked }
             .first { ($0.purchaseDate ?? .max) <= time && time < ($0.expiresDate ?? .max) }
         if let refunded {
-            return answer(false, "revoked", "the period covering \(at) (\(refunded.tradeNo ?? refunded.no)) was \(refunded.status.rawValue) by then")
+            return answer(
+                false, "revoked", "the period covering \(at) (\(refunded.tradeNo ?? refunded.no)) was \(refunded.status.rawValue) by then")
         }
         let lastEnd = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
         return answer(

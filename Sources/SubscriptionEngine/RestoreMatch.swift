@@ -110,7 +110,9 @@ struct RestoreMatcher {
             owner = orders[0].userId
             let users = Set(orders.map(\.userId))
             if users.count > 1 {
-                notes.append("orders of this purchase belong to several users (\(users.sorted().joined(separator: ", "))); the first order's owner counts")
+                notes.append(
+                    "orders of this purchase belong to several users (\(users.sorted().joined(separator: ", "))); the first order's owner counts"
+                )
             }
         }
         return RestoreMatch(basis: basis, orders: orders, contract: contract, owner: owner, notes: notes)

@@ -150,7 +150,8 @@ public final class RestoreService: Sendable {
 
     /// The look-up result of a match, before any write.
     private func result(for match: RestoreMatch, tx: TransactionFacts, user: String) -> RestoreResult {
-        let what = match.contract.map { "contract \($0.contractId)" }
+        let what =
+            match.contract.map { "contract \($0.contractId)" }
             ?? "order(s) \(match.orderNos.joined(separator: ", "))"
         var detail = "transaction \(tx.transactionId) matched \(what) by \(match.basis.rawValue)"
         if match.basis == .product {

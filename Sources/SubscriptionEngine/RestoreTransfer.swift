@@ -26,8 +26,10 @@ struct RestoreTransfer {
             contract.userId = user
             contract.updatedAt = now
             try session.updateContract(contract)
-            changes.append(try audited(.contract, key: contract.contractId, before: before, after: contract,
-                                       columns: (before.columnValues, contract.columnValues), reason: why))
+            changes.append(
+                try audited(
+                    .contract, key: contract.contractId, before: before, after: contract,
+                    columns: (before.columnValues, contract.columnValues), reason: why))
         }
 
         var orders = match.orders
@@ -41,14 +43,17 @@ struct RestoreTransfer {
             after.userId = user
             after.updatedAt = now
             try session.updateOrder(after)
-            changes.append(try audited(.order, key: order.no, before: order, after: after,
-                                       columns: (order.columnValues, after.columnValues), reason: why))
+            changes.append(
+                try audited(
+                    .order, key: order.no, before: order, after: after,
+                    columns: (order.columnValues, after.columnValues), reason: why))
             moved.append(order.no)
         }
 
         let what = match.contract.map { "contract \($0.contractId) and \(moved.count) order(s)" } ?? "\(moved.count) order(s)"
         let token = appleToken.flatMap { $0.isEmpty ? nil : $0 } ?? originalToken(match)
-        let reminder = "Apple still ties this purchase to the original appAccountToken"
+        let reminder =
+            "Apple still ties this purchase to the original appAccountToken"
             + (token.map { " \($0)" } ?? "") + " (\(from)'s); the App Store does not know about the transfer"
         return Moved(changes: changes, orderNos: moved, detail: "\(why): moved \(what)", reminder: reminder)
     }

@@ -1,9 +1,10 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import AppStoreJWS
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Throughput of DID_RENEW verification (notification + 2 nested JWS = 3 ES256 checks).
 /// Runs only with IAPCTL_BENCH=1 (use a release build: `swift test -c release -Xswiftc -enable-testing`).
@@ -23,6 +24,8 @@ struct BenchmarkTests {
         let start = cpu()
         for _ in 0..<count { precondition(verifier.verify(jws).isValid) }
         let seconds = cpu() - start
-        print("DID_RENEW: \(Int(Double(count) / seconds)) notifications/s, \(Int(3 * Double(count) / seconds)) ES256/s, \(Int(seconds / Double(count) * 1e6)) µs CPU each (1 thread)")
+        print(
+            "DID_RENEW: \(Int(Double(count) / seconds)) notifications/s, \(Int(3 * Double(count) / seconds)) ES256/s, \(Int(seconds / Double(count) * 1e6)) µs CPU each (1 thread)"
+        )
     }
 }

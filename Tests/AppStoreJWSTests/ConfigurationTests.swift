@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppStoreJWS
 
 @Suite("Trust configuration and roots")

@@ -1,5 +1,5 @@
-import Testing
 import AppStoreJWS
+import Testing
 
 /// Every row of Fixtures/conformance/manifest.json: same accept/reject as Apple's Python library.
 @Suite("Apple conformance vectors")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppStoreJWS
 
 @Suite("Base64 and ISO-8601 helpers")
@@ -49,9 +50,10 @@ struct EncodingTests {
         #expect(ISO8601Millis.parse("2025-09-05") == 1757030400000)
         #expect(ISO8601Millis.parse("2025-09-05T01:24") == 1757035440000)
         #expect(ISO8601Millis.parse("2024-02-29T00:00:00Z") != nil)
-        for bad in ["2023-02-29", "2025-13-01", "2025-09-05T24:00:00Z", "2025-09-05T01:24:32+", "yesterday", "2025-9-5",
-            "2025-09-05T01:24:32.Z", "2025-09-05T01:24:32Zjunk", ""]
-        {
+        for bad in [
+            "2023-02-29", "2025-13-01", "2025-09-05T24:00:00Z", "2025-09-05T01:24:32+", "yesterday", "2025-9-5",
+            "2025-09-05T01:24:32.Z", "2025-09-05T01:24:32Zjunk", "",
+        ] {
             #expect(ISO8601Millis.parse(bad) == nil, "\(bad)")
         }
         for value: Int64 in [0, 1, 999, 1757035472686, 4_102_444_800_000, -86_400_001] {

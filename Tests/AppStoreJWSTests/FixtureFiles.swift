@@ -1,5 +1,5 @@
-import Foundation
 import AppStoreJWS
+import Foundation
 
 /// Reads files of this test target's `Fixtures` folder (copied into the test bundle).
 enum FixtureFiles {

@@ -54,7 +54,9 @@ struct ForgedPKITests {
         let der = verifier.verify(try pki.signWithDERSignature(payload: Self.payload()))
         #expect(der.failure?.code == .invalidSignature)
         #expect(der.failure?.message.contains("DER") == true)
-        #expect(verifier.verify(try pki.sign(payload: Self.payload(), alg: "none", emptySignature: true)).failure?.code == .unsupportedAlgorithm)
+        #expect(
+            verifier.verify(try pki.sign(payload: Self.payload(), alg: "none", emptySignature: true)).failure?.code == .unsupportedAlgorithm
+        )
         #expect(verifier.verify(try pki.sign(payload: Self.payload(), alg: "ES384")).failure?.code == .unsupportedAlgorithm)
         #expect(verifier.verify(try pki.sign(payload: Self.payload(), alg: "HS256")).failure?.code == .unsupportedAlgorithm)
     }
@@ -131,11 +133,14 @@ struct ForgedPKITests {
     @Test func signedPayloadTypeErrorsAndDuplicates() throws {
         let pki = try TestPKI.make()
         let verifier = try Self.verifier(pki)
-        let typeError = verifier.verify(try pki.sign(payload: #"{"transactionId":1,"bundleId":"com.example.app","environment":"Sandbox","signedDate":\#(Self.signedDate)}"#))
+        let typeError = verifier.verify(
+            try pki.sign(
+                payload: #"{"transactionId":1,"bundleId":"com.example.app","environment":"Sandbox","signedDate":\#(Self.signedDate)}"#))
         #expect(typeError.failure?.code == .invalidPayload)
         #expect(typeError.failure?.message.contains("transactionId") == true)
         #expect(typeError.check("signature")?.status == .passed)
-        let duplicate = verifier.verify(try pki.sign(payload: #"{"transactionId":"1","transactionId":"2","signedDate":\#(Self.signedDate)}"#))
+        let duplicate = verifier.verify(
+            try pki.sign(payload: #"{"transactionId":"1","transactionId":"2","signedDate":\#(Self.signedDate)}"#))
         #expect(duplicate.failure?.code == .invalidJSON)
         let array = verifier.verify(try pki.sign(payload: "[1]"))
         #expect(array.failure?.code.isMalformed == true)
@@ -185,7 +190,8 @@ struct ForgedPKITests {
 
         // Nested transaction signed under a chain the verifier does not trust.
         let foreignTx = try other.sign(payload: tx.json)
-        let outer = #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n2","data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(foreignTx)"},"signedDate":\#(Self.signedDate)}"#
+        let outer =
+            #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n2","data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(foreignTx)"},"signedDate":\#(Self.signedDate)}"#
         let bad = verifier.verify(try pki.sign(payload: outer))
         #expect(bad.failure?.code == .untrustedChain)
         #expect(bad.failure?.message.hasPrefix("signedTransactionInfo:") == true)
@@ -194,12 +200,14 @@ struct ForgedPKITests {
         // Nested transaction of another app.
         var otherApp = tx
         otherApp.bundleId = "com.evil"
-        let outer2 = #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n3","data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(try pki.sign(payload: otherApp.json))"},"signedDate":\#(Self.signedDate)}"#
+        let outer2 =
+            #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n3","data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(try pki.sign(payload: otherApp.json))"},"signedDate":\#(Self.signedDate)}"#
         #expect(verifier.verify(try pki.sign(payload: outer2)).failure?.code == .invalidAppIdentifier)
 
         // A notification where a transaction belongs.
         let inner = try pki.sign(payload: Self.payload())
-        let outer3 = #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n4","data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(inner)"},"signedDate":\#(Self.signedDate)}"#
+        let outer3 =
+            #"{"notificationType":"ONE_TIME_CHARGE","notificationUUID":"n4","data":{"bundleId":"com.example.app","environment":"Sandbox","signedTransactionInfo":"\#(inner)"},"signedDate":\#(Self.signedDate)}"#
         #expect(verifier.verify(try pki.sign(payload: outer3)).failure?.code == .invalidPayload)
     }
 }

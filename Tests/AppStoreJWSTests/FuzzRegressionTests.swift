@@ -31,7 +31,8 @@ struct FuzzRegressionTests {
         #expect(report.failure?.message.contains("crit") == true)
         // Also when the signature would be skipped (Xcode data).
         let xcode = try Self.verifier(pki, environments: ["Xcode"])
-        let unsigned = try pki.sign(payload: Self.payload.replacingOccurrences(of: "Sandbox", with: "Xcode"), header: ["crit": JSONRaw(crit)])
+        let unsigned = try pki.sign(
+            payload: Self.payload.replacingOccurrences(of: "Sandbox", with: "Xcode"), header: ["crit": JSONRaw(crit)])
         #expect(xcode.verify(unsigned).failure?.code == .invalidJWTFormat)
     }
 

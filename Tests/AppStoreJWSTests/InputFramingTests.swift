@@ -1,5 +1,5 @@
-import Testing
 import AppStoreJWS
+import Testing
 
 @Suite("Input framing")
 struct InputFramingTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppStoreJWS
 
 @Suite("Strict JSON parser")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppStoreJWS
 
 /// Hostile and broken input, built from a valid vector signed under Apple's test PKI.
@@ -84,7 +85,8 @@ struct MalformedInputTests {
 
     @Test func wrongTypeForSignedDateIsMalformedAndNamed() throws {
         let p = try Self.parts()
-        let payload = Self.b64url(#"{"notificationType":"TEST","signedDate":"yesterday","data":{"environment":"Sandbox","bundleId":"com.example"}}"#)
+        let payload = Self.b64url(
+            #"{"notificationType":"TEST","signedDate":"yesterday","data":{"environment":"Sandbox","bundleId":"com.example"}}"#)
         let report = try Self.verifier().verify([p[0], payload, p[2]].joined(separator: "."))
         #expect(report.failure?.code == .invalidPayload)
         #expect(report.failure?.message.contains("signedDate") == true)
@@ -181,10 +183,12 @@ struct MalformedInputTests {
         let certs = try #require(header["x5c"]?.arrayValue).map { $0.serialized() }
         let verifier = try Self.verifier()
         let badLeaf = "\"\(try pemBase64("testInvalidOIDLeaf.pem"))\""
-        let r1 = verifier.verify([Self.b64url(#"{"alg":"ES256","x5c":[\#(badLeaf),\#(certs[1]),\#(certs[2])]}"#), p[1], p[2]].joined(separator: "."))
+        let r1 = verifier.verify(
+            [Self.b64url(#"{"alg":"ES256","x5c":[\#(badLeaf),\#(certs[1]),\#(certs[2])]}"#), p[1], p[2]].joined(separator: "."))
         #expect(r1.failure?.code == .missingLeafOID)
         let badIntermediate = "\"\(try pemBase64("testInvalidOIDIntermediate.pem"))\""
-        let r2 = verifier.verify([Self.b64url(#"{"alg":"ES256","x5c":[\#(certs[0]),\#(badIntermediate),\#(certs[2])]}"#), p[1], p[2]].joined(separator: "."))
+        let r2 = verifier.verify(
+            [Self.b64url(#"{"alg":"ES256","x5c":[\#(certs[0]),\#(badIntermediate),\#(certs[2])]}"#), p[1], p[2]].joined(separator: "."))
         #expect(r2.failure?.code != nil)
         #expect(r2.failure?.code != .missingLeafOID)
     }

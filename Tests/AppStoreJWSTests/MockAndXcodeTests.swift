@@ -1,5 +1,5 @@
-import Testing
 import AppStoreJWS
+import Testing
 
 /// Apple's library test vectors (Fixtures/mock_signed_data, Fixtures/xcode), as their README says.
 @Suite("Apple library mock and Xcode vectors")
@@ -52,7 +52,9 @@ struct MockAndXcodeTests {
         let report = try Self.verifier(bundleId: "com.other").verify(jws, as: .renewalInfo)
         #expect(report.isValid)
         #expect(report.check("bundle id")?.status == .skipped)
-        #expect(try Self.verifier(appAppleId: 1, environments: ["Production"]).verify(jws, as: .renewalInfo).failure?.code == .invalidEnvironment)
+        #expect(
+            try Self.verifier(appAppleId: 1, environments: ["Production"]).verify(jws, as: .renewalInfo).failure?.code
+                == .invalidEnvironment)
         #expect(try Self.verifier().verify(jws, as: .transaction).isValid == false)  // no bundle id in a "transaction"
     }
 

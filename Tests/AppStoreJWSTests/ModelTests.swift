@@ -1,5 +1,5 @@
-import Testing
 import AppStoreJWS
+import Testing
 
 /// Payload models over Fixtures/models (every field Apple defines) and type errors.
 @Suite("Payload models")

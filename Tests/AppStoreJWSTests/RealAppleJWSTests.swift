@@ -1,5 +1,5 @@
-import Testing
 import AppStoreJWS
+import Testing
 
 /// The 41 genuine Apple-signed JWS (Fixtures/real, see its README) and the 4 that must fail.
 @Suite("Genuine Apple JWS")
@@ -38,47 +38,127 @@ struct RealAppleJWSTests {
     }
 
     static let rows: [Row] = [
-        .init("01-loki-test.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: nil, signedDate: 1757035472686, nested: []),
-        .init("02-loki-subscribed-resubscribe.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759388776941, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("03-loki-did-renew.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759302518835, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("04-loki-did-change-renewal-status-auto-renew-disabled.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759388855473, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("05-loki-expired-voluntary.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759304012269, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("06-loki-did-change-renewal-pref-upgrade.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727799810, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("07-loki-did-change-renewal-pref-downgrade.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727838450, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("08-loki-did-change-renewal-pref.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727866231, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("09-loki-consumption-request.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1760591941117, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("10-loki-refund.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1760592122788, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("11-loki-subscribed-resubscribe-2.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727785445, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("12-loki-subscribed-resubscribe-3.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1760591792087, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("13-loki-expired-voluntary-2.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759389041604, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("14-loki-expired-voluntary-3.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727985799, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("15-loki-did-change-renewal-status-2.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727821952, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("16-loki-did-change-renewal-status-3.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759727876877, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("17-nineton-test-production.jws", .notification, env: "Production", bundle: "com.nineton.taller", appAppleId: 6450284872, signedDate: 1729136651128, nested: []),
-        .init("18-cynet-one-time-charge.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089, signedDate: 1738755504471, nested: ["signedTransactionInfo"]),
-        .init("19-cynet-consumption-request.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089, signedDate: 1738826340653, nested: ["signedTransactionInfo"]),
-        .init("20-cynet-refund.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089, signedDate: 1738826407576, nested: ["signedTransactionInfo"]),
-        .init("21-cynet-refund-2.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089, signedDate: 1739155560664, nested: ["signedTransactionInfo"]),
-        .init("22-soulmate-subscribed-initial-buy.jws", .notification, env: "Sandbox", bundle: "cn.soulmate.elf", appAppleId: 6473983973, signedDate: 1704252843514, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("23-qring-did-change-renewal-pref-downgrade.jws", .notification, env: "Sandbox", bundle: "com.armakom.qring.net", appAppleId: 6738924421, signedDate: 1743080927082, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("24-genius-did-renew.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753689912307, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("25-genius-test.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: nil, signedDate: 1753691806758, nested: []),
-        .init("26-genius-subscribed-resubscribe.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753746759046, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("27-genius-expired-voluntary.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753697156009, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("28-genius-did-change-renewal-pref-upgrade.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753839954988, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("29-genius-did-change-renewal-pref-downgrade.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753830140197, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("30-genius-did-change-renewal-status-auto-renew-disabled.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753829288447, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("31-bartender-did-renew.jws", .notification, env: "Sandbox", bundle: "com.innovative.appBartender", appAppleId: 6443740084, signedDate: 1698918742048, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("32-goldies-subscribed-resubscribe.jws", .notification, env: "Sandbox", bundle: "br.com.goldies.app", appAppleId: nil, signedDate: 1661815837474, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
-        .init("33-goodheart-transaction-consumable.jws", .transaction, env: "Sandbox", bundle: "com.goodheartapp", appAppleId: nil, signedDate: 1739161772561, nested: []),
-        .init("34-tap4fun-transaction-consumable-revoked.jws", .transaction, env: nil, bundle: "com.tap4fun.bz.appstore", appAppleId: nil, signedDate: 1640922700641, nested: []),
-        .init("35-ringalarm-renewalinfo.jws", .renewalInfo, env: "Sandbox", bundle: nil, appAppleId: nil, signedDate: 1684822778492, nested: []),
-        .init("36-qring-transaction.jws", .transaction, env: "Sandbox", bundle: "com.armakom.qring.net", appAppleId: nil, signedDate: 1743080927054, nested: []),
-        .init("37-qring-renewalinfo.jws", .renewalInfo, env: "Sandbox", bundle: nil, appAppleId: nil, signedDate: 1743080927054, nested: []),
-        .init("38-loki-transaction.jws", .transaction, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: nil, signedDate: 1759302518835, nested: []),
+        .init(
+            "01-loki-test.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: nil,
+            signedDate: 1757035472686, nested: []),
+        .init(
+            "02-loki-subscribed-resubscribe.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759388776941, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "03-loki-did-renew.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868,
+            signedDate: 1759302518835, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "04-loki-did-change-renewal-status-auto-renew-disabled.jws", .notification, env: "Sandbox",
+            bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868, signedDate: 1759388855473,
+            nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "05-loki-expired-voluntary.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759304012269, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "06-loki-did-change-renewal-pref-upgrade.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727799810, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "07-loki-did-change-renewal-pref-downgrade.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727838450, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "08-loki-did-change-renewal-pref.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727866231, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "09-loki-consumption-request.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1760591941117, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "10-loki-refund.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: 1470168868,
+            signedDate: 1760592122788, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "11-loki-subscribed-resubscribe-2.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727785445, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "12-loki-subscribed-resubscribe-3.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1760591792087, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "13-loki-expired-voluntary-2.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759389041604, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "14-loki-expired-voluntary-3.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727985799, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "15-loki-did-change-renewal-status-2.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727821952, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "16-loki-did-change-renewal-status-3.jws", .notification, env: "Sandbox", bundle: "com.loki-project.loki-messenger",
+            appAppleId: 1470168868, signedDate: 1759727876877, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "17-nineton-test-production.jws", .notification, env: "Production", bundle: "com.nineton.taller", appAppleId: 6450284872,
+            signedDate: 1729136651128, nested: []),
+        .init(
+            "18-cynet-one-time-charge.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089,
+            signedDate: 1738755504471, nested: ["signedTransactionInfo"]),
+        .init(
+            "19-cynet-consumption-request.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089,
+            signedDate: 1738826340653, nested: ["signedTransactionInfo"]),
+        .init(
+            "20-cynet-refund.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089,
+            signedDate: 1738826407576, nested: ["signedTransactionInfo"]),
+        .init(
+            "21-cynet-refund-2.jws", .notification, env: "Sandbox", bundle: "com.cynet.xingqi", appAppleId: 1659344089,
+            signedDate: 1739155560664, nested: ["signedTransactionInfo"]),
+        .init(
+            "22-soulmate-subscribed-initial-buy.jws", .notification, env: "Sandbox", bundle: "cn.soulmate.elf", appAppleId: 6473983973,
+            signedDate: 1704252843514, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "23-qring-did-change-renewal-pref-downgrade.jws", .notification, env: "Sandbox", bundle: "com.armakom.qring.net",
+            appAppleId: 6738924421, signedDate: 1743080927082, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "24-genius-did-renew.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178,
+            signedDate: 1753689912307, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "25-genius-test.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: nil, signedDate: 1753691806758,
+            nested: []),
+        .init(
+            "26-genius-subscribed-resubscribe.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178,
+            signedDate: 1753746759046, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "27-genius-expired-voluntary.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178,
+            signedDate: 1753697156009, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "28-genius-did-change-renewal-pref-upgrade.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI",
+            appAppleId: 6747332178, signedDate: 1753839954988, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "29-genius-did-change-renewal-pref-downgrade.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI",
+            appAppleId: 6747332178, signedDate: 1753830140197, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "30-genius-did-change-renewal-status-auto-renew-disabled.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI",
+            appAppleId: 6747332178, signedDate: 1753829288447, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "31-bartender-did-renew.jws", .notification, env: "Sandbox", bundle: "com.innovative.appBartender", appAppleId: 6443740084,
+            signedDate: 1698918742048, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "32-goldies-subscribed-resubscribe.jws", .notification, env: "Sandbox", bundle: "br.com.goldies.app", appAppleId: nil,
+            signedDate: 1661815837474, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "33-goodheart-transaction-consumable.jws", .transaction, env: "Sandbox", bundle: "com.goodheartapp", appAppleId: nil,
+            signedDate: 1739161772561, nested: []),
+        .init(
+            "34-tap4fun-transaction-consumable-revoked.jws", .transaction, env: nil, bundle: "com.tap4fun.bz.appstore", appAppleId: nil,
+            signedDate: 1640922700641, nested: []),
+        .init(
+            "35-ringalarm-renewalinfo.jws", .renewalInfo, env: "Sandbox", bundle: nil, appAppleId: nil, signedDate: 1684822778492,
+            nested: []),
+        .init(
+            "36-qring-transaction.jws", .transaction, env: "Sandbox", bundle: "com.armakom.qring.net", appAppleId: nil,
+            signedDate: 1743080927054, nested: []),
+        .init(
+            "37-qring-renewalinfo.jws", .renewalInfo, env: "Sandbox", bundle: nil, appAppleId: nil, signedDate: 1743080927054, nested: []),
+        .init(
+            "38-loki-transaction.jws", .transaction, env: "Sandbox", bundle: "com.loki-project.loki-messenger", appAppleId: nil,
+            signedDate: 1759302518835, nested: []),
         .init("39-loki-renewalinfo.jws", .renewalInfo, env: "Sandbox", bundle: nil, appAppleId: nil, signedDate: 1759302518835, nested: []),
-        .init("40-genius-transaction.jws", .transaction, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: nil, signedDate: 1753613033596, nested: []),
-        .init("41-genius-subscribed-resubscribe-intact.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: 6747332178, signedDate: 1753765255211, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
+        .init(
+            "40-genius-transaction.jws", .transaction, env: "Sandbox", bundle: "GeniusParentingAI", appAppleId: nil,
+            signedDate: 1753613033596, nested: []),
+        .init(
+            "41-genius-subscribed-resubscribe-intact.jws", .notification, env: "Sandbox", bundle: "GeniusParentingAI",
+            appAppleId: 6747332178, signedDate: 1753765255211, nested: ["signedTransactionInfo", "signedRenewalInfo"]),
     ]
 
     /// A verifier set up for the row's app (built-in Apple Root CA - G3).

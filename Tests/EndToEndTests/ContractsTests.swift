@@ -17,11 +17,16 @@ struct ContractsE2ETests {
         try world.database(orders: [(alice, "alice"), (bob, "bob")])
         let lines = [
             try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: alice)),
-            try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0 + day, tx: world.transaction("2000", original: "2000", token: bob)),
+            try world.notification(
+                "SUBSCRIBED", "INITIAL_BUY", signed: t0 + day, tx: world.transaction("2000", original: "2000", token: bob)),
             try world.notification("DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1)),
-            try world.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 35 * day, tx: world.transaction("1001", original: "1000", period: 1), autoRenew: 0),
+            try world.notification(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 35 * day,
+                tx: world.transaction("1001", original: "1000", period: 1), autoRenew: 0),
             // Arrives late: older than the cancellation.
-            try world.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: t0 + 32 * day, tx: world.transaction("1001", original: "1000", period: 1)),
+            try world.notification(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: t0 + 32 * day,
+                tx: world.transaction("1001", original: "1000", period: 1)),
         ]
         let result = try cli.run(["notify", "-o", "ndjson"] + world.trust, stdin: lines.joined(separator: "\n"))
         #expect(result.status == 0, "\(result)")
@@ -74,12 +79,18 @@ struct ContractsE2ETests {
     @Test func updateIsAuditedAndShownWithActorReasonAndTicket() throws {
         let (cli, _) = try history()
         let before = try cli.ok(["db", "status", "-o", "json"]).jsonObject()["audit"] as? Int
-        let dry = try cli.ok(["contracts", "update", "1000", "--status", "expired", "--auto-renew", "on", "--expires", "2025-03-01T00:00:00Z", "--reason", "goodwill", "--dry-run"])
+        let dry = try cli.ok([
+            "contracts", "update", "1000", "--status", "expired", "--auto-renew", "on", "--expires", "2025-03-01T00:00:00Z", "--reason",
+            "goodwill", "--dry-run",
+        ])
         #expect(dry.stdout.contains("canceled") && dry.stdout.contains("expired"))
         #expect(try cli.ok(["db", "status", "-o", "json"]).jsonObject()["audit"] as? Int == before)
         #expect(try cli.ok(["contracts", "show", "1000", "-o", "json"]).jsonObject().description.contains("canceled"))
 
-        try cli.ok(["contracts", "update", "1000", "--status", "expired", "--auto-renew", "on", "--reason", "goodwill: ticket says ended", "--ticket", "T-77", "--actor", "sam-support"])
+        try cli.ok([
+            "contracts", "update", "1000", "--status", "expired", "--auto-renew", "on", "--reason", "goodwill: ticket says ended",
+            "--ticket", "T-77", "--actor", "sam-support",
+        ])
         let doc = try cli.ok(["contracts", "show", "1000", "-o", "json"]).jsonObject()
         #expect((doc["contract"] as? [String: Any])?["status"] as? String == "expired")
         #expect((doc["contract"] as? [String: Any])?["auto_renew"] as? Bool == true)

@@ -3,7 +3,7 @@ import JWSForge
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Crash safety of `iapctl notify`: SIGKILL at random moments of a large batch, rerun the batch,
@@ -43,7 +43,10 @@ struct CrashSafetyTests {
             switch s % 3 {
             case 0: batch.lines.append(try world.notification("EXPIRED", "VOLUNTARY", signed: t0 + 91 * day, tx: tx2, autoRenew: 0))
             case 1: batch.lines.append(try world.notification("REFUND", signed: t0 + 61 * day, tx: tx2, autoRenew: nil))
-            default: batch.lines.append(try world.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 65 * day, tx: tx2, autoRenew: 0))
+            default:
+                batch.lines.append(
+                    try world.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 65 * day, tx: tx2, autoRenew: 0)
+                )
             }
         }
         return batch
@@ -61,9 +64,11 @@ struct CrashSafetyTests {
         let contracts = try world.cli.ok(["contracts", "list", "-o", "json"], env: env).jsonArray()
         let orderRows = orders.map { o -> String in
             let no = o["no"] as? String ?? "?"
-            return ["order", known.contains(no) ? no : "<generated>", o["user_id"], o["product_id"], o["status"], o["trade_no"],
-                    o["origin_no"], o["expires_date_ms"], o["purchase_date_ms"], o["price"]]
-                .map { "\($0 ?? "-")" }.joined(separator: " ")
+            return [
+                "order", known.contains(no) ? no : "<generated>", o["user_id"], o["product_id"], o["status"], o["trade_no"],
+                o["origin_no"], o["expires_date_ms"], o["purchase_date_ms"], o["price"],
+            ]
+            .map { "\($0 ?? "-")" }.joined(separator: " ")
         }
         let contractRows = contracts.map { c -> String in
             ["contract", c["contract_id"], c["user_id"], c["product_id"], c["status"], c["auto_renew"], c["expires_date"]]
@@ -89,7 +94,9 @@ struct CrashSafetyTests {
     /// (applied/ignored/stale…) exactly once, with the same verdict as in a clean run, and every
     /// notification of the batch present. Nil without the sqlite3 CLI.
     static func ledgerView(_ path: String) throws -> String? {
-        try sqlite3(path, """
+        try sqlite3(
+            path,
+            """
             SELECT 'processed', notification_uuid, verdict, count(*) FROM iap_ledger
               WHERE verdict NOT IN ('duplicate', 'unmatched', 'rejected') GROUP BY notification_uuid, verdict ORDER BY notification_uuid, verdict;
             SELECT 'received', count(DISTINCT notification_uuid) FROM iap_ledger;
@@ -99,8 +106,9 @@ struct CrashSafetyTests {
 
     /// Runs SQL with the sqlite3 CLI; nil when it is not installed.
     static func sqlite3(_ path: String, _ sql: String) throws -> String? {
-        guard let sqlite3 = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        guard
+            let sqlite3 = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sqlite3)
@@ -178,7 +186,8 @@ struct CrashSafetyTests {
         let server = try #require(E2EBackend.server ?? TestMySQLServer.fromEnvironment())
         let from = try world.cli.write(
             "orders.ndjson",
-            tokens.map { #"{"user":"user-\#($0.suffix(4))","product":"\#(AppleWorld.product)","no":"\#($0)"}"# }.joined(separator: "\n") + "\n")
+            tokens.map { #"{"user":"user-\#($0.suffix(4))","product":"\#(AppleWorld.product)","no":"\#($0)"}"# }.joined(separator: "\n")
+                + "\n")
         var names: [String: String] = [:]
         func database(_ env: [String: String]) -> String { names[env["IAPCTL_DB"]!]! }
         return Backend(
@@ -198,7 +207,8 @@ struct CrashSafetyTests {
                 return out.split(separator: "\n").allSatisfy { $0.hasSuffix("\tOK") } ? "ok" : out
             },
             ledger: { env in
-                try server.run("""
+                try server.run(
+                    """
                     SELECT 'processed', notification_uuid, verdict, count(*) FROM iap_ledger
                       WHERE verdict NOT IN ('duplicate', 'unmatched', 'rejected') GROUP BY notification_uuid, verdict ORDER BY notification_uuid, verdict;
                     SELECT 'received', count(DISTINCT notification_uuid) FROM iap_ledger;
@@ -272,14 +282,17 @@ struct CrashSafetyTests {
                 }
                 // No transaction ever names two orders, even mid-batch.
                 let partial = try tradeNumbers(world, env: env)
-                #expect(partial.values.allSatisfy { $0 == 1 }, "\(backend.name) seed \(seed) cycle \(cycle): duplicate orders \(partial.filter { $0.value > 1 })")
+                #expect(
+                    partial.values.allSatisfy { $0 == 1 },
+                    "\(backend.name) seed \(seed) cycle \(cycle): duplicate orders \(partial.filter { $0.value > 1 })")
             }
             let rerun = try cli.run(notify, env: env)
             #expect(rerun.status == reference.status, "\(backend.name) seed \(seed) cycle \(cycle): rerun failed: \(rerun.stderr)")
             let state = try snapshot(world, env: env, known: known)
             #expect(
                 state == expected,
-                "\(backend.name) seed \(seed) cycle \(cycle): database differs from a clean run; extra \(state.filter { !expected.contains($0) }), missing \(expected.filter { !state.contains($0) })")
+                "\(backend.name) seed \(seed) cycle \(cycle): database differs from a clean run; extra \(state.filter { !expected.contains($0) }), missing \(expected.filter { !state.contains($0) })"
+            )
             if let check = try backend.integrity(env) {
                 #expect(check == "ok", "\(backend.name) seed \(seed) cycle \(cycle): integrity: \(check)")
             }
@@ -288,10 +301,14 @@ struct CrashSafetyTests {
             }
         }
         // Most kills must land while notify runs, or the test proves little.
-        #expect(landed >= kills / 3, "\(backend.name) seed \(seed): only \(landed) of \(kills) kills landed before notify finished (window \(window) µs)")
+        #expect(
+            landed >= kills / 3,
+            "\(backend.name) seed \(seed): only \(landed) of \(kills) kills landed before notify finished (window \(window) µs)")
         let integrity = try backend.integrity(clean) ?? "skipped (no SQL client)"
         let ledger = expectedLedger == nil ? "skipped (no SQL client)" : "compared"
-        print("crash safety \(backend.name): seed \(seed), \(batch.lines.count) notifications, \(cycles) cycles, \(landed)/\(kills) SIGKILLs landed mid-run, clean run \(Int(duration * 1000)) ms, integrity \(integrity), ledger \(ledger)")
+        print(
+            "crash safety \(backend.name): seed \(seed), \(batch.lines.count) notifications, \(cycles) cycles, \(landed)/\(kills) SIGKILLs landed mid-run, clean run \(Int(duration * 1000)) ms, integrity \(integrity), ledger \(ledger)"
+        )
     }
 
     @Test(.sqliteOnly("copies database files"))

@@ -3,7 +3,7 @@ import JWSForge
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Hostile input to `iapctl notify`: every item gets a clear per-line error and nothing changes.
@@ -53,7 +53,8 @@ struct HostileInputTests {
         let items = try result.ndjson()
         #expect(items.count == 3, "\(result.stderr)")
         #expect(items.map { $0["line"] as? Int } == [1, 2, 3])
-        #expect(items.prefix(2).allSatisfy { $0["verdict"] as? String == "rejected" && ($0["error"] as? String ?? "").contains("longer than") })
+        #expect(
+            items.prefix(2).allSatisfy { $0["verdict"] as? String == "rejected" && ($0["error"] as? String ?? "").contains("longer than") })
         #expect(items.last?["verdict"] as? String == "applied")
         #expect(try state(world) != before)  // the good line after the long ones was applied
 
@@ -192,7 +193,8 @@ struct HostileInputTests {
         for (field, item) in zip(fields, items) {
             let error = item["error"] as? String ?? ""
             #expect(item["verdict"] as? String == "rejected", "wrong type for \(field) was not refused: \(item)")
-            #expect(error.contains(field.split(separator: ".").last.map(String.init) ?? field), "error for \(field) does not name it: \(error)")
+            #expect(
+                error.contains(field.split(separator: ".").last.map(String.init) ?? field), "error for \(field) does not name it: \(error)")
         }
         #expect(try state(world) == before)
     }
@@ -226,9 +228,13 @@ struct HostileInputTests {
             #"{"signedPayload":"\#(good)","signedPayload":"\#(good)"}"#,
             #"{"signedTransactions":["\#(good)"],"signedTransactions":[]}"#,
             // Duplicate inside the signed transaction: two different owners.
-            try notification(world, transactionJSON: String(tx.dropLast()) + #","appAccountToken":"00000000-0000-4000-8000-000000000000"}"#),
+            try notification(
+                world, transactionJSON: String(tx.dropLast()) + #","appAccountToken":"00000000-0000-4000-8000-000000000000"}"#),
             // Duplicate at the top of the signed notification.
-            try world.pki.sign(payload: #"{"notificationType":"SUBSCRIBED","notificationType":"REFUND","notificationUUID":"u1","signedDate":\#(t0),"data":{"bundleId":"com.example.app","environment":"Sandbox"}}"#),
+            try world.pki.sign(
+                payload:
+                    #"{"notificationType":"SUBSCRIBED","notificationType":"REFUND","notificationUUID":"u1","signedDate":\#(t0),"data":{"bundleId":"com.example.app","environment":"Sandbox"}}"#
+            ),
         ]
         let (result, items) = try notify(cli, world, bytes: Array(lines.joined(separator: "\n").utf8))
         #expect(items.count == lines.count, "\(result)")
@@ -319,7 +325,9 @@ struct SecretsAndFilesTests {
         let cli = try CLI()
         let urls = ["mysql://app:\(Self.secret)@localhost/iapctl", "mariadb://app:\(Self.secret)@db.example:3306/iapctl?socket=/x"]
         for url in urls {
-            for args in [["db", "status", "--db", url], ["-v", "db", "init", "--db", url], ["orders", "list", "-o", "json", "--db", url]] {
+            for args in [
+                ["db", "status", "--db", url], ["-v", "db", "init", "--db", url], ["orders", "list", "-o", "json", "--db", url],
+            ] {
                 let result = try cli.run(args)
                 #expect(result.status == 64, "\(args.joined(separator: " ")): \(result)")
                 expectNoSecret(result, args.joined(separator: " "))
@@ -358,7 +366,8 @@ struct SecretsAndFilesTests {
         outputs.append(try cli.ok(["-v", "db", "init"], env: env))
         let no = try cli.ok(["orders", "create", "--user", "alice", "--product", AppleWorld.product], env: env).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let jws = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: AppleWorld.t0, tx: world.transaction("7000", original: "7000", token: no))
+        let jws = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: AppleWorld.t0, tx: world.transaction("7000", original: "7000", token: no))
         outputs.append(try cli.ok(["-v", "notify"] + world.trust, stdin: jws, env: env))
         outputs.append(try cli.ok(["orders", "update", no, "--status", "refunded", "--reason", "test"], env: env))
         outputs.append(try cli.ok(["-v", "db", "status"], env: env))

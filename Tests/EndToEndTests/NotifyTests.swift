@@ -12,7 +12,8 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(token, "alice")])
-        let jws = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let jws = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
         let result = try cli.run(["notify", "-o", "ndjson"] + world.trust, stdin: jws + "\n")
         #expect(result.status == 0, "\(result)")
         let items = try result.ndjson()
@@ -64,10 +65,15 @@ struct NotifyTests {
         let renewUUID = UUID().uuidString.lowercased()
         let lines = [
             try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token)),
-            try world.notification("DID_RENEW", uuid: renewUUID, signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1)),
-            try world.notification("DID_RENEW", uuid: renewUUID, signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1)),
-            try world.notification("EXPIRED", "VOLUNTARY", signed: t0 + 61 * day, tx: world.transaction("1001", original: "1000", period: 1), autoRenew: 0),
-            try world.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: t0 + 40 * day, tx: world.transaction("1001", original: "1000", period: 1)),
+            try world.notification(
+                "DID_RENEW", uuid: renewUUID, signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1)),
+            try world.notification(
+                "DID_RENEW", uuid: renewUUID, signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1)),
+            try world.notification(
+                "EXPIRED", "VOLUNTARY", signed: t0 + 61 * day, tx: world.transaction("1001", original: "1000", period: 1), autoRenew: 0),
+            try world.notification(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: t0 + 40 * day,
+                tx: world.transaction("1001", original: "1000", period: 1)),
         ]
         let result = try cli.run(["notify", "-o", "ndjson"] + world.trust, stdin: lines.joined(separator: "\n"))
         #expect(result.status == 0, "\(result)")
@@ -84,7 +90,8 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database()
-        let jws = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let jws = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
         let first = try cli.run(["notify", "-o", "ndjson"] + world.trust, stdin: jws)
         #expect(first.status == 3, "\(first)")
         #expect(try first.ndjson().first?["verdict"] as? String == "unmatched")
@@ -107,27 +114,34 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(token, "alice")])
-        let payload = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let payload = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
         let before = try world.tables(maskGeneratedNumbers: [token])
 
         // Another CA with Apple's OIDs, not the trusted root.
         let other = try AppleWorld(cli: cli, pki: TestPKI.make())
-        let forged = try other.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: other.transaction("1000", original: "1000", token: token))
+        let forged = try other.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: other.transaction("1000", original: "1000", token: token))
         // The payload edited after signing.
         let parts = payload.split(separator: ".").map(String.init)
         var edited = Array(Data(base64URL: parts[1])!)
         if let i = edited.firstIndex(of: UInt8(ascii: "S")) { edited[i] = UInt8(ascii: "T") }
         let tampered = [parts[0], Data(edited).base64URLEncoded(), parts[2]].joined(separator: ".")
 
-        for (input, expected) in [(forged, Int32(2)), (tampered, 2), ("garbage", 65), ("a.b.c", 65), ("{\"signedPayload\": 5}", 65), ("x'; DROP TABLE orders;--", 65)] {
+        for (input, expected) in [
+            (forged, Int32(2)), (tampered, 2), ("garbage", 65), ("a.b.c", 65), ("{\"signedPayload\": 5}", 65),
+            ("x'; DROP TABLE orders;--", 65),
+        ] {
             let result = try cli.run(["notify"] + world.trust, stdin: input)
             #expect(result.status == expected, "\(input.prefix(40)): \(result)")
             #expect(result.stdout.contains("rejected"))
         }
         // Wrong app, wrong environment.
-        let wrongBundle = try cli.run(["notify", "--root-ca", world.rootPath, "--bundle-id", "com.other.app", "--environment", "Sandbox"], stdin: payload)
+        let wrongBundle = try cli.run(
+            ["notify", "--root-ca", world.rootPath, "--bundle-id", "com.other.app", "--environment", "Sandbox"], stdin: payload)
         #expect(wrongBundle.status == 2)
-        let wrongEnv = try cli.run(["notify", "--root-ca", world.rootPath, "--bundle-id", AppleWorld.bundleId, "--app-apple-id", "1234567890"], stdin: payload)
+        let wrongEnv = try cli.run(
+            ["notify", "--root-ca", world.rootPath, "--bundle-id", AppleWorld.bundleId, "--app-apple-id", "1234567890"], stdin: payload)
         #expect(wrongEnv.status == 2)
         #expect(wrongEnv.stderr.contains("--environment Sandbox"))
         // Invalid UTF-8 and a huge line.
@@ -149,7 +163,9 @@ struct NotifyTests {
         let lines = [
             try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token)),
             "not a jws",
-            "{\"signedPayload\": \"" + (try world.notification("DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1))) + "\"}",
+            "{\"signedPayload\": \""
+                + (try world.notification("DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1)))
+                + "\"}",
         ]
         let result = try cli.run(["notify", "-o", "ndjson"] + world.trust, stdin: lines.joined(separator: "\n"))
         #expect(result.status == 1, "\(result)")
@@ -165,7 +181,8 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(token, "alice")])
-        let good = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let good = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
         let before = try world.tables(maskGeneratedNumbers: [token])
         let result = try cli.run(["notify", "--atomic"] + world.trust, stdin: good + "\nnot a jws\n")
         #expect(result.status == 1, "\(result)")
@@ -183,7 +200,8 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(token, "alice")])
-        let jws = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let jws = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
         let before = try world.tables(maskGeneratedNumbers: [token])
         let result = try cli.run(["notify", "--dry-run", "-o", "ndjson"] + world.trust, stdin: jws)
         #expect(result.status == 0, "\(result)")
@@ -193,7 +211,9 @@ struct NotifyTests {
         #expect(result.stderr.contains("dry run"))
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
         // And verify --apply --dry-run likewise.
-        let client = try cli.run(["verify", "--apply", "--dry-run", "-o", "json"] + world.trust, stdin: try world.signedTransaction(world.transaction("1000", original: "1000", token: token)))
+        let client = try cli.run(
+            ["verify", "--apply", "--dry-run", "-o", "json"] + world.trust,
+            stdin: try world.signedTransaction(world.transaction("1000", original: "1000", token: token)))
         #expect(client.status == 0, "\(client)")
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
     }
@@ -202,7 +222,8 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(token, "alice")])
-        let a = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let a = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
         let b = try world.notification("DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1))
         let history = """
             {
@@ -225,10 +246,15 @@ struct NotifyTests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(token, "alice")])
-        var lines = [try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))]
+        var lines = [
+            try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        ]
         // Renewals up to 20 periods after t0 (later ones would be signed in the future: refused).
         for n in 1...20 {
-            lines.append(try world.notification("DID_RENEW", signed: t0 + Int64(n) * 30 * day, tx: world.transaction("\(1000 + n)", original: "1000", period: Int64(n))))
+            lines.append(
+                try world.notification(
+                    "DID_RENEW", signed: t0 + Int64(n) * 30 * day, tx: world.transaction("\(1000 + n)", original: "1000", period: Int64(n)))
+            )
         }
         let batch = lines.joined(separator: "\n")
         let args = ["notify", "-q"] + world.trust

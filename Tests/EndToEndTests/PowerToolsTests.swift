@@ -64,8 +64,10 @@ final class PowerHistory {
         // C moves to dave's device.
         let restored = try world.signedTransaction(payment(subC, 0, token: tokenC, start: s + 60 * d))
         try cli.ok(
-            ["restore", "--user", "dave", "--apply", "--policy", "transfer", "--reason", "same Apple ID, new account",
-             "--actor", "sam", "-q"] + world.trust, stdin: restored)
+            [
+                "restore", "--user", "dave", "--apply", "--policy", "transfer", "--reason", "same Apple ID, new account",
+                "--actor", "sam", "-q",
+            ] + world.trust, stdin: restored)
         // The bad correction and its undo.
         try cli.ok([
             "orders", "update", tx(subA, 2), "--status", "refunded", "--reason", "customer asked for a refund",
@@ -347,10 +349,11 @@ struct PowerToolsTests {
         let doc = try cli.ok(["contracts", "explain", h.subA, "-o", "json"]).jsonObject()
         let trace = try #require(doc["trace"] as? [[String: Any]])
         let events = trace.filter { $0["ledger_id"] is Int }
-        #expect(events.map { $0["event"] as? String } == [
-            "SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED", "DID_RENEW",
-            "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED",
-        ])
+        #expect(
+            events.map { $0["event"] as? String } == [
+                "SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED", "DID_RENEW",
+                "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED",
+            ])
         #expect(events.map { $0["verdict"] as? String } == ["applied", "applied", "stale", "applied", "applied", "applied"])
         #expect(events.first?["rule"] as? String == "purchase")
         #expect(events.first?["status_after"] as? String == "active")
@@ -417,10 +420,11 @@ struct PowerToolsTests {
         }
         // Same value, same mask within a run; masks keep the kind.
         let masked = try cli.ok(["orders", "list", "-o", "json", "--redact"]).jsonArray()
-        let aliceMasks = Set(masked.compactMap { o -> String? in
-            guard let trade = o["origin_no"] as? String, trade.hasPrefix("t_") else { return nil }
-            return o["user_id"] as? String
-        })
+        let aliceMasks = Set(
+            masked.compactMap { o -> String? in
+                guard let trade = o["origin_no"] as? String, trade.hasPrefix("t_") else { return nil }
+                return o["user_id"] as? String
+            })
         #expect(masked.count == orders.count)
         let users = Set(masked.compactMap { $0["user_id"] as? String })
         #expect(users.count == Set(orders.compactMap { $0["user_id"] as? String }).count)
@@ -446,7 +450,9 @@ struct PowerToolsTests {
         func item(_ jws: String, _ results: [String]) -> [String: Any] {
             [
                 "signedPayload": jws,
-                "sendAttempts": results.enumerated().map { ["attemptDate": h.s + Int64($0.offset) * 3_600_000, "sendAttemptResult": $0.element] },
+                "sendAttempts": results.enumerated().map {
+                    ["attemptDate": h.s + Int64($0.offset) * 3_600_000, "sendAttemptResult": $0.element]
+                },
             ]
         }
         func response(_ items: [[String: Any]]) throws -> String {
@@ -469,7 +475,10 @@ struct PowerToolsTests {
         #expect(gap["last_attempt_result"] as? String == "NO_RESPONSE")
         #expect(gap["ledger"] as? String == "never received")
         #expect(gap["verdict"] as? String == "missing")
-        #expect(try cli.ok(["contracts", "show", h.subC, "-o", "json"]).jsonObject()["contract"].map { ($0 as? [String: Any])?["status"] as? String } == "grace_period")
+        #expect(
+            try cli.ok(["contracts", "show", h.subC, "-o", "json"]).jsonObject()["contract"].map {
+                ($0 as? [String: Any])?["status"] as? String
+            } == "grace_period")
 
         // --dry-run --apply writes nothing; --apply replays exactly the missing one.
         let ledgerBefore = try cli.counts()["ledger"] as? Int

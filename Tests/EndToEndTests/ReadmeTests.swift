@@ -8,7 +8,8 @@ struct ReadmeTests {
     static let readme: String = {
         let text = (try? String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
         // Join `\`-continued lines and squeeze spaces, as a shell would read them.
-        return text.replacingOccurrences(of: "\\\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        return text.replacingOccurrences(of: "\\\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(
+            separator: " ")
     }()
 
     /// `iapctl …` as written in the README (with the repo-relative paths it uses).
@@ -22,7 +23,8 @@ struct ReadmeTests {
         let root = CLI.packageRoot.path
         // Run from the package root so examples/ and Tests/ paths resolve as in the README.
         func run(_ line: String) throws -> CLI.Result {
-            try cli.run(["--db", cli.dbPath] + command(line).map { $0.hasPrefix("examples/") || $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 })
+            try cli.run(
+                ["--db", cli.dbPath] + command(line).map { $0.hasPrefix("examples/") || $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 })
         }
         #expect(try run("iapctl db init").status == 0)
         let created = try run("iapctl orders create --user u42 --product com.example.app.monthly")
@@ -31,10 +33,15 @@ struct ReadmeTests {
         let imported = try run("iapctl orders create --from examples/orders.ndjson")
         #expect(imported.lines == ["7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e", "a9c8e7d6-5b4a-4c3d-9e2f-1a0b9c8d7e6f"])
 
-        let notify = try run("iapctl notify examples/notifications.ndjson --root-ca examples/ca/root.pem --bundle-id com.example.iapctl --environment Sandbox")
+        let notify = try run(
+            "iapctl notify examples/notifications.ndjson --root-ca examples/ca/root.pem --bundle-id com.example.iapctl --environment Sandbox"
+        )
         #expect(notify.status == 1, "\(notify)")
         let verdicts = notify.lines.dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
-        #expect(verdicts == ["ignored", "applied", "applied", "applied", "applied", "applied", "applied", "duplicate", "unmatched", "applied", "applied"])
+        #expect(
+            verdicts == [
+                "ignored", "applied", "applied", "applied", "applied", "applied", "applied", "duplicate", "unmatched", "applied", "applied",
+            ])
         #expect(notify.stderr.contains("notify: 11 items: 8 applied, 1 duplicate, 1 ignored, 1 unmatched"))
         #expect(Self.readme.contains("notify: 11 items: 8 applied, 1 duplicate, 1 ignored, 1 unmatched"))
 
@@ -42,12 +49,19 @@ struct ReadmeTests {
         #expect(orders.lines.count == 7)
         #expect(orders.stdout.contains("refunded  2000000900000012"))
         let contracts = try run("iapctl contracts list")
-        #expect(contracts.stdout.contains("2000000900000002  bob    com.example.iapctl.premium.monthly  revoked  true        2025-05-10T14:00:00Z"))
-        #expect(contracts.stdout.contains("2000000900000001  alice  com.example.iapctl.monthly          expired  false       2025-06-01T10:00:00Z"))
+        #expect(
+            contracts.stdout.contains(
+                "2000000900000002  bob    com.example.iapctl.premium.monthly  revoked  true        2025-05-10T14:00:00Z"))
+        #expect(
+            contracts.stdout.contains(
+                "2000000900000001  alice  com.example.iapctl.monthly          expired  false       2025-06-01T10:00:00Z"))
         #expect(try run("iapctl contracts show 2000000900000001").status == 0)
         #expect(try run("iapctl orders show 2000000900000001").status == 0)
 
-        let dry = try cli.run(["--db", cli.dbPath, "orders", "update", "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e", "--status", "refunded", "--reason", "refund by hand, Apple refund confirmed by mail", "--ticket", "T-1042", "--dry-run"])
+        let dry = try cli.run([
+            "--db", cli.dbPath, "orders", "update", "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e", "--status", "refunded", "--reason",
+            "refund by hand, Apple refund confirmed by mail", "--ticket", "T-1042", "--dry-run",
+        ])
         #expect(Self.readme.contains("iapctl orders update 7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e --status refunded"))
         #expect(dry.status == 0)
         #expect(dry.stdout.contains("status: paid → refunded"))
@@ -55,15 +69,25 @@ struct ReadmeTests {
         #expect(missing.status == 3)
         #expect(missing.stderr.contains("error: no order with no, trade_no or origin_no = nope"))
 
-        let verify = try run("iapctl verify Tests/EndToEndTests/Fixtures/real/01-loki-test.jws --bundle-id com.loki-project.loki-messenger --environment Sandbox")
+        let verify = try run(
+            "iapctl verify Tests/EndToEndTests/Fixtures/real/01-loki-test.jws --bundle-id com.loki-project.loki-messenger --environment Sandbox"
+        )
         #expect(verify.status == 0)
         #expect(verify.stdout.contains("line 1: notification TEST: VALID"))
         #expect(verify.stdout.contains("\"signedDate\": \"2025-09-05T01:24:32.686Z (1757035472686)\""))
 
-        let restore = try run("iapctl restore --user alice examples/restored.ndjson --root-ca examples/ca/root.pem --bundle-id com.example.iapctl --environment Sandbox")
+        let restore = try run(
+            "iapctl restore --user alice examples/restored.ndjson --root-ca examples/ca/root.pem --bundle-id com.example.iapctl --environment Sandbox"
+        )
         #expect(restore.status == 1)
-        #expect(restore.stdout.contains("restorable      transaction-id  7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e  2000000900000001  alice  expired  2025-06-01T10:00:00Z"))
-        #expect(restore.stdout.contains("owned-by-other  transaction-id  a9c8e7d6-5b4a-4c3d-9e2f-1a0b9c8d7e6f  2000000900000002  bob    revoked  2025-05-10T14:00:00Z"))
+        #expect(
+            restore.stdout.contains(
+                "restorable      transaction-id  7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e  2000000900000001  alice  expired  2025-06-01T10:00:00Z"
+            ))
+        #expect(
+            restore.stdout.contains(
+                "owned-by-other  transaction-id  a9c8e7d6-5b4a-4c3d-9e2f-1a0b9c8d7e6f  2000000900000002  bob    revoked  2025-05-10T14:00:00Z"
+            ))
     }
 
     /// Splits a command line on spaces, honouring double quotes (enough for the README).

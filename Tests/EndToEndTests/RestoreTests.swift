@@ -12,7 +12,8 @@ struct RestoreE2ETests {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         try world.database(orders: [(aliceToken, "alice")])
-        let jws = try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: aliceToken))
+        let jws = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: aliceToken))
         try cli.ok(["notify", "-q"] + world.trust, stdin: jws)
         return (cli, world)
     }
@@ -42,7 +43,8 @@ struct RestoreE2ETests {
         #expect(try unknown.ndjson().first?["verdict"] as? String == "unknown")
 
         // A batch: one verdict per line, in order; exit 1.
-        let batch = try cli.run(["restore", "--user", "alice", "-o", "ndjson"] + world.trust, stdin: [own, "garbage", stranger].joined(separator: "\n"))
+        let batch = try cli.run(
+            ["restore", "--user", "alice", "-o", "ndjson"] + world.trust, stdin: [own, "garbage", stranger].joined(separator: "\n"))
         #expect(batch.status == 1)
         #expect(try batch.ndjson().map { $0["verdict"] as? String } == ["restorable", "rejected", "unknown"])
     }
@@ -72,12 +74,16 @@ struct RestoreE2ETests {
         let own = try world.signedTransaction(world.transaction("1000", original: "1000", token: aliceToken))
         let noReason = try cli.run(["restore", "--user", "bob", "--apply", "--policy", "transfer"] + world.trust, stdin: own)
         #expect(noReason.status == 64)
-        let refused = try cli.run(["restore", "--user", "bob", "--apply", "--policy", "transfer-if-inactive", "--reason", "new phone"] + world.trust, stdin: own)
+        let refused = try cli.run(
+            ["restore", "--user", "bob", "--apply", "--policy", "transfer-if-inactive", "--reason", "new phone"] + world.trust, stdin: own)
         #expect(refused.status == 4, "\(refused)")
         #expect(try world.contract("1000")?["user_id"] as? String == "alice")
 
         let moved = try cli.run(
-            ["restore", "--user", "bob", "--apply", "--policy", "transfer", "--reason", "ticket 42: same Apple ID", "--actor", "sam-support", "-o", "ndjson"] + world.trust,
+            [
+                "restore", "--user", "bob", "--apply", "--policy", "transfer", "--reason", "ticket 42: same Apple ID", "--actor",
+                "sam-support", "-o", "ndjson",
+            ] + world.trust,
             stdin: own)
         #expect(moved.status == 0, "\(moved)")
         #expect(try moved.ndjson().first?["verdict"] as? String == "transferred")

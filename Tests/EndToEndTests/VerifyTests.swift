@@ -39,10 +39,16 @@ struct VerifyTests {
         #expect(fixed.status == 0)
     }
 
-    @Test(arguments: [("90", "GeniusParentingAI"), ("91", "com.example"), ("92", "com.example.naturelab.backyardbirds.example"), ("93", "GeniusParentingAI")])
+    @Test(arguments: [
+        ("90", "GeniusParentingAI"), ("91", "com.example"), ("92", "com.example.naturelab.backyardbirds.example"),
+        ("93", "GeniusParentingAI"),
+    ])
     func damagedForeignAndTamperedJWSAreRejected(prefix: String, bundle: String) throws {
         let cli = try CLI()
-        let result = try cli.run(["verify", try RealFixtures.path(prefix), "--bundle-id", bundle, "--environment", "Sandbox", "--environment", "Production", "--app-apple-id", "1"])
+        let result = try cli.run([
+            "verify", try RealFixtures.path(prefix), "--bundle-id", bundle, "--environment", "Sandbox", "--environment", "Production",
+            "--app-apple-id", "1",
+        ])
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.contains("INVALID"))
     }

@@ -1,10 +1,10 @@
 import Foundation
 import JWSForge
 import SQLiteStore
-@testable import SubscriptionEngine
 import Testing
 
 @testable import IAPCommandLine
+@testable import SubscriptionEngine
 
 /// `notify`'s batching: chunks verified in parallel, applied in input order, one transaction per
 /// chunk with a savepoint per item; --atomic and --dry-run keep their meaning across chunks.
@@ -45,8 +45,10 @@ import Testing
 
         func notify(_ lines: [String], _ extra: [String] = []) -> RunResult {
             iapctl(
-                ["notify", "-", "--db", db, "--root-ca", root, "--bundle-id", "com.example.iapctl",
-                 "--environment", "Sandbox", "-o", "ndjson"] + extra,
+                [
+                    "notify", "-", "--db", db, "--root-ca", root, "--bundle-id", "com.example.iapctl",
+                    "--environment", "Sandbox", "-o", "ndjson",
+                ] + extra,
                 stdin: lines.joined(separator: "\n") + "\n")
         }
 
@@ -141,8 +143,10 @@ import Testing
         let plain = world.notify(world.lines)
         #expect(!plain.err.contains("notify timings"))
         let timed = iapctl(
-            ["notify", "-", "--db", world.db, "--root-ca", world.root, "--bundle-id", "com.example.iapctl",
-             "--environment", "Sandbox", "-o", "ndjson"],
+            [
+                "notify", "-", "--db", world.db, "--root-ca", world.root, "--bundle-id", "com.example.iapctl",
+                "--environment", "Sandbox", "-o", "ndjson",
+            ],
             environment: ["IAPCTL_TIMINGS": "1"], stdin: world.lines.joined(separator: "\n"))
         #expect(timed.err.contains("notify timings: 6 items"))
         #expect(timed.err.contains("engine+store"))

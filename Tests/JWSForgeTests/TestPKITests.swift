@@ -53,12 +53,18 @@ struct TestPKITests {
         options.leafNotAfter = 1_738_368_000_000  // 2025-02-01
         let pki = try TestPKI.make(options)
         let chain = (leaf: pki.leafDER, intermediate: pki.intermediateDER, root: pki.rootDER)
-        #expect(OpenSSLCheck.verifyChain(leaf: chain.leaf, intermediate: chain.intermediate, root: chain.root,
-                                         atSeconds: 1_736_000_000) == 0)
-        #expect(OpenSSLCheck.verifyChain(leaf: chain.leaf, intermediate: chain.intermediate, root: chain.root,
-                                         atSeconds: 1_740_000_000) == 10)  // X509_V_ERR_CERT_HAS_EXPIRED
-        #expect(OpenSSLCheck.verifyChain(leaf: chain.leaf, intermediate: chain.intermediate, root: chain.root,
-                                         atSeconds: 1_730_000_000) == 9)  // X509_V_ERR_CERT_NOT_YET_VALID
+        #expect(
+            OpenSSLCheck.verifyChain(
+                leaf: chain.leaf, intermediate: chain.intermediate, root: chain.root,
+                atSeconds: 1_736_000_000) == 0)
+        #expect(
+            OpenSSLCheck.verifyChain(
+                leaf: chain.leaf, intermediate: chain.intermediate, root: chain.root,
+                atSeconds: 1_740_000_000) == 10)  // X509_V_ERR_CERT_HAS_EXPIRED
+        #expect(
+            OpenSSLCheck.verifyChain(
+                leaf: chain.leaf, intermediate: chain.intermediate, root: chain.root,
+                atSeconds: 1_730_000_000) == 9)  // X509_V_ERR_CERT_NOT_YET_VALID
     }
 
     @Test func p384LeafOption() throws {
@@ -74,8 +80,10 @@ struct TestPKITests {
     @Test func unrelatedRootDoesNotVerifyTheChain() throws {
         let pki = try TestPKI.make()
         #expect(pki.unrelatedRootDER != pki.rootDER)
-        #expect(OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER,
-                                         root: pki.unrelatedRootDER) != 0)
+        #expect(
+            OpenSSLCheck.verifyChain(
+                leaf: pki.leafDER, intermediate: pki.intermediateDER,
+                root: pki.unrelatedRootDER) != 0)
         let other = try TestPKI.make()
         #expect(
             OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER, root: other.rootDER) != 0)
@@ -85,8 +93,9 @@ struct TestPKITests {
         var options = PKIOptions()
         options.leafSignedByUnrelatedKey = true
         let pki = try TestPKI.make(options)
-        #expect(OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER, root: pki.rootDER)
-            == 7)  // X509_V_ERR_CERT_SIGNATURE_FAILURE
+        #expect(
+            OpenSSLCheck.verifyChain(leaf: pki.leafDER, intermediate: pki.intermediateDER, root: pki.rootDER)
+                == 7)  // X509_V_ERR_CERT_SIGNATURE_FAILURE
     }
 
     @Test func saveAndLoadRoundTrip() throws {
@@ -109,8 +118,9 @@ struct TestPKITests {
         let a = try TestPKI.make()
         let b = try TestPKI.make()
         #expect(throws: ForgeError.self) {
-            try TestPKI.load(rootPEM: a.rootPEM, intermediatePEM: a.intermediatePEM, leafPEM: a.leafPEM,
-                             leafKeyPEM: try b.leafPrivateKeyPEM())
+            try TestPKI.load(
+                rootPEM: a.rootPEM, intermediatePEM: a.intermediatePEM, leafPEM: a.leafPEM,
+                leafKeyPEM: try b.leafPrivateKeyPEM())
         }
     }
 }

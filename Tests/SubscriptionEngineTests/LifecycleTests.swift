@@ -49,14 +49,15 @@ struct LifecycleTests {
         #expect(try h.orders().count == 3)
     }
 
-    @Test(arguments: [
-        ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", ContractStatus.canceled),
-        ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", .gracePeriod),
-        ("DID_FAIL_TO_RENEW", nil, .billingRetry),
-        ("GRACE_PERIOD_EXPIRED", nil, .expired),
-        ("EXPIRED", "VOLUNTARY", .expired),
-        ("EXPIRED", "BILLING_RETRY", .expired),
-    ] as [(String, String?, ContractStatus)])
+    @Test(
+        arguments: [
+            ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", ContractStatus.canceled),
+            ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", .gracePeriod),
+            ("DID_FAIL_TO_RENEW", nil, .billingRetry),
+            ("GRACE_PERIOD_EXPIRED", nil, .expired),
+            ("EXPIRED", "VOLUNTARY", .expired),
+            ("EXPIRED", "BILLING_RETRY", .expired),
+        ] as [(String, String?, ContractStatus)])
     func stateChanges(type: String, subtype: String?, expected: ContractStatus) throws {
         let h = try subscribed()
         let out = try h.apply(notification(type, subtype, signed: t0 + day, tx: tx("1000", token: token), autoRenew: 0))
@@ -77,7 +78,8 @@ struct LifecycleTests {
     @Test func anOlderStateChangeArrivingLaterIsStaleAndKeepsTheState() throws {
         let h = try subscribed()
         try h.apply(notification("EXPIRED", "VOLUNTARY", signed: t0 + 31 * day, tx: tx("1000"), autoRenew: 0))
-        let late = try h.apply(notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: t0 + 2 * day, tx: tx("1000"), autoRenew: 1))
+        let late = try h.apply(
+            notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: t0 + 2 * day, tx: tx("1000"), autoRenew: 1))
         #expect(late.verdict == .stale)
         #expect(late.changes.isEmpty)
         #expect(try h.contract("1000")?.status == .expired)
@@ -144,7 +146,8 @@ struct LifecycleTests {
 
     @Test func renewalPreferenceRecordsTheNextProduct() throws {
         let h = try subscribed()
-        let out = try h.apply(notification("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", signed: t0 + day, tx: tx("1000"), nextProduct: "pro.basic"))
+        let out = try h.apply(
+            notification("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", signed: t0 + day, tx: tx("1000"), nextProduct: "pro.basic"))
         #expect(out.verdict == .applied)
         #expect(try h.contract("1000")?.nextProductId == "pro.basic")
     }
@@ -156,7 +159,8 @@ struct LifecycleTests {
             notification("DID_CHANGE_RENEWAL_PREF", "UPGRADE", signed: t0 + 35 * day, tx: tx("1001", period: 1), nextProduct: "pro.yearly"),
             notification("DID_RENEW", signed: t0 + 60 * day, tx: tx("1002", period: 2)),
             notification("REFUND", signed: t0 + 65 * day, tx: tx("1001", period: 1, revoked: true), autoRenew: nil),
-            notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 70 * day, tx: tx("1002", period: 2), autoRenew: 0),
+            notification(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 70 * day, tx: tx("1002", period: 2), autoRenew: 0),
             notification("EXPIRED", "VOLUNTARY", signed: t0 + 91 * day, tx: tx("1002", period: 2), autoRenew: 0),
         ]
         let ordered = try Harness()

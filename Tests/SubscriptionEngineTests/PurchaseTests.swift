@@ -114,7 +114,8 @@ struct PurchaseTests {
         try h.createOrder(no: token, user: "alice")
         try h.createOrder(no: second, user: "alice")
         try h.apply(notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: tx("1000", token: token)))
-        try h.apply(notification("SUBSCRIBED", "RESUBSCRIBE", signed: t0 + 90 * day, tx: tx("2000", original: "2000", token: second, period: 3)))
+        try h.apply(
+            notification("SUBSCRIBED", "RESUBSCRIBE", signed: t0 + 90 * day, tx: tx("2000", original: "2000", token: second, period: 3)))
         #expect(try h.contracts().count == 2)
         #expect(try h.contract("2000")?.userId == "alice")
         #expect(try h.order(second)?.tradeNo == "2000")

@@ -51,7 +51,9 @@ struct RealLifecycleTests {
         let h = try Harness()
         try h.store.write { s in
             _ = try s.insertContract(
-                Contract(contractId: original, userId: "carol", productId: "com.getsession.org.pro_sub", status: .active, createdAt: 1, updatedAt: 1))
+                Contract(
+                    contractId: original, userId: "carol", productId: "com.getsession.org.pro_sub", status: .active, createdAt: 1,
+                    updatedAt: 1))
         }
         return h
     }

@@ -37,7 +37,8 @@ final class Harness {
     func snapshot() throws -> [String] {
         let orders = try orders().map { o -> String in
             let no = o.no.hasPrefix("renewal-") ? "<generated>" : o.no
-            return "order \(no) \(o.userId) \(o.productId) \(o.status) \(o.tradeNo ?? "-") \(o.originNo ?? "-") \(o.purchaseDate ?? -1) \(o.expiresDate ?? -1)"
+            return
+                "order \(no) \(o.userId) \(o.productId) \(o.status) \(o.tradeNo ?? "-") \(o.originNo ?? "-") \(o.purchaseDate ?? -1) \(o.expiresDate ?? -1)"
         }
         let contracts = try contracts().map {
             "contract \($0.contractId) \($0.userId) \($0.productId) \($0.status) \($0.autoRenew) \($0.expiresDate ?? -1) \($0.nextProductId ?? "-")"
@@ -46,7 +47,9 @@ final class Harness {
     }
 
     func ledger() throws -> [LedgerEntry] {
-        try store.read { try $0.ledger(transactionIds: [], originalTransactionIds: ["1000", "2000001024993299", "9999"], appAccountTokens: []) }
+        try store.read {
+            try $0.ledger(transactionIds: [], originalTransactionIds: ["1000", "2000001024993299", "9999"], appAccountTokens: [])
+        }
     }
 }
 

@@ -64,7 +64,9 @@ enum AuditCommands {
                 DetailView.Section(key: "audit", title: "Audit row \(entry.id)", content: .fields(head)),
                 DetailView.Section(
                     key: "changes", title: "Changes (\(changes.count))",
-                    content: .table(changes, columns: [Column("field", title: "FIELD"), Column("before", title: "BEFORE"), Column("after", title: "AFTER")])),
+                    content: .table(
+                        changes,
+                        columns: [Column("field", title: "FIELD"), Column("before", title: "BEFORE"), Column("after", title: "AFTER")])),
                 DetailView.Section(key: "before", title: "Before", content: .fields(rowRecord(entry.before))),
                 DetailView.Section(key: "after", title: "After", content: .fields(rowRecord(entry.after))),
             ]))

@@ -114,10 +114,12 @@ enum DoctorCommand {
             let mentions = try session.ledger(transactionIds: [], originalTransactionIds: [], appAccountTokens: [order.no])
             let fix: String
             if let tx = mentions.last(where: { $0.transactionId != nil })?.transactionId {
-                fix = "iapctl orders update \(order.no) --trade-no \(tx) --reason "
+                fix =
+                    "iapctl orders update \(order.no) --trade-no \(tx) --reason "
                     + quote("doctor: transaction \(tx) carries this order's appAccountToken")
             } else {
-                fix = "iapctl orders update \(order.no) --status pending --reason "
+                fix =
+                    "iapctl orders update \(order.no) --status pending --reason "
                     + quote("doctor: no transaction proves this payment")
             }
             findings.append(
@@ -151,10 +153,12 @@ enum DoctorCommand {
             }?.originalTransactionId
             let fix: String
             if let fromLedger, byContract[fromLedger] != nil {
-                fix = "iapctl orders update \(order.no) --origin-no \(fromLedger) --reason "
+                fix =
+                    "iapctl orders update \(order.no) --origin-no \(fromLedger) --reason "
                     + quote("doctor: Apple's transaction says originalTransactionId \(fromLedger)")
             } else {
-                fix = "iapctl orders update \(order.no) --origin-no '' --reason "
+                fix =
+                    "iapctl orders update \(order.no) --origin-no '' --reason "
                     + quote("doctor: no subscription \(origin) exists")
             }
             findings.append(

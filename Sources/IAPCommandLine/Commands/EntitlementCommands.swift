@@ -71,7 +71,9 @@ enum EntitlementCommands {
         r.append("as_of_date", time)
         r.append("contract_id", best?.answer.contract.contractId)
         r.append("status", best?.answer.status)
-        r.append("reason", best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(ISO8601.format(milliseconds: time))")
+        r.append(
+            "reason",
+            best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(ISO8601.format(milliseconds: time))")
         r.append("transaction_id", best?.answer.covering?.tradeNo)
         switch invocation.output {
         case .table:
@@ -81,15 +83,16 @@ enum EntitlementCommands {
         case .json:
             r.append(
                 "contracts",
-                .array(subjects.map { s in
-                    var c = Record()
-                    c.append("contract_id", s.answer.contract.contractId)
-                    c.append("product_id", s.answer.contract.productId)
-                    c.append("entitled", s.answer.entitled)
-                    c.append("status", s.answer.status)
-                    c.append("reason", s.answer.reason)
-                    return c.jsonObject()
-                }))
+                .array(
+                    subjects.map { s in
+                        var c = Record()
+                        c.append("contract_id", s.answer.contract.contractId)
+                        c.append("product_id", s.answer.contract.productId)
+                        c.append("entitled", s.answer.entitled)
+                        c.append("status", s.answer.status)
+                        c.append("reason", s.answer.reason)
+                        return c.jsonObject()
+                    }))
             invocation.emit(document: r)
         case .ndjson, .csv:
             invocation.emit(document: r)

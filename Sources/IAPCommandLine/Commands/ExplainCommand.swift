@@ -36,11 +36,13 @@ enum ExplainCommand {
             detail: DetailView(sections: [
                 DetailView.Section(
                     key: "trace", title: "Derivation of contract \(contract.contractId) (\(steps.count) steps, signedDate order)",
-                    content: .table(steps, columns: [
-                        Column("step", title: "#"), Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"),
-                        Column("rule", title: "RULE"), Column("verdict", title: "VERDICT"), Column("state", title: "STATE"),
-                        Column("why", title: "WHY", maxWidth: 110),
-                    ])),
+                    content: .table(
+                        steps,
+                        columns: [
+                            Column("step", title: "#"), Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"),
+                            Column("rule", title: "RULE"), Column("verdict", title: "VERDICT"), Column("state", title: "STATE"),
+                            Column("why", title: "WHY", maxWidth: 110),
+                        ])),
                 DetailView.Section(key: "current", title: "Current state", content: .fields(now)),
             ]))
         return .success
@@ -115,9 +117,10 @@ enum ExplainCommand {
                     && EventRule(type: $0.notificationType, subtype: $0.subtype).changesState
                     && $0.receivedAt <= event.receivedAt
             }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
-            let against = newer.map {
-                " than \(RowRendering.eventName($0)) signed \(ISO8601.format(milliseconds: $0.signedDate ?? 0)) (ledger #\($0.id))"
-            } ?? " than the contract's last state change"
+            let against =
+                newer.map {
+                    " than \(RowRendering.eventName($0)) signed \(ISO8601.format(milliseconds: $0.signedDate ?? 0)) (ledger #\($0.id))"
+                } ?? " than the contract's last state change"
             return "stale: signed earlier\(against), which already decided the state; state kept"
                 + (audits.isEmpty ? "" : " (money facts recorded)")
         case .duplicate:

@@ -74,7 +74,13 @@ enum GapReport {
             r.append("last_attempt_date", item.attempts.last?.date)
             r.append(
                 "send_attempts",
-                .array(item.attempts.map { .object([("attemptDate", $0.date.map(JSONValue.int) ?? .null), ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null)]) }))
+                .array(
+                    item.attempts.map {
+                        .object([
+                            ("attemptDate", $0.date.map(JSONValue.int) ?? .null),
+                            ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null),
+                        ])
+                    }))
             if apply {
                 let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
                 r.append("verdict", outcome.verdict.rawValue)
@@ -96,7 +102,11 @@ enum GapReport {
         let structured = invocation.output == .json || invocation.output == .ndjson
         if !records.isEmpty || invocation.output != .table {
             invocation.emit(
-                structured ? records : records.map { var r = $0; r["send_attempts"] = nil; return r },
+                structured
+                    ? records
+                    : records.map {
+                        var r = $0; r["send_attempts"] = nil; return r
+                    },
                 columns: invocation.output == .table ? columns : nil)
         }
         let verb = apply ? (dryRun ? "would apply" : "applied") : "missing"

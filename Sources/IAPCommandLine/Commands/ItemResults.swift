@@ -156,9 +156,12 @@ final class ItemPrinter {
         case .table: if !results.isEmpty { invocation.emit(results.map(\.tableRecord), columns: columns) }
         case .json, .csv: invocation.emit(results.map(\.record))
         }
-        let order = ["applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected"]
+        let order = [
+            "applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected",
+        ]
         let parts = order.compactMap { key in counts[key].map { "\($0) \(key)" } }
-        invocation.note("\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + (extraNote.map { "; " + $0 } ?? ""))
+        invocation.note(
+            "\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + (extraNote.map { "; " + $0 } ?? ""))
         if count == 1, let firstCode { return firstCode }
         return failed ? .failure : .success
     }

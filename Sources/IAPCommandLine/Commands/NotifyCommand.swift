@@ -1,10 +1,11 @@
 import AppStoreJWS
+import SubscriptionEngine
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import SubscriptionEngine
 
 /// `iapctl notify [FILE]`: verifies App Store Server Notifications V2 and applies them through
 /// the subscription-event engine, one result per input item, in input order.

@@ -43,7 +43,10 @@ enum RestoreCommand {
                 continue
             }
             guard let payload = report.transaction, let tx = EventMapping.facts(payload) else {
-                printer.add(.rejected(line: item.line, code: .dataError, "not a signed transaction with transactionId, originalTransactionId and productId"))
+                printer.add(
+                    .rejected(
+                        line: item.line, code: .dataError,
+                        "not a signed transaction with transactionId, originalTransactionId and productId"))
                 continue
             }
             let result: RestoreResult

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Opens the database a command names with `--db` (env `IAPCTL_DB`, config `db`, default `iapctl.db`).
 enum StoreAccess {
@@ -100,8 +101,10 @@ extension StoreError: CLIErrorConvertible {
         case .schemaMismatch(let m): return CLIError(.config, m)
         case .conflict(let m): return CLIError(.conflict, m)
         case .busy(let m): return CLIError(.tempFail, m, hint: "another process holds the database; retry")
-        case .unavailable(let m): return CLIError(.unavailable, m, hint: "check that the database server is running and reachable, then retry")
-        case .accessDenied(let m): return CLIError(.config, m, hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
+        case .unavailable(let m):
+            return CLIError(.unavailable, m, hint: "check that the database server is running and reachable, then retry")
+        case .accessDenied(let m):
+            return CLIError(.config, m, hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
         case .failure(let m): return CLIError(.software, m)
         }
     }

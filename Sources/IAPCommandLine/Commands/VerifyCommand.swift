@@ -66,7 +66,13 @@ enum VerifyCommand {
             fields.append(("error", .object([("code", .string(failure.code.rawValue)), ("message", .string(failure.message))])))
         }
         fields.append(
-            ("checks", .array(report.checks.map { .object([("name", .string($0.name)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))]) })))
+            (
+                "checks",
+                .array(
+                    report.checks.map {
+                        .object([("name", .string($0.name)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))])
+                    })
+            ))
         fields.append(("warnings", .array(report.warnings.map(JSONValue.string))))
         fields.append(("payload", report.payload ?? .null))
         if !report.nested.isEmpty {
@@ -86,7 +92,8 @@ enum VerifyCommand {
             out.writeLine("line \(line): REJECTED (malformed): \(failure?.message ?? "")")
             return
         }
-        let kind = report.kind == .notification
+        let kind =
+            report.kind == .notification
             ? "notification \(report.notification?.notificationType ?? "?")\(report.notification?.subtype.map { "/" + $0 } ?? "")"
             : report.kind.rawValue
         out.writeLine("line \(line): \(kind): \(report.isValid ? "VALID" : "INVALID")")
@@ -142,7 +149,8 @@ enum VerifyCommand {
         context: EngineContext, dryRun: Bool, invocation: Invocation
     ) throws -> (JSONValue, ExitCode) {
         guard report.kind == .transaction else {
-            let message = report.kind == .notification
+            let message =
+                report.kind == .notification
                 ? "--apply takes a signed transaction; apply notifications with `iapctl notify`"
                 : "--apply takes a signed transaction, not \(report.kind.rawValue)"
             if invocation.output == .table { invocation.stdout.writeLine("  apply: refused: \(message)") }

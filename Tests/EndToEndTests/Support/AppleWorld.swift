@@ -96,8 +96,11 @@ final class AppleWorld {
     func tables(maskGeneratedNumbers known: Set<String> = []) throws -> [String] {
         let orders = try orders().map { o -> String in
             let no = o["no"] as? String ?? "?"
-            return ["order", known.contains(no) ? no : "<generated>", o["user_id"], o["status"], o["trade_no"], o["origin_no"], o["expires_date"]]
-                .map { "\($0 ?? "-")" }.joined(separator: " ")
+            return [
+                "order", known.contains(no) ? no : "<generated>", o["user_id"], o["status"], o["trade_no"], o["origin_no"],
+                o["expires_date"],
+            ]
+            .map { "\($0 ?? "-")" }.joined(separator: " ")
         }
         let contracts = try contracts().map { c -> String in
             ["contract", c["contract_id"], c["user_id"], c["product_id"], c["status"], c["auto_renew"], c["expires_date"]]
