@@ -39,13 +39,17 @@ let package = Package(
             name: "jwsforge",
             dependencies: ["JWSForge"]
         ),
+        // The SQL text both Store backends share (no dependencies).
+        .target(
+            name: "StoreSQL"
+        ),
         .target(
             name: "SQLiteStore",
-            dependencies: ["SubscriptionEngine", "CSQLite"]
+            dependencies: ["SubscriptionEngine", "StoreSQL", "CSQLite"]
         ),
         .target(
             name: "MySQLStore",
-            dependencies: ["SubscriptionEngine", "CMariaDB"]
+            dependencies: ["SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
         .target(
             name: "IAPCommandLine",

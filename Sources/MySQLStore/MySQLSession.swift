@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 /// One open transaction on a ``MySQLStore``; valid only inside the closure it was passed to.
@@ -26,84 +27,84 @@ final class MySQLSession: StoreSession {
     // MARK: orders
 
     func order(no: String) throws -> Order? {
-        try one(mode == .write ? MySQLSQL.orderByNoForUpdate : MySQLSQL.orderByNo, [.text(no)]) {
+        try one(mode == .write ? MySQLSQL.orderByNoForUpdate : StoreSQL.orderByNo, [.text(no)]) {
             row throws(StoreError) in try row.order()
         }
     }
 
     func order(tradeNo: String) throws -> Order? {
-        try one(mode == .write ? MySQLSQL.orderByTradeNoForUpdate : MySQLSQL.orderByTradeNo, [.text(tradeNo)]) {
+        try one(mode == .write ? MySQLSQL.orderByTradeNoForUpdate : StoreSQL.orderByTradeNo, [.text(tradeNo)]) {
             row throws(StoreError) in try row.order()
         }
     }
 
     func orders(originNo: String) throws -> [Order] {
-        try all(MySQLSQL.ordersByOriginNo, [.text(originNo)]) { row throws(StoreError) in try row.order() }
+        try all(StoreSQL.ordersByOriginNo, [.text(originNo)]) { row throws(StoreError) in try row.order() }
     }
 
     func orders(matching filter: OrderFilter) throws -> [Order] {
         let values = [filter.userId, filter.status?.rawValue, filter.productId, filter.originNo]
-        let (sql, bound) = try Self.filtered(MySQLSQL.ordersMatching, values: values, limit: filter.limit)
+        let (sql, bound) = try Self.filtered(StoreSQL.ordersMatching, values: values, limit: filter.limit)
         return try all(sql, bound) { row throws(StoreError) in try row.order() }
     }
 
     func insertOrder(_ order: Order) throws -> Order {
-        let result = try write(MySQLSQL.insertOrder, MySQLBindings.order(order))
+        let result = try write(StoreSQL.insertOrder, MySQLBindings.order(order))
         var inserted = order
         inserted.id = result.insertId
         return inserted
     }
 
     func updateOrder(_ order: Order) throws {
-        let result = try write(MySQLSQL.updateOrder, MySQLBindings.order(order) + [.int(order.id)])
+        let result = try write(StoreSQL.updateOrder, MySQLBindings.order(order) + [.int(order.id)])
         try expectOneRow(result.affectedRows, "order", id: order.id)
     }
 
     // MARK: contracts
 
     func contract(contractId: String) throws -> Contract? {
-        try one(mode == .write ? MySQLSQL.contractByIdForUpdate : MySQLSQL.contractById, [.text(contractId)]) {
+        try one(mode == .write ? MySQLSQL.contractByIdForUpdate : StoreSQL.contractById, [.text(contractId)]) {
             row throws(StoreError) in try row.contract()
         }
     }
 
     func contracts(matching filter: ContractFilter) throws -> [Contract] {
         let values = [filter.userId, filter.status?.rawValue, filter.productId]
-        let (sql, bound) = try Self.filtered(MySQLSQL.contractsMatching, values: values, limit: filter.limit)
+        let (sql, bound) = try Self.filtered(StoreSQL.contractsMatching, values: values, limit: filter.limit)
         return try all(sql, bound) { row throws(StoreError) in try row.contract() }
     }
 
     func insertContract(_ contract: Contract) throws -> Contract {
-        let result = try write(MySQLSQL.insertContract, MySQLBindings.contract(contract))
+        let result = try write(StoreSQL.insertContract, MySQLBindings.contract(contract))
         var inserted = contract
         inserted.id = result.insertId
         return inserted
     }
 
     func updateContract(_ contract: Contract) throws {
-        let result = try write(MySQLSQL.updateContract, MySQLBindings.contract(contract) + [.int(contract.id)])
+        let result = try write(StoreSQL.updateContract, MySQLBindings.contract(contract) + [.int(contract.id)])
         try expectOneRow(result.affectedRows, "contract", id: contract.id)
     }
 
     // MARK: ledger
 
     func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
-        try write(MySQLSQL.insertLedger, MySQLBindings.ledger(entry)).insertId
+        try write(StoreSQL.insertLedger, MySQLBindings.ledger(entry)).insertId
     }
 
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
-        let result = try write(MySQLSQL.updateLedger, [.text(verdict.rawValue), MySQLValue(detail), .int(id)])
+        let result = try write(StoreSQL.updateLedger, [.text(verdict.rawValue), MySQLValue(detail), .int(id)])
         try expectOneRow(result.affectedRows, "ledger row", id: id)
     }
 
     func ledgerEntry(id: Int64) throws -> LedgerEntry? {
-        try one(mode == .write ? MySQLSQL.ledgerByIdForUpdate : MySQLSQL.ledgerById, [.int(id)]) {
+        try one(mode == .write ? MySQLSQL.ledgerByIdForUpdate : StoreSQL.ledgerById, [.int(id)]) {
             row throws(StoreError) in try row.ledgerEntry()
         }
     }
 
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
-        try one(MySQLSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerEntry() }
+        try one(StoreSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerEntry() }
     }
 
     func ledger(
@@ -122,12 +123,12 @@ final class MySQLSession: StoreSession {
             for i in 0..<size { values.append(.text(list[Swift.min(i, list.count - 1)])) }
         }
         let statement = try connection.shapedStatement(
-            MySQLSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])))
+            StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])))
         return try statement.query(values).map { row throws(StoreError) in try row.ledgerEntry() }
     }
 
     func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
-        try all(MySQLSQL.unmatchedLedger, [.int(try Self.limitValue(limit))]) {
+        try all(StoreSQL.unmatchedLedger, [.int(try Self.limitValue(limit))]) {
             row throws(StoreError) in try row.ledgerEntry()
         }
     }
@@ -135,11 +136,11 @@ final class MySQLSession: StoreSession {
     // MARK: audit
 
     func appendAudit(_ entry: AuditEntry) throws -> Int64 {
-        try write(MySQLSQL.insertAudit, MySQLBindings.audit(entry)).insertId
+        try write(StoreSQL.insertAudit, MySQLBindings.audit(entry)).insertId
     }
 
     func audit(entity: EntityKind, key: String) throws -> [AuditEntry] {
-        try all(MySQLSQL.auditByEntity, [.text(entity.rawValue), .text(key)]) {
+        try all(StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)]) {
             row throws(StoreError) in try row.auditEntry()
         }
     }
@@ -149,18 +150,18 @@ final class MySQLSession: StoreSession {
             MySQLValue(filter.actor), MySQLValue(filter.actor), MySQLValue(filter.since), MySQLValue(filter.since),
             MySQLValue(filter.ticket), MySQLValue(filter.ticket), .int(try Self.limitValue(filter.limit)),
         ]
-        return try all(MySQLSQL.auditMatching, values) { row throws(StoreError) in try row.auditEntry() }
+        return try all(StoreSQL.auditMatching, values) { row throws(StoreError) in try row.auditEntry() }
     }
 
     func auditEntry(id: Int64) throws -> AuditEntry? {
-        try one(MySQLSQL.auditById, [.int(id)]) { row throws(StoreError) in try row.auditEntry() }
+        try one(StoreSQL.auditById, [.int(id)]) { row throws(StoreError) in try row.auditEntry() }
     }
 
     // MARK: misc
 
     func counts() throws -> StoreCounts {
-        guard let row = try all(MySQLSQL.counts, [], { row throws(StoreError) in row }).first else {
-            throw StoreError.failure("counts returned no row [SQL: \(MySQLSQL.counts)]")
+        guard let row = try all(StoreSQL.counts, [], { row throws(StoreError) in row }).first else {
+            throw StoreError.failure("counts returned no row [SQL: \(StoreSQL.counts)]")
         }
         return StoreCounts(
             orders: Int(try row.int(0)), contracts: Int(try row.int(1)), ledger: Int(try row.int(2)),

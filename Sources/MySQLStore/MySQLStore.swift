@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 #if canImport(Glibc)
@@ -125,7 +126,7 @@ public final class MySQLStore: Store {
                     try connection.execute(step.statement)
                 }
                 try connection.run(
-                    MySQLSQL.recordMigration,
+                    StoreSQL.recordMigration,
                     [.int(Int64(migration.version)), .text(migration.name), .int(Self.nowMilliseconds())])
                 applied.append(migration.name)
             }
@@ -245,7 +246,7 @@ public final class MySQLStore: Store {
     private func currentVersion() throws -> Int {
         let exists = try connection.query(MySQLSQL.migrationsTableExists, [.text(Schema.migrationsTable)])
         guard try exists.first?.int(0) ?? 0 > 0 else { return 0 }
-        return Int(try connection.query(MySQLSQL.maxMigration).first?.int(0) ?? 0)
+        return Int(try connection.query(StoreSQL.maxMigration).first?.int(0) ?? 0)
     }
 
     /// Refuses to work on a database without the schema or with a schema from a newer iapctl.

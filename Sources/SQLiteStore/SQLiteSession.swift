@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 /// One open transaction on a ``SQLiteStore``; valid only inside the closure it was passed to.
@@ -20,15 +21,15 @@ final class SQLiteSession: StoreSession {
     // MARK: orders
 
     func order(no: String) throws -> Order? {
-        try one(SQL.orderByNo, no) { s throws(StoreError) in try s.order() }
+        try one(StoreSQL.orderByNo, no) { s throws(StoreError) in try s.order() }
     }
 
     func order(tradeNo: String) throws -> Order? {
-        try one(SQL.orderByTradeNo, tradeNo) { s throws(StoreError) in try s.order() }
+        try one(StoreSQL.orderByTradeNo, tradeNo) { s throws(StoreError) in try s.order() }
     }
 
     func orders(originNo: String) throws -> [Order] {
-        let s = try statement(SQL.ordersByOriginNo)
+        let s = try statement(StoreSQL.ordersByOriginNo)
         defer { s.reset() }
         try s.bind(originNo, at: 1)
         return try s.all { s throws(StoreError) in try s.order() }
@@ -36,13 +37,13 @@ final class SQLiteSession: StoreSession {
 
     func orders(matching filter: OrderFilter) throws -> [Order] {
         let values = [filter.userId, filter.status?.rawValue, filter.productId, filter.originNo]
-        let s = try filtered(SQL.ordersMatching, values: values, limit: filter.limit)
+        let s = try filtered(StoreSQL.ordersMatching, values: values, limit: filter.limit)
         defer { s.reset() }
         return try s.all { s throws(StoreError) in try s.order() }
     }
 
     func insertOrder(_ order: Order) throws -> Order {
-        let s = try statement(SQL.insertOrder, writing: true)
+        let s = try statement(StoreSQL.insertOrder, writing: true)
         defer { s.reset() }
         try s.bindColumns(of: order)
         try s.run()
@@ -52,7 +53,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func updateOrder(_ order: Order) throws {
-        let s = try statement(SQL.updateOrder, writing: true)
+        let s = try statement(StoreSQL.updateOrder, writing: true)
         defer { s.reset() }
         try s.bindColumns(of: order)
         try s.bind(order.id, at: 14)
@@ -63,18 +64,18 @@ final class SQLiteSession: StoreSession {
     // MARK: contracts
 
     func contract(contractId: String) throws -> Contract? {
-        try one(SQL.contractById, contractId) { s throws(StoreError) in try s.contract() }
+        try one(StoreSQL.contractById, contractId) { s throws(StoreError) in try s.contract() }
     }
 
     func contracts(matching filter: ContractFilter) throws -> [Contract] {
         let values = [filter.userId, filter.status?.rawValue, filter.productId]
-        let s = try filtered(SQL.contractsMatching, values: values, limit: filter.limit)
+        let s = try filtered(StoreSQL.contractsMatching, values: values, limit: filter.limit)
         defer { s.reset() }
         return try s.all { s throws(StoreError) in try s.contract() }
     }
 
     func insertContract(_ contract: Contract) throws -> Contract {
-        let s = try statement(SQL.insertContract, writing: true)
+        let s = try statement(StoreSQL.insertContract, writing: true)
         defer { s.reset() }
         try s.bindColumns(of: contract)
         try s.run()
@@ -84,7 +85,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func updateContract(_ contract: Contract) throws {
-        let s = try statement(SQL.updateContract, writing: true)
+        let s = try statement(StoreSQL.updateContract, writing: true)
         defer { s.reset() }
         try s.bindColumns(of: contract)
         try s.bind(contract.id, at: 12)
@@ -95,7 +96,7 @@ final class SQLiteSession: StoreSession {
     // MARK: ledger
 
     func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
-        let s = try statement(SQL.insertLedger, writing: true)
+        let s = try statement(StoreSQL.insertLedger, writing: true)
         defer { s.reset() }
         try s.bindColumns(of: entry)
         try s.run()
@@ -103,7 +104,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
-        let s = try statement(SQL.updateLedger, writing: true)
+        let s = try statement(StoreSQL.updateLedger, writing: true)
         defer { s.reset() }
         try s.bind(verdict.rawValue, at: 1)
         try s.bind(detail, at: 2)
@@ -113,14 +114,14 @@ final class SQLiteSession: StoreSession {
     }
 
     func ledgerEntry(id: Int64) throws -> LedgerEntry? {
-        let s = try statement(SQL.ledgerById)
+        let s = try statement(StoreSQL.ledgerById)
         defer { s.reset() }
         try s.bind(id, at: 1)
         return try s.step() ? s.ledgerEntry() : nil
     }
 
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
-        try one(SQL.processedLedger, notificationUUID) { s throws(StoreError) in try s.ledgerEntry() }
+        try one(StoreSQL.processedLedger, notificationUUID) { s throws(StoreError) in try s.ledgerEntry() }
     }
 
     func ledger(
@@ -135,7 +136,7 @@ final class SQLiteSession: StoreSession {
             throw StoreError.failure("ledger lookup with too many ids (\(lists.map(\.count).reduce(0, +)))")
         }
         let shape = StatementShape.ledgerMentioning(sizes[0], sizes[1], sizes[2])
-        let s = try db.cached(shape) { SQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])) }
+        let s = try db.cached(shape) { StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])) }
         defer { s.reset() }
         var index: Int32 = 1
         for (list, size) in zip(lists, sizes) where size > 0 {
@@ -148,7 +149,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
-        let s = try statement(SQL.unmatchedLedger)
+        let s = try statement(StoreSQL.unmatchedLedger)
         defer { s.reset() }
         try s.bind(try Self.limitValue(limit), at: 1)
         return try s.all { s throws(StoreError) in try s.ledgerEntry() }
@@ -157,7 +158,7 @@ final class SQLiteSession: StoreSession {
     // MARK: audit
 
     func appendAudit(_ entry: AuditEntry) throws -> Int64 {
-        let s = try statement(SQL.insertAudit, writing: true)
+        let s = try statement(StoreSQL.insertAudit, writing: true)
         defer { s.reset() }
         try s.bindColumns(of: entry)
         try s.run()
@@ -165,7 +166,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func audit(entity: EntityKind, key: String) throws -> [AuditEntry] {
-        let s = try statement(SQL.auditByEntity)
+        let s = try statement(StoreSQL.auditByEntity)
         defer { s.reset() }
         try s.bind(entity.rawValue, at: 1)
         try s.bind(key, at: 2)
@@ -173,7 +174,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry] {
-        let s = try statement(SQL.auditMatching)
+        let s = try statement(StoreSQL.auditMatching)
         defer { s.reset() }
         try s.bind(filter.actor, at: 1)
         try s.bind(filter.actor, at: 2)
@@ -186,7 +187,7 @@ final class SQLiteSession: StoreSession {
     }
 
     func auditEntry(id: Int64) throws -> AuditEntry? {
-        let s = try statement(SQL.auditById)
+        let s = try statement(StoreSQL.auditById)
         defer { s.reset() }
         try s.bind(id, at: 1)
         return try s.step() ? s.auditEntry() : nil
@@ -195,9 +196,9 @@ final class SQLiteSession: StoreSession {
     // MARK: misc
 
     func counts() throws -> StoreCounts {
-        let s = try statement(SQL.counts)
+        let s = try statement(StoreSQL.counts)
         defer { s.reset() }
-        guard try s.step() else { throw StoreError.failure("counts returned no row [SQL: \(SQL.counts)]") }
+        guard try s.step() else { throw StoreError.failure("counts returned no row [SQL: \(StoreSQL.counts)]") }
         return StoreCounts(
             orders: Int(try s.requiredInt64(0)), contracts: Int(try s.requiredInt64(1)),
             ledger: Int(try s.requiredInt64(2)), unmatched: Int(try s.requiredInt64(3)),
@@ -263,7 +264,7 @@ final class SQLiteSession: StoreSession {
         return try s.step() ? decode(s) : nil
     }
 
-    /// The statement for the filters present in `values` (see `SQL.ordersMatching`), bound.
+    /// The statement for the filters present in `values` (see `StoreSQL.ordersMatching`), bound.
     private func filtered(_ variants: [String], values: [String?], limit: Int?) throws(StoreError) -> Statement {
         var mask = 0
         for (bit, value) in values.enumerated() where value != nil { mask |= 1 << bit }

@@ -1,4 +1,5 @@
 internal import CSQLite
+import StoreSQL
 import SubscriptionEngine
 
 #if canImport(Glibc)
@@ -99,7 +100,7 @@ public final class SQLiteStore: Store {
             var applied: [String] = []
             for migration in Migrations.all where migration.version > current {
                 try database.executeScript(migration.script)
-                let record = try database.cached(SQL.recordMigration)
+                let record = try database.cached(StoreSQL.recordMigration)
                 defer { record.reset() }
                 try record.bind(Int64(migration.version), at: 1)
                 try record.bind(migration.name, at: 2)
@@ -175,8 +176,8 @@ public final class SQLiteStore: Store {
     // MARK: schema
 
     private func currentVersion() throws(StoreError) -> Int {
-        guard try database.scalarInt(SQL.migrationsTableExists) ?? 0 > 0 else { return 0 }
-        return Int(try database.scalarInt(SQL.maxMigration) ?? 0)
+        guard try database.scalarInt(SQLiteSQL.migrationsTableExists) ?? 0 > 0 else { return 0 }
+        return Int(try database.scalarInt(StoreSQL.maxMigration) ?? 0)
     }
 
     /// Refuses to work on a database without the schema or with a schema from a newer iapctl.

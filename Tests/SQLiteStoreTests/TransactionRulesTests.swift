@@ -1,4 +1,5 @@
 import Foundation
+import StoreSQL
 import SubscriptionEngine
 import Testing
 
@@ -125,18 +126,18 @@ struct TransactionRulesTests {
             while try statement.step() { details.append(statement.text(3) ?? "") }
             return details.joined(separator: " | ")
         }
-        #expect(try plan(SQL.ordersMatching[0b0001]).contains("INDEX idx_orders_user_id"))
-        #expect(try plan(SQL.ordersMatching[0b0010]).contains("INDEX idx_orders_status"))
-        #expect(try plan(SQL.ordersMatching[0b0100]).contains("INDEX idx_orders_product_id"))
-        #expect(try plan(SQL.ordersMatching[0b1000]).contains("INDEX idx_orders_origin_no"))
-        #expect(try plan(SQL.ordersByOriginNo).contains("INDEX idx_orders_origin_no"))
-        #expect(try plan(SQL.orderByNo).contains("INDEX sqlite_autoindex_orders_1"))
-        #expect(try plan(SQL.orderByTradeNo).contains("INDEX sqlite_autoindex_orders_2"))
-        #expect(try plan(SQL.contractsMatching[0b001]).contains("INDEX idx_member_contracts_user_id"))
-        #expect(try plan(SQL.processedLedger).contains("INDEX idx_iap_ledger_notification_uuid"))
-        #expect(try plan(SQL.unmatchedLedger).contains("INDEX idx_iap_ledger_verdict"))
-        #expect(try plan(SQL.auditByEntity).contains("INDEX idx_iap_audit_entity"))
-        let mentioning = try plan(SQL.ledgerMentioning(counts: (2, 1, 1)))
+        #expect(try plan(StoreSQL.ordersMatching[0b0001]).contains("INDEX idx_orders_user_id"))
+        #expect(try plan(StoreSQL.ordersMatching[0b0010]).contains("INDEX idx_orders_status"))
+        #expect(try plan(StoreSQL.ordersMatching[0b0100]).contains("INDEX idx_orders_product_id"))
+        #expect(try plan(StoreSQL.ordersMatching[0b1000]).contains("INDEX idx_orders_origin_no"))
+        #expect(try plan(StoreSQL.ordersByOriginNo).contains("INDEX idx_orders_origin_no"))
+        #expect(try plan(StoreSQL.orderByNo).contains("INDEX sqlite_autoindex_orders_1"))
+        #expect(try plan(StoreSQL.orderByTradeNo).contains("INDEX sqlite_autoindex_orders_2"))
+        #expect(try plan(StoreSQL.contractsMatching[0b001]).contains("INDEX idx_member_contracts_user_id"))
+        #expect(try plan(StoreSQL.processedLedger).contains("INDEX idx_iap_ledger_notification_uuid"))
+        #expect(try plan(StoreSQL.unmatchedLedger).contains("INDEX idx_iap_ledger_verdict"))
+        #expect(try plan(StoreSQL.auditByEntity).contains("INDEX idx_iap_audit_entity"))
+        let mentioning = try plan(StoreSQL.ledgerMentioning(counts: (2, 1, 1)))
         #expect(mentioning.contains("idx_iap_ledger_transaction_id"))
         #expect(mentioning.contains("idx_iap_ledger_original_transaction_id"))
         #expect(mentioning.contains("idx_iap_ledger_app_account_token"))
