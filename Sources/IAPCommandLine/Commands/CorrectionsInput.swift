@@ -176,11 +176,23 @@ enum BatchInput {
 /// Conversions of batch cells and option values to column values; errors are messages for a line.
 enum FieldValue {
     /// A non-empty string (numbers accepted as their digits, for Apple ids).
+    /// The longest id or text value a row may hold: both backends' columns take 255 characters.
+    static let maxLength = 255
+
     static func text(_ value: JSONValue, field: String) throws(CLIError) -> String {
         switch value {
-        case .string(let s) where !s.isEmpty && !s.allSatisfy(\.isWhitespace): return s
+        case .string(let s) where !s.isEmpty && !s.allSatisfy(\.isWhitespace):
+            try checkLength(s, field: field)
+            return s
         case .int(let n): return String(n)
         default: throw CLIError(.dataError, "\(field) must be a non-empty string, found \(BatchInput.kind(value))")
+        }
+    }
+
+    /// Refuses a value longer than ``maxLength`` characters (MySQL's columns would refuse it later).
+    static func checkLength(_ text: String, field: String) throws(CLIError) {
+        if text.count > maxLength {
+            throw CLIError(.dataError, "\(field) is \(text.count) characters long; the limit is \(maxLength)")
         }
     }
 

@@ -96,8 +96,11 @@ enum OrdersCommands {
 
     /// A pending order; `no` defaults to a new lowercase UUID.
     static func order(user: String, product: String, no: String?, prefix: String) throws(CLIError) -> Order {
-        for (name, value) in [("user", user), ("product", product)] where !isPrintableToken(value, allowSpaces: true) {
-            throw CLIError(.dataError, prefix + "\(name) must be non-empty text without control characters")
+        for (name, value) in [("user", user), ("product", product)] {
+            guard isPrintableToken(value, allowSpaces: true) else {
+                throw CLIError(.dataError, prefix + "\(name) must be non-empty text without control characters")
+            }
+            do { try FieldValue.checkLength(value, field: name) } catch { throw Corrections.prefixed(error, prefix) }
         }
         if let no, !isPrintableToken(no, allowSpaces: false) || no.count > 128 {
             throw CLIError(

@@ -11,6 +11,9 @@ enum RestoreCommand {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.value("user"), !user.isEmpty else { throw CLIError.usage("--user is required") }
+        guard user.count <= FieldValue.maxLength else {
+            throw CLIError.usage("--user is \(user.count) characters long; the limit is \(FieldValue.maxLength)")
+        }
         let apply = invocation.flag("apply")
         let dryRun = invocation.flag("dry-run")
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply (look-ups never write)") }
