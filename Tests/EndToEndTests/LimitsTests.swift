@@ -15,7 +15,8 @@ struct LimitsTests {
         #expect(user.stderr.contains("limit is 255"))
         let product = try cli.run(["orders", "create", "--user", "u", "--product", long])
         #expect(product.status == 65)
-        let batch = try cli.run(["orders", "create", "--from", "-"], stdin: "{\"user\":\"ok\",\"product\":\"p\"}\n{\"user\":\"\(long)\",\"product\":\"p\"}\n")
+        let batch = try cli.run(
+            ["orders", "create", "--from", "-"], stdin: "{\"user\":\"ok\",\"product\":\"p\"}\n{\"user\":\"\(long)\",\"product\":\"p\"}\n")
         #expect(batch.status == 65)
         #expect(batch.stderr.contains("line 2"))
         #expect(try cli.ok(["orders", "list", "-o", "json"]).jsonArray().isEmpty)
