@@ -79,9 +79,10 @@ public final class SubscriptionEventEngine: Sendable {
 
     /// 50 ms before the 2nd attempt, 200 ms before the 3rd, plus up to 50 ms of jitter so two
     /// deadlocked processes do not collide again in step.
-    static func pause(beforeAttempt attempt: Int) {
+    /// Batches that retry a whole transaction (group commit) use the same pauses.
+    public static func pause(beforeAttempt attempt: Int) {
         let milliseconds = 50 * (1 << (2 * (attempt - 1))) + Int.random(in: 0..<50)
-        var delay = timespec(tv_sec: 0, tv_nsec: milliseconds * 1_000_000)
+        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
         var remaining = timespec()
         while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
     }

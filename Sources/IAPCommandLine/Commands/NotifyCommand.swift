@@ -162,7 +162,7 @@ enum NotifyCommand {
                 }
                 break
             } catch StoreError.busy where attempt < SubscriptionEventEngine.busyAttempts {
-                pause(beforeAttempt: attempt)
+                SubscriptionEventEngine.pause(beforeAttempt: attempt)
                 attempt += 1
             } catch {
                 // Nothing of this chunk was committed.
@@ -183,14 +183,6 @@ enum NotifyCommand {
         try? printer.invocation.stdout.flush()
         timings.add(.output, since: printed)
         if let stop { throw stop }
-    }
-
-    /// 50 ms before the 2nd attempt, 200 ms before the 3rd, plus up to 50 ms of jitter (the engine's pauses).
-    private static func pause(beforeAttempt attempt: Int) {
-        let milliseconds = 50 * (1 << (2 * (attempt - 1))) + Int.random(in: 0..<50)
-        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-        var remaining = timespec()
-        while nanosleep(&delay, &remaining) != 0, errno == EINTR { delay = remaining }
     }
 
     /// Verifies one input item (on any thread) and maps it to an engine event.
