@@ -192,23 +192,10 @@ public enum EntitlementAsOf {
     }
 }
 
-/// ISO-8601 UTC to the second, for reasons (the engine has no formatter of its own).
+/// ISO-8601 UTC to the second (`2025-03-01T10:00:00Z`) for the engine's human-readable texts:
+/// change summaries and entitlement reasons.
 enum ISO8601Text {
     static func format(_ ms: Int64) -> String {
-        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = seconds - days * 86_400
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
+        Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601)
     }
 }

@@ -60,7 +60,7 @@ public struct Change: Sendable, Equatable {
     static func readable(_ column: String, _ value: String?) -> String {
         guard let value else { return "∅" }
         guard column.hasSuffix("_date"), let ms = Int64(value) else { return value }
-        return Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601)
+        return ISO8601Text.format(ms)
     }
 }
 
