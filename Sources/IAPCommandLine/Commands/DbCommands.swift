@@ -67,12 +67,20 @@ enum DbCommands {
         result.append("schema_version", current)
         result.append("migrations", .array(applied.map(JSONValue.string)))
         return emit(result, invocation: invocation) {
-            switch action {
-            case "created": return ["created \(name) (schema v\(current))"]
-            case "up to date": return ["\(name) is up to date (schema v\(current))"]
-            default:
-                return ["migrated \(name) from schema v\(before) to v\(current):"] + applied.map { "  \($0)" }
-            }
+            initLines(action: action, name: name, before: before, current: current, applied: applied)
+        }
+    }
+
+    /// What `db init` says it did, on either backend (`added`: schema items added to an existing database).
+    static func initLines(
+        action: String, name: String, before: Int, current: Int, applied: [String], added: [String] = []
+    ) -> [String] {
+        switch action {
+        case "created": return ["created \(name) (schema v\(current))"]
+        case "up to date": return ["\(name) is up to date (schema v\(current))"]
+        default:
+            return ["migrated \(name) from schema v\(before) to v\(current):"] + applied.map { "  \($0)" }
+                + added.map { "  added \($0)" }
         }
     }
 
@@ -182,13 +190,7 @@ extension DbCommands {
         result.append("migrations", .array(applied.map(JSONValue.string)))
         result.append("added", .array(added.map(JSONValue.string)))
         return emit(result, invocation: invocation) {
-            switch action {
-            case "created": return ["created \(name) (schema v\(current))"]
-            case "up to date": return ["\(name) is up to date (schema v\(current))"]
-            default:
-                return ["migrated \(name) from schema v\(before) to v\(current):"] + applied.map { "  \($0)" }
-                    + added.map { "  added \($0)" }
-            }
+            initLines(action: action, name: name, before: before, current: current, applied: applied, added: added)
         }
     }
 
