@@ -18,6 +18,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CMariaDB",
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
@@ -28,6 +33,11 @@ let package = Package(
         ),
         .target(
             name: "SubscriptionEngine"
+        ),
+        // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
+        .target(
+            name: "AppStoreAPI",
+            dependencies: ["AppStoreJWS", "COpenSSL", "CCurl"]
         ),
         // Test and benchmark support: throwaway CA chains with Apple's OIDs, JWS signing.
         // Not part of the shipped binary.
@@ -53,7 +63,7 @@ let package = Package(
         ),
         .target(
             name: "IAPCommandLine",
-            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
+            dependencies: ["AppStoreJWS", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
         ),
         .executableTarget(
             name: "iapctl",

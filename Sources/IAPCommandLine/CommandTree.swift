@@ -131,7 +131,8 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, man,
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, AppleCommands.group, completion,
+            help, man,
         ],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
@@ -597,7 +598,7 @@ public enum CommandTree {
                 "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
                 completion: .values([
                     "db", "orders", "contracts", "notify", "verify", "restore", "entitled", "audit", "doctor",
-                    "completion",
+                    "apple", "completion",
                 ]))
         ],
         handlerKey: "help",

@@ -5,19 +5,7 @@ import AppStoreJWS
 enum TrustSetup {
     static func verifier(_ invocation: Invocation) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
-        let rootFiles = invocation.values("root-ca")
-        if !rootFiles.isEmpty {
-            var roots: [[UInt8]] = []
-            for path in rootFiles {
-                let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
-                do {
-                    roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
-                } catch {
-                    throw CLIError(.config, "--root-ca \(path): \(error)", hint: "give a DER or PEM certificate file")
-                }
-            }
-            configuration.roots = roots
-        }
+        if let roots = try roots(invocation) { configuration.roots = roots }
         configuration.bundleId = invocation.value("bundle-id")
         if let raw = invocation.value("app-apple-id") {
             guard let id = Int64(raw), id > 0 else {
@@ -36,6 +24,22 @@ enum TrustSetup {
                 hint: "Production needs the app's Apple id: pass --app-apple-id N (or IAPCTL_APP_APPLE_ID), "
                     + "or accept only Sandbox with --environment Sandbox")
         }
+    }
+
+    /// The certificates of `--root-ca` (nil when none is given: the built-in Apple root).
+    static func roots(_ invocation: Invocation) throws -> [[UInt8]]? {
+        let rootFiles = invocation.values("root-ca")
+        guard !rootFiles.isEmpty else { return nil }
+        var roots: [[UInt8]] = []
+        for path in rootFiles {
+            let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
+            do {
+                roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
+            } catch {
+                throw CLIError(.config, "--root-ca \(path): \(error)", hint: "give a DER or PEM certificate file")
+            }
+        }
+        return roots
     }
 
     /// `signed`, `now`, or an ISO-8601 instant.
