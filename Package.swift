@@ -80,6 +80,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "AppStoreAPITests",
+            dependencies: ["AppStoreAPI", "AppStoreJWS", "COpenSSL"]
+        ),
+        .testTarget(
             name: "JWSForgeTests",
             dependencies: ["JWSForge"]
         ),

@@ -401,3 +401,32 @@ struct AppleAPITests {
         #expect(test.lines == ["ce3af791-365e-4c60-841b-1674b43c1609"])
     }
 }
+
+@Suite("README: Talking to Apple")
+struct AppleReadmeTests {
+    @Test func theReadmeExamplesRunAsShown() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let server = try AppleAPIServer(cli: cli)
+        for (name, value) in server.environment { cli.environment[name] = value }
+        try world.database(orders: [("3c1f6b0e-7a52-4d8e-9f10-2b4c6d8e0a01", "u42")])
+        let jws = try world.signedTransaction(
+            world.transaction("1000", original: "1000", token: "3c1f6b0e-7a52-4d8e-9f10-2b4c6d8e0a01"))
+        try server.routes([
+            ("*", "GET", "/inApps/v1/lookup/MK5TTTVWJH", [:], [.ok(["status": 0, "signedTransactions": [jws]])])
+        ])
+        func line(_ text: String) -> [String] {
+            #expect(ReadmeTests.readme.contains(text), "README.md no longer shows: \(text)")
+            return text.split(separator: " ").dropFirst().map { String($0).replacingOccurrences(of: "\"", with: "") }
+        }
+        let lookup = try cli.ok(line("iapctl apple lookup MK5TTTVWJH") + ["--environment", "sandbox"])
+        let restore = try cli.run(
+            line("iapctl restore --user u42") + world.trust + ["-o", "ndjson"], stdin: lookup.stdout)
+        #expect(try restore.ndjson().first?["verdict"] as? String == "restorable", "\(restore)")
+        let dry = try cli.ok(
+            line("iapctl apple extend 2000000100000001 --days 7 --reason-code 3 --reason \"outage\" --dry-run"))
+        #expect(dry.lines.first?.hasPrefix("PUT https://127.0.0.1:") == true)
+        #expect(dry.lines.first?.hasSuffix("/production/inApps/v1/subscriptions/extend/2000000100000001") == true)
+        #expect(try server.requests().count == 1)
+    }
+}
