@@ -74,6 +74,9 @@ public enum Endpoint {
 }
 
 extension AppStoreServerAPI {
+    /// Apple's "pagination token expired" codes (restart the walk).
+    public static let expiredTokenCodes: Set<Int64> = [4000014, 4000017]
+
     /// The pages of a revision-paginated endpoint (transaction and refund history): the same query again
     /// with each answer's `revision` while `hasMore`. The server of the first answer serves the rest.
     public func walkRevisions(
@@ -111,8 +114,20 @@ extension AppStoreServerAPI {
         var call = Endpoint.notificationHistory(body: body)
         var pages: [JSONValue] = []
         var items = 0
+        var restarted = false
         while true {
-            let answer = try send(call, to: server)
+            let answer: APIAnswer
+            do {
+                answer = try send(call, to: server)
+            } catch let error where Self.expiredTokenCodes.contains(error.appleCode ?? 0) && !restarted {
+                // Apple's pagination token expired mid-walk: start again from the first page, once.
+                log("notification history: \(error.appleMessage ?? "pagination token expired"); starting again")
+                restarted = true
+                call.query = []
+                pages = []
+                items = 0
+                continue
+            }
             guard let page = answer.json, case .array(let list)? = page["notificationHistory"] else {
                 throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no notificationHistory array")
             }

@@ -241,3 +241,42 @@ struct ClientPolicyTests {
         #expect(a.count == 36 && Array(a)[14] == "8")
     }
 }
+
+@Suite("AppStoreAPI: pagination")
+struct PaginationTests {
+    func client(_ transport: ScriptedTransport) throws -> AppStoreServerAPI {
+        let tokens = TokenIssuer(key: try APIKey(pem: try TestKey().pem, keyId: "K"), issuerId: "i", bundleId: "b") {
+            1_700_000_000
+        }
+        return AppStoreServerAPI(tokens: tokens, transport: transport, nowMs: { 0 }, sleepMs: { _ in })
+    }
+
+    func page(_ json: String) -> HTTPResponse { HTTPResponse(status: 200, body: Array(json.utf8)) }
+
+    @Test func historyResendsTheQueryWithEachRevision() throws {
+        let transport = ScriptedTransport([
+            page(#"{"revision": "r1", "hasMore": true, "signedTransactions": ["a"]}"#),
+            page(#"{"revision": "r2", "hasMore": false, "signedTransactions": ["b"]}"#),
+        ])
+        let (server, pages) = try client(transport).walkRevisions(
+            Endpoint.transactionHistory("1", query: [("sort", "ASCENDING")]), .sandbox)
+        #expect(server == .sandbox)
+        #expect(pages.count == 2)
+        #expect(transport.sent.map(\.url).last == "https://api.storekit-sandbox.apple.com/inApps/v2/history/1?sort=ASCENDING&revision=r1")
+    }
+
+    @Test func anExpiredPaginationTokenRestartsTheWalkOnce() throws {
+        let transport = ScriptedTransport([
+            page(#"{"hasMore": true, "paginationToken": "t1", "notificationHistory": [{"signedPayload": "a"}]}"#),
+            apple(400, 4000014),
+            page(#"{"hasMore": true, "paginationToken": "t2", "notificationHistory": [{"signedPayload": "a"}]}"#),
+            page(#"{"hasMore": false, "notificationHistory": [{"signedPayload": "b"}]}"#),
+        ])
+        let pages = try client(transport).walkNotificationHistory(body: .object([("startDate", .int(1))]), .production)
+        #expect(pages.count == 2)
+        #expect(transport.sent.count == 4)
+        #expect(transport.sent[2].url.hasSuffix("/inApps/v1/notifications/history"))
+        #expect(transport.sent[3].url.hasSuffix("?paginationToken=t2"))
+        #expect(transport.sent[0].body.map { String(decoding: $0, as: UTF8.self) } == #"{"startDate":1}"#)
+    }
+}

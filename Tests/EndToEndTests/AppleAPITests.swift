@@ -317,6 +317,37 @@ struct AppleAPITests {
         #expect(try server.requests().isEmpty)
     }
 
+    @Test func theKeySettingsComeFromTheConfigFileToo() throws {
+        let (cli, world, server) = try setUp()
+        for name in ["IAPCTL_APPLE_KEY_FILE", "IAPCTL_APPLE_KEY_ID", "IAPCTL_APPLE_ISSUER_ID", "IAPCTL_BUNDLE_ID"] {
+            cli.environment[name] = nil
+        }
+        let jws = try world.signedTransaction(world.transaction("1000", original: "1000"))
+        try server.routes([("sandbox", "GET", "/inApps/v1/transactions/1000", [:], [.ok(["signedTransactionInfo": jws])])])
+        let config = try cli.write(
+            "iapctl.json",
+            """
+            {"apple-key-file": "\(server.keyPath)", "apple-key-id": "\(AppleAPIServer.keyId)",
+             "apple-issuer-id": "\(AppleAPIServer.issuerId)", "bundle-id": "\(AppleWorld.bundleId)",
+             "apple-environment": "sandbox"}
+            """)
+        let result = try cli.run(["apple", "transactions", "get", "1000", "--config", config])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines == [jws])
+        #expect(!result.stdout.contains("PRIVATE KEY") && !result.stderr.contains("PRIVATE KEY"))
+        let missing = try cli.run(["apple", "transactions", "get", "1000", "--bundle-id", AppleWorld.bundleId])
+        #expect(missing.status == 78)
+        #expect(missing.stderr.contains("--key-file is not set"))
+    }
+
+    @Test func notificationHistoryRefusesAWindowApplesHistoryDoesNotHave() throws {
+        let (cli, world, server) = try setUp()
+        let result = try cli.run(["apple", "notifications", "history", "--since", "200d"] + sandbox(world))
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("180 days"))
+        #expect(try server.requests().isEmpty)
+    }
+
     @Test func extendShowsTheExactRequestInADryRunAndAuditsApplesAnswer() throws {
         let (cli, world, server) = try setUp()
         try world.database()

@@ -86,6 +86,10 @@ enum AppleNotifications {
         let start = try AuditTime.parse(invocation.value("since") ?? "", option: "since", now: now)
         let end = try AuditTime.option(invocation, "until", now: now) ?? now
         guard start < end else { throw CLIError.usage("--since must be before --until") }
+        guard now - start <= 180 * 86_400_000 else {
+            throw CLIError.usage(
+                "--since is more than 180 days ago", hint: "Apple keeps notification history for 180 days")
+        }
         let apply = invocation.flag("apply")
         let gapReport = invocation.flag("gap-report") || apply
         if invocation.flag("dry-run") && !apply { throw CLIError.usage("--dry-run goes with --apply") }
