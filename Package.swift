@@ -106,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["JWSForge"],
+            dependencies: ["JWSForge", "AppStoreAPI"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -33,6 +33,8 @@ public struct AppStoreAPIError: Error, Sendable, CustomStringConvertible {
     public var appleMessage: String?
     /// For `rateLimited`: when Apple said to try again (ms since the epoch).
     public var retryAt: Int64?
+    /// Whether trying again may help (false for an untrusted certificate).
+    public var isRetryable = true
 
     public init(_ kind: Kind, _ message: String, hint: String? = nil) {
         self.kind = kind

@@ -180,7 +180,7 @@ public final class AppStoreServerAPI {
             let response: HTTPResponse
             do {
                 response = try exchange(call, server)
-            } catch let error where error.kind == .unavailable && retries < policy.maxRetries {
+            } catch let error where error.kind == .unavailable && error.isRetryable && retries < policy.maxRetries {
                 retries += 1
                 backOff(retries, because: error.message)
                 continue

@@ -145,9 +145,11 @@ public final class CurlTransport: HTTPTransport {
         let host = host(url)
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
-            return AppStoreAPIError(
+            var error = AppStoreAPIError(
                 .unavailable, "TLS with \(host) failed: \(describe(code))",
                 hint: "the server's certificate is not trusted; iapctl never turns verification off")
+            error.isRetryable = code != CURLE_PEER_FAILED_VERIFICATION
+            return error
         case CURLE_OPERATION_TIMEDOUT:
             return AppStoreAPIError(.unavailable, "\(host) did not answer in time (\(describe(code)))")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT:

@@ -1,3 +1,4 @@
+import AppStoreAPI
 import Foundation
 import JWSForge
 import Testing
@@ -298,6 +299,46 @@ struct AppleAPITests {
         let production = try cli.run(["apple", "transactions", "get", "1000", "--environment", "production"])
         #expect(production.status == 78)
         #expect(production.stderr.contains("never released"))
+    }
+
+    @Test func theServerRefusesExpiredForeignAndBadlySignedTokensAsAppleDoes() throws {
+        let (cli, world, server) = try setUp()
+        let transport = CurlTransport(caFile: server.dir.appendingPathComponent("tls.crt").path)
+        let key = try APIKey(pem: Array(try Data(contentsOf: URL(fileURLWithPath: server.keyPath))), keyId: AppleAPIServer.keyId)
+        let now = Int64(Date().timeIntervalSince1970)
+        func status(issuer: String = AppleAPIServer.issuerId, bundle: String = AppleWorld.bundleId, at time: Int64) throws -> Int {
+            let token = try TokenIssuer(key: key, issuerId: issuer, bundleId: bundle) { time }.token()
+            let request = HTTPRequest(
+                method: "GET", url: "https://127.0.0.1:\(server.port)/sandbox/inApps/v1/transactions/1",
+                headers: [("Authorization", "Bearer " + token)])
+            return try transport.send(request).status
+        }
+        #expect(try status(at: now) == 404)  // accepted; no such transaction
+        #expect(try status(at: now - 3600) == 401)  // expired
+        #expect(try status(at: now + 600) == 401)  // issued in the future
+        #expect(try status(bundle: "com.example.other", at: now) == 401)
+        #expect(try status(issuer: "00000000-0000-0000-0000-000000000000", at: now) == 401)
+        #expect(
+            try server.requests().compactMap { $0["tokenProblem"] as? String } == [
+                "expired or too long", "expired or too long", "bid", "iss",
+            ])
+
+        // The right key id with another key: the signature does not verify.
+        try AppleAPIServer.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", server.keyPath])
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: server.keyPath)
+        let forged = try cli.run(["apple", "transactions", "get", "1"] + sandbox(world))
+        #expect(forged.status == 78, "\(forged)")
+        #expect(try server.requests().last?["tokenProblem"] as? String == "signature")
+    }
+
+    @Test func anUntrustedServerCertificateIsNeverAccepted() throws {
+        let (cli, world, server) = try setUp()
+        cli.environment["IAPCTL_APPLE_API_CA_FILE"] = nil
+        let result = try cli.run(["apple", "transactions", "get", "1"] + sandbox(world))
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.contains("TLS with 127.0.0.1:\(server.port) failed"))
+        #expect(!result.stderr.contains("retry"))
+        #expect(try server.requests().isEmpty)
     }
 
     @Test func theKeyFileMustBeThereAndPrivate() throws {
