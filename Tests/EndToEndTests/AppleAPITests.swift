@@ -268,6 +268,52 @@ struct AppleAPITests {
         #expect(try server.requests().count == 3)
     }
 
+    @Test func aServerThatDoesNotAnswerInTimeIsUnavailable() throws {
+        let (cli, world, server) = try setUp()
+        try server.routes([
+            ("sandbox", "GET", "/inApps/v1/transactions/1", [:], [AppleAPIServer.Response(status: 200, json: [:], delayMs: 3000)])
+        ])
+        let result = try cli.run(["apple", "transactions", "get", "1", "--timeout", "1"] + sandbox(world))
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.contains("did not answer in time"))
+        #expect(result.stderr.contains("after 3 retries") || result.stderr.contains("retry 3 of 3"))
+    }
+
+    @Test func refundHistoryFollowsRevisions() throws {
+        let (cli, world, server) = try setUp()
+        let a = try world.signedTransaction(world.transaction("1000", original: "1000", revoked: true))
+        let b = try world.signedTransaction(world.transaction("1001", original: "1000", period: 1, revoked: true))
+        try server.routes([
+            (
+                "sandbox", "GET", "/inApps/v2/refund/lookup/1000", ["revision": "x1"],
+                [.ok(["revision": "x2", "hasMore": false, "signedTransactions": [b]])]
+            ),
+            (
+                "sandbox", "GET", "/inApps/v2/refund/lookup/1000", [:],
+                [.ok(["revision": "x1", "hasMore": true, "signedTransactions": [a]])]
+            ),
+        ])
+        let result = try cli.ok(["apple", "refunds", "history", "1000", "-o", "ndjson"] + sandbox(world))
+        #expect(try result.ndjson().map { $0["transactionId"] as? String } == ["1000", "1001"])
+        #expect(try result.ndjson().allSatisfy { $0["revocation_date"] is String })
+        #expect(try server.requests().count == 2)
+    }
+
+    @Test func testNotificationStatusPrintsThePayloadAndSaysWhetherItArrived() throws {
+        let (cli, world, server) = try setUp()
+        let path = "/inApps/v1/notifications/test/8cd2974c-f905-492a-bf9a-b2f47c791d19"
+        try server.routes([("sandbox", "GET", path, [:], [.apple(200, "getTestNotificationStatusResponse")])])
+        let raw = try cli.run(["apple", "notifications", "test-status", "8cd2974c-f905-492a-bf9a-b2f47c791d19"] + sandbox(world))
+        #expect(raw.status == 0, "\(raw)")
+        #expect(raw.lines == ["signed_payload"])
+        #expect(raw.stderr.contains("delivered"))
+        // Apple's example payload is a placeholder, not a JWS: decoding it is an error, never printed.
+        let decoded = try cli.run(
+            ["apple", "notifications", "test-status", "8cd2974c-f905-492a-bf9a-b2f47c791d19", "-o", "json"] + sandbox(world))
+        #expect(decoded.status == 65, "\(decoded)")
+        #expect(decoded.stdout.isEmpty)
+    }
+
     @Test func aRateLimitIsWaitedOutWithinTheBoundAndReportedBeyondIt() throws {
         let (cli, world, server) = try setUp()
         let jws = try world.signedTransaction(world.transaction("1000", original: "1000"))

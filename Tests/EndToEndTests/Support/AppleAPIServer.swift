@@ -23,6 +23,7 @@ final class AppleAPIServer {
         var json: Any?
         var file: String?
         var retryAfterMs: Int?
+        var delayMs: Int?
 
         static func ok(_ json: Any) -> Response { Response(status: 200, json: json) }
         static func apple(_ status: Int, _ fixture: String, retryAfterMs: Int? = nil) -> Response {
@@ -35,6 +36,7 @@ final class AppleAPIServer {
             if let json { o["json"] = json }
             if let file { o["file"] = AppleAPIServer.fixtures.appendingPathComponent(file).path }
             if let retryAfterMs { o["retryAfterMs"] = retryAfterMs }
+            if let delayMs { o["delayMs"] = delayMs }
             return o
         }
     }

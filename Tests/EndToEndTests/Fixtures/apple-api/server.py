@@ -13,8 +13,9 @@ made, and behaves as Apple documents:
   iapctl's test-only base URLs there); the rest is Apple's path.
 - answers come from DIR/routes.json, a list of {"env", "method", "path", "query"?, "body"?, "responses"}:
   the first route whose env ("*" for both), method, path, query subset and body subset match serves its
-  responses in order (the last one repeats). A response is {"status", "json"? | "file"?, "retryAfterMs"?}:
-  retryAfterMs sets Retry-After to now + that many ms (Apple's unit: ms since the epoch).
+  responses in order (the last one repeats). A response is {"status", "json"? | "file"?, "retryAfterMs"?,
+  "delayMs"?}: retryAfterMs sets Retry-After to now + that many ms (Apple's unit: ms since the epoch);
+  delayMs answers that much later (for timeouts).
   No route: 404 with Apple's "Transaction id not found." body (errorCode 4040010).
 - every request is appended to DIR/requests.ndjson (env, method, path, query, body, claims).
 
@@ -177,6 +178,8 @@ class Handler(BaseHTTPRequestHandler):
                 break
         if chosen is None:
             return self.answer(404, b'{"errorCode": 4040010, "errorMessage": "Transaction id not found."}')
+        if "delayMs" in chosen:
+            time.sleep(chosen["delayMs"] / 1000)
         headers = []
         if "retryAfterMs" in chosen:
             headers.append(("Retry-After", str(int(time.time() * 1000) + chosen["retryAfterMs"])))
