@@ -492,6 +492,20 @@ struct AppleAPITests {
         #expect(Set(audit.compactMap { $0["command"] as? String }) == ["apple set-app-account-token", "apple consumption"])
     }
 
+    @Test func aWriteInAutoGoesToSandboxWhenProductionDoesNotKnowTheId() throws {
+        let (cli, world, server) = try setUp()
+        try world.database()
+        try server.routes([
+            ("production", "PUT", "/inApps/v1/transactions/1000/appAccountToken", [:], [.apple(404, "transactionIdNotFoundError")]),
+            ("sandbox", "PUT", "/inApps/v1/transactions/1000/appAccountToken", [:], [.empty]),
+        ])
+        try cli.ok(["apple", "set-app-account-token", "1000", "--token", token, "--reason", "web flow"])
+        #expect(try server.requests().map { $0["env"] as? String } == ["production", "sandbox"])
+        let audit = try #require(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().first)
+        let shown = try cli.ok(["audit", "show", "\(audit["id"] ?? 0)", "-o", "json"]).stdout
+        #expect(shown.contains("Sandbox"))
+    }
+
     @Test func massExtensionTestNotificationsAndTheirStatus() throws {
         let (cli, world, server) = try setUp()
         try world.database()

@@ -142,7 +142,9 @@ enum AppleWrites {
             call = Endpoint.extend(original: original, days: days, reasonCode: code, requestIdentifier: requestId)
             entity = (.contract, original)
         }
-        return try send(call, invocation, entity: entity, command: "apple extend") { answer in
+        return try send(
+            call, invocation, entity: entity, command: "apple extend", byTransaction: !invocation.flag("all-active")
+        ) { answer in
             if invocation.flag("all-active") {
                 invocation.note(
                     "Apple accepted the mass extension; check it with 'iapctl apple extend-status "
@@ -223,7 +225,7 @@ enum AppleWrites {
     /// record Apple's answer — or Apple's refusal — in the audit trail, then print the answer.
     static func send(
         _ call: APICall, _ invocation: Invocation, entity: (EntityKind, String), command: String,
-        done: (JSONValue?) throws -> ExitCode
+        byTransaction: Bool = true, done: (JSONValue?) throws -> ExitCode
     ) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let server: APIServer = session.environment == .sandbox ? .sandbox : .production
@@ -235,18 +237,24 @@ enum AppleWrites {
                 invocation.print("")
                 invocation.print(body)
             }
+            if byTransaction && session.environment == .auto {
+                invocation.note("with --environment auto, Sandbox is asked when Production does not know the id")
+            }
             invocation.note("dry run: nothing sent, nothing recorded")
             return .success
         }
         let store = try DbOpen.existing(invocation)
-        let request = JSONValue.object([
-            ("method", .string(call.method)), ("path", .string(call.target)), ("environment", .string(server.rawValue)),
-            ("body", call.body ?? .null),
-        ])
         let result: Result<APIAnswer, AppStoreAPIError>
         do {
-            result = .success(try session.api.send(call, to: server))
+            // A write Apple refused as unknown in Production changed nothing there: asking Sandbox is safe.
+            result = .success(
+                byTransaction ? try session.api.send(call, session.environment) : try session.api.send(call, to: server))
         } catch { result = .failure(session.explained(error)) }
+        let answered = (try? result.get().server.rawValue) ?? session.environment.rawValue
+        let request = JSONValue.object([
+            ("method", .string(call.method)), ("path", .string(call.target)), ("environment", .string(answered)),
+            ("body", call.body ?? .null),
+        ])
         let response: JSONValue
         switch result {
         case .success(let answer):
