@@ -157,7 +157,7 @@ public final class AppStoreServerAPI {
             do {
                 return try send(call, to: .production)
             } catch let error where error.kind == .notFound && sandboxOnNotFound {
-                log("Production: \(error.appleMessage ?? "not found"); trying Sandbox")
+                log("Production does not know it (\(error.appleCode.map { "Apple error \($0)" } ?? "404")); trying Sandbox")
                 return try send(call, to: .sandbox)
             } catch let error where error.kind == .unauthorized {
                 log("Production refused the token; trying Sandbox (an app never released exists only there)")

@@ -110,11 +110,15 @@ public final class CurlTransport: HTTPTransport {
         if let caFile { setup.append(iapctl_curl_set_string(handle, CURLOPT_CAINFO, caFile)) }
         if let payload = request.body {
             setup.append(iapctl_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, payload.count))
-            setup.append(
-                payload.withUnsafeBufferPointer {
-                    iapctl_curl_set_string(
-                        handle, CURLOPT_COPYPOSTFIELDS, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self))
-                })
+            if payload.isEmpty {
+                setup.append(iapctl_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, ""))
+            } else {
+                setup.append(
+                    payload.withUnsafeBytes {
+                        iapctl_curl_set_string(
+                            handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+                    })
+            }
         }
         if let failed = setup.first(where: { $0 != CURLE_OK }) {
             throw AppStoreAPIError(.internal, "libcurl refused an option: \(Self.describe(failed))")

@@ -242,7 +242,7 @@ enum AppleCommands {
 
     /// All pages of a revision-paginated history, then its items.
     static func walk(_ session: AppleSession, _ call: APICall, what: String) throws -> ExitCode {
-        let (server, pages) = try session.explaining { () throws(AppStoreAPIError) in
+        let (server, pages) = try session.explaining(followsEnvironment: true) { () throws(AppStoreAPIError) in
             try session.api.walkRevisions(call, session.environment) { pages, items in
                 session.progress("\(what): page \(pages), \(items) transactions")
             }

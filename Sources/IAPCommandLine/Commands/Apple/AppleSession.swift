@@ -138,33 +138,36 @@ final class AppleSession {
         return String(name.dropFirst(8).dropLast(3))
     }
 
-    /// Sends one call; a 401 gets the likely cause.
+    /// Sends one call to the server(s) of `--environment`; a 401 gets the likely cause.
     func send(_ call: APICall, sandboxOnNotFound: Bool = true) throws -> APIAnswer {
         do {
             return try api.send(call, environment, sandboxOnNotFound: sandboxOnNotFound)
-        } catch { throw explained(error) }
+        } catch { throw explained(error, sandboxTried: environment != .production) }
     }
 
-    /// Runs `body`, explaining a 401.
-    func explaining<T>(_ body: () throws(AppStoreAPIError) -> T) throws -> T {
-        do { return try body() } catch { throw explained(error) }
+    /// Runs `body`, explaining a 401; `followsEnvironment`: it asked the server(s) of `--environment`
+    /// (else Production, or Sandbox with `--environment sandbox`).
+    func explaining<T>(followsEnvironment: Bool = false, _ body: () throws(AppStoreAPIError) -> T) throws -> T {
+        do { return try body() } catch {
+            throw explained(error, sandboxTried: followsEnvironment ? environment != .production : environment == .sandbox)
+        }
     }
 
     /// A 401 says which of key, issuer, bundle id or "never released" is likely.
-    func explained(_ error: AppStoreAPIError) -> AppStoreAPIError {
+    func explained(_ error: AppStoreAPIError, sandboxTried: Bool) -> AppStoreAPIError {
         guard error.kind == .unauthorized else { return error }
         var error = error
         var causes: [String] = []
         if let named = Self.keyIdInFileName(keyFile), named != keyId {
             causes.append("the key id: --key-id \(keyId) but the key file is \(Self.baseName(keyFile))")
         }
-        if environment == .production {
+        if !sandboxTried {
             causes.append("an app never released on the App Store is known only to Sandbox: try --environment sandbox")
         }
         causes.append(
             "the issuer id (--issuer-id) or the bundle id (--bundle-id \(invocation.value("bundle-id") ?? "?")) "
                 + "does not belong to this key's team, or the key was revoked in App Store Connect")
-        if environment == .auto {
+        if sandboxTried && environment == .auto {
             causes.append("(Sandbox refused it too, so it is not an unreleased app)")
         }
         error.hint = "likely: " + causes.joined(separator: "; ")

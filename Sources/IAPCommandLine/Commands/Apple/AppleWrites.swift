@@ -249,7 +249,10 @@ enum AppleWrites {
             // A write Apple refused as unknown in Production changed nothing there: asking Sandbox is safe.
             result = .success(
                 byTransaction ? try session.api.send(call, session.environment) : try session.api.send(call, to: server))
-        } catch { result = .failure(session.explained(error)) }
+        } catch {
+            let sandboxTried = byTransaction ? session.environment != .production : session.environment == .sandbox
+            result = .failure(session.explained(error, sandboxTried: sandboxTried))
+        }
         let answered = (try? result.get().server.rawValue) ?? session.environment.rawValue
         let request = JSONValue.object([
             ("method", .string(call.method)), ("path", .string(call.target)), ("environment", .string(answered)),
