@@ -20,6 +20,18 @@ struct AppleAPITests {
         return (cli, world, server)
     }
 
+    /// alice's subscription 1000 with its purchase applied and its first renewal (the second notification,
+    /// returned) never received.
+    func plantGap(_ cli: CLI, _ world: AppleWorld) throws -> (first: String, missed: String) {
+        try world.database(orders: [(token, "alice")])
+        let first = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
+        let missed = try world.notification(
+            "DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1))
+        try cli.ok(["notify"] + world.trust, stdin: first)
+        return (first, missed)
+    }
+
     /// Options for decoded output of the world's Sandbox items.
     func sandbox(_ world: AppleWorld) -> [String] { ["--environment", "sandbox", "--root-ca", world.rootPath] }
 
@@ -96,12 +108,7 @@ struct AppleAPITests {
 
     @Test func notificationHistoryPipedIntoNotifyFillsThePlantedGap() throws {
         let (cli, world, server) = try setUp()
-        try world.database(orders: [(token, "alice")])
-        let first = try world.notification(
-            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
-        let missed = try world.notification(
-            "DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1))
-        try cli.ok(["notify"] + world.trust, stdin: first)
+        let (first, missed) = try plantGap(cli, world)
         #expect(try world.contract("1000")?["expires_date"] as? String == "2025-01-31T00:00:00Z")
         try server.routes([
             (
@@ -147,12 +154,7 @@ struct AppleAPITests {
 
     @Test func notificationHistoryApplyReplaysOnlyTheGapAndPrintsTheReport() throws {
         let (cli, world, server) = try setUp()
-        try world.database(orders: [(token, "alice")])
-        let first = try world.notification(
-            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("1000", original: "1000", token: token))
-        let missed = try world.notification(
-            "DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("1001", original: "1000", period: 1))
-        try cli.ok(["notify"] + world.trust, stdin: first)
+        let (first, missed) = try plantGap(cli, world)
         let items: [[String: Any]] = [first, missed].map { ["signedPayload": $0, "sendAttempts": [] as [Any]] }
         try server.routes([
             ("sandbox", "POST", "/inApps/v1/notifications/history", [:], [.ok(["hasMore": false, "notificationHistory": items])])
