@@ -198,9 +198,12 @@ struct EngineRun {
         case .linked(let o)?, .inserted(let o)?, .known(let o)?: owner = o
         default: return nil
         }
+        // A receipt proves a period, not the current state: a contract first seen in one is active
+        // only while that period lasts.
+        let provenActive = !tx.isFromReceipt || (tx.expiresDate ?? Int64.max) > now
         var contract = Contract(
             contractId: tx.originalTransactionId, userId: owner.userId, productId: tx.productId,
-            status: .active, autoRenew: event.renewal?.autoRenewStatus.map { $0 == 1 } ?? true,
+            status: provenActive ? .active : .expired, autoRenew: event.renewal?.autoRenewStatus.map { $0 == 1 } ?? true,
             expiresDate: tx.revocationDate == nil ? tx.expiresDate : nil,
             environment: tx.environment ?? event.environment, nextProductId: nil,
             lastEventDate: nil, createdAt: now, updatedAt: now)
@@ -223,7 +226,7 @@ struct EngineRun {
             if contract.expiresDate == nil || expires > contract.expiresDate! {
                 contract.expiresDate = expires
                 contract.productId = tx.productId
-                if !isNewer, contract.status == .revoked || contract.status == .expired {
+                if !isNewer, tx.isFromReceipt == false, contract.status == .revoked || contract.status == .expired {
                     // A paid period newer than the one that ended the contract supersedes it.
                     contract.status = .active
                 }
@@ -232,7 +235,10 @@ struct EngineRun {
         if contract.environment == nil { contract.environment = tx?.environment ?? event.environment }
         normalizeNextProduct(&contract)
 
-        if effect.changesState {
+        if tx?.isFromReceipt == true {
+            // A receipt never changes a contract's state (revoke, expire, reopen): only its money facts count.
+            if effect.changesState { notes.append("from an app receipt: contract state left to Apple's notifications") }
+        } else if effect.changesState {
             if isNewer {
                 try applyState(&contract, tx: tx, payment: payment)
                 if let signed { contract.lastEventDate = signed }

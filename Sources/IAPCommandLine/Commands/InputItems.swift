@@ -1,4 +1,5 @@
 import AppStoreJWS
+import AppStoreReceipt
 
 /// Streams the JWS of a command's input: one per line (raw JWS, webhook body, or an App Store
 /// Server API response carrying several), or one pretty-printed JSON document.
@@ -7,11 +8,17 @@ struct InputItems {
     static let maxLineBytes = 1 << 20
 
     let reader: InputReader
+    /// Also read StoreKit 1 receipts (`verify`, `restore`): a DER file, or a line (or document)
+    /// `{"receipt-data": "…"}`. Each becomes an item holding the receipt's base64; base64 lines
+    /// need nothing special (they are told from a JWS by ``ReceiptInput/der(fromBase64:)``).
+    let acceptsReceipts: Bool
     private var pending: [WebhookBody.Item] = []
     private var sawInput = false
+    private var checkedForDER = false
 
-    init(_ reader: InputReader) {
+    init(_ reader: InputReader, acceptsReceipts: Bool = false) {
         self.reader = reader
+        self.acceptsReceipts = acceptsReceipts
     }
 
     /// Whether any non-blank input was seen.
@@ -19,6 +26,15 @@ struct InputItems {
 
     /// The next item, or nil at the end of the input.
     mutating func next() throws(CLIError) -> WebhookBody.Item? {
+        if acceptsReceipts, !checkedForDER {
+            checkedForDER = true
+            if ReceiptInput.looksLikeDER(try reader.peek(2)) {
+                // A binary receipt: the whole input is one item.
+                let bytes = try reader.readAll(maxBytes: ReceiptVerifier.maxInputBytes)
+                sawInput = true
+                return WebhookBody.Item(line: 1, result: .success(Base64.encodeStandard(bytes)))
+            }
+        }
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
             let line: String?
@@ -44,9 +60,17 @@ struct InputItems {
                 // first line is valid JSON that stops short. A line that is simply malformed JSON
                 // is rejected on its own below and the lines after it are read as usual.
                 let rest = try reader.readAllText(maxBytes: 64 << 20)
+                if let item = receiptBody(line + "\n" + rest, line: number) {
+                    pending = [item]
+                    continue
+                }
                 pending = WebhookBody.items(in: line + "\n" + rest).map {
                     WebhookBody.Item(line: number + $0.line - 1, result: $0.result)
                 }
+                continue
+            }
+            if trimmed.hasPrefix("{"), let item = receiptBody(trimmed, line: number) {
+                pending = [item]
                 continue
             }
             do {
@@ -54,6 +78,18 @@ struct InputItems {
             } catch {
                 pending = [WebhookBody.Item(line: number, result: .failure(error))]
             }
+        }
+    }
+
+    /// The receipt of a verifyReceipt-style body `{"receipt-data": "…"}`; nil when the text is not
+    /// such a body (or receipts are not accepted here).
+    private func receiptBody(_ text: String, line: Int) -> WebhookBody.Item? {
+        guard acceptsReceipts, let json = try? JSONParser.parse(Array(text.utf8)) else { return nil }
+        do {
+            guard let data = try ReceiptInput.receiptData(in: json) else { return nil }
+            return WebhookBody.Item(line: line, result: .success(data))
+        } catch {
+            return WebhookBody.Item(line: line, result: .failure(VerificationFailure(.invalidPayload, error.message)))
         }
     }
 

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import AppStoreReceipt
 
 /// Builds the verifier from the trust options (`--root-ca`, `--bundle-id`, `--app-apple-id`,
 /// `--environment`, `--at`) shared by `notify`, `verify` and `restore`.
@@ -35,6 +36,34 @@ enum TrustSetup {
                 .config, "\(error)",
                 hint: "Production needs the app's Apple id: pass --app-apple-id N (or IAPCTL_APP_APPLE_ID), "
                     + "or accept only Sandbox with --environment Sandbox")
+        }
+    }
+
+    /// The receipt verifier from `--receipt-root-ca`, `--bundle-id`, `--environment` and `--at`
+    /// (`signed` = the receipt's creation date).
+    static func receiptVerifier(_ invocation: Invocation) throws -> ReceiptVerifier {
+        var trust = ReceiptTrust()
+        let rootFiles = invocation.values("receipt-root-ca")
+        if !rootFiles.isEmpty {
+            var roots: [[UInt8]] = []
+            for path in rootFiles {
+                let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
+                do {
+                    roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
+                } catch {
+                    throw CLIError(.config, "--receipt-root-ca \(path): \(error)", hint: "give a DER or PEM certificate file")
+                }
+            }
+            trust.roots = roots
+        }
+        trust.bundleId = invocation.value("bundle-id")
+        let environments = invocation.values("environment")
+        trust.environments = Set(environments.isEmpty ? ["Production"] : environments)
+        trust.validationTime = try validationTime(invocation.value("at") ?? "signed")
+        do {
+            return try ReceiptVerifier(trust: trust)
+        } catch {
+            throw CLIError(.config, "\(error)", hint: "check --receipt-root-ca")
         }
     }
 
