@@ -411,7 +411,7 @@ public enum CommandTree {
                     + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
                 completion: .file),
             .flag("apply", help: "With --gap-report: replay exactly the missing notifications."),
-        ] + trustOptions,
+        ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handlerKey: "notify"
     )

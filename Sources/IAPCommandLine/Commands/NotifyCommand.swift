@@ -1,4 +1,5 @@
 import AppStoreJWS
+import AppStoreReceipt
 import SubscriptionEngine
 
 #if canImport(Glibc)
@@ -235,7 +236,16 @@ enum NotifyCommand {
         let dryRun = invocation.flag("dry-run")
         let printer = ItemPrinter(invocation, columns: [Column("line", title: "LEDGER")] + columns.dropFirst())
         let entries = try store.read { try $0.unmatchedLedger(limit: nil) }
+        var receipts: ReceiptVerifier? = nil
         for entry in entries {
+            if ReceiptInput.der(fromBase64: entry.raw) != nil {
+                // An in-app entry of an app receipt (verify --apply, restore --apply): verified again as a receipt.
+                if receipts == nil { receipts = try TrustSetup.receiptVerifier(invocation) }
+                let result = try ReceiptOutput.replay(
+                    entry, verifier: receipts!, store: store, engine: engine, context: context, dryRun: dryRun)
+                printer.add(result)
+                continue
+            }
             let report = verifier.verify(entry.raw)
             if let failure = report.failure {
                 printer.add(.rejected(line: Int(entry.id), failure))

@@ -85,4 +85,28 @@ enum ReceiptOutput {
         }
         return (.array(results), code)
     }
+
+    /// `notify --replay-unmatched` of a ledger item that came from a receipt: the receipt is verified
+    /// again and the in-app entry with the item's transactionId goes through the engine once more.
+    static func replay(
+        _ entry: LedgerEntry, verifier: ReceiptVerifier, store: any Store, engine: SubscriptionEventEngine,
+        context: EngineContext, dryRun: Bool
+    ) throws -> ItemResult {
+        let line = Int(entry.id)
+        let report = verifier.verify(base64: entry.raw)
+        guard let receipt = report.receipt, report.isValid else {
+            let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
+            return .rejected(line: line, code: exitCode(for: failure), "app receipt: " + failure.message)
+        }
+        guard let inApp = receipt.inApp.first(where: { $0.transactionId != nil && $0.transactionId == entry.transactionId }),
+            case .facts(let facts) = ReceiptMapping.entry(inApp, of: receipt)
+        else {
+            return .rejected(line: line, code: .dataError, "the receipt holds no applicable entry \(entry.transactionId ?? "?")")
+        }
+        let event = ReceiptMapping.event(facts, receipt: receipt, raw: entry.raw)
+        let outcome = try store.write(commit: !dryRun) { session in
+            try engine.apply(event, in: session, context: context, replaying: entry.id)
+        }
+        return .applied(line: line, event: event, outcome: outcome)
+    }
 }
