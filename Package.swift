@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "JWSForge"]
+            dependencies: ["IAPCommandLine", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -109,8 +109,9 @@ struct EngineRun {
 
     /// Records the payment `tx` proves: exactly one order per transactionId.
     mutating func recordPayment(_ tx: TransactionFacts) throws -> Payment {
+        // A receipt never revokes (its mapping drops cancelled entries; this is the engine's guarantee).
         let revokedStatus: OrderStatus? =
-            tx.revocationDate == nil ? nil : (effect == .revoke ? .revoked : .refunded)
+            tx.revocationDate == nil || tx.isFromReceipt ? nil : (effect == .revoke ? .revoked : .refunded)
 
         if let existing = try session.order(tradeNo: tx.transactionId) {
             var order = existing
@@ -236,8 +237,17 @@ struct EngineRun {
         normalizeNextProduct(&contract)
 
         if tx?.isFromReceipt == true {
-            // A receipt never changes a contract's state (revoke, expire, reopen): only its money facts count.
-            if effect.changesState { notes.append("from an app receipt: contract state left to Apple's notifications") }
+            // A receipt never changes a state Apple (or a newer client JWS) set: only its money facts
+            // count. While no such event has set the state (lastEventDate nil: a contract known only
+            // from receipts), the state is what the receipts prove: active while the latest paid
+            // period lasts, else expired; any other state (e.g. a manual revoke) is kept.
+            if contract.lastEventDate == nil, contract.status == .active || contract.status == .expired,
+                let expires = contract.expiresDate
+            {
+                contract.status = expires > now ? .active : .expired
+            } else if effect.changesState {
+                notes.append("from an app receipt: contract state left to Apple's notifications")
+            }
         } else if effect.changesState {
             if isNewer {
                 try applyState(&contract, tx: tx, payment: payment)

@@ -51,6 +51,11 @@ struct ReceiptE2ETests {
         #expect(csv.status == 0)
         #expect(csv.stdout.contains("receipt"))
 
+        // receipt-data that is not a receipt is malformed (65), not read as a JWS.
+        let notReceipt = try cli.run(["verify", "-o", "json"] + Self.trust, stdin: #"{"receipt-data": "eyJhbGciOi"}"#)
+        #expect(notReceipt.status == 65, "\(notReceipt)")
+        #expect(notReceipt.stderr.contains("receipt-data"))
+
         // A receipt and a garbage line: a batch, one document each.
         let batch = try cli.run(["verify", "-o", "ndjson"] + Self.trust, stdin: b64 + "\nMIInotbase64!!\n")
         #expect(batch.status == 1)
@@ -86,6 +91,27 @@ struct ReceiptE2ETests {
         #expect(truncated.status == 65, "\(truncated)")
         // Nothing was written by any of them (verify without --apply never opens the database).
         #expect(!cli.exists("iapctl.db"))
+    }
+
+    /// An Xcode StoreKit-testing receipt: refused under Apple's root, accepted with its certificate
+    /// trusted explicitly (and --environment Xcode), with a warning.
+    @Test func xcodeReceiptNeedsItsCertificateTrustedExplicitly() throws {
+        let cli = try CLI()
+        let file = Self.directory.appendingPathComponent("receipt-xcode-with-purchases").path
+        let bundle = ["--bundle-id", "com.example.naturelab.backyardbirds.example", "--environment", "Xcode"]
+        let apple = try cli.run(["verify", file] + bundle)
+        #expect(apple.status == 2, "\(apple)")
+        #expect(apple.stdout.contains("[FAIL] chain"))
+        let certificate = Self.directory.appendingPathComponent("StoreKitTestCertificate.cer").path
+        let trusted = try cli.run(["verify", file, "--receipt-root-ca", certificate, "-o", "json"] + bundle)
+        #expect(trusted.status == 0, "\(trusted)")
+        let doc = try trusted.jsonObject()
+        #expect((doc["warnings"] as? [String])?.first?.contains("self-signed") == true)
+        #expect((doc["payload"] as? [String: Any])?["receipt_type"] as? String == "Xcode")
+        // Trusted, but Xcode data is still only accepted when asked for.
+        let production = try cli.run(
+            ["verify", file, "--receipt-root-ca", certificate, "--bundle-id", "com.example.naturelab.backyardbirds.example"])
+        #expect(production.status == 2)
     }
 
     /// The seed's restore questions on a receipt: which orders, on what basis, whose; owned-by-other

@@ -87,6 +87,10 @@ struct InputItems {
         guard acceptsReceipts, let json = try? JSONParser.parse(Array(text.utf8)) else { return nil }
         do {
             guard let data = try ReceiptInput.receiptData(in: json) else { return nil }
+            guard ReceiptInput.der(fromBase64: data) != nil else {
+                return WebhookBody.Item(
+                    line: line, result: .failure(VerificationFailure(.invalidPayload, "receipt-data is not a base64 app receipt")))
+            }
             return WebhookBody.Item(line: line, result: .success(data))
         } catch {
             return WebhookBody.Item(line: line, result: .failure(VerificationFailure(.invalidPayload, error.message)))

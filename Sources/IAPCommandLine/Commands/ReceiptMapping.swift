@@ -15,6 +15,15 @@ enum ReceiptMapping {
         case incomplete(String)
     }
 
+    /// The receipt's in-app entries oldest purchase first (ties by transaction id), the order in which
+    /// they are applied and reported: the first purchase of a subscription is then the one the
+    /// product fallback links, and its renewals follow by original transaction id.
+    static func entries(of receipt: AppReceipt) -> [InAppPurchase] {
+        receipt.inApp.sorted {
+            ($0.purchaseDate ?? Int64.max, $0.transactionId ?? "") < ($1.purchaseDate ?? Int64.max, $1.transactionId ?? "")
+        }
+    }
+
     /// The facts of in-app entry `entry` of `receipt`. The receipt's creation date stands for
     /// `signedDate` (it is when Apple signed what the entry says); there is no appAccountToken, price
     /// or product type in a receipt. An entry Apple had cancelled (refund) when the receipt was made

@@ -58,7 +58,7 @@ enum ReceiptOutput {
     ) throws -> (JSONValue, ExitCode) {
         var results: [JSONValue] = []
         var code: ExitCode = .success
-        for entry in receipt.inApp {
+        for entry in ReceiptMapping.entries(of: receipt) {
             let result: ItemResult
             switch ReceiptMapping.entry(entry, of: receipt) {
             case .incomplete(let why):

@@ -56,7 +56,7 @@ enum RestoreCommand {
                             detail: "the app receipt holds no in-app purchase: nothing to restore"))
                     continue
                 }
-                for entry in receipt.inApp {
+                for entry in ReceiptMapping.entries(of: receipt) {
                     switch ReceiptMapping.entry(entry, of: receipt) {
                     case .facts(let facts): restored.append(facts)
                     case .incomplete(let why): printer.add(.rejected(line: item.line, code: .dataError, why))
