@@ -231,7 +231,7 @@ complete -c iapctl -n '__iapctl_at "notify"' -l root-ca -r -F -d 'A trusted root
 complete -c iapctl -n '__iapctl_at "notify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "notify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "notify"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "notify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "notify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
 complete -c iapctl -n '__iapctl_at "notify"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "notify"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "notify"' -F
@@ -250,7 +250,7 @@ complete -c iapctl -n '__iapctl_at "verify"' -l root-ca -r -F -d 'A trusted root
 complete -c iapctl -n '__iapctl_at "verify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "verify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "verify"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "verify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "verify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
 complete -c iapctl -n '__iapctl_at "verify"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "verify"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "verify"' -F
@@ -273,7 +273,7 @@ complete -c iapctl -n '__iapctl_at "restore"' -l root-ca -r -F -d 'A trusted roo
 complete -c iapctl -n '__iapctl_at "restore"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "restore"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "restore"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
 complete -c iapctl -n '__iapctl_at "restore"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "restore"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "restore"' -F

@@ -77,8 +77,8 @@ public enum CommandTree {
             section: "Trust options"),
         OptionSpec(
             "at", valueName: "when",
-            help: "When the certificate chain must be valid: the payload's signedDate (signed), now, or an "
-                + "ISO-8601 time.",
+            help: "When the certificate chain must be valid: the payload's signedDate (a receipt's creation "
+                + "date) (signed), now, or an ISO-8601 time.",
             configKey: "at", defaultValue: "signed", section: "Trust options", completion: .values(["signed", "now"]),
             validation: .timestamp(keywords: ["signed", "now"])),
     ]
@@ -465,7 +465,9 @@ public enum CommandTree {
             A StoreKit 1 app receipt (base64, DER or {"receipt-data": "…"}) works too: after it \
             verifies, each of its in-app entries is answered like a transaction (a receipt has no \
             appAccountToken, so it matches by transactionId, originalTransactionId or the \
-            product fallback).
+            product fallback). A receipt proves what was paid when it was signed, not renewals, \
+            refunds or family sharing after that; with --apply it never revokes, expires or \
+            reopens a contract.
             """,
         examples: [
             CommandExample(

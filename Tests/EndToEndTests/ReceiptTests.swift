@@ -155,10 +155,17 @@ struct ReceiptE2ETests {
         #expect(try bob.ndjson().allSatisfy { $0["verdict"] as? String == "owned-by-other" && $0["owner"] as? String == "alice" })
         #expect(try world.tables(maskGeneratedNumbers: [pending]) == before)
 
+        // doctor finds nothing to "fix" (receipt items never decide a state), explain names the rule.
+        let doctor = try cli.run(["doctor", "--environment", "Sandbox"])
+        #expect(doctor.status == 0, "\(doctor)")
+        let explain = try cli.ok(["contracts", "explain", Self.original])
+        #expect(explain.stdout.contains("receipt submission"))
+
         // The receipt is in the ledger: the order's history lists the receipt's events.
         let show = try cli.ok(["orders", "show", pending, "-o", "json"]).jsonObject()
         let events = try #require(show["events"] as? [[String: Any]])
-        #expect(events.contains { $0["source"] as? String == "restore" && $0["transaction_id"] as? String == "1000000692879214" })
+        #expect(events.contains { $0["source"] as? String == "restore" && $0["transaction_id"] as? String == Self.original })
+        #expect(events.allSatisfy { $0["event"] as? String == "receipt entry" })
     }
 
     /// `verify --apply` of a receipt is a client submission of lower authority: it records payments

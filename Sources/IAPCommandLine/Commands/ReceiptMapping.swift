@@ -47,6 +47,17 @@ enum ReceiptMapping {
         return .facts(facts)
     }
 
+    /// Whether a ledger item came from a receipt (its raw text is a base64 PKCS#7, never a JWS,
+    /// which starts `eyJ` and holds dots).
+    static func isReceipt(_ entry: LedgerEntry) -> Bool {
+        entry.raw.hasPrefix("MI") && !entry.raw.contains(".")
+    }
+
+    /// The engine rule that explains a ledger item (receipt items never change a contract's state).
+    static func rule(for entry: LedgerEntry) -> EventRule {
+        isReceipt(entry) ? .receiptSubmission : EventRule(type: entry.notificationType, subtype: entry.subtype)
+    }
+
     /// The engine event of one entry's facts (source `client`, as `verify --apply` of a JWS); `raw`
     /// is the receipt's base64, kept in the ledger.
     static func event(_ facts: TransactionFacts, receipt: AppReceipt, raw: String) -> SubscriptionEvent {
