@@ -197,5 +197,16 @@ struct ReceiptE2ETests {
         let verdicts = try #require(try unmatched.jsonObject()["apply"] as? [[String: Any]]).map { $0["verdict"] as? String }
         #expect(verdicts.allSatisfy { $0 == "unmatched" })
         #expect(try other.orders().isEmpty)
+
+        // Once the purchase is known, replaying the unmatched items re-verifies the receipt (kept once,
+        // with the first entry; the others point to it) and finds the work done.
+        _ = try fresh.ok(["orders", "create", "--user", "carol", "--product", Self.weekly])
+        try fresh.ok(["restore", "--user", "carol", "--apply", "-q"] + Self.trust, stdin: b64)
+        let replay = try fresh.run(["notify", "--replay-unmatched", "-o", "ndjson"] + Self.trust)
+        #expect(replay.status == 0, "\(replay)")
+        let replayed = try replay.ndjson()
+        #expect(replayed.count == 9)
+        #expect(replayed.allSatisfy { $0["verdict"] as? String == "duplicate" })
+        #expect(try other.orders().count == 9)
     }
 }

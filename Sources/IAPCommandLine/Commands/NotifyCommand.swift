@@ -238,7 +238,7 @@ enum NotifyCommand {
         let entries = try store.read { try $0.unmatchedLedger(limit: nil) }
         var receipts: ReceiptVerifier? = nil
         for entry in entries {
-            if ReceiptInput.der(fromBase64: entry.raw) != nil {
+            if ReceiptMapping.isReceipt(entry) {
                 // An in-app entry of an app receipt (verify --apply, restore --apply): verified again as a receipt.
                 if receipts == nil { receipts = try TrustSetup.receiptVerifier(invocation) }
                 let result = try ReceiptOutput.replay(

@@ -47,10 +47,22 @@ enum ReceiptMapping {
         return .facts(facts)
     }
 
-    /// Whether a ledger item came from a receipt (its raw text is a base64 PKCS#7, never a JWS,
-    /// which starts `eyJ` and holds dots).
+    /// Whether a ledger item came from a receipt (its raw text is a base64 PKCS#7 or a
+    /// ``reference(to:)``, never a JWS, which starts `eyJ` and holds dots).
     static func isReceipt(_ entry: LedgerEntry) -> Bool {
-        entry.raw.hasPrefix("MI") && !entry.raw.contains(".")
+        entry.raw.hasPrefix(referencePrefix) || entry.raw.hasPrefix("MI") && !entry.raw.contains(".")
+    }
+
+    static let referencePrefix = "app receipt of ledger #"
+
+    /// The ledger text of the second and later entries of one receipt: the receipt is kept once per
+    /// submission, in the row of its first applied entry, and the others point there.
+    static func reference(to ledgerId: Int64) -> String { referencePrefix + String(ledgerId) }
+
+    /// The ledger id a ``reference(to:)`` names.
+    static func referencedLedgerId(_ raw: String) -> Int64? {
+        guard raw.hasPrefix(referencePrefix) else { return nil }
+        return Int64(raw.dropFirst(referencePrefix.count))
     }
 
     /// The engine rule that explains a ledger item (receipt items never change a contract's state).

@@ -58,6 +58,7 @@ enum ReceiptOutput {
     ) throws -> (JSONValue, ExitCode) {
         var results: [JSONValue] = []
         var code: ExitCode = .success
+        var kept: Int64? = nil
         for entry in ReceiptMapping.entries(of: receipt) {
             let result: ItemResult
             switch ReceiptMapping.entry(entry, of: receipt) {
@@ -68,8 +69,9 @@ enum ReceiptOutput {
                     line: line, verdict: Verdict.ignored.rawValue, code: .success, transactionId: entry.transactionId,
                     originalTransactionId: entry.originalTransactionId, detail: why)
             case .facts(let facts):
-                let event = ReceiptMapping.event(facts, receipt: receipt, raw: raw)
+                let event = ReceiptMapping.event(facts, receipt: receipt, raw: kept.map(ReceiptMapping.reference) ?? raw)
                 let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
+                if kept == nil, !dryRun { kept = outcome.ledgerId }
                 result = .applied(line: line, event: event, outcome: outcome)
             }
             if code == .success { code = result.code }
@@ -93,7 +95,14 @@ enum ReceiptOutput {
         context: EngineContext, dryRun: Bool
     ) throws -> ItemResult {
         let line = Int(entry.id)
-        let report = verifier.verify(base64: entry.raw)
+        var raw = entry.raw
+        if let id = ReceiptMapping.referencedLedgerId(raw) {
+            guard let original = try store.read({ try $0.ledgerEntry(id: id) }) else {
+                return .rejected(line: line, code: .dataError, "ledger #\(id), which holds its receipt, is gone")
+            }
+            raw = original.raw
+        }
+        let report = verifier.verify(base64: raw)
         guard let receipt = report.receipt, report.isValid else {
             let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
             return .rejected(line: line, code: exitCode(for: failure), "app receipt: " + failure.message)
@@ -103,7 +112,7 @@ enum ReceiptOutput {
         else {
             return .rejected(line: line, code: .dataError, "the receipt holds no applicable entry \(entry.transactionId ?? "?")")
         }
-        let event = ReceiptMapping.event(facts, receipt: receipt, raw: entry.raw)
+        let event = ReceiptMapping.event(facts, receipt: receipt, raw: entry.raw)  // the reference stays a reference
         let outcome = try store.write(commit: !dryRun) { session in
             try engine.apply(event, in: session, context: context, replaying: entry.id)
         }

@@ -71,14 +71,17 @@ enum RestoreCommand {
                 guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer) else { continue }
                 restored = [tx]
             }
+            var kept: Int64? = nil  // a receipt is kept once, with its first applied entry
             for tx in restored {
                 let result: RestoreResult
                 if apply {
+                    let raw = tx.isFromReceipt ? kept.map(ReceiptMapping.reference) ?? jws : jws
                     result = try store.write(commit: !dryRun) { session in
                         try service.apply(
-                            tx, raw: jws, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
+                            tx, raw: raw, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
                             context: context, in: session)
                     }
+                    if kept == nil, !dryRun { kept = result.engineOutcome?.ledgerId }
                 } else {
                     result = try store.read { session in
                         try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
