@@ -148,3 +148,65 @@ public struct DERError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "at byte \(offset): \(reason)" }
 }
+
+/// A walk over a whole BER container (definite and indefinite lengths), for what OpenSSL's BER
+/// reader lets through but a faithful encoding never has: chunks of a constructed OCTET STRING
+/// that are not OCTET STRINGs, end-of-contents markers with content, elements running past their
+/// parent. (Xcode writes receipts in BER; such a change would leave the signed content intact but
+/// the file altered.)
+enum BERShape {
+    static let maxDepth = 32
+
+    /// Why `bytes` is not a faithful BER encoding; nil when it is.
+    static func problem(_ bytes: [UInt8]) -> String? {
+        do {
+            let end = try walk(bytes, from: 0, to: bytes.count, depth: 0, inside: nil, untilEOC: false)
+            return end == bytes.count ? nil : "trailing bytes after the PKCS#7 structure"
+        } catch {
+            return error.description
+        }
+    }
+
+    /// Walks the elements from `start` until `limit` (or an end-of-contents marker when
+    /// `untilEOC`); returns where the walk ended (after the marker).
+    private static func walk(
+        _ b: [UInt8], from start: Int, to limit: Int, depth: Int, inside parent: UInt8?, untilEOC: Bool
+    ) throws(DERError) -> Int {
+        guard depth <= maxDepth else { throw DERError(offset: start, "nesting deeper than \(maxDepth)") }
+        var i = start
+        while i < limit {
+            let tag = b[i]
+            guard tag & 0x1F != 0x1F else { throw DERError(offset: i, "high-tag-number form") }
+            guard i + 1 < limit else { throw DERError(offset: i, "length expected, input ends") }
+            if tag == 0, b[i + 1] == 0, untilEOC { return i + 2 }
+            if tag == 0 { throw DERError(offset: i, "end-of-contents marker out of place") }
+            if let parent, parent & 0xDF == 0x04, tag & 0xDF != 0x04 {
+                throw DERError(offset: i, "a chunk of a constructed OCTET STRING is not an OCTET STRING")
+            }
+            let first = b[i + 1]
+            var cursor = i + 2
+            if first == 0x80 {
+                guard tag & 0x20 != 0 else { throw DERError(offset: i, "indefinite length on a primitive element") }
+                i = try walk(b, from: cursor, to: limit, depth: depth + 1, inside: tag, untilEOC: true)
+                continue
+            }
+            var length = 0
+            if first < 0x80 {
+                length = Int(first)
+            } else {
+                let count = Int(first & 0x7F)
+                guard count <= 4, cursor + count <= limit else { throw DERError(offset: i + 1, "bad length") }
+                for k in 0..<count { length = length << 8 | Int(b[cursor + k]) }
+                cursor += count
+            }
+            guard length <= limit - cursor else { throw DERError(offset: i, "element runs past its container") }
+            if tag & 0x20 != 0 {
+                let end = try walk(b, from: cursor, to: cursor + length, depth: depth + 1, inside: tag, untilEOC: false)
+                guard end == cursor + length else { throw DERError(offset: i, "constructed element ends early") }
+            }
+            i = cursor + length
+        }
+        if untilEOC { throw DERError(offset: limit, "end-of-contents marker missing") }
+        return i
+    }
+}

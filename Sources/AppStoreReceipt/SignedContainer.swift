@@ -57,6 +57,7 @@ final class SignedContainer {
         content = Array(UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(octets))))
         cms = parsed
         certificates = certs
+        if let problem = BERShape.problem(der) { throw refuse("not a faithful encoding: \(problem)") }
         if let problem = Self.unsignedFieldProblem(der) { throw refuse(problem) }
     }
 
@@ -85,6 +86,13 @@ final class SignedContainer {
         guard ASN1_INTEGER_get(signerInfo.pointee.version) == 1 else { return "signer info version is not 1" }
         guard X509_ALGOR_cmp(listed.assumingMemoryBound(to: X509_ALGOR.self), signerInfo.pointee.digest_alg) == 0 else {
             return "the listed digest algorithm is not the signer's"
+        }
+        // Algorithm parameters (not covered by the signature) are NULL or absent for RSA and SHA.
+        for (what, algorithm) in [("digest", signerInfo.pointee.digest_alg), ("signature", signerInfo.pointee.digest_enc_alg)] {
+            var type: Int32 = 0
+            var value: UnsafeRawPointer? = nil
+            X509_ALGOR_get0(nil, &type, &value, algorithm)
+            guard type == V_ASN1_NULL || type == V_ASN1_UNDEF else { return "the \(what) algorithm has unexpected parameters" }
         }
         return nil
     }
