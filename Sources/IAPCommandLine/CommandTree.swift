@@ -431,7 +431,7 @@ public enum CommandTree {
             receipt proves what was paid when it was signed, and no more: it cannot show renewals \
             after that, refunds or revocations made later, or family sharing. With --apply each \
             in-app entry is a lower-authority client submission: it records payments and extends \
-            expiry dates, but never revokes, expires or reopens anything; Apple's notifications do that.
+            expiry dates, but never revokes, expires or reopens a state Apple set; Apple's notifications do that.
             """,
         examples: [
             CommandExample(
@@ -467,7 +467,7 @@ public enum CommandTree {
             appAccountToken, so it matches by transactionId, originalTransactionId or the \
             product fallback). A receipt proves what was paid when it was signed, not renewals, \
             refunds or family sharing after that; with --apply it never revokes, expires or \
-            reopens a contract.
+            reopens a state Apple set.
             """,
         examples: [
             CommandExample(
