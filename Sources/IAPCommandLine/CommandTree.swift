@@ -431,7 +431,8 @@ public enum CommandTree {
             receipt proves what was paid when it was signed, and no more: it cannot show renewals \
             after that, refunds or revocations made later, or family sharing. With --apply each \
             in-app entry is a lower-authority client submission: it records payments and extends \
-            expiry dates, but never revokes, expires or reopens a state Apple set; Apple's notifications do that.
+            expiry dates, but never revokes, expires or reopens a state Apple set; Apple's \
+            notifications do that.
             """,
         examples: [
             CommandExample(
