@@ -124,6 +124,11 @@ struct ReceiptE2ETests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let b64 = try Self.base64()
 
+        // notify does not take receipts, and says where they go.
+        let notify = try cli.run(["notify"] + Self.trust, stdin: b64)
+        #expect(notify.status == 65, "\(notify)")
+        #expect((notify.stdout + notify.stderr).contains("iapctl restore"))
+
         // Look-up: the product fallback finds alice's pending order; the annual entry matches nothing.
         let lookup = try cli.run(["restore", "--user", "alice", "-o", "ndjson"] + Self.trust, stdin: b64)
         #expect(lookup.status == 1, "\(lookup)")

@@ -196,9 +196,10 @@ enum NotifyCommand {
         }
         let report = verifier.verify(jws, as: .notification)
         if let failure = report.failure {
+            let receipt = jws.hasPrefix("MI") && ReceiptInput.der(fromBase64: jws) != nil
+            let why = receipt ? "this is a StoreKit 1 app receipt: use `iapctl verify` or `iapctl restore`" : hint(for: report)
             return VerifiedItem(
-                line: item.line, warnings: [],
-                verdict: .rejected(.rejected(line: item.line, failure, hint: hint(for: report))))
+                line: item.line, warnings: [], verdict: .rejected(.rejected(line: item.line, failure, hint: why)))
         }
         guard let event = EventMapping.event(from: report, raw: jws, source: .apple) else {
             return VerifiedItem(
