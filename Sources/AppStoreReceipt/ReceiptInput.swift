@@ -10,6 +10,18 @@ public enum ReceiptInput {
         bytes.count >= 2 && bytes[0] == 0x30 && (bytes[1] == 0x80 || bytes[1] >= 0x81 && bytes[1] <= 0x84)
     }
 
+    /// The total size the outer header of `der` announces (definite lengths only), e.g. to tell a
+    /// complete receipt from the first line of a wrapped one; nil for an indefinite length.
+    public static func declaredLength(_ der: [UInt8]) -> Int? {
+        guard der.count >= 2, der[1] != 0x80 else { return nil }
+        if der[1] < 0x80 { return 2 + Int(der[1]) }
+        let count = Int(der[1] & 0x7F)
+        guard count <= 4, der.count >= 2 + count else { return nil }
+        var length = 0
+        for i in 0..<count { length = length << 8 | Int(der[2 + i]) }
+        return 2 + count + length
+    }
+
     /// The DER of a base64 receipt (standard alphabet, padding optional, whitespace and line
     /// breaks ignored); nil when the text is not base64 of something that starts like DER.
     public static func der(fromBase64 text: String) -> [UInt8]? {

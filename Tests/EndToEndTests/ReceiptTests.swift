@@ -51,6 +51,21 @@ struct ReceiptE2ETests {
         #expect(csv.status == 0)
         #expect(csv.stdout.contains("receipt"))
 
+        // Base64 wrapped at 76 columns (as `base64` prints it), then another item: two items.
+        var wrapped = ""
+        var rest = Substring(b64)
+        while !rest.isEmpty {
+            wrapped += rest.prefix(76) + "\n"
+            rest = rest.dropFirst(76)
+        }
+        let lines = try cli.run(["verify", "-o", "ndjson"] + Self.trust, stdin: wrapped + "a.b.c\n")
+        #expect(lines.status == 1, "\(lines)")
+        let docs = try lines.ndjson()
+        #expect(docs.count == 2)
+        #expect(docs.first?["valid"] as? Bool == true)
+        #expect(docs.first?["kind"] as? String == "receipt")
+        #expect(docs.last?["valid"] as? Bool == false)
+
         // receipt-data that is not a receipt is malformed (65), not read as a JWS.
         let notReceipt = try cli.run(["verify", "-o", "json"] + Self.trust, stdin: #"{"receipt-data": "eyJhbGciOi"}"#)
         #expect(notReceipt.status == 65, "\(notReceipt)")

@@ -15,6 +15,8 @@ struct InputItems {
     private var pending: [WebhookBody.Item] = []
     private var sawInput = false
     private var checkedForDER = false
+    /// A line read while joining a wrapped base64 receipt that was not part of it: the next item.
+    private var carried: String?
 
     init(_ reader: InputReader, acceptsReceipts: Bool = false) {
         self.reader = reader
@@ -37,9 +39,10 @@ struct InputItems {
         }
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
-            let line: String?
+            var line: String? = carried
+            carried = nil
             do {
-                line = try reader.readLine(maxLength: Self.maxLineBytes)
+                if line == nil { line = try reader.readLine(maxLength: Self.maxLineBytes) }
             } catch {
                 if error.code == .dataError {
                     sawInput = true
@@ -55,6 +58,10 @@ struct InputItems {
             if trimmed.isEmpty { continue }
             sawInput = true
             let number = reader.lineNumber
+            if acceptsReceipts, let wrapped = try wrappedReceipt(trimmed) {
+                pending = [WebhookBody.Item(line: number, result: .success(wrapped))]
+                continue
+            }
             if trimmed.hasPrefix("{"), Self.isUnfinishedJSON(Array(trimmed.utf8)) {
                 // A pretty-printed document (e.g. a saved Get Notification History response): its
                 // first line is valid JSON that stops short. A line that is simply malformed JSON
@@ -79,6 +86,33 @@ struct InputItems {
                 pending = [WebhookBody.Item(line: number, result: .failure(error))]
             }
         }
+    }
+
+    /// A base64 receipt wrapped over several lines (as `base64` and `openssl base64` print it),
+    /// joined: `first` starts a receipt whose DER header announces more bytes than the line holds,
+    /// and the following base64-only lines complete it (up to a blank line, a line of something
+    /// else, which becomes the next item, or the end of the input). Nil when `first` is not such a start.
+    private mutating func wrappedReceipt(_ first: String) throws(CLIError) -> String? {
+        func isBase64(_ text: String) -> Bool {
+            text.utf8.allSatisfy {
+                ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F
+                    || $0 == 0x3D
+            }
+        }
+        guard first.hasPrefix("MI"), isBase64(first), let start = ReceiptInput.der(fromBase64: String(first.prefix(8))),
+            let expected = ReceiptInput.declaredLength(start), expected > first.utf8.count / 4 * 3
+        else { return nil }
+        var text = first
+        while text.utf8.count / 4 * 3 < expected, let next = try reader.readLine(maxLength: Self.maxLineBytes) {
+            let trimmed = next.trimmingSpaces()
+            if trimmed.isEmpty { break }
+            guard isBase64(trimmed) else {
+                carried = next
+                break
+            }
+            text += trimmed
+        }
+        return text
     }
 
     /// The receipt of a verifyReceipt-style body `{"receipt-data": "…"}`; nil when the text is not
