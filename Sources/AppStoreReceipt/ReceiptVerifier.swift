@@ -198,10 +198,10 @@ public final class ReceiptVerifier: @unchecked Sendable {
             } else if !path[1].hasExtension(wwdrOID) {
                 report.fail(
                     "intermediate OID", .missingIntermediateOID,
-                    "intermediate \"\(path[1].subjectName)\" lacks Apple's WWDR extension \(AppleOID.wwdrIntermediate)")
+                    "intermediate \"\(path[1].subjectName)\" lacks the WWDR extension \(trust.intermediateOID ?? "")")
                 return false
             } else {
-                report.pass("intermediate OID", AppleOID.wwdrIntermediate)
+                report.pass("intermediate OID", trust.intermediateOID ?? "")
             }
         }
 
