@@ -24,6 +24,8 @@ public struct AppReceipt: Sendable, Equatable {
     public var opaqueValue: [UInt8]?
     /// Field 5: SHA-1 hash of device GUID ‖ opaque value ‖ bundle id bytes.
     public var sha1Hash: [UInt8]?
+    /// Field 2's value bytes as signed (the DER UTF8String), which the hash covers.
+    public var bundleIdData: [UInt8]?
     /// Field 17, in receipt order.
     public var inApp: [InAppPurchase]
 
@@ -79,7 +81,9 @@ public struct AppReceipt: Sendable, Equatable {
             let what = "receipt field \(type)"
             switch type {
             case 0: receiptType = try Self.text(value, reader, what)
-            case 2: bundleId = try Self.text(value, reader, what)
+            case 2:
+                bundleId = try Self.text(value, reader, what)
+                bundleIdData = reader.content(value)
             case 3: appVersion = try Self.text(value, reader, what)
             case 4: opaqueValue = reader.content(value)
             case 5: sha1Hash = reader.content(value)

@@ -50,6 +50,21 @@ struct ManifestTests {
         #expect(vip.expiresDate == expected["vipExpiresDate"]?.stringValue.flatMap(ISO8601Millis.parse))
     }
 
+    @Test func deviceHashMatchesTheManifestsDeviceOnly() throws {
+        let receipt = try #require(try Self.verify("receipt.der", root: "receipt-root.der").receipt)
+        let hex = try #require(try Self.manifest()["receipt"]?["deviceGuidHex"]?.stringValue)
+        #expect(hex == (try FixtureFiles.text("generated/device-guid.hex")))
+        let guid = stride(from: 0, to: hex.count, by: 2).map { i -> UInt8 in
+            let start = hex.index(hex.startIndex, offsetBy: i)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+        }
+        #expect(guid.count == 16)
+        #expect(receipt.matchesDevice(guid: guid))
+        var other = guid
+        other[0] ^= 1
+        #expect(!receipt.matchesDevice(guid: other))
+    }
+
     @Test func expiredLeafVerifiesAtItsHistoricalTimeOnly() throws {
         let chain = try #require(try Self.manifest()["expiredChain"])
         #expect(chain["expectHistorical"]?.stringValue == "verifies")
