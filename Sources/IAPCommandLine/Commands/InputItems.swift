@@ -6,6 +6,11 @@ import AppStoreReceipt
 struct InputItems {
     /// The longest line read (a notification with its nested JWS is ~15 KB).
     static let maxLineBytes = 1 << 20
+    /// The longest line where receipts are accepted: a base64 receipt of the largest size verified.
+    static let maxReceiptLineBytes = (ReceiptVerifier.maxInputBytes + 2) / 3 * 4 + 4096
+
+    /// The line limit of this input.
+    var maxLine: Int { acceptsReceipts ? Self.maxReceiptLineBytes : Self.maxLineBytes }
 
     let reader: InputReader
     /// Also read StoreKit 1 receipts (`verify`, `restore`): a DER file, or a line (or document)
@@ -42,13 +47,13 @@ struct InputItems {
             var line: String? = carried
             carried = nil
             do {
-                if line == nil { line = try reader.readLine(maxLength: Self.maxLineBytes) }
+                if line == nil { line = try reader.readLine(maxLength: maxLine) }
             } catch {
                 if error.code == .dataError {
                     sawInput = true
                     let why =
                         error.message.hasSuffix("not valid UTF-8")
-                        ? "line is not valid UTF-8: skipped" : "line is longer than \(Self.maxLineBytes) bytes: skipped"
+                        ? "line is not valid UTF-8: skipped" : "line is longer than \(maxLine) bytes: skipped"
                     return WebhookBody.Item(line: reader.lineNumber, result: .failure(VerificationFailure(.invalidJWTFormat, why)))
                 }
                 throw error
@@ -100,10 +105,11 @@ struct InputItems {
             }
         }
         guard first.hasPrefix("MI"), isBase64(first), let start = ReceiptInput.der(fromBase64: String(first.prefix(8))),
-            let expected = ReceiptInput.declaredLength(start), expected > first.utf8.count / 4 * 3
+            let expected = ReceiptInput.declaredLength(start), expected > first.utf8.count / 4 * 3,
+            expected <= ReceiptVerifier.maxInputBytes
         else { return nil }
         var text = first
-        while text.utf8.count / 4 * 3 < expected, let next = try reader.readLine(maxLength: Self.maxLineBytes) {
+        while text.utf8.count / 4 * 3 < expected, let next = try reader.readLine(maxLength: maxLine) {
             let trimmed = next.trimmingSpaces()
             if trimmed.isEmpty { break }
             guard isBase64(trimmed) else {
