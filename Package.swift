@@ -31,6 +31,11 @@ let package = Package(
             name: "AppStoreJWS",
             dependencies: ["COpenSSL"]
         ),
+        // StoreKit 1 app receipts: PKCS#7 over OpenSSL, strict DER payload decoding.
+        .target(
+            name: "AppStoreReceipt",
+            dependencies: ["COpenSSL", "AppStoreJWS"]
+        ),
         .target(
             name: "SubscriptionEngine"
         ),
@@ -63,7 +68,9 @@ let package = Package(
         ),
         .target(
             name: "IAPCommandLine",
-            dependencies: ["AppStoreJWS", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
+            dependencies: [
+                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+            ]
         ),
         .executableTarget(
             name: "iapctl",
@@ -72,6 +79,11 @@ let package = Package(
         .testTarget(
             name: "AppStoreJWSTests",
             dependencies: ["AppStoreJWS", "JWSForge"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppStoreReceiptTests",
+            dependencies: ["AppStoreReceipt", "AppStoreJWS"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -102,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "JWSForge"]
+            dependencies: ["IAPCommandLine", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "EndToEndTests",

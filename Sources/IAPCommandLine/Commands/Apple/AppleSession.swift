@@ -191,7 +191,7 @@ final class AppleSession {
     /// The verifier for items `server` sent: the trust options, accepting that server's environment.
     func verifier(for server: APIServer) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
-        if let roots = try TrustSetup.roots(invocation) { configuration.roots = roots }
+        if let roots = try TrustSetup.roots(invocation, option: "root-ca") { configuration.roots = roots }
         configuration.bundleId = invocation.value("bundle-id")
         configuration.appAppleId = invocation.value("app-apple-id").flatMap(Int64.init)
         configuration.environments = [server.rawValue]
