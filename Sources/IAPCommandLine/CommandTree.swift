@@ -51,8 +51,20 @@ public enum CommandTree {
                 + "value the same way within one run), to paste it into a ticket.",
             configKey: "redact", isInherited: true, section: "Global options"),
         .flag(
-            "no-color", help: "Never colour the output (colour is used only on a terminal and without NO_COLOR).",
+            "no-color",
+            help: "Never colour the output (colour is used only on a terminal, without NO_COLOR and not with "
+                + "TERM=dumb).",
             configKey: "no-color", isInherited: true, section: "Global options"),
+        .flag(
+            "wide",
+            help: "Never cut table cells. Tables are cut (with …) only to fit a terminal's width; in a file or a "
+                + "pipe they are always whole.",
+            configKey: "wide", isInherited: true, section: "Global options"),
+        .flag(
+            "csv-raw",
+            help: "With -o csv, write cells as they are. By default a text cell starting with =, +, -, @, tab or CR "
+                + "gets a leading ' so a spreadsheet does not run it as a formula (numbers are never changed).",
+            configKey: "csv-raw", isInherited: true, section: "Global options"),
     ]
 
     /// How `notify`, `verify` and `restore` decide what to trust.

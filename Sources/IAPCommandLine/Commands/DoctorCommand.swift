@@ -60,7 +60,7 @@ enum DoctorCommand {
                 ("scanned", .object(scanned.map { ($0.0, JSONValue.int(Int64($0.1))) })),
                 ("findings", .array(findings.map { $0.record.jsonObject() })),
             ])
-            invocation.stdout.write(document.prettySerialized() + "\n")
+            invocation.emit(json: document)
         case .ndjson, .csv:
             invocation.emit(findings.map(\.record), columns: ["check", "entity", "key", "problem", "fix"])
         }

@@ -22,6 +22,8 @@ enum ExplainCommand {
                 .notFound, "no contract with contract_id = \(id)",
                 hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
         }
+        // The actors of manual steps appear only inside the rule text: --redact must know them.
+        for audit in history.audit { _ = invocation.redactor?.alias(audit.actor, .actor) }
         let steps = trace(history, contract: contract)
         var now = Record()
         now.append("contract_id", contract.contractId)

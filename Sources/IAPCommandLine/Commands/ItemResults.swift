@@ -113,7 +113,7 @@ final class ItemPrinter {
     init(_ invocation: Invocation, columns: [Column]) {
         self.invocation = invocation
         self.columns = columns
-        showsProgress = invocation.isStderrTTY && !invocation.quiet
+        showsProgress = invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal
         lastProgress = TrustConfiguration.systemClock()
     }
 
@@ -135,7 +135,7 @@ final class ItemPrinter {
         counts[result.verdict, default: 0] += 1
         if result.code != .success { failed = true }
         if invocation.output == .ndjson {
-            invocation.stdout.writeLine(result.record.jsonObject().serialized())
+            invocation.emitLine(result.record)
         } else {
             results.append(result)
         }
@@ -143,7 +143,8 @@ final class ItemPrinter {
         if result.verdict == Verdict.rejected.rawValue {
             if progressShown { invocation.stderr.write("\r\u{1B}[K") }
             // In full on stderr whatever the format: the table's detail column may be cut.
-            invocation.stderr.writeLine("error: line \(result.line): \(result.error ?? "rejected")")
+            invocation.stderr.writeLine(
+                "error: line \(result.line): " + TerminalText.escape(result.error ?? "rejected", keepNewlines: true))
         }
     }
 

@@ -50,8 +50,8 @@ enum VerifyCommand {
         }
         switch invocation.output {
         case .table: break
-        case .json: invocation.stdout.writeLine((documents.count == 1 ? documents[0] : .array(documents)).prettySerialized())
-        case .ndjson, .csv: for d in documents { invocation.stdout.writeLine(d.serialized()) }
+        case .json: invocation.emit(json: documents.count == 1 ? documents[0] : .array(documents))
+        case .ndjson, .csv: for d in documents { invocation.emit(json: d) }
         }
         if codes.count == 1 { return codes[0] }
         return codes.allSatisfy { $0 == .success } ? .success : .failure

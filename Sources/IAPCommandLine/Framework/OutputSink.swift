@@ -10,9 +10,13 @@ public protocol OutputSink: AnyObject {
     func write(_ text: String)
     /// Pushes buffered text out; an `.ioError` if it could not be written.
     func flush() throws(CLIError)
+    /// The width of the terminal the sink writes to, nil when it is not one (or unknown).
+    var terminalColumns: Int? { get }
 }
 
 extension OutputSink {
+    public var terminalColumns: Int? { nil }
+
     /// Writes `text` and a newline.
     public func writeLine(_ text: String) {
         write(text)
@@ -44,6 +48,13 @@ public final class FileDescriptorSink: OutputSink {
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
+
+    /// The terminal's width in columns (TIOCGWINSZ), nil when not a terminal or unknown.
+    public var terminalColumns: Int? {
+        var size = winsize()
+        guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 
     public func flush() throws(CLIError) {
         drain()
