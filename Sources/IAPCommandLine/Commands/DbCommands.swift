@@ -87,7 +87,7 @@ enum DbCommands {
     /// Where the database is, its schema version and the row count of each table; on MySQL also
     /// the server version and what the schema lacks (`missing`).
     static func status(_ invocation: Invocation) throws -> ExitCode {
-        let store = try DbOpen.existing(invocation)
+        let store = try DbOpen.existing(invocation, readOnly: true)
         let (current, supported) = try store.schemaVersion()
         let mysql = store as? MySQLStore
         var r = Record()

@@ -286,7 +286,7 @@ final class Redactor {
         }
         if !storeOpened {
             storeOpened = true
-            store = try? DbOpen.existing(invocation)
+            store = try? DbOpen.existing(invocation, readOnly: true)
         }
         guard let store else { return nil }
         return
