@@ -257,8 +257,9 @@ struct PowerToolsTests {
         let after = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"]).jsonObject()
         #expect((after["findings"] as? [[String: Any]])?.count == expected.count - 1)
 
-        // A database that accepts only Production: every Sandbox row is a finding.
-        let production = try cli.run(["doctor", "-o", "json"]).jsonObject()
+        // A database that accepts only Production: every Sandbox row is a finding. (Changed with
+        // issue #14.8: only when --environment says so; left out, doctor says how to check instead.)
+        let production = try cli.run(["doctor", "--environment", "Production", "-o", "json"]).jsonObject()
         let environment = (production["findings"] as? [[String: Any]] ?? []).filter { $0["check"] as? String == "environment" }
         #expect(environment.contains { $0["key"] as? String == h.subA })
         #expect(environment.contains { $0["key"] as? String == h.tokenB })

@@ -63,4 +63,57 @@ struct SupportUXTests {
             #expect(try files() == ["iapctl.db"], "\(args)")
         }
     }
+
+    /// #14.8: doctor's fix commands carry --db (and --config, --actor) shell-quoted, so pasted as
+    /// printed they act on the database doctor examined; without --environment it never proposes
+    /// to revoke paid orders of another environment.
+    @Test func doctorFixesCarryTheSettingsDoctorRanWith() throws {
+        guard E2EBackend.current == .sqlite else { return }
+        let h = try PowerHistory()
+        let cli = h.cli
+        let odd = cli.path("it's a copy.db")
+        try FileManager.default.copyItem(atPath: cli.dbPath, toPath: odd)
+        let config = try cli.write("my settings.json", "{\"no-color\": true}")
+        // Without --environment: no revocations, one finding that says how to check a Sandbox database.
+        let plain = try cli.run(["doctor", "--db", odd, "-o", "json"], env: ["IAPCTL_DB": ""])
+        let findings = try plain.jsonObject()["findings"] as? [[String: Any]] ?? []
+        #expect(!findings.isEmpty)
+        #expect(!findings.contains { ($0["fix"] as? String)?.contains("--status revoked") == true }, "\(plain)")
+        let environment = try #require(findings.first { $0["check"] as? String == "environment" })
+        #expect((environment["fix"] as? String)?.hasPrefix("iapctl doctor --environment Sandbox --db ") == true)
+        // With it: every fix names the same database, config and actor, quoted for the shell.
+        let explicit = try cli.run(
+            [
+                "doctor", "--db", odd, "--config", config, "--actor", "pat o'neil", "--environment", "Production",
+                "-o", "json",
+            ], env: ["IAPCTL_DB": ""])
+        let fixes = (try explicit.jsonObject()["findings"] as? [[String: Any]] ?? []).compactMap { $0["fix"] as? String }
+        #expect(fixes.contains { $0.contains("--status revoked") })
+        for fix in fixes {
+            let command = String(fix.split(separator: "  # ").first ?? "")
+            // What a shell makes of the pasted command: its words.
+            let words = try Self.shellWords(command)
+            #expect(words.first == "iapctl", "\(fix)")
+            let db = try #require(words.firstIndex(of: "--db"), "\(fix)")
+            #expect(words[db + 1] == odd, "\(fix)")
+            let configIndex = try #require(words.firstIndex(of: "--config"), "\(fix)")
+            #expect(words[configIndex + 1] == config)
+            let actor = try #require(words.firstIndex(of: "--actor"), "\(fix)")
+            #expect(words[actor + 1] == "pat o'neil")
+        }
+    }
+
+    /// The words bash splits `command` into (nothing is run: printf shows them).
+    static func shellWords(_ command: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        let script = "set -- " + command + "; printf '%s\\0' \"$@\""
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\0").map(String.init)
+    }
 }
