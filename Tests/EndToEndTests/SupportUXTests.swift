@@ -116,4 +116,117 @@ struct SupportUXTests {
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).split(separator: "\0").map(String.init)
     }
+
+    /// The example CA's trust options and a 15 KB notification of the examples.
+    static let exampleTrust = [
+        "--root-ca", CLI.packageRoot.appendingPathComponent("examples/ca/root.pem").path, "--bundle-id",
+        "com.example.iapctl", "--environment", "Sandbox",
+    ]
+    static func exampleNotification() throws -> String {
+        let text = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
+        return String(text.split(separator: "\n")[1])
+    }
+
+    /// Runs `iapctl ARGS` on a pseudo-terminal (python3's pty), types `input`, and reports what
+    /// the terminal showed, the exit status and whether canonical mode was back on afterwards.
+    /// With `signal`, sends it instead of finishing the input.
+    static func onTerminal(_ args: [String], input typed: String, signal: Int32? = nil) throws -> (
+        screen: String, status: Int32, canonical: Bool
+    ) {
+        let script = """
+            import os, sys, subprocess, termios, time, signal, select
+            master, slave = os.openpty()
+            unblock = lambda: signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            p = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+                preexec_fn=unblock)
+            data = sys.stdin.buffer.read()
+            sig = int(sys.argv[1])
+            time.sleep(0.5)
+            screen = b""
+            def drain(t):
+                global screen
+                end = time.time() + t
+                while time.time() < end:
+                    r, _, _ = select.select([master], [], [], 0.05)
+                    if r:
+                        try: screen += os.read(master, 65536)
+                        except OSError: return
+            if sig:
+                drain(0.3)
+                p.send_signal(sig)
+            else:
+                for i in range(0, len(data), 1024):
+                    os.write(master, data[i:i+1024]); drain(0.01)
+                os.write(master, b"\\n\\x04")
+            deadline = time.time() + 60
+            while p.poll() is None and time.time() < deadline: drain(0.1)
+            if p.poll() is None: p.kill(); p.wait()
+            drain(0.2)
+            canonical = bool(termios.tcgetattr(slave)[3] & termios.ICANON)
+            sys.stdout.write("%d %d\\n" % (p.returncode, canonical))
+            sys.stdout.buffer.write(screen)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, String(signal ?? 0), CLI.binary.path] + args
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(typed.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        let first = text.prefix { $0 != "\n" }.split(separator: " ")
+        return (String(text.drop { $0 != "\n" }), Int32(first.first ?? "") ?? -1, first.last == "1")
+    }
+
+    static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") }
+
+    /// #14.5: a 15 KB notification pasted at a terminal is read whole (not cut at 4,095 bytes), a
+    /// prompt says what to do, and the terminal is back in canonical mode afterwards, also after a signal.
+    @Test(.enabled(if: hasPython)) func pastingAtATerminalReadsTheWholeLine() throws {
+        let jws = try Self.exampleNotification()
+        #expect(jws.utf8.count > 8192)
+        let r = try Self.onTerminal(["verify"] + Self.exampleTrust, input: jws)
+        #expect(r.screen.contains("paste the input"), "\(r.screen.suffix(2000))")
+        #expect(r.screen.contains("VALID"), "\(r.screen.suffix(2000))")
+        #expect(!r.screen.contains("segments"))
+        #expect(r.status == 0)
+        #expect(r.canonical)
+        let interrupted = try Self.onTerminal(["verify"] + Self.exampleTrust, input: "", signal: SIGTERM)
+        #expect(interrupted.canonical)
+        let stopped = try Self.onTerminal(["verify"] + Self.exampleTrust, input: "", signal: SIGINT)
+        #expect(stopped.canonical)
+    }
+
+    /// #14.5 and copy-paste damage: a cut, wrapped or decoded paste gets a hint, not a forgery
+    /// verdict; a byte-order mark is ignored.
+    @Test func copyPasteDamageGetsAHint() throws {
+        let cli = try CLI()
+        let jws = try Self.exampleNotification()
+        let cut = try cli.run(["verify"] + Self.exampleTrust, stdin: String(jws.prefix(4095)) + "\n")
+        #expect(cut.status == 65)
+        #expect(cut.stdout.contains("this looks cut short: 4095 bytes"), "\(cut)")
+        #expect(cut.stdout.contains("not a forgery"))
+        var wrapped = ""
+        var rest = Substring(jws)
+        while !rest.isEmpty {
+            wrapped += rest.prefix(76) + "\n"
+            rest = rest.dropFirst(76)
+        }
+        let folded = try cli.run(["verify"] + Self.exampleTrust, stdin: wrapped + jws + "\n")
+        #expect(folded.stdout.contains("wrapped at 76 columns"), "\(folded)")
+        #expect(folded.stdout.contains("VALID"))  // the next line is read as usual
+        #expect(folded.stdout.components(separatedBy: "REJECTED").count == 2)  // one error, not one per line
+        let bom = try cli.run(["verify"] + Self.exampleTrust, stdin: "\u{FEFF}" + jws + "\n")
+        #expect(bom.status == 0, "\(bom)")
+        let decoded = try cli.run(
+            ["verify"] + Self.exampleTrust, stdin: "{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"x\"}}\n")
+        #expect(decoded.stdout.contains("decoded payload"), "\(decoded)")
+        #expect(!decoded.stdout.contains("signature"))
+    }
 }

@@ -90,7 +90,8 @@ struct ItemResult {
         r.append("type", type)
         r.append("transaction", transactionId)
         for (key, value) in extra { r.append(key, value) }
-        r.append("detail", error ?? detail)
+        // An error is shown whole, also on a narrow terminal (the renderer never cuts "error: …").
+        r.append("detail", error.map { "error: " + $0 } ?? detail)
         return r
     }
 }
@@ -140,9 +141,9 @@ final class ItemPrinter {
             results.append(result)
         }
         progress()
-        if result.verdict == Verdict.rejected.rawValue {
+        if result.verdict == Verdict.rejected.rawValue, invocation.output != .table {
             if progressShown { invocation.stderr.write("\r\u{1B}[K") }
-            // In full on stderr whatever the format: the table's detail column may be cut.
+            // Machine formats: the person reads stderr. A table shows the error itself (once, whole).
             invocation.stderr.writeLine(
                 "error: line \(result.line): " + TerminalText.escape(result.error ?? "rejected", keepNewlines: true))
         }

@@ -164,8 +164,20 @@ public final class Invocation {
     }
 
     /// The input named by a FILE argument: stdin for nil or `-`, else the opened file (66 if missing).
+    ///
+    /// When stdin is a terminal, a one-line prompt on stderr says what to do, and the terminal is
+    /// read without its 4 KB line limit (see `InputReader.beginTerminalPaste`).
     public func openInput(_ path: String?) throws(CLIError) -> InputReader {
-        guard let path, path != "-" else { return stdin }
+        guard let path, path != "-" else {
+            if stdin.beginTerminalPaste(), !quiet {
+                let command = ([root.name] + self.path).joined(separator: " ")
+                stderr.writeLine(
+                    "\(command): paste the input (one item per line), then press Enter and Ctrl-D; "
+                        + "or give a file: \(command) FILE")
+                try? stderr.flush()
+            }
+            return stdin
+        }
         return try InputReader(path: path)
     }
 }

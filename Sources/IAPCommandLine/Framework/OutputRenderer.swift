@@ -225,9 +225,10 @@ public enum OutputRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Whether a cell holds a command to run (in backticks): such a cell is never cut.
+    /// Whether a cell holds a command to run (in backticks) or an error (`error: …`): such a
+    /// cell is never cut.
     static func isInstruction(_ cell: String) -> Bool {
-        cell.contains("`")
+        cell.contains("`") || cell.hasPrefix("error: ")
     }
 
     /// Column widths narrowed so the table fits `available` terminal columns: free-text columns
