@@ -314,10 +314,14 @@ _iapctl() {
                 --actor) return ;;
                 --since) return ;;
                 --ticket) return ;;
+                --user) return ;;
+                --order) return ;;
+                --contract) return ;;
+                --command) return ;;
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --since --ticket --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --since --ticket --user --order --contract --command --limit --help' -- "$cur") )
             fi
             ;;
         'audit show')

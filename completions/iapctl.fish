@@ -351,6 +351,10 @@ complete -c iapctl -n '__iapctl_at "audit list"' -l wide -d 'Never cut table cel
 complete -c iapctl -n '__iapctl_at "audit list"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "audit list"' -l since -x -d 'Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)'
 complete -c iapctl -n '__iapctl_at "audit list"' -l ticket -x -d 'Only rows recorded with this ticket'
+complete -c iapctl -n '__iapctl_at "audit list"' -l user -x -d 'Only changes to this user\'s orders and contracts (also those moved to or from them)'
+complete -c iapctl -n '__iapctl_at "audit list"' -l order -x -d 'Only changes to this order (its number or its transactionId)'
+complete -c iapctl -n '__iapctl_at "audit list"' -l contract -x -d 'Only changes to this contract'
+complete -c iapctl -n '__iapctl_at "audit list"' -l command -x -d 'Only changes made by this command (notify, orders update, audit undo, …; a prefix)'
 complete -c iapctl -n '__iapctl_at "audit list"' -l limit -x -d 'Show at most this many rows'
 complete -c iapctl -n '__iapctl_at "audit list"' -s h -l help -d 'Show this help and exit'
 

@@ -178,10 +178,11 @@ struct PowerToolsTests {
         #expect((undoRow["changes"] as? [[String: Any]])?.first?["after"] as? String == "paid")
         #expect((undoRow["audit"] as? [String: Any])?["reason"] as? String == "refunded the wrong period")
 
-        // Undoing it again is refused: the row changed since (exit 4), and nothing is written.
+        // Undoing it again is refused (exit 4), and nothing is written. (Changed with issue #14.7:
+        // the message names the undo instead of "changed since".)
         let again = try cli.run(["audit", "undo", String(h.badCorrection), "--reason", "again"])
         #expect(again.status == 4, "\(again)")
-        #expect(again.stderr.contains("changed since"))
+        #expect(again.stderr.contains("already undone by #\(h.undo)"))
         // --reason is required; a creation cannot be undone.
         #expect(try cli.run(["audit", "undo", String(h.undo)]).status == 64)
         let created = try #require(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().last?["id"] as? Int)

@@ -229,4 +229,63 @@ struct SupportUXTests {
         #expect(decoded.stdout.contains("decoded payload"), "\(decoded)")
         #expect(!decoded.stdout.contains("signature"))
     }
+
+    /// The examples replayed into a fresh database (alice's contract 2000000900000001).
+    static func exampleDatabase() throws -> CLI {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
+        _ = try cli.run(
+            ["notify", CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path, "-q"]
+                + exampleTrust)
+        return cli
+    }
+
+    /// #14.7: audit ids where people look (orders show, contracts show, explain), audit list by
+    /// user/order/contract/command, change sets undone whole or refused, a second undo named.
+    @Test func auditIdsFiltersAndUndo() throws {
+        let cli = try Self.exampleDatabase()
+        let contract = "2000000900000001"
+        let order = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"
+        let shown = try cli.ok(["orders", "show", order, "-o", "json"]).jsonObject()
+        let changes = try #require(shown["changes"] as? [[String: Any]])
+        #expect(!changes.isEmpty && changes.allSatisfy { $0["id"] is Int })
+        #expect(try cli.ok(["contracts", "show", contract]).stdout.contains("AUDIT"))
+        let explained = try cli.ok(["contracts", "explain", contract, "-o", "json"]).jsonObject()
+        let steps = try #require(explained["trace"] as? [[String: Any]])
+        #expect(steps.contains { ($0["audit_ids"] as? [Int])?.isEmpty == false })
+
+        let all = try cli.ok(["audit", "list", "-o", "json"]).jsonArray()
+        let byContract = try cli.ok(["audit", "list", "--contract", contract, "-o", "json"]).jsonArray()
+        #expect(!byContract.isEmpty && byContract.count < all.count)
+        #expect(byContract.allSatisfy { $0["key"] as? String == contract && $0["entity"] as? String == "contract" })
+        let byOrder = try cli.ok(["audit", "list", "--order", "2000000900000001", "-o", "json"]).jsonArray()
+        #expect(!byOrder.isEmpty && byOrder.allSatisfy { $0["key"] as? String == order })
+        let byCommand = try cli.ok(["audit", "list", "--command", "orders", "-o", "json"]).jsonArray()
+        #expect(!byCommand.isEmpty && byCommand.allSatisfy { ($0["command"] as? String)?.hasPrefix("orders ") == true })
+        let byUser = try cli.ok(["audit", "list", "--user", "bob", "-o", "json"]).jsonArray()
+        let bobs = Set(try cli.ok(["orders", "list", "--user", "bob", "-o", "json"]).jsonArray().compactMap { $0["no"] as? String })
+            .union(["2000000900000002"])
+        #expect(!byUser.isEmpty && byUser.allSatisfy { bobs.contains($0["key"] as? String ?? "") }, "\(byUser)")
+        #expect(try cli.ok(["audit", "list", "--user", "bob", "--limit", "1", "-o", "json"]).jsonArray().count == 1)
+
+        // An engine change set (one notification: the order and the contract) is undone whole or refused.
+        let set = Dictionary(grouping: all.filter { ($0["ledger_id"] as? Int) != nil }) { $0["ledger_id"] as! Int }
+        let members = try #require(set.values.first { $0.count == 2 })
+        #expect(members.count == 2)
+        let refused = try cli.run(["audit", "undo", String(members[1]["id"] as! Int), "--reason", "test"])
+        #expect(refused.status == 4, "\(refused)")
+        #expect(refused.stderr.contains("change set"))
+        #expect(refused.stderr.contains("nothing was undone"))
+        #expect(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().count == all.count)
+
+        // Undoing twice names the first undo.
+        try cli.ok(["orders", "update", order, "--status", "refunded", "--reason", "mistake", "-q"])
+        let mistake = try #require(try cli.ok(["audit", "list", "--limit", "1", "-o", "json"]).jsonArray().first?["id"] as? Int)
+        try cli.ok(["audit", "undo", String(mistake), "--reason", "undo it", "-q"])
+        let undo = try #require(try cli.ok(["audit", "list", "--limit", "1", "-o", "json"]).jsonArray().first?["id"] as? Int)
+        let again = try cli.run(["audit", "undo", String(mistake), "--reason", "undo it again"])
+        #expect(again.status == 4)
+        #expect(again.stderr.contains("already undone by #\(undo)"), "\(again)")
+    }
 }
