@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -41,7 +41,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help version' -- "$cur") )
             fi
             ;;
         'db')
@@ -372,6 +372,11 @@ _iapctl() {
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion' -- "$cur") )
+            fi
+            ;;
+        'version')
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             fi
             ;;
     esac

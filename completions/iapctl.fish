@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help' 'version'
             set path $candidate
         end
     end
@@ -33,6 +33,7 @@ complete -c iapctl -n '__iapctl_at ""' -a audit -d 'Read the audit trail and und
 complete -c iapctl -n '__iapctl_at ""' -a doctor -d 'Check the data\'s invariants; print each finding with the command that fixes it'
 complete -c iapctl -n '__iapctl_at ""' -a completion -d 'Print a shell completion script'
 complete -c iapctl -n '__iapctl_at ""' -a help -d 'Show help for a command'
+complete -c iapctl -n '__iapctl_at ""' -a version -d 'Print the version (the same as iapctl --version)'
 complete -c iapctl -n '__iapctl_at ""' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at ""' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
 complete -c iapctl -n '__iapctl_at ""' -s q -l quiet -d 'Print less on stderr: only errors'
@@ -403,3 +404,5 @@ complete -c iapctl -n '__iapctl_at "completion"' -x -a 'bash zsh fish'
 
 complete -c iapctl -n '__iapctl_at "help"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "help"' -x -a 'db orders contracts notify verify restore entitled audit doctor completion'
+
+complete -c iapctl -n '__iapctl_at "version"' -s h -l help -d 'Show this help and exit'

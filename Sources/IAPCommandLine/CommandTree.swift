@@ -143,7 +143,7 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, man,
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, versionCommand, man,
         ],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
@@ -630,6 +630,14 @@ public enum CommandTree {
                 ]))
         ],
         handlerKey: "help",
+        inheritsOptions: false
+    )
+
+    static let versionCommand = CommandSpec(
+        name: "version",
+        abstract: "Print the version (the same as iapctl --version).",
+        examples: [CommandExample("iapctl version", "Prints e.g. 'iapctl 0.1.0'.")],
+        handlerKey: "version",
         inheritsOptions: false
     )
 

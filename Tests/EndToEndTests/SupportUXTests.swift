@@ -270,14 +270,23 @@ struct SupportUXTests {
         #expect(try cli.ok(["audit", "list", "--user", "bob", "--limit", "1", "-o", "json"]).jsonArray().count == 1)
 
         // An engine change set (one notification: the order and the contract) is undone whole or refused.
-        let set = Dictionary(grouping: all.filter { ($0["ledger_id"] as? Int) != nil }) { $0["ledger_id"] as! Int }
-        let members = try #require(set.values.first { $0.count == 2 })
-        #expect(members.count == 2)
-        let refused = try cli.run(["audit", "undo", String(members[1]["id"] as! Int), "--reason", "test"])
+        let sets = Dictionary(grouping: all.filter { ($0["ledger_id"] as? Int) != nil }) { $0["ledger_id"] as! Int }
+            .values.filter { $0.count == 2 }
+        let purchase = try #require(sets.first { $0.first?["reason"] as? String == "SUBSCRIBED/INITIAL_BUY" })
+        let refused = try cli.run(["audit", "undo", String(purchase[1]["id"] as! Int), "--reason", "test"])
         #expect(refused.status == 4, "\(refused)")
         #expect(refused.stderr.contains("change set"))
         #expect(refused.stderr.contains("nothing was undone"))
         #expect(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().count == all.count)
+        // A change set that can be undone is undone whole: each of its rows gets its undo row.
+        for members in sets where members.first?["reason"] as? String != "SUBSCRIBED/INITIAL_BUY" {
+            let ids = members.compactMap { $0["id"] as? Int }
+            let r = try cli.run(["audit", "undo", String(ids[0]), "--reason", "test", "-q"])
+            guard r.status == 0 else { continue }
+            let commands = Set(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().compactMap { $0["command"] as? String })
+            for id in ids { #expect(commands.contains("audit undo \(id)"), "\(ids)") }
+            break
+        }
 
         // Undoing twice names the first undo.
         try cli.ok(["orders", "update", order, "--status", "refunded", "--reason", "mistake", "-q"])
@@ -287,5 +296,42 @@ struct SupportUXTests {
         let again = try cli.run(["audit", "undo", String(mistake), "--reason", "undo it again"])
         #expect(again.status == 4)
         #expect(again.stderr.contains("already undone by #\(undo)"), "\(again)")
+    }
+
+    /// #14 should-fix: first contact (no arguments, version), one naming for machine output, one
+    /// form of `changes` in CSV, auto-renew one way, -q still says why, trust errors in plain words.
+    @Test func firstContactAndOneNaming() throws {
+        let cli = try CLI()
+        let bare = try cli.run([])
+        #expect(bare.status == 0 && bare.stdout.contains("Usage: iapctl <command>"))
+        #expect(try cli.ok(["version"]).stdout == "iapctl 0.1.0\n")
+        let notifications = CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path
+        try cli.ok(["db", "init", "-q"])
+        try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
+        let ndjson = try cli.run(["notify", notifications, "-o", "ndjson"] + Self.exampleTrust)
+        #expect(ndjson.status == 1)
+        for item in try ndjson.ndjson() {
+            for key in item.keys { #expect(key == key.lowercased(), "camelCase key \(key)") }
+        }
+        let renewal = try #require(try ndjson.ndjson().first { $0["subtype"] as? String == "AUTO_RENEW_DISABLED" })
+        #expect((renewal["detail"] as? String)?.contains("auto_renew true → false") == true, "\(renewal)")
+        // CSV: changes as text, the form audit rows use.
+        let csv = try cli.run(["notify", notifications, "-o", "csv", "--dry-run"] + Self.exampleTrust)
+        #expect(csv.stdout.hasPrefix("line,verdict,notification_uuid,"))
+        #expect(!csv.stdout.contains("[{"))
+        // -q: a run that exits non-zero still says why, in one line.
+        let quiet = try cli.run(["notify", notifications, "-q"] + Self.exampleTrust)
+        #expect(quiet.status == 1)
+        #expect(quiet.stderr.split(separator: "\n").count == 1 && quiet.stderr.contains("unmatched"), "\(quiet)")
+        // A chain that does not lead to the root in use: which root, and the option that sets it.
+        let jws = try Self.exampleNotification()
+        let untrusted = try cli.run(["verify", "--bundle-id", "com.example.iapctl", "--environment", "Sandbox"], stdin: jws)
+        #expect(untrusted.status != 0)
+        #expect(untrusted.stdout.contains("Apple Root CA - G3 (built in)"), "\(untrusted)")
+        #expect(untrusted.stdout.contains("--root-ca"))
+        #expect(
+            !untrusted.stdout.contains(
+                "error: certificate chain not trusted: intermediate \"iapctl Example Intermediate CA — NOT Apple\": unable to get local issuer"
+            ))
     }
 }

@@ -10,6 +10,10 @@ public enum CommandHandlers {
         Redaction.wrap(
             StoreAccess.wrap([
                 "help": HelpCommand.run,
+                "version": { invocation in
+                    invocation.print("\(invocation.root.name) \(CommandTree.version)")
+                    return .success
+                },
                 "completion": CompletionCommand.run,
                 "__man": ManCommand.run,
                 "db init": DbCommands.initialize,

@@ -41,7 +41,10 @@ enum RestoreCommand {
             }
             let report = verifier.verify(jws, as: .transaction)
             if let failure = report.failure {
-                let hint = report.kind == .notification ? "this is a notification: restore takes the device's signed transactions" : nil
+                let hint =
+                    report.kind == .notification
+                    ? "this is a notification: restore takes the device's signed transactions"
+                    : failure.code == .untrustedChain ? TrustSetup.untrustedHint : nil
                 printer.add(.rejected(line: item.line, failure, hint: hint))
                 continue
             }

@@ -100,7 +100,8 @@ enum VerifyCommand {
         writeChecks(report, to: out, indent: "  ")
         for warning in report.warnings { out.writeLine("  warning: \(warning)") }
         if let failure = report.failure {
-            out.writeLine("  error: \(failure.message)")
+            let message = failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message
+            out.writeLine("  error: \(message)")
             if let hint = NotifyCommand.hint(for: report) { out.writeLine("  hint: \(hint)") }
         }
         if let payload = report.payload {

@@ -78,7 +78,8 @@ struct Runner {
     func run(_ arguments: [String]) -> ExitCode {
         let parser = CommandLineParser(root: root)
         let help = HelpRenderer(root: root)
-        if parser.wantsHelp(arguments) {
+        if parser.wantsHelp(arguments) || arguments.isEmpty {
+            // `iapctl` alone: the overview, as a person trying it first expects.
             stdout.write(help.help(for: parser.bestEffortPath(arguments)))
             return .success
         }
