@@ -334,4 +334,23 @@ struct SupportUXTests {
                 "error: certificate chain not trusted: intermediate \"iapctl Example Intermediate CA — NOT Apple\": unable to get local issuer"
             ))
     }
+
+    /// #14 should-fix: `contracts show --as-of T` shows only values as of T.
+    @Test func contractsShowAsOfShowsOnlyValuesOfThen() throws {
+        let cli = try Self.exampleDatabase()
+        let then: Int64 = 1_744_675_200_000  // 2025-04-15T00:00:00Z
+        let shown = try cli.ok(["contracts", "show", "2000000900000001", "--as-of", "2025-04-15T00:00:00Z", "-o", "json"])
+            .jsonObject()
+        let contract = try #require(shown["contract"] as? [String: Any])
+        #expect(contract["status"] as? String == "active")
+        let last = try #require(contract["last_event_date_ms"] as? Int64 ?? (contract["last_event_date_ms"] as? Int).map(Int64.init))
+        #expect(last <= then, "\(contract)")
+        #expect(contract["updated_at"] == nil && contract["created_at"] == nil)
+        for order in shown["orders"] as? [[String: Any]] ?? [] {
+            #expect(order["updated_at"] == nil && order["created_at"] == nil)
+        }
+        for event in shown["events"] as? [[String: Any]] ?? [] {
+            #expect(((event["signed_date_ms"] as? Int).map(Int64.init) ?? .max) <= then)
+        }
+    }
 }
