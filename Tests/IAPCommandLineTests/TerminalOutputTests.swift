@@ -38,6 +38,24 @@ struct TerminalOutputTests {
                 == "NO       DETAIL\norder-1  fits\n")
     }
 
+    @Test func columnsThatCannotFitAreLeftOutAndSaidSo() {
+        let uuid = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"
+        let record: Record = [
+            "no": .string(uuid), "user_id": .string("alice"), "product_id": .string("com.example.app.monthly"),
+            "status": .string("paid"), "trade_no": .string("2000000900000001"),
+            "origin_no": .string("2000000900000001"), "expires_date": .int(1_757_035_472_000),
+            "updated_at": .int(1_757_035_472_000),
+        ]
+        let text = OutputRenderer.render(records: [record], format: .table, style: OutputStyle(width: 80))
+        let lines = text.split(separator: "\n")
+        #expect(lines.allSatisfy { TextWidth.of(String($0)) <= 80 }, "\(text)")
+        #expect(lines[0].hasSuffix(": --wide)"), "\(text)")
+        #expect(lines[0].hasPrefix("NO"))
+        #expect(text.contains("alice") && text.contains("paid"))
+        // Off a terminal nothing is left out.
+        #expect(OutputRenderer.render(records: [record], format: .table).contains("2025-09-05T01:24:32Z"))
+    }
+
     @Test func instructionsAndHintColumnsAreNeverCut() {
         let hint = "no contract 42; recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)"
         let records: [Record] = [

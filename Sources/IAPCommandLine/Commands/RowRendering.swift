@@ -81,7 +81,7 @@ enum RowRendering {
         r.append("notification_type", entry.notificationType)
         r.append("subtype", entry.subtype)
         r.append("notification_uuid", entry.notificationUUID)
-        r.append("detail", entry.detail)
+        r.append("detail", entry.detail.map(ItemResult.readableAutoRenew))
         r.append("received_at", entry.receivedAt)
         r.append("ledger_id", entry.id)
         return r

@@ -183,8 +183,29 @@ public enum OutputRenderer {
         for row in fullCells {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
         }
+        var kept = Array(columns.indices)
+        var hiddenNote = ""
         if let available = style.width {
-            widths = fitted(widths, columns: columns, headers: headers, available: available - TextWidth.of(indent))
+            let room = available - TextWidth.of(indent)
+            widths = fitted(widths, columns: columns, headers: headers, available: room)
+            // Still too wide: leave out columns from the right (never the first, never a
+            // `keepWhole` one) and say so after the last header ("(+2: --wide)"), rather than
+            // wrap every row.
+            while kept.count > 1 {
+                let hidden = columns.count - kept.count
+                let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
+                if kept.map({ widths[$0] }).reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room {
+                    hiddenNote = note
+                    break
+                }
+                // A column holding an instruction or an error is never left out either.
+                let droppable = { (index: Int) in
+                    !columns[index].keepWhole && !fullCells.contains { isInstruction($0[index]) }
+                }
+                guard let drop = kept.dropFirst().last(where: droppable) else { break }
+                kept.removeAll { $0 == drop }
+                hiddenNote = "  (+\(columns.count - kept.count): --wide)"
+            }
         }
         let cells = fullCells.map { row in
             row.enumerated().map { index, cell in
@@ -211,8 +232,9 @@ public enum OutputRenderer {
         }
         func line(_ row: [String], header: Bool) -> String {
             var parts: [String] = []
-            for (index, cell) in row.enumerated() {
-                let isLast = index == row.count - 1
+            for (position, index) in kept.enumerated() {
+                let cell = row[index]
+                let isLast = position == kept.count - 1
                 let padded =
                     isLast && !rightAligned[index]
                     ? cell : TextWidth.pad(cell, to: widths[index], leading: rightAligned[index])
@@ -220,7 +242,7 @@ public enum OutputRenderer {
             }
             return indent + parts.joined(separator: "  ")
         }
-        var lines = [line(headers, header: true)]
+        var lines = [line(headers, header: true) + hiddenNote]
         lines += cells.map { line($0, header: false) }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -232,14 +254,15 @@ public enum OutputRenderer {
     }
 
     /// Column widths narrowed so the table fits `available` terminal columns: free-text columns
-    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12, then the others down to 8;
-    /// never below the header, never a date or a `keepWhole` column. What still does not fit wraps.
+    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12, then the others down to 16;
+    /// never below the header, never a date or a `keepWhole` column. What still does not fit:
+    /// `table` leaves out columns from the right.
     static func fitted(_ natural: [Int], columns: [Column], headers: [String], available: Int) -> [Int] {
         var widths = natural
         var excess = widths.reduce(2 * (widths.count - 1), +) - available
         let passes: [(Column) -> Int?] = [
             { $0.keepWhole || $0.maxWidth == nil ? nil : min(12, $0.maxWidth!) },
-            { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 8 },
+            { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 16 },
         ]
         for floorOf in passes where excess > 0 {
             let floors = columns.enumerated().map { index, column in
