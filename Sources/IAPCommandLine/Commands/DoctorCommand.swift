@@ -53,7 +53,22 @@ enum DoctorCommand {
         }
         switch invocation.output {
         case .table:
-            if !findings.isEmpty {
+            if !findings.isEmpty, invocation.tableWidth != nil {
+                // On a terminal: one block per finding, so the problem and the command to run
+                // are whole and readable at any width.
+                invocation.emit(
+                    detail: DetailView(
+                        sections: findings.enumerated().map { index, finding in
+                            var fields = Record()
+                            fields.append("problem", finding.problem)
+                            fields.append("fix", finding.fix)
+                            return DetailView.Section(
+                                key: "finding",
+                                title: "\(index + 1). \(finding.check): \(finding.entity)"
+                                    + (finding.key == "-" ? "" : " \(finding.key)"),
+                                content: .fields(fields))
+                        }))
+            } else if !findings.isEmpty {
                 invocation.emit(
                     findings.map(\.record),
                     columns: [
