@@ -111,6 +111,15 @@ struct TerminalOutputTests {
         #expect((try? JSONText.parse(json)) == .object([("a", .string(hostile))]))
     }
 
+    /// The last line of defence on a terminal sink: only newline, tab, CR and iapctl's own
+    /// bold/reset/erase sequences pass; every other control character is shown escaped.
+    @Test func terminalSinksLetNoForeignControlThrough() {
+        let text = "a\u{9B}2Jb\u{1B}[1mBOLD\u{1B}[0m\u{1B}]52;c;aGk=\u{07}\u{202E}x\r\u{1B}[Kn\tm\n"
+        let safe = TerminalText.terminalSafe(text)
+        #expect(safe == "a\\u{9b}2Jb\u{1B}[1mBOLD\u{1B}[0m\\u{1b}]52;c;aGk=\\u{7}\\u{202e}x\r\u{1B}[Kn\tm\n", "\(safe)")
+        #expect(TerminalText.terminalSafe("plain") == "plain")
+    }
+
     @Test func errorsAndNotesShowControlCharactersEscaped() throws {
         let r = iapctl(["orders", "show", "x\u{9B}2J"], environment: [:])
         #expect(r.code == 64)

@@ -32,17 +32,21 @@ public final class FileDescriptorSink: OutputSink {
     private let name: String
     private var buffer: [UInt8] = []
     private var failure: CLIError?
+    /// On a terminal every write is made safe (`TerminalText.terminalSafe`): whatever a command
+    /// writes directly, no control character from data reaches the terminal.
+    private let escapesControls: Bool
 
     /// A sink writing to `fileDescriptor` (not closed by the sink); `name` is used in messages.
     public init(fileDescriptor: Int32, name: String) {
         self.fileDescriptor = fileDescriptor
         self.name = name
+        escapesControls = isatty(fileDescriptor) == 1
         buffer.reserveCapacity(65_536)
     }
 
     public func write(_ text: String) {
         guard failure == nil else { return }
-        buffer.append(contentsOf: text.utf8)
+        buffer.append(contentsOf: (escapesControls ? TerminalText.terminalSafe(text) : text).utf8)
         if buffer.count >= 65_536 { drain() }
     }
 

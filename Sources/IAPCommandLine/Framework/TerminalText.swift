@@ -64,4 +64,40 @@ public enum TerminalText {
         }
         return result
     }
+
+    /// The escape sequences iapctl itself sends to a terminal: bold, reset, erase to end of line.
+    static let ownSequences: [[Unicode.Scalar]] = ["\u{1B}[1m", "\u{1B}[0m", "\u{1B}[K"].map {
+        Array($0.unicodeScalars)
+    }
+
+    /// The last line of defence for text written to a terminal: every control character made
+    /// visible except newline, tab, carriage return and iapctl's own bold/reset/erase sequences.
+    public static func terminalSafe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" && $0 != "\r" }) else {
+            return text
+        }
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var index = 0
+        outer: while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\u{1B}" {
+                for sequence in ownSequences
+                where index + sequence.count <= scalars.count
+                    && Array(scalars[index..<(index + sequence.count)]) == sequence
+                {
+                    result.append(contentsOf: sequence)
+                    index += sequence.count
+                    continue outer
+                }
+            }
+            if isControl(scalar), scalar != "\n", scalar != "\t", scalar != "\r" {
+                result.append(contentsOf: escape(String(scalar)).unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+            index += 1
+        }
+        return String(result)
+    }
 }
