@@ -217,4 +217,23 @@ struct TerminalOutputTests {
         let list = iapctl(["orders", "list", "--db", db, "--redact", "-o", "json"])
         #expect(list.out.contains("\"order-1\"") && list.out.contains("\"user-1\""))
     }
+
+    /// #14.4/#14.8: on a terminal doctor shows one block per finding, problem and fix whole.
+    @Test func doctorOnATerminalShowsBlocks() throws {
+        let dir = try temporaryDirectory()
+        let db = dir.appendingPathComponent("t.db").path
+        let examples = packageRoot.appendingPathComponent("examples").path
+        #expect(iapctl(["db", "init", "--db", db]).code == 0)
+        #expect(iapctl(["orders", "create", "--db", db, "--from", examples + "/orders.ndjson"]).code == 0)
+        _ = iapctl([
+            "notify", examples + "/notifications.ndjson", "--db", db, "--root-ca", examples + "/ca/root.pem",
+            "--bundle-id", "com.example.iapctl", "--environment", "Sandbox",
+        ])
+        let terminal = iapctl(["doctor", "--db", db], environment: ["COLUMNS": "80", "NO_COLOR": "1"], tty: true)
+        #expect(terminal.code == 1, "\(terminal)")
+        #expect(terminal.out.hasPrefix("1. environment: database\n"), "\(terminal.out)")
+        #expect(terminal.out.contains("  fix      iapctl doctor --environment Sandbox --db \(db)\n"))
+        let piped = iapctl(["doctor", "--db", db])
+        #expect(piped.out.hasPrefix("CHECK"))
+    }
 }
