@@ -168,7 +168,9 @@ enum VerifyCommand {
             case .failed: mark = "FAIL"
             case .skipped: mark = "skip"
             }
-            out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(check.detail)")
+            // A failed chain in a person's words, not OpenSSL's.
+            let detail = check.status == .failed && check.name == "chain" ? TrustSetup.plainWords(check.detail) : check.detail
+            out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(detail)")
         }
     }
 
