@@ -329,10 +329,7 @@ struct SupportUXTests {
         #expect(untrusted.status != 0)
         #expect(untrusted.stdout.contains("Apple Root CA - G3 (built in)"), "\(untrusted)")
         #expect(untrusted.stdout.contains("--root-ca"))
-        #expect(
-            !untrusted.stdout.contains(
-                "error: certificate chain not trusted: intermediate \"iapctl Example Intermediate CA — NOT Apple\": unable to get local issuer"
-            ))
+        #expect(!untrusted.stdout.contains("unable to get local issuer"), "\(untrusted)")
     }
 
     /// #14 should-fix: `contracts show --as-of T` shows only values as of T.
