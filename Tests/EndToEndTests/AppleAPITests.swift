@@ -60,8 +60,8 @@ struct AppleAPITests {
         #expect(try restore.ndjson().first?["verdict"] as? String == "restorable")
 
         let decoded = try cli.ok(["apple", "lookup", "MK5TTTVWJH", "-o", "json"] + sandbox(world)).jsonArray()
-        #expect(decoded.first?["transactionId"] as? String == "1000")
-        #expect(decoded.first?["appAccountToken"] as? String == token)
+        #expect(decoded.first?["transaction_id"] as? String == "1000")
+        #expect(decoded.first?["app_account_token"] as? String == token)
     }
 
     @Test func anInvalidOrderIdIsNotFound() throws {
@@ -163,6 +163,8 @@ struct AppleAPITests {
             ["apple", "notifications", "history", "--since", "7d", "--gap-report", "-o", "ndjson"] + sandbox(world))
         #expect(report.status == 1, "\(report)")
         #expect(try report.ndjson().map { $0["verdict"] as? String } == ["missing"])
+        let table = try cli.run(["apple", "notifications", "history", "--since", "7d", "--gap-report", "-o", "table"] + sandbox(world))
+        #expect(table.stdout.contains("DID_RENEW") && table.stdout.contains("1001"), "\(table)")
         let apply = try cli.run(["apple", "notifications", "history", "--since", "7d", "--apply", "-o", "ndjson"] + sandbox(world))
         #expect(apply.status == 0, "\(apply)")
         #expect(try apply.ndjson().map { $0["verdict"] as? String } == ["applied"])
@@ -203,7 +205,7 @@ struct AppleAPITests {
         let decoded = try cli.ok(["apple", "subscriptions", "status", "1000", "-o", "json"] + sandbox(world)).jsonArray()
         #expect(decoded.first?["status_name"] as? String == "active")
         #expect(decoded.first?["auto_renew"] as? Bool == false)
-        #expect(decoded.first?["transactionId"] as? String == "1001")
+        #expect(decoded.first?["transaction_id"] as? String == "1001")
     }
 
     @Test func anItemThatDoesNotVerifyIsAnErrorNeverPrinted() throws {
@@ -227,7 +229,7 @@ struct AppleAPITests {
             ("sandbox", "GET", "/inApps/v1/transactions/1000", [:], [.ok(["signedTransactionInfo": jws])]),
         ])
         let result = try cli.ok(["apple", "transactions", "get", "1000", "-o", "ndjson", "--root-ca", world.rootPath])
-        #expect(try result.ndjson().first?["transactionId"] as? String == "1000")
+        #expect(try result.ndjson().first?["transaction_id"] as? String == "1000")
         #expect(try server.requests().map { $0["env"] as? String } == ["production", "sandbox"])
         let unknown = try cli.run(["apple", "transactions", "get", "999"])
         #expect(unknown.status == 3, "\(unknown)")
@@ -296,7 +298,7 @@ struct AppleAPITests {
             ),
         ])
         let result = try cli.ok(["apple", "refunds", "history", "1000", "-o", "ndjson"] + sandbox(world))
-        #expect(try result.ndjson().map { $0["transactionId"] as? String } == ["1000", "1001"])
+        #expect(try result.ndjson().map { $0["transaction_id"] as? String } == ["1000", "1001"])
         #expect(try result.ndjson().allSatisfy { $0["revocation_date"] is String })
         #expect(try server.requests().count == 2)
     }
@@ -530,7 +532,7 @@ struct AppleAPITests {
         #expect(mass["productId"] as? String == "com.example.product")
         #expect(mass["storefrontCountryCodes"] as? [String] == ["USA"])
         let status = try cli.ok(["apple", "extend-status", "com.example.product", "20fba8a0-2b80-4a7d-a17f-85c1854727f8", "-o", "json"])
-        #expect(try status.jsonArray().first?["succeededCount"] as? Int == 30)
+        #expect(try status.jsonArray().first?["succeeded_count"] as? Int == 30)
         let test = try cli.ok(["apple", "notifications", "test"])
         #expect(test.lines == ["ce3af791-365e-4c60-841b-1674b43c1609"])
     }

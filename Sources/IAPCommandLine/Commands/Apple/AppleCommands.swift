@@ -290,7 +290,7 @@ enum AppleCommands {
             var records: [Record] = []
             for (row, report) in zip(rows, transactions) {
                 var r = Record()
-                r.append("subscriptionGroupIdentifier", row.group)
+                r.append("subscription_group_identifier", row.group)
                 r.append("status", row.status)
                 r.append("status_name", row.status.flatMap { statusNames[$0] })
                 var renewal: VerificationReport?
@@ -299,7 +299,7 @@ enum AppleCommands {
                     renewalIndex += 1
                 }
                 r.append("auto_renew", renewal?.renewalInfo?.autoRenewStatus.map { $0 == 1 })
-                r.append("autoRenewProductId", renewal?.renewalInfo?.autoRenewProductId)
+                r.append("auto_renew_product_id", renewal?.renewalInfo?.autoRenewProductId)
                 for (key, value) in AppleSession.transactionRecord(report, structured: false).fields { r.append(key, value) }
                 if invocation.output.isStructured {
                     r.append("transaction", report.payload ?? .null)
@@ -310,9 +310,9 @@ enum AppleCommands {
             invocation.emit(
                 records,
                 columns: [
-                    Column("originalTransactionId", title: "ORIGINAL"), Column("productId", title: "PRODUCT"),
+                    Column("original_transaction_id", title: "ORIGINAL"), Column("product_id", title: "PRODUCT"),
                     Column("status_name", title: "STATUS"), Column("expires_date", title: "EXPIRES"),
-                    Column("auto_renew", title: "AUTO_RENEW"), Column("transactionId", title: "LATEST"),
+                    Column("auto_renew", title: "AUTO_RENEW"), Column("transaction_id", title: "LATEST"),
                     Column("environment", title: "ENV"),
                 ])
         }

@@ -137,22 +137,22 @@ enum AppleNotifications {
     }
 
     static let columns: [Column] = [
-        Column("notificationUUID", title: "NOTIFICATION"), Column("notificationType", title: "TYPE"),
+        Column("notification_uuid", title: "NOTIFICATION"), Column("notification_type", title: "TYPE"),
         Column("subtype", title: "SUBTYPE"), Column("signed_date", title: "SIGNED"),
-        Column("transactionId", title: "TRANSACTION"), Column("attempts", title: "ATTEMPTS"),
+        Column("transaction_id", title: "TRANSACTION"), Column("attempts", title: "ATTEMPTS"),
         Column("last_attempt_result", title: "LAST_RESULT"),
     ]
 
     static func record(_ item: GapReport.Item, _ report: VerificationReport, structured: Bool) -> Record {
         var r = Record()
         let notification = report.notification
-        r.append("notificationUUID", notification?.notificationUUID)
-        r.append("notificationType", notification?.notificationType)
+        r.append("notification_uuid", notification?.notificationUUID)
+        r.append("notification_type", notification?.notificationType)
         r.append("subtype", notification?.subtype)
         r.append("signed_date", notification?.signedDate)
         let transaction = report.nestedReport("signedTransactionInfo")?.transaction
-        r.append("transactionId", transaction?.transactionId)
-        r.append("originalTransactionId", transaction?.originalTransactionId)
+        r.append("transaction_id", transaction?.transactionId)
+        r.append("original_transaction_id", transaction?.originalTransactionId)
         r.append("attempts", item.attempts.count)
         r.append("last_attempt_result", item.attempts.last?.result)
         r.append("last_attempt_date", item.attempts.last?.date)
@@ -173,7 +173,7 @@ enum AppleNotifications {
         if session.printsSignedItems || invocation.output == .table {
             invocation.print(token)
         } else {
-            invocation.emit([["testNotificationToken": .string(token), "environment": .string(answer.server.rawValue)]])
+            invocation.emit([["test_notification_token": .string(token), "environment": .string(answer.server.rawValue)]])
         }
         invocation.note(
             "Apple is sending a TEST notification (\(answer.server.rawValue)); check it with "

@@ -238,24 +238,24 @@ final class AppleSession {
     }
 
     static let transactionColumns: [Column] = [
-        Column("transactionId", title: "TRANSACTION"), Column("originalTransactionId", title: "ORIGINAL"),
-        Column("productId", title: "PRODUCT"), Column("type", title: "TYPE"),
+        Column("transaction_id", title: "TRANSACTION"), Column("original_transaction_id", title: "ORIGINAL"),
+        Column("product_id", title: "PRODUCT"), Column("type", title: "TYPE"),
         Column("purchase_date", title: "PURCHASED"), Column("expires_date", title: "EXPIRES"),
-        Column("revocation_date", title: "REVOKED"), Column("appAccountToken", title: "ACCOUNT_TOKEN"),
+        Column("revocation_date", title: "REVOKED"), Column("app_account_token", title: "ACCOUNT_TOKEN"),
         Column("environment", title: "ENV"),
     ]
 
     static func transactionRecord(_ report: VerificationReport, structured: Bool) -> Record {
         var r = Record()
         let tx = report.transaction
-        r.append("transactionId", tx?.transactionId)
-        r.append("originalTransactionId", tx?.originalTransactionId)
-        r.append("productId", tx?.productId)
+        r.append("transaction_id", tx?.transactionId)
+        r.append("original_transaction_id", tx?.originalTransactionId)
+        r.append("product_id", tx?.productId)
         r.append("type", tx?.type)
         r.append("purchase_date", tx?.purchaseDate)
         r.append("expires_date", tx?.expiresDate)
         r.append("revocation_date", tx?.revocationDate)
-        r.append("appAccountToken", tx?.appAccountToken)
+        r.append("app_account_token", tx?.appAccountToken)
         r.append("environment", tx?.environment)
         if structured { r.append("payload", report.payload ?? .null) }
         return r

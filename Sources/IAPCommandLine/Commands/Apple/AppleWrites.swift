@@ -167,7 +167,7 @@ enum AppleWrites {
         }
         var r = Record()
         for key in ["requestIdentifier", "complete", "completeDate", "succeededCount", "failedCount"] {
-            r.append(key == "completeDate" ? "complete_date" : key, answer.json?[key] ?? .null)
+            r.append(RowRendering.snakeCase(key), answer.json?[key] ?? .null)
         }
         invocation.emit([r])
         return answer.json?["complete"]?.boolValue == true ? .success : .failure
@@ -282,7 +282,7 @@ enum AppleWrites {
         var r = Record()
         r.append("audit_id", auditId)
         r.append("http_status", Int64(answer.status))
-        for (key, value) in answer.json?.objectMembers ?? [] { r.append(key == "effectiveDate" ? "effective_date" : key, value) }
+        for (key, value) in answer.json?.objectMembers ?? [] { r.append(RowRendering.snakeCase(key), value) }
         invocation.emit([r])
         return try done(answer.json)
     }
