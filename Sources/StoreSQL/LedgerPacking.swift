@@ -1,6 +1,10 @@
 internal import COpenSSL
 internal import CZlib
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The compact form of a ledger item's raw text (issue 17): the same bytes, rebuilt exactly.
 ///
 /// A notification line is mostly base64url: a JWS whose header carries the signer's certificate
@@ -13,7 +17,8 @@ internal import CZlib
 /// ``pack(_:)`` proves its result: it unpacks it and compares with the input byte for byte, and
 /// returns nil (store the text as it is) if anything differs. ``unpack(_:chain:)`` is the inverse.
 ///
-/// Format: a version byte, varint chain count, that many 32-byte digests, then the operations:
+/// Format: a version byte, varint chain count, that many 32-byte digests, the CRC-32 of the raw
+/// text (4 bytes, little-endian: raw deflate has no check of its own), then the operations:
 /// `0x01 len bytes` (literal), `0x02 index` (chain text), `0x03` (begin a base64url segment),
 /// `0x04` (end it: base64url-encode what was written since the matching begin). Version 1 stores
 /// the operations as they are; version 2 stores their length (varint) and their raw deflate with
@@ -70,6 +75,8 @@ public enum LedgerPacking {
             var out: [UInt8] = [version]
             appendVarint(&out, writer.chains.count)
             for chain in writer.chains { out += chain.digest }
+            let crc = UInt32(crc32(0, input.baseAddress, UInt32(input.count)))
+            out += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
             if let deflated = deflate(writer.ops), deflated.count + 5 < writer.ops.count {
                 out[0] = versionDeflated
                 appendVarint(&out, writer.ops.count)
@@ -81,8 +88,8 @@ public enum LedgerPacking {
             let packed = Packed(bytes: out, chains: writer.chains)
             // The proof: rebuilt byte for byte, or not packed at all.
             let byDigest = Dictionary(writer.chains.map { ($0.digest, $0.text) }, uniquingKeysWith: { a, _ in a })
-            guard let rebuilt = try? unpackBytes(out, chain: { byDigest[$0] }),
-                rebuilt.elementsEqual(input)
+            guard let rebuilt = try? unpackBytes(out, chain: { byDigest[$0] }), rebuilt.count == input.count,
+                rebuilt.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
             else { return nil }
             return packed
         }
@@ -212,15 +219,10 @@ public enum LedgerPacking {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The digests a packed raw refers to.
-    public static func chainDigests(_ packed: [UInt8]) throws(UnpackError) -> [[UInt8]] {
-        var reader = Reader(bytes: packed)
-        return try reader.header()
-    }
-
     static func unpackBytes(_ packed: [UInt8], chain: ([UInt8]) throws -> [UInt8]?) throws -> [UInt8] {
         var reader = Reader(bytes: packed)
         let digests = try reader.header()
+        let expectedCRC = try reader.crc()
         if packed[0] == versionDeflated {
             let count = try reader.varint()
             guard count <= 64 << 20,
@@ -255,6 +257,8 @@ public enum LedgerPacking {
             }
         }
         guard stack.count == 1 else { throw UnpackError.malformed("unbalanced begin") }
+        let crc = stack[0].withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        guard crc == expectedCRC else { throw UnpackError.malformed("the rebuilt text fails its CRC-32") }
         return stack[0]
     }
 
@@ -286,6 +290,13 @@ public enum LedgerPacking {
             guard count <= bytes.count - offset else { throw .malformed("literal past the end") }
             out += bytes[offset..<(offset + count)]
             offset += count
+        }
+
+        mutating func crc() throws(UnpackError) -> UInt32 {
+            guard bytes.count - offset >= 4 else { throw .malformed("truncated") }
+            defer { offset += 4 }
+            return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+                | UInt32(bytes[offset + 3]) << 24
         }
 
         mutating func header() throws(UnpackError) -> [[UInt8]] {
@@ -337,7 +348,7 @@ public enum LedgerPacking {
             dictionary.withUnsafeBufferPointer { dict in
                 out.withUnsafeMutableBufferPointer { output in
                     iapctl_deflate_raw(
-                        input.baseAddress, input.count, dict.baseAddress, dict.count, 6, output.baseAddress, capacity)
+                        input.baseAddress, input.count, dict.baseAddress, dict.count, 1, output.baseAddress, capacity)
                 }
             }
         }
@@ -410,41 +421,31 @@ public enum LedgerPacking {
         return (first, second)
     }
 
-    /// The bytes between the brackets of the header's `"x5c": [ … ]`, if it has one.
+    /// The bytes between the brackets of the header's `"x5c": [ … ]`, if it has one: from the
+    /// `[` after the first `"x5c"` key to the next `]`. Exactness never depends on this being the
+    /// JSON array (whatever is replaced is stored and put back byte for byte); only how well
+    /// equal chains are shared does, and base64 certificates contain no `]`.
     private static func x5cContent(_ header: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        let key = Array("\"x5c\"".utf8)
+        guard let base = header.baseAddress else { return nil }
         let n = header.count
-        guard n > key.count else { return nil }
+        let key = "\"x5c\"".utf8
         var i = 0
         while i + key.count <= n {
-            if header[i] == key[0], header[i..<(i + key.count)].elementsEqual(key) {
+            guard let quote = memchr(base + i, Int32(UInt8(ascii: "\"")), n - i) else { return nil }
+            i = UnsafePointer<UInt8>(quote.assumingMemoryBound(to: UInt8.self)) - base
+            guard i + key.count <= n else { return nil }
+            if UnsafeBufferPointer(rebasing: header[i..<(i + key.count)]).elementsEqual(key) {
                 var j = i + key.count
-                while j < n, header[j] == 0x20 || header[j] == 0x0A || header[j] == 0x0D || header[j] == 0x09 { j += 1 }
-                guard j < n, header[j] == UInt8(ascii: ":") else { return nil }
-                j += 1
-                while j < n, header[j] == 0x20 || header[j] == 0x0A || header[j] == 0x0D || header[j] == 0x09 { j += 1 }
-                guard j < n, header[j] == UInt8(ascii: "[") else { return nil }
-                let open = j + 1
-                var k = open
-                var inString = false
-                while k < n {
-                    let b = header[k]
-                    if inString {
-                        if b == UInt8(ascii: "\\") {
-                            k += 1
-                        } else if b == UInt8(ascii: "\"") {
-                            inString = false
-                        }
-                    } else if b == UInt8(ascii: "\"") {
-                        inString = true
-                    } else if b == UInt8(ascii: "]") {
-                        return open..<k
-                    } else if b == UInt8(ascii: "[") || b == UInt8(ascii: "{") {
-                        return nil
-                    }
-                    k += 1
+                while j < n,
+                    header[j] == 0x20 || header[j] == 0x0A || header[j] == 0x0D || header[j] == 0x09
+                        || header[j] == UInt8(ascii: ":")
+                {
+                    j += 1
                 }
-                return nil
+                guard j < n, header[j] == UInt8(ascii: "["),
+                    let close = memchr(base + j + 1, Int32(UInt8(ascii: "]")), n - j - 1)
+                else { return nil }
+                return (j + 1)..<(UnsafePointer<UInt8>(close.assumingMemoryBound(to: UInt8.self)) - base)
             }
             i += 1
         }
@@ -462,47 +463,76 @@ public enum LedgerPacking {
     /// no impossible length, zero trailing bits).
     static func decodeCanonicalURL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let n = text.count
-        guard n > 0, n % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(n * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for c in text {
-            let v = urlValues[Int(c)]
-            guard v != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        guard n > 0, n % 4 != 1, let input = text.baseAddress else { return nil }
+        let full = n / 4
+        let tail = n % 4
+        let count = full * 3 + (tail == 0 ? 0 : tail - 1)
+        return urlValues.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                guard let output = buffer.baseAddress else { return }
+                var bad: UInt8 = 0
+                for q in 0..<full {
+                    let a = table[Int(input[4 * q])], b = table[Int(input[4 * q + 1])]
+                    let c = table[Int(input[4 * q + 2])], d = table[Int(input[4 * q + 3])]
+                    bad |= a | b | c | d
+                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    output[3 * q] = UInt8(truncatingIfNeeded: v >> 16)
+                    output[3 * q + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    output[3 * q + 2] = UInt8(truncatingIfNeeded: v)
+                }
+                // Values are 0…63; the invalid marker 0xFF sets the high bits.
+                if bad & 0xC0 != 0 { valid = false }
+                let i = 4 * full, o = 3 * full
+                if tail == 2 {
+                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                    // Leftover bits must be zero, or another text would decode to the same bytes.
+                    if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { valid = false }
+                    output[o] = a << 2 | b >> 4
+                } else if tail == 3 {
+                    let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])]
+                    if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { valid = false }
+                    output[o] = a << 2 | b >> 4
+                    output[o + 1] = (b & 0x0F) << 4 | c >> 2
+                }
+                initialized = count
             }
+            return valid ? out : nil
         }
-        // Leftover bits must be zero, or another text would decode to the same bytes.
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return out
     }
 
     static func encodeURL(_ bytes: [UInt8], into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + (bytes.count * 4 + 2) / 3)
-        var i = 0
         let n = bytes.count
-        while i + 3 <= n {
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(urlAlphabet[Int(v >> 18 & 63)])
-            out.append(urlAlphabet[Int(v >> 12 & 63)])
-            out.append(urlAlphabet[Int(v >> 6 & 63)])
-            out.append(urlAlphabet[Int(v & 63)])
-            i += 3
-        }
-        if n - i == 1 {
-            let v = UInt32(bytes[i]) << 16
-            out.append(urlAlphabet[Int(v >> 18 & 63)])
-            out.append(urlAlphabet[Int(v >> 12 & 63)])
-        } else if n - i == 2 {
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out.append(urlAlphabet[Int(v >> 18 & 63)])
-            out.append(urlAlphabet[Int(v >> 12 & 63)])
-            out.append(urlAlphabet[Int(v >> 6 & 63)])
+        let produced = n / 3 * 4 + (n % 3 == 0 ? 0 : n % 3 + 1)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: produced))
+        urlAlphabet.withUnsafeBufferPointer { alphabet in
+            bytes.withUnsafeBufferPointer { input in
+                out.withUnsafeMutableBufferPointer { buffer in
+                    let output = buffer.baseAddress! + start
+                    var i = 0
+                    var o = 0
+                    while i + 3 <= n {
+                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                        output[o] = alphabet[Int(v >> 18 & 63)]
+                        output[o + 1] = alphabet[Int(v >> 12 & 63)]
+                        output[o + 2] = alphabet[Int(v >> 6 & 63)]
+                        output[o + 3] = alphabet[Int(v & 63)]
+                        i += 3
+                        o += 4
+                    }
+                    if n - i == 1 {
+                        let v = UInt32(input[i]) << 16
+                        output[o] = alphabet[Int(v >> 18 & 63)]
+                        output[o + 1] = alphabet[Int(v >> 12 & 63)]
+                    } else if n - i == 2 {
+                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                        output[o] = alphabet[Int(v >> 18 & 63)]
+                        output[o + 1] = alphabet[Int(v >> 12 & 63)]
+                        output[o + 2] = alphabet[Int(v >> 6 & 63)]
+                    }
+                }
+            }
         }
     }
 }
