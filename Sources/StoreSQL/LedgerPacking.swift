@@ -69,9 +69,18 @@ public enum LedgerPacking {
     public static func pack(_ raw: String) -> Packed? {
         var raw = raw
         return raw.withUTF8 { input -> Packed? in
+            guard !input.isEmpty else { return nil }
             var writer = Writer()
             let bytes = UnsafeBufferPointer(rebasing: input[...])
             writer.scan(bytes)
+            // The proof: the operations rebuild the input byte for byte, or it is not packed at all.
+            // (Deflate is lossless, and the CRC-32 below is checked on every read.)
+            let byDigest = Dictionary(writer.chains.map { ($0.digest, $0.text) }, uniquingKeysWith: { a, _ in a })
+            var opsReader = Reader(bytes: writer.ops)
+            guard let rebuilt = try? rebuild(&opsReader, digests: writer.chains.map(\.digest), chain: { byDigest[$0] }),
+                rebuilt.count == input.count,
+                rebuilt.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
+            else { return nil }
             var out: [UInt8] = [version]
             appendVarint(&out, writer.chains.count)
             for chain in writer.chains { out += chain.digest }
@@ -86,11 +95,6 @@ public enum LedgerPacking {
             }
             guard out.count < input.count else { return nil }
             let packed = Packed(bytes: out, chains: writer.chains)
-            // The proof: rebuilt byte for byte, or not packed at all.
-            let byDigest = Dictionary(writer.chains.map { ($0.digest, $0.text) }, uniquingKeysWith: { a, _ in a })
-            guard let rebuilt = try? unpackBytes(out, chain: { byDigest[$0] }), rebuilt.count == input.count,
-                rebuilt.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
-            else { return nil }
             return packed
         }
     }
@@ -230,6 +234,16 @@ public enum LedgerPacking {
             else { throw UnpackError.malformed("deflated operations do not inflate") }
             reader = Reader(bytes: ops)
         }
+        let text = try rebuild(&reader, digests: digests, chain: chain)
+        let crc = text.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        guard crc == expectedCRC else { throw UnpackError.malformed("the rebuilt text fails its CRC-32") }
+        return text
+    }
+
+    /// Runs the operations of `reader` (to its end).
+    private static func rebuild(
+        _ reader: inout Reader, digests: [[UInt8]], chain: ([UInt8]) throws -> [UInt8]?
+    ) throws -> [UInt8] {
         var texts: [[UInt8]?] = Array(repeating: nil, count: digests.count)
         var stack: [[UInt8]] = [[]]
         while !reader.atEnd {
@@ -257,8 +271,6 @@ public enum LedgerPacking {
             }
         }
         guard stack.count == 1 else { throw UnpackError.malformed("unbalanced begin") }
-        let crc = stack[0].withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
-        guard crc == expectedCRC else { throw UnpackError.malformed("the rebuilt text fails its CRC-32") }
         return stack[0]
     }
 
