@@ -76,7 +76,13 @@ enum AuditCommands {
     /// One ledger item's raw text, exactly as received (issue 17: the ledger stores it packed).
     static func raw(_ invocation: Invocation) throws -> ExitCode {
         let id = try auditId(invocation, what: "ledger item")
-        guard let entry = try DbOpen.read(invocation, { try $0.ledgerEntry(id: id) }) else {
+        let found = try DbOpen.read(invocation) { session throws -> LedgerEntry? in
+            guard let entry = try session.ledgerEntry(id: id) else { return nil }
+            // The later entries of one app receipt point to the row that keeps it (ReceiptMapping).
+            if let kept = ReceiptMapping.referencedLedgerId(entry.raw) { return try session.ledgerEntry(id: kept) }
+            return entry
+        }
+        guard let entry = found else {
             throw CLIError(
                 .notFound, "no ledger item \(id)",
                 hint: "ledger ids are the ledger_id of: iapctl audit show, iapctl contracts explain")
