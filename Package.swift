@@ -22,6 +22,11 @@ let package = Package(
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "AppStoreJWS",
             dependencies: ["COpenSSL"]
@@ -44,9 +49,11 @@ let package = Package(
             name: "jwsforge",
             dependencies: ["JWSForge"]
         ),
-        // The SQL text both Store backends share (no dependencies).
+        // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
+        // libcrypto, deflate from zlib).
         .target(
-            name: "StoreSQL"
+            name: "StoreSQL",
+            dependencies: ["SubscriptionEngine", "COpenSSL", "CZlib"]
         ),
         .target(
             name: "SQLiteStore",
@@ -86,7 +93,7 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge"]
         ),
         .testTarget(
             name: "SQLiteStoreTests",
