@@ -89,6 +89,10 @@ let package = Package(
             dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
         ),
         .testTarget(
+            name: "StoreSQLTests",
+            dependencies: ["StoreSQL"]
+        ),
+        .testTarget(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine"]
         ),
