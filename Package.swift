@@ -96,6 +96,10 @@ let package = Package(
             dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge"]
         ),
         .testTarget(
+            name: "StoreSQLTests",
+            dependencies: ["StoreSQL"]
+        ),
+        .testTarget(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine"]
         ),
