@@ -22,11 +22,6 @@ let package = Package(
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
         ),
-        .systemLibrary(
-            name: "CZlib",
-            path: "Sources/CZlib",
-            providers: [.apt(["zlib1g-dev"])]
-        ),
         .target(
             name: "AppStoreJWS",
             dependencies: ["COpenSSL"]
@@ -50,10 +45,10 @@ let package = Package(
             dependencies: ["JWSForge"]
         ),
         // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
-        // libcrypto, deflate from zlib).
+        // libcrypto; compression by its own LZ codec).
         .target(
             name: "StoreSQL",
-            dependencies: ["SubscriptionEngine", "COpenSSL", "CZlib"]
+            dependencies: ["SubscriptionEngine", "COpenSSL"]
         ),
         .target(
             name: "SQLiteStore",

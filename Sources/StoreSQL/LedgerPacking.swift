@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import CZlib
 
 #if canImport(Glibc)
     import Glibc
@@ -18,10 +17,10 @@ internal import CZlib
 /// returns nil (store the text as it is) if anything differs. ``unpack(_:chain:)`` is the inverse.
 ///
 /// Format: a version byte, varint chain count, that many 32-byte digests, the CRC-32 of the raw
-/// text (4 bytes, little-endian: raw deflate has no check of its own), then the operations:
+/// text (4 bytes, little-endian: the LZ stream has no check of its own), then the operations:
 /// `0x01 len bytes` (literal), `0x02 index` (chain text), `0x03` (begin a base64url segment),
 /// `0x04` (end it: base64url-encode what was written since the matching begin). Version 1 stores
-/// the operations as they are; version 2 stores their length (varint) and their raw deflate with
+/// the operations as they are; version 2 stores their length (varint) and their ``LZCompression`` stream with
 /// the preset dictionary ``dictionary`` (App Store payload keys), whichever is smaller.
 public enum LedgerPacking {
     /// A certificate chain: the exact text between the brackets of a header's `x5c`.
@@ -54,7 +53,7 @@ public enum LedgerPacking {
     }
 
     static let version: UInt8 = 1
-    static let versionDeflated: UInt8 = 2
+    static let versionCompressed: UInt8 = 2
     private static let opLiteral: UInt8 = 1
     private static let opChain: UInt8 = 2
     private static let opBegin: UInt8 = 3
@@ -74,7 +73,7 @@ public enum LedgerPacking {
             let bytes = UnsafeBufferPointer(rebasing: input[...])
             writer.scan(bytes)
             // The proof: the operations rebuild the input byte for byte, or it is not packed at all.
-            // (Deflate is lossless, and the CRC-32 below is checked on every read.)
+            // (The LZ codec is lossless, and the CRC-32 below is checked on every read.)
             let byDigest = Dictionary(writer.chains.map { ($0.digest, $0.text) }, uniquingKeysWith: { a, _ in a })
             var opsReader = Reader(bytes: writer.ops)
             guard let rebuilt = try? rebuild(&opsReader, digests: writer.chains.map(\.digest), chain: { byDigest[$0] }),
@@ -84,12 +83,12 @@ public enum LedgerPacking {
             var out: [UInt8] = [version]
             appendVarint(&out, writer.chains.count)
             for chain in writer.chains { out += chain.digest }
-            let crc = UInt32(crc32(0, input.baseAddress, UInt32(input.count)))
+            let crc = CRC32.checksum(input)
             out += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
-            if let deflated = deflate(writer.ops), deflated.count + 5 < writer.ops.count {
-                out[0] = versionDeflated
+            if case let compressed = compress(writer.ops), compressed.count + 5 < writer.ops.count {
+                out[0] = versionCompressed
                 appendVarint(&out, writer.ops.count)
-                out += deflated
+                out += compressed
             } else {
                 out += writer.ops
             }
@@ -227,15 +226,15 @@ public enum LedgerPacking {
         var reader = Reader(bytes: packed)
         let digests = try reader.header()
         let expectedCRC = try reader.crc()
-        if packed[0] == versionDeflated {
+        if packed[0] == versionCompressed {
             let count = try reader.varint()
             guard count <= 64 << 20,
-                let ops = inflate(Array(packed[reader.offset...]), count: count)
-            else { throw UnpackError.malformed("deflated operations do not inflate") }
+                let ops = decompress(Array(packed[reader.offset...]), count: count)
+            else { throw UnpackError.malformed("compressed operations do not decompress") }
             reader = Reader(bytes: ops)
         }
         let text = try rebuild(&reader, digests: digests, chain: chain)
-        let crc = text.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        let crc = CRC32.checksum(text)
         guard crc == expectedCRC else { throw UnpackError.malformed("the rebuilt text fails its CRC-32") }
         return text
     }
@@ -313,7 +312,7 @@ public enum LedgerPacking {
 
         mutating func header() throws(UnpackError) -> [[UInt8]] {
             let version = try byte()
-            guard version == LedgerPacking.version || version == LedgerPacking.versionDeflated else {
+            guard version == LedgerPacking.version || version == LedgerPacking.versionCompressed else {
                 throw .malformed("unknown version \(version)")
             }
             let count = try varint()
@@ -329,7 +328,7 @@ public enum LedgerPacking {
 
     // MARK: pieces
 
-    /// The preset deflate dictionary of version 2: what App Store payloads repeat (keys, enum
+    /// The preset LZ dictionary of version 2: what App Store payloads repeat (keys, enum
     /// values, the packed JWS framing). Part of the stored format: never change it, add a version.
     static let dictionary: [UInt8] = Array(
         (#"{"offerType":1,"offerIdentifier":"","offerDiscountType":"PAY_AS_YOU_GO","revocationDate":"#
@@ -353,32 +352,15 @@ public enum LedgerPacking {
             + #""environment":"Production","recentSubscriptionStartDate":,"renewalDate":,"appAccountToken":"","#
             + #""status":1},"version":"2.0","signedDate":"#).utf8)
 
-    static func deflate(_ bytes: [UInt8]) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: bytes.count + 64)
-        let capacity = out.count
-        let produced = bytes.withUnsafeBufferPointer { input in
-            dictionary.withUnsafeBufferPointer { dict in
-                out.withUnsafeMutableBufferPointer { output in
-                    iapctl_deflate_raw(
-                        input.baseAddress, input.count, dict.baseAddress, dict.count, 1, output.baseAddress, capacity)
-                }
-            }
-        }
-        guard produced > 0 else { return nil }
-        out.removeSubrange(produced...)
-        return out
+    /// Compresses the operations with iapctl's own LZ codec (``LZCompression``) and the preset
+    /// ``dictionary``.
+    static func compress(_ bytes: [UInt8]) -> [UInt8] {
+        LZCompression.compress(bytes, dictionary: dictionary)
     }
 
-    static func inflate(_ bytes: [UInt8], count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeBufferPointer { input in
-            dictionary.withUnsafeBufferPointer { dict in
-                out.withUnsafeMutableBufferPointer { output in
-                    iapctl_inflate_raw(input.baseAddress, input.count, dict.baseAddress, dict.count, output.baseAddress, count)
-                }
-            }
-        }
-        return ok == 1 ? out : nil
+    /// The inverse of ``compress(_:)``: exactly `count` bytes, or nil when the data is malformed.
+    static func decompress(_ bytes: [UInt8], count: Int) -> [UInt8]? {
+        LZCompression.decompress(bytes, dictionary: dictionary, count: count)
     }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
