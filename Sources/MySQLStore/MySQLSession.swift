@@ -103,6 +103,21 @@ final class MySQLSession: StoreSession {
         }
     }
 
+    func claimNotification(_ uuid: String) throws -> Bool {
+        // A concurrent holder's uncommitted row makes this INSERT wait (the unique key's lock):
+        // after its commit it fails as a duplicate, after its rollback it succeeds.
+        do {
+            _ = try write(StoreSQL.insertClaim, [.text(uuid)])
+            return true
+        } catch .conflict {
+            return false
+        }
+    }
+
+    func releaseNotificationClaim(_ uuid: String) throws {
+        _ = try write(StoreSQL.deleteClaim, [.text(uuid)])
+    }
+
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
         try one(StoreSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerEntry() }
     }

@@ -125,6 +125,7 @@ public final class MySQLStore: Store {
                 for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
                     try connection.execute(step.statement)
                 }
+                for statement in migration.statements { try connection.execute(statement) }
                 try connection.run(
                     StoreSQL.recordMigration,
                     [.int(Int64(migration.version)), .text(migration.name), .int(Self.nowMilliseconds())])
@@ -150,6 +151,7 @@ public final class MySQLStore: Store {
         let pending = Schema.migrations.filter { $0.version > current }
         // Later migrations see the tables earlier ones create: plan them against the full set.
         statements += SchemaPlan.steps(for: pending.flatMap(\.tables), in: snapshot).map(\.statement)
+        statements += pending.flatMap(\.statements)
         return statements
     }
 

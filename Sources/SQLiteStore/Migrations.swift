@@ -1,3 +1,5 @@
+import StoreSQL
+
 /// One ordered, recorded schema step.
 struct Migration: Sendable {
     let version: Int
@@ -96,7 +98,17 @@ enum Migrations {
                     ledger_id INTEGER REFERENCES iap_ledger (id)
                 );
                 CREATE INDEX idx_iap_audit_entity ON iap_audit (entity, entity_key);
-                """)
+                """),
+        // Exactly-once: the unique key a notification's processing takes before its work.
+        Migration(
+            version: 2, name: "notification claims (exactly-once)",
+            script: """
+                CREATE TABLE iap_notification_claims (
+                    id INTEGER PRIMARY KEY,
+                    notification_uuid TEXT NOT NULL UNIQUE
+                );
+                INSERT OR IGNORE INTO iap_notification_claims (notification_uuid)
+                """ + StoreSQL.processedNotificationUUIDs + ";"),
     ]
 
     /// The newest version this build knows.

@@ -120,6 +120,25 @@ final class SQLiteSession: StoreSession {
         return try s.step() ? s.ledgerEntry() : nil
     }
 
+    func claimNotification(_ uuid: String) throws -> Bool {
+        let s = try statement(StoreSQL.insertClaim, writing: true)
+        defer { s.reset() }
+        try s.bind(uuid, at: 1)
+        do {
+            try s.run()
+            return true
+        } catch .conflict {
+            return false
+        }
+    }
+
+    func releaseNotificationClaim(_ uuid: String) throws {
+        let s = try statement(StoreSQL.deleteClaim, writing: true)
+        defer { s.reset() }
+        try s.bind(uuid, at: 1)
+        try s.run()
+    }
+
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
         try one(StoreSQL.processedLedger, notificationUUID) { s throws(StoreError) in try s.ledgerEntry() }
     }

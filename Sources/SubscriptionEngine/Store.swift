@@ -121,6 +121,14 @@ public protocol StoreSession: AnyObject {
     /// Rewrites verdict and detail of a ledger row (after a replay of an unmatched item).
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws
     func ledgerEntry(id: Int64) throws -> LedgerEntry?
+    /// Takes the exactly-once claim on a notification inside this transaction (a unique key,
+    /// `iap_notification_claims`): true when this transaction now holds it, false when it was
+    /// taken already (by a committed transaction, or earlier in this one). A concurrent transaction
+    /// holding it makes this wait for that one's commit (then false) or rollback (then true).
+    func claimNotification(_ uuid: String) throws -> Bool
+    /// Gives back a claim taken in this transaction (the item ended `unmatched` or `rejected`, so a
+    /// later delivery or a replay processes it again).
+    func releaseNotificationClaim(_ uuid: String) throws
     /// The row that *applied* (or ignored) a notification with this UUID: any verdict but
     /// `rejected`/`unmatched`. Used for exactly-once.
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry?

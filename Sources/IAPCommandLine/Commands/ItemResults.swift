@@ -16,6 +16,8 @@ struct ItemResult {
     var detail: String?
     var error: String?
     var extra: [(key: String, value: JSONValue)] = []
+    /// Simulated by a dry run (nothing was written): `dryRun: true`, and "would apply" in tables.
+    var dryRun = false
 
     /// A refused input item.
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
@@ -78,14 +80,21 @@ struct ItemResult {
                 }))
         r.append("detail", detail)
         r.append("error", error)
+        if dryRun { r.append("dryRun", true) }
         return r
+    }
+
+    /// The verdict as a table shows it: what a dry run would do ("would apply", "would be duplicate").
+    var tableVerdict: String {
+        guard dryRun, verdict != Verdict.rejected.rawValue else { return verdict }
+        return verdict == Verdict.applied.rawValue ? "would apply" : "would be " + verdict
     }
 
     /// The short table row: type, ids and what happened.
     var tableRecord: Record {
         var r = Record()
         r.append("line", line)
-        r.append("verdict", verdict)
+        r.append("verdict", tableVerdict)
         let type = notificationType.map { $0 + (subtype.map { "/" + $0 } ?? "") } ?? (transactionId == nil ? nil : "transaction")
         r.append("type", type)
         r.append("transaction", transactionId)

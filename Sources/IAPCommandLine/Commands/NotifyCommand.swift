@@ -56,69 +56,111 @@ enum NotifyCommand {
             }
         }
 
-        if invocation.flag("atomic") {
-            // Everything in one transaction; the first failed item rolls all back.
-            var results: [ItemResult] = []
-            do {
-                try store.write(commit: !dryRun) { session in
-                    while let batch = try batches.next() {
-                        let mark = timings.start()
-                        defer { timings.add(.engine, since: mark) }
-                        for item in batch {
-                            warn(item)
-                            let result: ItemResult
-                            switch item.verdict {
-                            case .rejected(let rejected): result = rejected
-                            case .event(let event):
-                                result = .applied(
-                                    line: item.line, event: event,
-                                    outcome: try applyInSavepoint(event, session, retry: false))
-                            }
-                            results.append(result)
-                            count += 1
-                            if result.code != .success { throw AtomicAbort() }
-                        }
-                    }
-                }
-            } catch is AtomicAbort {
-                for result in results { printer.add(result) }
-                _ = printer.finish(command: "notify", extraNote: "--atomic: nothing was applied")
-                return .failure
+        /// One item inside an open write transaction: refused items as they are, a poison item's
+        /// ledger row, or the engine's outcome in its own savepoint.
+        func process(_ item: VerifiedItem, _ session: any StoreSession, retry: Bool) throws -> ItemResult {
+            switch item.verdict {
+            case .rejected(let result): return result
+            case .poison(let event, let result):
+                _ = try session.appendLedger(
+                    StoredFields.rejectedEntry(event, detail: result.error ?? "rejected", receivedAt: TrustConfiguration.systemClock()))
+                return result
+            case .event(let event):
+                return .applied(line: item.line, event: event, outcome: try applyInSavepoint(event, session, retry: retry))
             }
-            guard !batches.isEmpty else { throw noInput(invocation) }
-            for result in results { printer.add(result) }
-            return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
+        }
+
+        if invocation.flag("atomic") || dryRun {
+            return try runInOneTransaction(
+                invocation, batches: batches, store: store, printer: printer, timings: timings, count: &count,
+                atomic: invocation.flag("atomic"), dryRun: dryRun, warn: warn, process: process)
         }
 
         while let batch = try batches.next() {
-            if dryRun {
-                // Each item on its own, rolled back: it sees none of the others' changes.
-                for item in batch {
-                    warn(item)
-                    switch item.verdict {
-                    case .rejected(let result): printer.add(result)
-                    case .event(let event):
-                        let outcome = try engine.apply(event, to: store, context: context, dryRun: true)
-                        printer.add(.applied(line: item.line, event: event, outcome: outcome))
-                    }
-                    count += 1
-                }
-                continue
-            }
             try applyCommitted(
                 batch, store: store, printer: printer, timings: timings, count: &count,
-                warn: warn, apply: { try applyInSavepoint($0, $1, retry: true) })
+                warn: warn, process: { try process($0, $1, retry: true) })
         }
         guard !batches.isEmpty else { throw noInput(invocation) }
+        return printer.finish(command: "notify")
+    }
+
+    /// `--atomic` and `--dry-run`: the whole batch in one transaction, each item in a savepoint and
+    /// seeing the items before it, so a dry run predicts exactly what the real run gives. A dry run
+    /// always rolls back; `--atomic` commits unless an item fails, and then reports every line as
+    /// `not-applied`, the one that caused it with its reason.
+    private static func runInOneTransaction(
+        _ invocation: Invocation, batches: VerifiedBatches, store: any Store, printer: ItemPrinter, timings: PhaseTimings,
+        count: inout Int, atomic: Bool, dryRun: Bool, warn: (VerifiedItem) -> Void,
+        process: (VerifiedItem, any StoreSession, Bool) throws -> ItemResult
+    ) throws -> ExitCode {
+        // A dry run streams its results (nothing will be committed); an atomic batch holds them until COMMIT.
+        var results: [ItemResult] = []
+        var cause: ItemResult?
+        func report(_ result: ItemResult) {
+            var result = result
+            if dryRun { result.dryRun = true }
+            if atomic { results.append(result) } else { printer.add(result) }
+        }
+        do {
+            try store.write(commit: !dryRun) { session in
+                while let batch = try batches.next() {
+                    let mark = timings.start()
+                    defer { timings.add(.engine, since: mark) }
+                    for item in batch {
+                        warn(item)
+                        let result = try process(item, session, false)
+                        count += 1
+                        report(result)
+                        if atomic, result.code != .success {
+                            cause = result
+                            throw AtomicAbort()
+                        }
+                    }
+                }
+            }
+        } catch is AtomicAbort {
+            guard let cause else { throw AtomicAbort() }
+            // The lines not read yet are not applied either: each gets its line.
+            while let batch = try? batches.next() {
+                for item in batch { results.append(ItemResult(line: item.line, verdict: "", code: .failure)) }
+            }
+            let why = "\(cause.verdict): \(cause.error ?? cause.detail ?? "failed")"
+            for result in results {
+                var line = result
+                line.verdict = notApplied
+                line.code = .failure
+                line.changes = []
+                line.detail = nil
+                line.dryRun = false
+                if result.line == cause.line {
+                    line.error = why + "; the --atomic batch was rolled back: nothing was applied"
+                    if cause.verdict != Verdict.rejected.rawValue {
+                        invocation.stderr.writeLine("error: line \(cause.line): \(why)")
+                    }
+                } else {
+                    line.error = "not applied: the --atomic batch was rolled back at line \(cause.line)"
+                }
+                printer.add(line)
+            }
+            _ = printer.finish(
+                command: "notify", extraNote: "--atomic: nothing was applied (line \(cause.line): \(cause.verdict))")
+            return .failure
+        }
+        guard !batches.isEmpty else { throw noInput(invocation) }
+        for result in results { printer.add(result) }
         return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
     }
+
+    /// The verdict of every line of an aborted `--atomic` batch.
+    static let notApplied = "not-applied"
 
     /// Group commit: the chunk's events in one write transaction, a savepoint each, so a failed
     /// item undoes only itself. Results are printed once committed. A store error stops the run
     /// after the items before it are committed and reported (as when each had its own transaction).
     private static func applyCommitted(
         _ batch: [VerifiedItem], store: any Store, printer: ItemPrinter, timings: PhaseTimings, count: inout Int,
-        warn: (VerifiedItem) -> Void, apply: (SubscriptionEvent, any StoreSession) throws -> Outcome
+        warn: (VerifiedItem) -> Void, process: (VerifiedItem, any StoreSession) throws -> ItemResult
     ) throws {
         // Leading items the engine never sees need no transaction (nor a database that works).
         var start = 0
@@ -146,17 +188,13 @@ enum NotifyCommand {
                     let bodyMark = timings.start()
                     defer { bodyTime = timings.elapsed(since: bodyMark) }
                     for item in batch[start...] {
-                        switch item.verdict {
-                        case .rejected(let result): done.append((item, result))
-                        case .event(let event):
-                            do {
-                                done.append((item, .applied(line: item.line, event: event, outcome: try apply(event, session))))
-                            } catch StoreError.busy(let message) {
-                                throw StoreError.busy(message)
-                            } catch {
-                                stop = error
-                                return
-                            }
+                        do {
+                            done.append((item, try process(item, session)))
+                        } catch StoreError.busy(let message) {
+                            throw StoreError.busy(message)
+                        } catch {
+                            stop = error
+                            return
                         }
                     }
                 }
@@ -203,6 +241,11 @@ enum NotifyCommand {
             return VerifiedItem(
                 line: item.line, warnings: report.warnings,
                 verdict: .rejected(.rejected(line: item.line, code: .dataError, "not a notification the engine can apply")))
+        }
+        if let why = StoredFields.violation(event) {
+            return VerifiedItem(
+                line: item.line, warnings: report.warnings,
+                verdict: .poison(event, StoredFields.rejectedResult(line: item.line, event, why)))
         }
         return VerifiedItem(line: item.line, warnings: report.warnings, verdict: .event(event))
     }

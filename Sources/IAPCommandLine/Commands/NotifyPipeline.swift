@@ -14,6 +14,8 @@ struct VerifiedItem {
     enum Verdict {
         /// Refused before the engine (malformed, failed verification, not applicable).
         case rejected(ItemResult)
+        /// A verified event whose fields do not fit the store: refused, but kept in the ledger.
+        case poison(SubscriptionEvent, ItemResult)
         /// A verified event for the engine.
         case event(SubscriptionEvent)
     }

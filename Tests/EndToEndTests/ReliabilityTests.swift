@@ -1,0 +1,159 @@
+import Foundation
+import JWSForge
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Exactly-once under concurrent delivery, poison items, aborted and simulated batches: on the
+/// backend of the run (SQLite, or MariaDB with `IAPCTL_E2E_BACKEND=mysql`).
+@Suite("reliability: exactly-once, poison items, atomic and dry-run batches")
+struct ReliabilityTests {
+    let t0 = AppleWorld.t0
+
+    /// Ledger rows as `uuid verdict` lines (SQLite through the sqlite3 CLI, MariaDB through its
+    /// client), in id order; nil when the SQLite CLI is missing.
+    static func ledger(_ cli: CLI, where condition: String = "1 = 1") throws -> [String]? {
+        let sql = "SELECT notification_uuid, verdict FROM iap_ledger WHERE \(condition) ORDER BY id;"
+        let text: String?
+        if let mysql = cli.mysql {
+            text = try mysql.server.run(sql, database: mysql.database)
+        } else {
+            text = try CrashSafetyTests.sqlite3(cli.path("iapctl.db"), sql)
+        }
+        return text?.split(separator: "\n").map { $0.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "|", with: " ") }
+    }
+
+    /// Starts `iapctl args…` with stdin from `input` (a file) without waiting; output goes to files.
+    static func start(_ cli: CLI, _ args: [String], input: String) throws -> (Process, URL, URL) {
+        let id = UUID().uuidString
+        let out = URL(fileURLWithPath: cli.path(".burst-out-\(id)"))
+        let err = URL(fileURLWithPath: cli.path(".burst-err-\(id)"))
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = args
+        process.currentDirectoryURL = cli.dir
+        process.environment = cli.environment
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// A subscription bought by `user` with pending order `token`: its INITIAL_BUY notification.
+    func purchase(_ world: AppleWorld, id: String, token: String, uuid: String = UUID().uuidString.lowercased()) throws -> String {
+        try world.notification("SUBSCRIBED", "INITIAL_BUY", uuid: uuid, signed: t0, tx: world.transaction(id, original: id, token: token))
+    }
+
+    // MARK: 1. exactly-once
+
+    /// The same notifications delivered at once to several `notify` processes: each is processed
+    /// once (`applied`), every other delivery is a `duplicate` of the notification — in the output
+    /// and in the ledger. (A state change processed twice would read `applied, ignored`.)
+    @Test func aBurstOfTheSameNotificationsIsProcessedExactlyOnce() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let subscriptions = 40
+        let tokens = (0..<subscriptions).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.enumerated().map { ($0.element, "user\($0.offset)") })
+        let purchases = try tokens.enumerated().map { try purchase(world, id: String(7000 + $0.offset), token: $0.element) }
+        try cli.ok(["notify", "-q", try cli.write("buy.ndjson", purchases.joined(separator: "\n"))] + world.trust)
+        var lines: [String] = []
+        var uuids: [String] = []
+        for i in 0..<subscriptions {
+            let uuid = UUID().uuidString.lowercased()
+            uuids.append(uuid)
+            let tx = world.transaction(String(7000 + i), original: String(7000 + i), token: tokens[i])
+            lines.append(
+                try world.notification(
+                    "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", uuid: uuid, signed: t0 + AppleWorld.day, tx: tx,
+                    autoRenew: 0))
+        }
+        let input = try cli.write("burst.ndjson", lines.joined(separator: "\n") + "\n")
+        let processes = 8
+        var verdicts: [String: [String]] = [:]
+        for round in 0..<2 {
+            let started = try (0..<processes).map { _ in
+                try Self.start(cli, ["notify", "-o", "ndjson"] + world.trust, input: input)
+            }
+            for (process, out, err) in started {
+                process.waitUntilExit()
+                let result = CLI.Result(
+                    status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+                    stderr: try String(contentsOf: err, encoding: .utf8))
+                #expect(result.status == 0, "\(result)")
+                for item in try result.ndjson() {
+                    let verdict = item["verdict"] as? String ?? "?"
+                    verdicts[item["notificationUUID"] as? String ?? "?", default: []].append(verdict)
+                    if verdict == "duplicate" {
+                        #expect((item["detail"] as? String ?? "").contains("already processed"), "round \(round): \(item)")
+                    }
+                }
+            }
+        }
+        let deliveries = 2 * processes
+        for uuid in uuids {
+            let seen = (verdicts[uuid] ?? []).sorted()
+            #expect(seen == ["applied"] + Array(repeating: "duplicate", count: deliveries - 1), "\(uuid): \(seen)")
+        }
+        if let ledger = try Self.ledger(cli) {
+            for uuid in uuids {
+                let rows = ledger.filter { $0.hasPrefix(uuid + " ") }.map { String($0.dropFirst(uuid.count + 1)) }.sorted()
+                #expect(rows == ["applied"] + Array(repeating: "duplicate", count: deliveries - 1), "ledger of \(uuid): \(rows)")
+            }
+        }
+        #expect(try world.contracts().allSatisfy { "\($0["auto_renew"] ?? "")" == "0" || "\($0["auto_renew"] ?? "")" == "false" })
+    }
+
+    // MARK: 2. poison items
+
+    /// Signed items whose stored fields do not fit (ids over 255 characters) are `rejected` on
+    /// their own, kept in the ledger, and the batch goes on — the same on both backends, and again
+    /// on a rerun.
+    @Test func poisonItemsAreRejectedKeptInTheLedgerAndTheBatchGoesOn() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<2).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: [(tokens[0], "alice"), (tokens[1], "bob")])
+        let long = String(repeating: "p", count: 300)
+        let poisonProduct = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0,
+            tx: world.transaction("8100", original: "8100", token: tokens[0], product: "com.example." + long))
+        let poisonTransaction = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction(long, original: long, token: tokens[0]))
+        let poisonUUID = try purchase(world, id: "8200", token: tokens[1], uuid: String(repeating: "u", count: 10_000))
+        let good = [try purchase(world, id: "8300", token: tokens[0]), try purchase(world, id: "8400", token: tokens[1])]
+        let batch = [poisonProduct, good[0], poisonTransaction, poisonUUID, good[1]].joined(separator: "\n") + "\n"
+        let file = try cli.write("poison.ndjson", batch)
+
+        for run in 0..<2 {
+            let result = try cli.run(["notify", "-o", "ndjson", file] + world.trust)
+            #expect(result.status == 1, "\(result)")
+            let items = try result.ndjson()
+            #expect(items.map { $0["line"] as? Int } == [1, 2, 3, 4, 5], "\(result)")
+            let expected = run == 0 ? "applied" : "duplicate"
+            #expect(items.map { $0["verdict"] as? String } == ["rejected", expected, "rejected", "rejected", expected], "\(result)")
+            for i in [0, 2, 3] {
+                let error = items[i]["error"] as? String ?? ""
+                #expect(error.contains("255"), "line \(i + 1): \(error)")
+                #expect(result.stderr.contains("line \(i + 1):"))
+            }
+            #expect((items[0]["error"] as? String ?? "").contains("productId"))
+            #expect((items[2]["error"] as? String ?? "").contains("transactionId"))
+            #expect((items[3]["error"] as? String ?? "").contains("notificationUUID"))
+        }
+        #expect(try world.order(tradeNo: "8300")?["status"] as? String == "paid")
+        #expect(try world.order(tradeNo: "8400")?["status"] as? String == "paid")
+        #expect(try world.orders().count == 2)
+        let status = try cli.ok(["db", "status", "-o", "json"]).jsonObject()
+        // 2 runs × (3 rejected + 2 processed): every delivery is kept.
+        #expect(status["ledger"] as? Int == 10, "\(status)")
+        if let rejected = try Self.ledger(cli, where: "verdict = 'rejected'") {
+            #expect(rejected.count == 6, "\(rejected)")
+        }
+    }
+}
