@@ -213,4 +213,3 @@ enum Schema {
         return tables
     }
 }
-

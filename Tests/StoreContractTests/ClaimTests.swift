@@ -11,7 +11,8 @@ struct ClaimTests {
     func aClaimIsHeldOnceAndFollowsItsTransaction(backend: StoreBackend) throws {
         try withStore(backend) { store in
             // Taken and taken again in one transaction.
-            #expect(try store.write(commit: false) { s in [try s.claimNotification("n1"), try s.claimNotification("n1")] } == [true, false])
+            #expect(
+                try store.write(commit: false) { s in [try s.claimNotification("n1"), try s.claimNotification("n1")] } == [true, false])
             // The rollback gave it back; a commit keeps it.
             #expect(try store.write { try $0.claimNotification("n1") })
             #expect(try store.write { try $0.claimNotification("n1") } == false)

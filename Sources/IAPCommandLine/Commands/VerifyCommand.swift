@@ -174,8 +174,11 @@ enum VerifyCommand {
             // A poison item: refused on its own, kept in the ledger.
             let entry = StoredFields.rejectedEntry(event, detail: why, receivedAt: TrustConfiguration.systemClock())
             _ = try store.write(commit: !dryRun) { try $0.appendLedger(entry) }
-            if invocation.output == .table { invocation.stdout.writeLine("  apply: refused: \(why)") }
-            else { invocation.stderr.writeLine("error: line \(line): \(why)") }
+            if invocation.output == .table {
+                invocation.stdout.writeLine("  apply: refused: \(why)")
+            } else {
+                invocation.stderr.writeLine("error: line \(line): \(why)")
+            }
             return (StoredFields.rejectedResult(line: line, event, why).record.jsonObject(), .dataError)
         }
         let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
