@@ -156,4 +156,88 @@ struct ReliabilityTests {
             #expect(rejected.count == 6, "\(rejected)")
         }
     }
+
+    // MARK: 3. aborted --atomic batches
+
+    /// An `--atomic` batch that aborts reports every line, read or not, as `not-applied`; the line
+    /// that caused it carries the reason; stdout and stderr agree; nothing is written.
+    @Test func anAbortedAtomicBatchReportsEveryLineAsNotApplied() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<3).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let good = try tokens.enumerated().map { try purchase(world, id: String(9100 + $0.offset), token: $0.element) }
+        let before = try world.tables(maskGeneratedNumbers: Set(tokens))
+        let ledgerBefore = try cli.ok(["db", "status", "-o", "json"]).jsonObject()["ledger"] as? Int
+        // A malformed line, then an unmatched one (no order, no contract), each aborting its batch.
+        let orphan = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: world.transaction("9900", original: "9900"))
+        for (bad, reason) in [("not a jws", "rejected"), (orphan, "unmatched")] {
+            let batch = [good[0], good[1], bad, good[2]].joined(separator: "\n") + "\n"
+            let result = try cli.run(["notify", "--atomic", "-o", "ndjson"] + world.trust, stdin: batch)
+            #expect(result.status == 1, "\(result)")
+            let items = try result.ndjson()
+            #expect(items.map { $0["line"] as? Int } == [1, 2, 3, 4], "\(result)")
+            #expect(items.allSatisfy { $0["verdict"] as? String == "not-applied" }, "\(result)")
+            #expect(items.allSatisfy { ($0["changes"] as? [Any])?.isEmpty ?? true }, "\(result)")
+            let cause = items[2]["error"] as? String ?? ""
+            #expect(cause.hasPrefix(reason + ":") && cause.contains("nothing was applied"), "\(cause)")
+            for i in [0, 1, 3] {
+                #expect((items[i]["error"] as? String ?? "").contains("rolled back at line 3"), "\(items[i])")
+            }
+            #expect(result.stderr.contains("line 3:"), "\(result.stderr)")
+            #expect(result.stderr.contains("nothing was applied"), "\(result.stderr)")
+            #expect(!result.stderr.contains("applied,") && !result.stderr.contains(": 2 applied"), "\(result.stderr)")
+            // The table says the same.
+            let table = try cli.run(["notify", "--atomic"] + world.trust, stdin: batch)
+            #expect(table.status == 1)
+            #expect(!table.stdout.contains(" applied "), "\(table.stdout)")
+            #expect(table.stdout.components(separatedBy: "not-applied").count - 1 == 4, "\(table.stdout)")
+        }
+        #expect(try world.tables(maskGeneratedNumbers: Set(tokens)) == before)
+        #expect(try cli.ok(["db", "status", "-o", "json"]).jsonObject()["ledger"] as? Int == ledgerBefore)
+    }
+
+    // MARK: 14.3. dry runs predict the real run
+
+    /// `notify --dry-run` simulates the whole batch in one rolled-back transaction: each line sees
+    /// the lines before it, so it predicts exactly the verdicts the real run gives — here a file
+    /// of purchases, renewals and a retried delivery, repeated three times — and writes nothing.
+    @Test func aDryRunPredictsExactlyWhatTheRealRunGives() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<2).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: [(tokens[0], "alice"), (tokens[1], "bob")])
+        var once: [String] = []
+        for (i, token) in tokens.enumerated() {
+            let original = String(9500 + 10 * i)
+            let buy = try purchase(world, id: original, token: token)
+            once.append(buy)
+            for n in 1...2 {
+                once.append(
+                    try world.notification(
+                        "DID_RENEW", signed: t0 + Int64(n) * 30 * AppleWorld.day,
+                        tx: world.transaction(String(9500 + 10 * i + n), original: original, period: Int64(n))))
+            }
+            once.append(buy)  // Apple's retry of the same notification
+        }
+        let file = try cli.write("year.ndjson", Array(repeating: once.joined(separator: "\n"), count: 3).joined(separator: "\n"))
+        let before = try world.tables(maskGeneratedNumbers: Set(tokens))
+        let dry = try cli.run(["notify", "--dry-run", "-o", "ndjson", file] + world.trust)
+        #expect(try world.tables(maskGeneratedNumbers: Set(tokens)) == before, "a dry run wrote")
+        let dryItems = try dry.ndjson()
+        #expect(dryItems.allSatisfy { $0["dryRun"] as? Bool == true })
+        let table = try cli.run(["notify", "--dry-run", file] + world.trust)
+        #expect(table.stdout.contains("would apply"), "\(table.stdout)")
+        #expect(table.stdout.contains("would be duplicate"), "\(table.stdout)")
+
+        let real = try cli.run(["notify", "-o", "ndjson", file] + world.trust)
+        let realItems = try real.ndjson()
+        #expect(dry.status == real.status, "\(dry)\n\(real)")
+        #expect(dryItems.map { $0["verdict"] as? String } == realItems.map { $0["verdict"] as? String })
+        #expect(realItems.filter { $0["verdict"] as? String == "applied" }.count == 6)
+        #expect(realItems.filter { $0["verdict"] as? String == "duplicate" }.count == realItems.count - 6)
+        let summary = { (r: CLI.Result) in r.stderr.split(separator: "\n").first { $0.hasPrefix("notify:") } ?? "" }
+        #expect(summary(dry).hasPrefix(summary(real)), "\(summary(dry)) vs \(summary(real))")
+    }
 }

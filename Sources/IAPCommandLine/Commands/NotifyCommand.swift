@@ -97,6 +97,7 @@ enum NotifyCommand {
         // A dry run streams its results (nothing will be committed); an atomic batch holds them until COMMIT.
         var results: [ItemResult] = []
         var cause: ItemResult?
+        var unread: [Int] = []
         func report(_ result: ItemResult) {
             var result = result
             if dryRun { result.dryRun = true }
@@ -107,13 +108,14 @@ enum NotifyCommand {
                 while let batch = try batches.next() {
                     let mark = timings.start()
                     defer { timings.add(.engine, since: mark) }
-                    for item in batch {
+                    for (index, item) in batch.enumerated() {
                         warn(item)
                         let result = try process(item, session, false)
                         count += 1
                         report(result)
                         if atomic, result.code != .success {
                             cause = result
+                            unread = batch[(index + 1)...].map(\.line)
                             throw AtomicAbort()
                         }
                     }
@@ -121,10 +123,10 @@ enum NotifyCommand {
             }
         } catch is AtomicAbort {
             guard let cause else { throw AtomicAbort() }
-            // The lines not read yet are not applied either: each gets its line.
-            while let batch = try? batches.next() {
-                for item in batch { results.append(ItemResult(line: item.line, verdict: "", code: .failure)) }
-            }
+            // The lines not processed yet are not applied either: each gets its line.
+            var lines = unread
+            while let batch = try? batches.next() { lines += batch.map(\.line) }
+            for line in lines { results.append(ItemResult(line: line, verdict: "", code: .failure)) }
             let why = "\(cause.verdict): \(cause.error ?? cause.detail ?? "failed")"
             for result in results {
                 var line = result
