@@ -26,7 +26,7 @@ final class Connection {
 
     /// Connects to `url`'s server, selecting `database` (nil: none).
     init(url: MySQLURL, password: String?, database: String?, connectTimeoutSeconds: UInt32) throws(StoreError) {
-        errors = ErrorReporter(secret: password)
+        errors = ErrorReporter()
         label = url.description
         guard Self.libraryStatus == 0 else { throw .failure("cannot initialise the MariaDB client library") }
         guard let handle = mysql_init(nil) else { throw .failure("cannot allocate a MariaDB client handle") }

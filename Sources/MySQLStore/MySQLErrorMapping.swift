@@ -45,14 +45,16 @@ enum MySQLErrorMapping {
 
     /// The ``StoreError`` for error `code` with server/client `message`, about `context`.
     ///
-    /// - Parameter secret: removed from the text wherever it appears (the password).
-    static func storeError(code: UInt32, sqlState: String, message: String, context: String, secret: String?)
-        -> StoreError
-    {
-        var text = "\(context): \(message) (MySQL error \(code)"
+    /// Redaction is structural: the text of an authentication failure (1045, 1698) — the one
+    /// exchange the password takes part in — is never echoed; iapctl says what failed in its own
+    /// words, and `context` names user and host (from the URL, which holds no password). Every
+    /// other server text quotes only names and SQL iapctl sent, which never carry the password,
+    /// so it is kept verbatim (no search-and-replace that would mangle it or reveal the password).
+    static func storeError(code: UInt32, sqlState: String, message: String, context: String) -> StoreError {
+        let authentication = code == Code.accessDenied || code == Code.accessDeniedNoPassword
+        var text = authentication ? "\(context): access denied (MySQL error \(code)" : "\(context): \(message) (MySQL error \(code)"
         if !sqlState.isEmpty, sqlState != "00000", sqlState != "HY000" { text += ", SQLSTATE \(sqlState)" }
         text += ")"
-        text = scrub(text, secret: secret)
         switch code {
         case Code.duplicateEntry, Code.duplicateEntryWithKeyName:
             return .conflict(text)
@@ -76,11 +78,5 @@ enum MySQLErrorMapping {
         default:
             return .failure(text)
         }
-    }
-
-    /// `text` with every occurrence of `secret` replaced by `***`.
-    static func scrub(_ text: String, secret: String?) -> String {
-        guard let secret, !secret.isEmpty else { return text }
-        return text.replacing(secret, with: "***")
     }
 }

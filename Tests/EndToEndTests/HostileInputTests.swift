@@ -343,6 +343,33 @@ struct SecretsAndFilesTests {
         }
     }
 
+    /// Passwords holding URL syntax, and password-like parameters, are recognised wherever the
+    /// URL comes from (argument, IAPCTL_DB, --config), refused, and never printed — with -v too.
+    @Test func passwordsWithURLSyntaxAndPasswordParametersNeverLeak() throws {
+        let cli = try CLI()
+        cli.environment["IAPCTL_DB"] = nil  // so --config's value is the one used
+        let pieces = ["Kx9+2ZpQ", "7vLm", "Zq4", "W8e"]
+        let urls = [
+            "mysql://app:Kx9+2ZpQ/7vLm@db/shop", "mysql://app:Kx9+2ZpQ?7vLm@db/shop", "mysql://app:Kx9+2ZpQ#7vLm@db/shop",
+            "mysql://app@localhost/shop?socket=/tmp/x.sock&password=Kx9+2ZpQ/7vLm",
+            "mysql://app@localhost/shop?pwd=Kx9+2ZpQ&ssl-mode=REQUIRED", "mysql://app@localhost/shop?pass=Zq4W8e",
+            "mysql://app@localhost/shop?PassWord=Kx9+2ZpQ",
+        ]
+        for url in urls {
+            var results = [try cli.run(["-v", "db", "status", "--db", url])]
+            results.append(try cli.run(["-v", "db", "status"], env: ["IAPCTL_DB": url]))
+            let config = try cli.write("config.json", #"{"db": "\#(url)"}"#)
+            results.append(try cli.run(["-v", "orders", "list", "--config", config]))
+            for result in results {
+                #expect(result.status == 64, "\(url): \(result)")
+                #expect(result.stderr.contains("refusing a password"), "\(url): \(result)")
+                for piece in pieces {
+                    #expect(!result.stdout.contains(piece) && !result.stderr.contains(piece), "\(url) leaked \(piece): \(result)")
+                }
+            }
+        }
+    }
+
     @Test func thePasswordFromTheEnvironmentNeverAppears() throws {
         let cli = try CLI()
         let env = ["IAPCTL_DB_PASSWORD": Self.secret, "IAPCTL_DB": "mysql://app@localhost/iapctl?socket=/nonexistent/mysql.sock"]
@@ -375,6 +402,14 @@ struct SecretsAndFilesTests {
         outputs.append(try cli.ok(["orders", "show", no, "-o", "json"], env: env))  // includes the audit rows
         outputs.append(try cli.run(["db", "status"], env: env.merging(["IAPCTL_DB_PASSWORD": "wrong-\(password)"]) { $1 }))
         for output in outputs { expectNoSecret(output, "MariaDB run", secret: password) }
+        // A wrong password equal to the user name, or one letter long, leaves the message intact.
+        for wrong in [server.user, "a"] {
+            let denied = try cli.run(["db", "status"], env: env.merging(["IAPCTL_DB_PASSWORD": wrong]) { $1 })
+            #expect(denied.status == 78, "\(denied)")
+            #expect(!denied.stderr.contains("***"), "\(denied)")
+            #expect(denied.stderr.contains("mysql://\(server.user)@"), "\(denied)")
+            #expect(denied.stderr.contains("access denied"), "\(denied)")
+        }
         #expect(try cli.ok(["orders", "show", no, "-o", "json"], env: env).stdout.contains("\"actor\""))
     }
 

@@ -240,4 +240,28 @@ struct ReliabilityTests {
         let summary = { (r: CLI.Result) in r.stderr.split(separator: "\n").first { $0.hasPrefix("notify:") } ?? "" }
         #expect(summary(dry).hasPrefix(summary(real)), "\(summary(dry)) vs \(summary(real))")
     }
+
+    // MARK: 10. every item has a verdict
+
+    /// `verify --apply -o ndjson`: refused items (malformed, forged, the wrong kind, a poison
+    /// item) carry a `verdict` like applied ones.
+    @Test func verifyApplyGivesEveryItemAVerdict() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let token = UUID().uuidString.lowercased()
+        try world.database(orders: [(token, "alice")])
+        let other = try AppleWorld(cli: cli)
+        let lines = [
+            try world.signedTransaction(world.transaction("6100", original: "6100", token: token)),
+            "not a jws",
+            try other.signedTransaction(other.transaction("6200", original: "6200")),
+            try purchase(world, id: "6300", token: token),
+            try world.signedTransaction(world.transaction(String(repeating: "9", count: 300), original: "6400")),
+        ]
+        let result = try cli.run(["verify", "--apply", "-o", "ndjson"] + world.trust, stdin: lines.joined(separator: "\n"))
+        #expect(result.status == 1, "\(result)")
+        let items = try result.ndjson()
+        #expect(items.count == 5, "\(result)")
+        #expect(items.map { $0["verdict"] as? String } == ["applied", "rejected", "rejected", "rejected", "rejected"], "\(result)")
+    }
 }
