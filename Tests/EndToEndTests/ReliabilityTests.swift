@@ -264,4 +264,89 @@ struct ReliabilityTests {
         #expect(items.count == 5, "\(result)")
         #expect(items.map { $0["verdict"] as? String } == ["applied", "rejected", "rejected", "rejected", "rejected"], "\(result)")
     }
+
+    // MARK: 5. a pipe that stays open
+
+    /// `tail -f log | iapctl notify`: complete lines are applied and reported while the pipe stays
+    /// open, within about the idle timeout, not at EOF or after 512 items.
+    @Test(.timeLimit(.minutes(1)))
+    func linesOnAPipeThatStaysOpenAreAppliedPromptly() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<4).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let lines = try tokens.enumerated().map { try purchase(world, id: String(6600 + $0.offset), token: $0.element) }
+
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["notify", "-o", "ndjson"] + world.trust
+        process.currentDirectoryURL = cli.dir
+        process.environment = cli.environment
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = LineReader(output.fileHandleForReading)
+
+        // Three lines at once, then one more later: each group is reported while stdin stays open.
+        for (group, count) in [(lines[0..<3], 3), (lines[3..<4], 1)] {
+            let sent = Date()
+            input.fileHandleForWriting.write(Data((group.joined(separator: "\n") + "\n").utf8))
+            var got: [String] = []
+            while got.count < count, let line = reader.next(timeout: 10) { got.append(line) }
+            #expect(got.count == count, "only \(got.count) of \(count) lines reported while the pipe is open")
+            #expect(Date().timeIntervalSince(sent) < 5)
+            #expect(got.allSatisfy { $0.contains("\"applied\"") }, "\(got)")
+        }
+        // Committed, as another process sees it, before the input ends.
+        #expect(try world.orders().filter { $0["status"] as? String == "paid" }.count == 4)
+        #expect(process.isRunning)
+        input.fileHandleForWriting.closeFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
+
+/// Reads lines from a pipe on a background thread, with a timeout per line.
+final class LineReader: @unchecked Sendable {
+    private let lock = NSCondition()
+    private var lines: [String] = []
+    private var ended = false
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            var pending = Data()
+            while true {
+                let data = handle.availableData
+                lock.lock()
+                if data.isEmpty {
+                    ended = true
+                    lock.broadcast()
+                    lock.unlock()
+                    return
+                }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: 10) {
+                    lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = Data(pending[(newline + 1)...])
+                }
+                lock.broadcast()
+                lock.unlock()
+            }
+        }
+    }
+
+    /// The next line, or nil when none came within `timeout` seconds (or the pipe ended).
+    func next(timeout: TimeInterval) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while lines.isEmpty, !ended {
+            if !lock.wait(until: deadline) { break }
+        }
+        return lines.isEmpty ? nil : lines.removeFirst()
+    }
 }

@@ -86,6 +86,26 @@ public final class InputReader {
         return count > 0
     }
 
+    /// Whether a whole line (or the end of the input) is already read: `readLine` then does not wait.
+    public var hasBufferedLine: Bool {
+        reachedEnd
+            || buffer.withUnsafeBufferPointer { all in
+                start < all.count && memchr(all.baseAddress! + start, 10, all.count - start) != nil
+            }
+    }
+
+    /// Waits at most `milliseconds` for input to arrive; true when reading would not wait (data,
+    /// end of input or an error to report). Input from memory never waits.
+    public func waitForInput(milliseconds: Int32) -> Bool {
+        guard !reachedEnd, case .descriptor(let fd, _) = source else { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0, errno == EINTR { continue }
+            return ready != 0
+        }
+    }
+
     /// The next line without its `\n` or `\r\n`, or nil at end of input.
     ///
     /// A line longer than `maxLength` bytes is skipped and reported as a `.dataError` naming its
