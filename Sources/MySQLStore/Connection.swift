@@ -24,15 +24,22 @@ final class Connection {
     /// `mysql_library_init` once per process, before the first `mysql_init` (not thread-safe itself).
     private static let libraryStatus: Int32 = iapctl_mysql_library_init()
 
+    /// How long the client waits for the server, in seconds: to connect, and for each read or
+    /// write of a statement (a stalled or frozen server then loses the connection: exit 69).
+    struct Timeouts {
+        var connect: UInt32
+        var io: UInt32
+    }
+
     /// Connects to `url`'s server, selecting `database` (nil: none).
-    init(url: MySQLURL, password: String?, database: String?, connectTimeoutSeconds: UInt32) throws(StoreError) {
+    init(url: MySQLURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
         errors = ErrorReporter()
         label = url.description
         guard Self.libraryStatus == 0 else { throw .failure("cannot initialise the MariaDB client library") }
         guard let handle = mysql_init(nil) else { throw .failure("cannot allocate a MariaDB client handle") }
         self.handle = handle
         // From here on deinit closes the handle, whatever fails below.
-        try configure(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
+        try configure(url: url, timeouts: timeouts)
         let host = url.host
         let port = UInt32(url.port ?? 0)
         let flags = UInt(CLIENT_FOUND_ROWS)  // affected rows = matched rows (an UPDATE to equal values counts)
@@ -116,11 +123,14 @@ final class Connection {
 
     // MARK: private
 
-    private func configure(url: MySQLURL, connectTimeoutSeconds: UInt32) throws(StoreError) {
-        var timeout = connectTimeoutSeconds
+    private func configure(url: MySQLURL, timeouts: Timeouts) throws(StoreError) {
+        var timeout = timeouts.connect
         try option(MYSQL_OPT_CONNECT_TIMEOUT, "connect timeout") {
             mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
         }
+        var io = timeouts.io
+        try option(MYSQL_OPT_READ_TIMEOUT, "read timeout") { mysql_options(handle, MYSQL_OPT_READ_TIMEOUT, &io) }
+        try option(MYSQL_OPT_WRITE_TIMEOUT, "write timeout") { mysql_options(handle, MYSQL_OPT_WRITE_TIMEOUT, &io) }
         var off: my_bool = 0
         try option(MYSQL_OPT_RECONNECT, "reconnect off") { mysql_options(handle, MYSQL_OPT_RECONNECT, &off) }
         var noLocalInfile: UInt32 = 0

@@ -32,6 +32,14 @@ public final class MySQLStore: Store {
 
     /// Seconds `mysql_real_connect` waits for the server by default.
     public static let defaultConnectTimeoutSeconds: UInt32 = 10
+    /// Seconds one read or write of a statement waits for a stalled server by default; then the
+    /// connection counts as lost (``StoreError/unavailable(_:)``, exit 69) instead of hanging. Lock
+    /// waits are kept shorter (``lockWaitSeconds(ioTimeout:)``) so a waiting statement is not taken
+    /// for a stalled server.
+    public static let defaultIOTimeoutSeconds: UInt32 = 60
+
+    /// The session's `innodb_lock_wait_timeout` for an I/O timeout: well inside it.
+    static func lockWaitSeconds(ioTimeout: UInt32) -> Int { max(1, Int(ioTimeout) * 3 / 4) }
 
     /// Connects to the database `url` names.
     ///
@@ -44,31 +52,30 @@ public final class MySQLStore: Store {
     public init(
         url: MySQLURL, password: String?, create: Bool = false,
         connectTimeoutSeconds: UInt32 = MySQLStore.defaultConnectTimeoutSeconds,
+        ioTimeoutSeconds: UInt32 = MySQLStore.defaultIOTimeoutSeconds,
         lockWaitTimeoutSeconds: Int? = nil
     ) throws {
         self.url = url
-        connection = try Self.connect(
-            url: url, password: password, create: create, connectTimeoutSeconds: connectTimeoutSeconds)
-        if let lockWaitTimeoutSeconds {
-            try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(lockWaitTimeoutSeconds))])
-        }
+        let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
+        connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        let lockWait = min(
+            lockWaitTimeoutSeconds ?? Int.max, Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds))
+        try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(lockWait))])
     }
 
     private static func connect(
-        url: MySQLURL, password: String?, create: Bool, connectTimeoutSeconds: UInt32
+        url: MySQLURL, password: String?, create: Bool, timeouts: Connection.Timeouts
     ) throws -> Connection {
         let first: Result<Connection, StoreError> = Result {
             () throws(StoreError) in
-            try Connection(
-                url: url, password: password, database: url.database, connectTimeoutSeconds: connectTimeoutSeconds)
+            try Connection(url: url, password: password, database: url.database, timeouts: timeouts)
         }
         switch first {
         case .success(let connection):
             return connection
         case .failure(let error):
             guard create, case .notFound = error else { throw error }
-            let connection = try Connection(
-                url: url, password: password, database: nil, connectTimeoutSeconds: connectTimeoutSeconds)
+            let connection = try Connection(url: url, password: password, database: nil, timeouts: timeouts)
             // The name was checked by MySQLURL (letters, digits, _ and $): quoting it is enough.
             try connection.execute(
                 "CREATE DATABASE IF NOT EXISTS `\(url.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")

@@ -76,10 +76,22 @@ enum NotifyCommand {
                 atomic: invocation.flag("atomic"), dryRun: dryRun, warn: warn, process: process)
         }
 
-        while let batch = try batches.next() {
-            try applyCommitted(
-                batch, store: store, printer: printer, timings: timings, count: &count,
-                warn: warn, process: { try process($0, $1, retry: true) })
+        do {
+            while let batch = try batches.next() {
+                try applyCommitted(
+                    batch, store: store, printer: printer, timings: timings, count: &count,
+                    warn: warn, process: { try process($0, $1, retry: true) })
+            }
+        } catch {
+            // A stalled or lost database, a full disk: what was committed is reported (tables too)
+            // before the error, and a rerun of the same input is safe (duplicates are recognised).
+            if printer.count > 0 {
+                _ = printer.finish(
+                    command: "notify",
+                    extraNote: "stopped after \(printer.count) item\(printer.count == 1 ? "" : "s") (those reported above are final); "
+                        + "re-running the same input is safe")
+            }
+            throw error
         }
         guard !batches.isEmpty else { throw noInput(invocation) }
         return printer.finish(command: "notify")
