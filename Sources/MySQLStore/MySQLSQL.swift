@@ -20,4 +20,5 @@ enum MySQLSQL {
     static let migrationUnlock = "SELECT RELEASE_LOCK(?)"
     static let currentDatabase = "SELECT DATABASE()"
     static let lockWaitTimeout = "SET SESSION innodb_lock_wait_timeout = ?"
+    static let capLockWaitTimeout = "SET SESSION innodb_lock_wait_timeout = LEAST(@@SESSION.innodb_lock_wait_timeout, ?)"
 }

@@ -58,9 +58,13 @@ public final class MySQLStore: Store {
         self.url = url
         let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
         connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
-        let lockWait = min(
-            lockWaitTimeoutSeconds ?? Int.max, Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds))
-        try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(lockWait))])
+        let cap = Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds)
+        if let lockWaitTimeoutSeconds {
+            try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(min(lockWaitTimeoutSeconds, cap)))])
+        } else {
+            // The server's setting, unless it would outlast the I/O timeout.
+            try connection.run(MySQLSQL.capLockWaitTimeout, [.int(Int64(cap))])
+        }
     }
 
     private static func connect(
