@@ -12,6 +12,13 @@ enum MySQLSQL {
     static let contractByIdForUpdate = StoreSQL.contractById + " FOR UPDATE"
     static let ledgerByIdForUpdate = StoreSQL.ledgerById + " FOR UPDATE"
 
+    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
+    /// ascending order (a batch's fixed lock order).
+    static func lockRows(table: String, column: String, count: Int) -> String {
+        "SELECT id FROM \(table) WHERE \(column) IN (\(Array(repeating: "?", count: count).joined(separator: ", "))) "
+            + "ORDER BY \(column) FOR UPDATE"
+    }
+
     // MARK: schema
     static let migrationsTableExists = """
         SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?

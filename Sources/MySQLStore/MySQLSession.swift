@@ -118,6 +118,25 @@ final class MySQLSession: StoreSession {
         _ = try write(StoreSQL.deleteClaim, [.text(uuid)])
     }
 
+    func lockRows(contractIds: [String], orderNos: [String]) throws {
+        try checkOpen()
+        guard mode == .write else { return }
+        for (table, column, ids) in [("member_contracts", "contract_id", contractIds), ("orders", "no", orderNos)] {
+            // Sorted and in slices of at most 256 (padded, so the statements stay reusable): InnoDB
+            // locks the unique index's rows in ascending order, the same in every process.
+            let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            var start = 0
+            while start < sorted.count {
+                let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
+                start += slice.count
+                let size = Self.paddedCount(slice.count)
+                let values = (0..<size).map { MySQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
+                let statement = try connection.shapedStatement(MySQLSQL.lockRows(table: table, column: column, count: size))
+                _ = try statement.query(values)
+            }
+        }
+    }
+
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
         try one(StoreSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerEntry() }
     }

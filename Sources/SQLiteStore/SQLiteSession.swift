@@ -139,6 +139,11 @@ final class SQLiteSession: StoreSession {
         try s.run()
     }
 
+    func lockRows(contractIds: [String], orderNos: [String]) throws {
+        // BEGIN IMMEDIATE already holds the only write lock.
+        try checkOpen()
+    }
+
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
         try one(StoreSQL.processedLedger, notificationUUID) { s throws(StoreError) in try s.ledgerEntry() }
     }

@@ -147,6 +147,13 @@ public protocol StoreSession: AnyObject {
     /// One audit row by its id.
     func auditEntry(id: Int64) throws -> AuditEntry?
 
+    // MARK: batches
+    /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
+    /// sorted), the existing rows a batch of events is about to update, so concurrent batches over
+    /// the same subscriptions wait for each other instead of deadlocking. A no-op where write
+    /// transactions are serialized anyway (SQLite).
+    func lockRows(contractIds: [String], orderNos: [String]) throws
+
     // MARK: misc
     func counts() throws -> StoreCounts
     /// Runs `body` inside a savepoint: a throw rolls back only `body`'s work.

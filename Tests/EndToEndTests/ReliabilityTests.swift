@@ -265,6 +265,59 @@ struct ReliabilityTests {
         #expect(items.map { $0["verdict"] as? String } == ["applied", "rejected", "rejected", "rejected", "rejected"], "\(result)")
     }
 
+    // MARK: 4. concurrent shuffled batches
+
+    /// 16 processes replay the same batch, each shuffled differently, at once: none gives up
+    /// (no exit 75 on a deadlock), and the result is each payment once and each contract in its
+    /// newest state. 64 subscriptions (256 lines) in CI; `IAPCTL_SHUFFLE_SUBSCRIPTIONS=128` (512
+    /// lines, full chunks) is the size at which the unordered version gave up.
+    @Test(.timeLimit(.minutes(3)))
+    func concurrentShuffledBatchesAllSucceed() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let subscriptions = Int(ProcessInfo.processInfo.environment["IAPCTL_SHUFFLE_SUBSCRIPTIONS"] ?? "") ?? 64
+        let tokens = (0..<subscriptions).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.enumerated().map { ($0.element, "user\($0.offset)") })
+        var lines: [String] = []
+        for (i, token) in tokens.enumerated() {
+            let original = String(40_000 + 10 * i)
+            for n in 0...2 {
+                let tx = world.transaction(String(40_000 + 10 * i + n), original: original, token: token, period: Int64(n))
+                lines.append(
+                    try world.notification(
+                        n == 0 ? "SUBSCRIBED" : "DID_RENEW", n == 0 ? "INITIAL_BUY" : nil,
+                        signed: t0 + Int64(n) * 30 * AppleWorld.day, tx: tx))
+            }
+            let last = world.transaction(String(40_000 + 10 * i + 2), original: original, token: token, period: 2)
+            lines.append(
+                try world.notification(
+                    "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 70 * AppleWorld.day, tx: last,
+                    autoRenew: 0))
+        }
+        var generator = CrashSafetyTests.SplitMix(state: 42)
+        let processes = 16
+        let inputs = try (0..<processes).map { p in
+            try cli.write("shuffled-\(p).ndjson", lines.shuffled(using: &generator).joined(separator: "\n") + "\n")
+        }
+        let started = try inputs.map { try Self.start(cli, ["notify", "-q"] + world.trust, input: $0) }
+        for (process, _, err) in started {
+            process.waitUntilExit()
+            let stderr = try String(contentsOf: err, encoding: .utf8)
+            #expect(process.terminationStatus == 0, "\(stderr)")
+        }
+        let orders = try world.orders()
+        #expect(orders.count == 3 * subscriptions)
+        #expect(Set(orders.compactMap { $0["trade_no"] as? String }).count == 3 * subscriptions)
+        let contracts = try world.contracts()
+        #expect(contracts.count == subscriptions)
+        #expect(
+            contracts.allSatisfy { "\($0["auto_renew"] ?? "")" == "0" || "\($0["auto_renew"] ?? "")" == "false" }, "\(contracts.prefix(2))")
+        if let ledger = try Self.ledger(cli, where: "verdict = 'applied'") {
+            // Each notification changed something at most once.
+            #expect(Set(ledger).count == ledger.count, "a notification applied twice")
+        }
+    }
+
     // MARK: 5. a pipe that stays open
 
     /// `tail -f log | iapctl notify`: complete lines are applied and reported while the pipe stays
