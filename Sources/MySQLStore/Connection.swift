@@ -146,6 +146,7 @@ final class Connection {
             throw .accessDenied("cannot read the option file \(file): \(String(cString: strerror(errno)))")
         }
         if let file = url.optionFile ?? Self.userOptionFile() {
+            try Self.refuseExposedPassword(in: file)
             try option(MYSQL_READ_DEFAULT_FILE, "option file \(file)") {
                 file.withCString { mysql_options(handle, MYSQL_READ_DEFAULT_FILE, $0) }
             }
@@ -182,6 +183,32 @@ final class Connection {
     }
 
     /// `~/.my.cnf` when it exists.
+    /// Like ssh and libpq: an option file that holds a password must not be open to the group or
+    /// others (mode 0600 or 0400), or the password is not a secret any more.
+    static func refuseExposedPassword(in file: String) throws(StoreError) {
+        var info = stat()
+        guard stat(file, &info) == 0, info.st_mode & 0o077 != 0, fileHoldsPassword(file) else { return }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        throw .accessDenied(
+            "the option file \(file) holds a password and is readable or writable by others (mode 0\(mode)); "
+                + "make it private: chmod 600 \(file)")
+    }
+
+    /// Whether an option file has a `password` (or `pass`/`pwd`) line, in any group.
+    private static func fileHoldsPassword(_ file: String) -> Bool {
+        guard let handle = fopen(file, "r") else { return false }
+        defer { fclose(handle) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, handle) > 0, let line {
+            let text = String(cString: line).trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+            let key = text.prefix { $0 != "=" && $0 != " " && $0 != "\t" && $0 != "\n" }.lowercased()
+            if ["password", "pass", "pwd", "passwd"].contains(key) { return true }
+        }
+        return false
+    }
+
     private static func userOptionFile() -> String? {
         guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else { return nil }
         let path = home.hasSuffix("/") ? home + ".my.cnf" : home + "/.my.cnf"

@@ -438,6 +438,60 @@ struct SecretsAndFilesTests {
         #expect(!cli.exists("missing.db"))
     }
 
+    /// `db init` through a dangling symbolic link (relative, absolute, a chain) creates the
+    /// target owner-only, whatever the umask.
+    @Test(.sqliteOnly("SQLite files")) func aDatabaseCreatedThroughADanglingSymlinkIsOwnerOnly() throws {
+        let cli = try CLI()
+        try FileManager.default.createDirectory(atPath: cli.path("data"), withIntermediateDirectories: true)
+        let links = [
+            ("rel.db", "data/rel-target.db", "data/rel-target.db"),
+            ("abs.db", cli.path("data/abs-target.db"), "data/abs-target.db"),
+            ("chain.db", "rel2.db", "data/chain-target.db"),
+        ]
+        try FileManager.default.createSymbolicLink(atPath: cli.path("rel2.db"), withDestinationPath: "data/chain-target.db")
+        for (link, destination, target) in links {
+            try FileManager.default.createSymbolicLink(atPath: cli.path(link), withDestinationPath: destination)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask 000; exec \"$0\" db init --db \"$1\"", CLI.binary.path, link]
+            process.currentDirectoryURL = cli.dir
+            process.environment = cli.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(link)")
+            #expect(cli.exists(target), "\(link) → \(target) not created")
+            if cli.exists(target) {
+                let mode = try cli.permissions(target)
+                #expect(mode == 0o600, "\(target) is \(String(mode, radix: 8))")
+            }
+        }
+    }
+
+    /// An option file that holds a password and is open to others is refused (exit 78) with the
+    /// fix, like ssh and libpq; made private (0600) it works.
+    @Test(.mysqlOnly) func anOptionFileWithAPasswordReadableByOthersIsRefused() throws {
+        let server = try #require(E2EBackend.server)
+        let cli = try CLI()
+        let file = try cli.write("my.cnf", "[client]\nuser = \(server.user)\npassword = \(server.password)\n")
+        let url = server.url(database: TestMySQLServer.freshDatabaseName())
+        let separator = url.contains("?") ? "&" : "?"
+        cli.environment["IAPCTL_DB_PASSWORD"] = nil  // the option file's password is the one used
+        let env = ["IAPCTL_DB": url + separator + "option-file=" + file]
+        defer { if let name = url.split(separator: "/").last?.split(separator: "?").first { server.drop(String(name)) } }
+        for mode in [0o644, 0o640, 0o666] {
+            chmod(file, mode_t(mode))
+            let result = try cli.run(["db", "init"], env: env)
+            #expect(result.status == 78, "mode \(String(mode, radix: 8)): \(result)")
+            #expect(result.stderr.contains("chmod 600"), "\(result)")
+            #expect(!result.stderr.contains(server.password))
+        }
+        chmod(file, 0o600)
+        let ok = try cli.run(["db", "init"], env: env)
+        #expect(ok.status == 0, "\(ok)")
+    }
+
     /// The actor of the audit rows of one manual change.
     func actors(_ cli: CLI, env: [String: String], extra: [String] = []) throws -> Set<String> {
         let no = try cli.ok(["orders", "create", "--user", "alice", "--product", "p"] + extra, env: env).stdout

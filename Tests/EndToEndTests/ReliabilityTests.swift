@@ -241,6 +241,49 @@ struct ReliabilityTests {
         #expect(summary(dry).hasPrefix(summary(real)), "\(summary(dry)) vs \(summary(real))")
     }
 
+    // MARK: 14.10. Ctrl-C
+
+    /// SIGINT during a batch whose input is still open: exit 130, the committed items printed
+    /// (as a table), and "interrupted after N items: M committed; re-running is safe".
+    @Test(.timeLimit(.minutes(1)))
+    func ctrlCReportsWhatWasCommittedAndExits130() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<3).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let lines = try tokens.enumerated().map { try purchase(world, id: String(6800 + $0.offset), token: $0.element) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["notify"] + world.trust
+        process.currentDirectoryURL = cli.dir
+        process.environment = cli.environment
+        let input = Pipe()
+        let out = cli.path("interrupted.out")
+        let err = cli.path("interrupted.err")
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < 3 { usleep(100_000) }
+        usleep(300_000)  // the results are printed right after the commit
+        kill(process.processIdentifier, SIGINT)
+        let sent = Date()
+        while process.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(50_000) }
+        #expect(!process.isRunning, "notify ignored Ctrl-C")
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let stdout = try String(contentsOfFile: out, encoding: .utf8)
+        let stderr = try String(contentsOfFile: err, encoding: .utf8)
+        #expect(stdout.components(separatedBy: "applied").count - 1 == 3, "\(stdout)")
+        #expect(stderr.contains("interrupted after 3 items: 3 committed; re-running is safe"), "\(stderr)")
+    }
+
     // MARK: 10. every item has a verdict
 
     /// `verify --apply -o ndjson`: refused items (malformed, forged, the wrong kind, a poison

@@ -138,6 +138,10 @@ final class ItemPrinter {
         try? invocation.stderr.flush()
     }
 
+    /// Items whose work was committed (told by the batch: engine verdicts and poison items kept in
+    /// the ledger, not items refused before the store).
+    var committed = 0
+
     func add(_ result: ItemResult) {
         count += 1
         if firstCode == nil { firstCode = result.code }

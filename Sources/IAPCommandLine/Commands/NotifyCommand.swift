@@ -76,12 +76,22 @@ enum NotifyCommand {
                 atomic: invocation.flag("atomic"), dryRun: dryRun, warn: warn, process: process)
         }
 
+        Interrupt.install()
         do {
             while let batch = try batches.next() {
+                if Interrupt.isRequested { throw Interrupt.Stop() }
                 try applyCommitted(
                     batch, store: store, printer: printer, timings: timings, count: &count,
                     warn: warn, process: { try process($0, $1, retry: true) })
             }
+        } catch  where Interrupt.isRequested {
+            // Ctrl-C: the open chunk was rolled back; everything reported is committed.
+            if printer.count > 0 { _ = printer.finish(command: "notify") }
+            invocation.stderr.writeLine(
+                "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
+                    + "\(printer.committed) committed; re-running is safe")
+            try? invocation.stderr.flush()
+            return .interrupted
         } catch {
             // A stalled or lost database, a full disk: what was committed is reported (tables too)
             // before the error, and a rerun of the same input is safe (duplicates are recognised).
@@ -204,6 +214,7 @@ enum NotifyCommand {
                     defer { bodyTime = timings.elapsed(since: bodyMark) }
                     try lockRows(of: batch[start...], in: session)
                     for item in batch[start...] {
+                        if Interrupt.isRequested { throw Interrupt.Stop() }
                         do {
                             done.append((item, try process(item, session)))
                         } catch StoreError.busy(let message) {
@@ -229,6 +240,10 @@ enum NotifyCommand {
         timings.add(.commit, PhaseTimings.Mark(wall: whole.wall - bodyTime.wall, cpu: whole.cpu - bodyTime.cpu))
 
         let printed = timings.start()
+        printer.committed += done.count(where: { item, _ in
+            if case .rejected = item.verdict { return false }
+            return true
+        })
         for (item, result) in done {
             warn(item)
             printer.add(result)
