@@ -113,8 +113,9 @@ struct EngineRun {
 
     /// Records the payment `tx` proves: exactly one order per transactionId.
     mutating func recordPayment(_ tx: TransactionFacts) throws -> Payment {
+        // A receipt never revokes (its mapping drops cancelled entries; this is the engine's guarantee).
         let revokedStatus: OrderStatus? =
-            tx.revocationDate == nil ? nil : (effect == .revoke ? .revoked : .refunded)
+            tx.revocationDate == nil || tx.isFromReceipt ? nil : (effect == .revoke ? .revoked : .refunded)
 
         if let existing = try session.order(tradeNo: tx.transactionId) {
             var order = existing
@@ -202,9 +203,12 @@ struct EngineRun {
         case .linked(let o)?, .inserted(let o)?, .known(let o)?: owner = o
         default: return nil
         }
+        // A receipt proves a period, not the current state: a contract first seen in one is active
+        // only while that period lasts.
+        let provenActive = !tx.isFromReceipt || (tx.expiresDate ?? Int64.max) > now
         var contract = Contract(
             contractId: tx.originalTransactionId, userId: owner.userId, productId: tx.productId,
-            status: .active, autoRenew: event.renewal?.autoRenewStatus.map { $0 == 1 } ?? true,
+            status: provenActive ? .active : .expired, autoRenew: event.renewal?.autoRenewStatus.map { $0 == 1 } ?? true,
             expiresDate: tx.revocationDate == nil ? tx.expiresDate : nil,
             environment: tx.environment ?? event.environment, nextProductId: nil,
             lastEventDate: nil, createdAt: now, updatedAt: now)
@@ -227,7 +231,7 @@ struct EngineRun {
             if contract.expiresDate == nil || expires > contract.expiresDate! {
                 contract.expiresDate = expires
                 contract.productId = tx.productId
-                if !isNewer, contract.status == .revoked || contract.status == .expired {
+                if !isNewer, tx.isFromReceipt == false, contract.status == .revoked || contract.status == .expired {
                     // A paid period newer than the one that ended the contract supersedes it.
                     contract.status = .active
                 }
@@ -236,7 +240,19 @@ struct EngineRun {
         if contract.environment == nil { contract.environment = tx?.environment ?? event.environment }
         normalizeNextProduct(&contract)
 
-        if effect.changesState {
+        if tx?.isFromReceipt == true {
+            // A receipt never changes a state Apple (or a newer client JWS) set: only its money facts
+            // count. While no such event has set the state (lastEventDate nil: a contract known only
+            // from receipts), the state is what the receipts prove: active while the latest paid
+            // period lasts, else expired; any other state (e.g. a manual revoke) is kept.
+            if contract.lastEventDate == nil, contract.status == .active || contract.status == .expired,
+                let expires = contract.expiresDate
+            {
+                contract.status = expires > now ? .active : .expired
+            } else if effect.changesState {
+                notes.append("from an app receipt: contract state left to Apple's notifications")
+            }
+        } else if effect.changesState {
             if isNewer {
                 try applyState(&contract, tx: tx, payment: payment)
                 if let signed { contract.lastEventDate = signed }

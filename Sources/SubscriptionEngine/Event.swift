@@ -60,6 +60,10 @@ public struct TransactionFacts: Sendable, Equatable {
     public var signedDate: Int64?
     public var transactionReason: String?
     public var isUpgraded: Bool?
+    /// True when these facts come from an in-app entry of a StoreKit 1 app receipt: a lower-authority
+    /// client submission that proves what was paid when the receipt was signed. The engine records
+    /// its payment and extends expiry dates, but never revokes, expires or reopens anything on it.
+    public var isFromReceipt = false
 
     public init(
         transactionId: String, originalTransactionId: String, productId: String,
@@ -86,9 +90,11 @@ public struct TransactionFacts: Sendable, Equatable {
         self.isUpgraded = isUpgraded
     }
 
-    /// True for auto-renewable subscriptions (the only kind with a member contract).
+    /// True for auto-renewable subscriptions (the only kind with a member contract). A receipt entry
+    /// does not state its type: it is a subscription period when it has an expiry date.
     public var isAutoRenewable: Bool {
-        type == nil || type == "Auto-Renewable Subscription"
+        if let type { return type == "Auto-Renewable Subscription" }
+        return !isFromReceipt || expiresDate != nil
     }
 }
 

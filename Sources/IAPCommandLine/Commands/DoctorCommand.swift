@@ -242,10 +242,10 @@ enum DoctorCommand {
     )? {
         let applied = events.filter { entry in
             guard entry.verdict == .applied, entry.signedDate != nil else { return false }
-            return EventRule(type: entry.notificationType, subtype: entry.subtype).changesState
+            return ReceiptMapping.rule(for: entry).changesState
         }
         guard let latest = applied.max(by: { ($0.signedDate!, $0.id) < ($1.signedDate!, $1.id) }) else { return nil }
-        let rule = EventRule(type: latest.notificationType, subtype: latest.subtype)
+        let rule = ReceiptMapping.rule(for: latest)
         guard let status = rule.resultingStatus else { return nil }
         let signed = latest.signedDate!
         // A paid period newer than an EXPIRED event (a renewal that arrived late) legitimately revives it.

@@ -57,7 +57,7 @@ enum ExplainCommand {
         }
         var items: [Item] = []
         for event in history.events {
-            let rule = EventRule(type: event.notificationType, subtype: event.subtype)
+            let rule = ReceiptMapping.rule(for: event)
             let audits = history.audit.filter { $0.ledgerId == event.id }
             let contractAudit = audits.first { $0.entity == .contract }
             var r = Record()
@@ -114,7 +114,7 @@ enum ExplainCommand {
         case .stale:
             let newer = events.filter {
                 $0.id != event.id && $0.verdict == .applied && ($0.signedDate ?? 0) > (event.signedDate ?? 0)
-                    && EventRule(type: $0.notificationType, subtype: $0.subtype).changesState
+                    && ReceiptMapping.rule(for: $0).changesState
                     && $0.receivedAt <= event.receivedAt
             }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
             let against =
