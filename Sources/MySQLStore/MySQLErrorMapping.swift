@@ -5,6 +5,9 @@ enum MySQLErrorMapping {
     /// Server and client error numbers this backend distinguishes.
     enum Code {
         static let duplicateEntry: UInt32 = 1062  // ER_DUP_ENTRY
+        static let diskFull: UInt32 = 1021  // ER_DISK_FULL
+        static let tableFull: UInt32 = 1114  // ER_RECORD_FILE_FULL
+        static let errorOnWrite: UInt32 = 1026  // ER_ERROR_ON_WRITE
         static let duplicateEntryWithKeyName: UInt32 = 1586  // ER_DUP_ENTRY_WITH_KEY_NAME
         static let lockWaitTimeout: UInt32 = 1205  // ER_LOCK_WAIT_TIMEOUT
         static let deadlock: UInt32 = 1213  // ER_LOCK_DEADLOCK
@@ -67,6 +70,8 @@ enum MySQLErrorMapping {
         case Code.accessDenied, Code.databaseAccessDenied, Code.tableAccessDenied, Code.columnAccessDenied,
             Code.specificAccessDenied, Code.accessDeniedNoPassword:
             return .accessDenied(text + "; check the user, IAPCTL_DB_PASSWORD or the option file, and the grants")
+        case Code.diskFull, Code.tableFull, Code.errorOnWrite:
+            return .ioFailure(text + "; the server's disk may be full")
         case Code.unknownDatabase:
             return .notFound(text + "; create it (iapctl db init) or fix the database name")
         case Code.noSuchTable, Code.badField:

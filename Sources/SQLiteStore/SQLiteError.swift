@@ -31,8 +31,8 @@ enum SQLiteError {
             return .failure("database file is corrupt or not an SQLite database: \(message)\(context)")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
             return .accessDenied("database refused access: \(message)\(context)")
-        case SQLITE_FULL:
-            return .failure("database or disk is full: \(message)\(context)")
+        case SQLITE_FULL, SQLITE_IOERR:
+            return .ioFailure("cannot write the database (\(message)): the disk may be full")
         default:
             return .failure("SQLite error \(code): \(message)\(context)")
         }

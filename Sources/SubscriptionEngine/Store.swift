@@ -174,13 +174,15 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case unavailable(String)
     /// Credentials or privileges refused (exit 78).
     case accessDenied(String)
+    /// Writing failed below the database: the disk is full, a file-size limit, an I/O error (exit 74).
+    case ioFailure(String)
     /// Anything else the backend reported (exit 70).
     case failure(String)
 
     public var description: String {
         switch self {
         case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m),
-            .unavailable(let m), .accessDenied(let m), .failure(let m):
+            .unavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
             return m
         }
     }

@@ -128,4 +128,57 @@ struct FaultTests {
         let rerun = try cli.run(["notify", "-o", "ndjson", try cli.write("all.ndjson", lines.joined(separator: "\n"))] + world.trust)
         #expect(try rerun.ndjson().map { $0["verdict"] as? String } == ["duplicate", "duplicate", "applied", "applied"], "\(rerun)")
     }
+
+    /// A full disk (here a file-size limit, RLIMIT_FSIZE) in the middle of a batch: exit 74 with
+    /// a hint, the items committed before it reported and kept, nothing half-applied; a rerun
+    /// with room applies the rest.
+    @Test(.sqliteOnly("a file-size limit on the SQLite files"), .timeLimit(.minutes(1)))
+    func aFullDiskIsAnIOErrorWithTheCommittedItemsReported() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<60).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let lines = try tokens.enumerated().map {
+            try world.notification(
+                "SUBSCRIBED", "INITIAL_BUY", signed: t0,
+                tx: world.transaction(String(5800 + $0.offset), original: String(5800 + $0.offset), token: $0.element))
+        }
+        let files = ["iapctl.db", "iapctl.db-wal"].filter { cli.exists($0) }
+        let largest = try files.map { (try FileManager.default.attributesOfItem(atPath: cli.path($0))[.size] as? Int) ?? 0 }.max() ?? 0
+        // Room for a few items more than the files hold now, not for 57 more.
+        let blocks = (largest + 160 * 1024) / 512
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -f \(blocks); exec \"$0\" \"$@\"", CLI.binary.path, "notify", "-o", "ndjson"] + world.trust
+        process.currentDirectoryURL = cli.dir
+        process.environment = cli.environment
+        let input = Pipe()
+        let output = Pipe()
+        let errors = cli.path("full.err")
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = LineReader(output.fileHandleForReading)
+        input.fileHandleForWriting.write(Data((lines[0..<3].joined(separator: "\n") + "\n").utf8))
+        let first = (0..<3).map { _ in reader.next(timeout: 10) }
+        #expect(first.allSatisfy { $0?.contains("\"applied\"") == true }, "\(first)")
+        input.fileHandleForWriting.write(Data((lines[3...].joined(separator: "\n") + "\n").utf8))
+        input.fileHandleForWriting.closeFile()
+        var rest: [String] = []
+        while let line = reader.next(timeout: 10) { rest.append(line) }
+        process.waitUntilExit()
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(process.terminationStatus == 74, "\(stderr)")
+        #expect(stderr.contains("disk may be full") && stderr.contains("re-run the same input"), "\(stderr)")
+        #expect(rest.count < lines.count - 3, "everything was applied: the limit was not reached")
+        // What was reported is kept; nothing else is.
+        let paid = try world.orders().filter { $0["status"] as? String == "paid" }.count
+        #expect(paid == 3 + rest.filter { $0.contains("\"applied\"") }.count)
+        let rerun = try cli.run(["notify", "-o", "ndjson", try cli.write("all.ndjson", lines.joined(separator: "\n"))] + world.trust)
+        #expect(rerun.status == 0, "\(rerun)")
+        #expect(try world.orders().filter { $0["status"] as? String == "paid" }.count == lines.count)
+    }
 }

@@ -156,7 +156,7 @@ struct MySQLURLTests {
         (UInt32(1062), "conflict"), (1586, "conflict"), (1205, "busy"), (1213, "busy"), (2002, "unavailable"),
         (2003, "unavailable"), (2006, "unavailable"), (2013, "unavailable"), (1045, "accessDenied"),
         (1044, "accessDenied"), (1142, "accessDenied"), (1049, "notFound"), (1146, "schemaMismatch"),
-        (1406, "failure"),
+        (1406, "failure"), (1114, "ioFailure"), (1021, "ioFailure"),
     ])
     func mapsErrorNumbers(_ code: UInt32, _ expected: String) {
         let error = MySQLErrorMapping.storeError(code: code, sqlState: "", message: "m", context: "c")
@@ -165,6 +165,7 @@ struct MySQLURLTests {
             case .conflict: "conflict"
             case .busy: "busy"
             case .unavailable: "unavailable"
+            case .ioFailure: "ioFailure"
             case .accessDenied: "accessDenied"
             case .notFound: "notFound"
             case .schemaMismatch: "schemaMismatch"

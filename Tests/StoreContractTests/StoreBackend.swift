@@ -59,7 +59,7 @@ struct Boom: Error, Equatable {}
 
 /// The case of a `StoreError`, ignoring the message.
 enum StoreErrorKind: Equatable {
-    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, failure
+    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, ioFailure, failure
 
     init(_ error: StoreError) {
         switch error {
@@ -68,6 +68,7 @@ enum StoreErrorKind: Equatable {
         case .conflict: self = .conflict
         case .busy: self = .busy
         case .unavailable: self = .unavailable
+        case .ioFailure: self = .ioFailure
         case .accessDenied: self = .accessDenied
         case .failure: self = .failure
         }

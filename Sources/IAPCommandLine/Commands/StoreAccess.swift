@@ -120,6 +120,11 @@ extension StoreError: CLIErrorConvertible {
             return CLIError(.unavailable, m, hint: "check that the database server is running and reachable, then retry")
         case .accessDenied(let m):
             return CLIError(.config, m, hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
+        case .ioFailure(let m):
+            return CLIError(
+                .ioError, m,
+                hint: "free disk space (or raise the file-size limit), then re-run the same input: "
+                    + "what was reported is committed, the rest is not, duplicates are recognised")
         case .failure(let m): return CLIError(.software, m)
         }
     }
