@@ -126,6 +126,12 @@ public final class MySQLStore: Store {
         }
         // MySQL commits DDL implicitly, so a migration is a list of idempotent steps, each checked
         // against information_schema; a lock keeps two `db init` runs from interleaving.
+        let incompatible = try incompatibleColumns()
+        guard incompatible.isEmpty else {
+            throw StoreError.schemaMismatch(
+                "the existing tables have columns iapctl cannot use; nothing was changed: "
+                    + incompatible.joined(separator: "; "))
+        }
         return try withMigrationLock {
             try connection.execute(Schema.migrationsTableDDL)
             let current = try currentVersion()
@@ -164,6 +170,12 @@ public final class MySQLStore: Store {
         statements += SchemaPlan.steps(for: pending.flatMap(\.tables), in: snapshot).map(\.statement)
         statements += pending.flatMap(\.statements)
         return statements
+    }
+
+    /// Columns of existing tables whose type iapctl cannot use, each with how to migrate it
+    /// (`db init` refuses to go on while there are any; `db status` lists them).
+    public func incompatibleColumns() throws -> [String] {
+        SchemaPlan.incompatibleColumns(for: Schema.currentTables, in: try SchemaSnapshot.read(connection))
     }
 
     /// What the database lacks of this build's schema: tables, columns and indexes, e.g.
