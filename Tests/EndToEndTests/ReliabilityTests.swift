@@ -88,7 +88,7 @@ struct ReliabilityTests {
                 #expect(result.status == 0, "\(result)")
                 for item in try result.ndjson() {
                     let verdict = item["verdict"] as? String ?? "?"
-                    verdicts[item["notificationUUID"] as? String ?? "?", default: []].append(verdict)
+                    verdicts[item["notification_uuid"] as? String ?? "?", default: []].append(verdict)
                     if verdict == "duplicate" {
                         #expect((item["detail"] as? String ?? "").contains("already processed"), "round \(round): \(item)")
                     }
@@ -226,7 +226,7 @@ struct ReliabilityTests {
         let dry = try cli.run(["notify", "--dry-run", "-o", "ndjson", file] + world.trust)
         #expect(try world.tables(maskGeneratedNumbers: Set(tokens)) == before, "a dry run wrote")
         let dryItems = try dry.ndjson()
-        #expect(dryItems.allSatisfy { $0["dryRun"] as? Bool == true })
+        #expect(dryItems.allSatisfy { $0["dry_run"] as? Bool == true })
         let table = try cli.run(["notify", "--dry-run", file] + world.trust)
         #expect(table.stdout.contains("would apply"), "\(table.stdout)")
         #expect(table.stdout.contains("would be duplicate"), "\(table.stdout)")
