@@ -61,7 +61,7 @@ struct ConnectionTests {
         #expect(try #require(exposed).description.contains("chmod 600"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         let store = try MySQLStore(url: url, password: nil)
-        #expect(try store.schemaVersion().supported == 2)
+        #expect(try store.schemaVersion().supported == Schema.supported)
         #expect(!store.serverVersion.isEmpty)
     }
 
