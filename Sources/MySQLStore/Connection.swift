@@ -24,15 +24,22 @@ final class Connection {
     /// `mysql_library_init` once per process, before the first `mysql_init` (not thread-safe itself).
     private static let libraryStatus: Int32 = iapctl_mysql_library_init()
 
+    /// How long the client waits for the server, in seconds: to connect, and for each read or
+    /// write of a statement (a stalled or frozen server then loses the connection: exit 69).
+    struct Timeouts {
+        var connect: UInt32
+        var io: UInt32
+    }
+
     /// Connects to `url`'s server, selecting `database` (nil: none).
-    init(url: MySQLURL, password: String?, database: String?, connectTimeoutSeconds: UInt32) throws(StoreError) {
-        errors = ErrorReporter(secret: password)
+    init(url: MySQLURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
+        errors = ErrorReporter()
         label = url.description
         guard Self.libraryStatus == 0 else { throw .failure("cannot initialise the MariaDB client library") }
         guard let handle = mysql_init(nil) else { throw .failure("cannot allocate a MariaDB client handle") }
         self.handle = handle
         // From here on deinit closes the handle, whatever fails below.
-        try configure(url: url, connectTimeoutSeconds: connectTimeoutSeconds)
+        try configure(url: url, timeouts: timeouts)
         let host = url.host
         let port = UInt32(url.port ?? 0)
         let flags = UInt(CLIENT_FOUND_ROWS)  // affected rows = matched rows (an UPDATE to equal values counts)
@@ -116,11 +123,14 @@ final class Connection {
 
     // MARK: private
 
-    private func configure(url: MySQLURL, connectTimeoutSeconds: UInt32) throws(StoreError) {
-        var timeout = connectTimeoutSeconds
+    private func configure(url: MySQLURL, timeouts: Timeouts) throws(StoreError) {
+        var timeout = timeouts.connect
         try option(MYSQL_OPT_CONNECT_TIMEOUT, "connect timeout") {
             mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
         }
+        var io = timeouts.io
+        try option(MYSQL_OPT_READ_TIMEOUT, "read timeout") { mysql_options(handle, MYSQL_OPT_READ_TIMEOUT, &io) }
+        try option(MYSQL_OPT_WRITE_TIMEOUT, "write timeout") { mysql_options(handle, MYSQL_OPT_WRITE_TIMEOUT, &io) }
         var off: my_bool = 0
         try option(MYSQL_OPT_RECONNECT, "reconnect off") { mysql_options(handle, MYSQL_OPT_RECONNECT, &off) }
         var noLocalInfile: UInt32 = 0
@@ -136,6 +146,7 @@ final class Connection {
             throw .accessDenied("cannot read the option file \(file): \(String(cString: strerror(errno)))")
         }
         if let file = url.optionFile ?? Self.userOptionFile() {
+            try Self.refuseExposedPassword(in: file)
             try option(MYSQL_READ_DEFAULT_FILE, "option file \(file)") {
                 file.withCString { mysql_options(handle, MYSQL_READ_DEFAULT_FILE, $0) }
             }
@@ -172,6 +183,32 @@ final class Connection {
     }
 
     /// `~/.my.cnf` when it exists.
+    /// Like ssh and libpq: an option file that holds a password must not be open to the group or
+    /// others (mode 0600 or 0400), or the password is not a secret any more.
+    static func refuseExposedPassword(in file: String) throws(StoreError) {
+        var info = stat()
+        guard stat(file, &info) == 0, info.st_mode & 0o077 != 0, fileHoldsPassword(file) else { return }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        throw .accessDenied(
+            "the option file \(file) holds a password and is readable or writable by others (mode 0\(mode)); "
+                + "make it private: chmod 600 \(file)")
+    }
+
+    /// Whether an option file has a `password` (or `pass`/`pwd`) line, in any group.
+    private static func fileHoldsPassword(_ file: String) -> Bool {
+        guard let handle = fopen(file, "r") else { return false }
+        defer { fclose(handle) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, handle) > 0, let line {
+            let text = String(cString: line).trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+            let key = text.prefix { $0 != "=" && $0 != " " && $0 != "\t" && $0 != "\n" }.lowercased()
+            if ["password", "pass", "pwd", "passwd"].contains(key) { return true }
+        }
+        return false
+    }
+
     private static func userOptionFile() -> String? {
         guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else { return nil }
         let path = home.hasSuffix("/") ? home + ".my.cnf" : home + "/.my.cnf"

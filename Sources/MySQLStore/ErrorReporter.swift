@@ -1,18 +1,13 @@
 internal import CMariaDB
 import SubscriptionEngine
 
-/// Turns the connection's and statements' native errors into ``StoreError`` values, scrubbed of the
-/// password, and remembers when the server rolled the whole transaction back.
+/// Turns the connection's and statements' native errors into ``StoreError`` values (never quoting
+/// an authentication failure's text: see ``MySQLErrorMapping/storeError(code:sqlState:message:context:)``),
+/// and remembers when the server rolled the whole transaction back.
 final class ErrorReporter {
-    /// Removed from every message.
-    private let secret: String?
     /// Set when an error meant the server rolled back the open transaction (deadlock, lost
     /// connection); the store then refuses to go on (or commit) inside that transaction.
     var transactionAborted: StoreError?
-
-    init(secret: String?) {
-        self.secret = secret
-    }
 
     func connectionError(_ handle: UnsafeMutablePointer<MYSQL>, context: String) -> StoreError {
         let code = mysql_errno(handle)
@@ -28,12 +23,10 @@ final class ErrorReporter {
         return make(code: code, sqlState: state, message: message, context: context)
     }
 
-    func scrub(_ text: String) -> String { MySQLErrorMapping.scrub(text, secret: secret) }
-
     private func make(code: UInt32, sqlState: String, message: String, context: String) -> StoreError {
-        guard code != 0 else { return .failure(scrub(context + ": unknown MySQL error")) }
+        guard code != 0 else { return .failure(context + ": unknown MySQL error") }
         let error = MySQLErrorMapping.storeError(
-            code: code, sqlState: sqlState, message: message, context: context, secret: secret)
+            code: code, sqlState: sqlState, message: message, context: context)
         if MySQLErrorMapping.rollsBackTransaction(code), transactionAborted == nil {
             transactionAborted = error
         }

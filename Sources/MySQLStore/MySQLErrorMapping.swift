@@ -5,6 +5,9 @@ enum MySQLErrorMapping {
     /// Server and client error numbers this backend distinguishes.
     enum Code {
         static let duplicateEntry: UInt32 = 1062  // ER_DUP_ENTRY
+        static let diskFull: UInt32 = 1021  // ER_DISK_FULL
+        static let tableFull: UInt32 = 1114  // ER_RECORD_FILE_FULL
+        static let errorOnWrite: UInt32 = 1026  // ER_ERROR_ON_WRITE
         static let duplicateEntryWithKeyName: UInt32 = 1586  // ER_DUP_ENTRY_WITH_KEY_NAME
         static let lockWaitTimeout: UInt32 = 1205  // ER_LOCK_WAIT_TIMEOUT
         static let deadlock: UInt32 = 1213  // ER_LOCK_DEADLOCK
@@ -45,14 +48,16 @@ enum MySQLErrorMapping {
 
     /// The ``StoreError`` for error `code` with server/client `message`, about `context`.
     ///
-    /// - Parameter secret: removed from the text wherever it appears (the password).
-    static func storeError(code: UInt32, sqlState: String, message: String, context: String, secret: String?)
-        -> StoreError
-    {
-        var text = "\(context): \(message) (MySQL error \(code)"
+    /// Redaction is structural: the text of an authentication failure (1045, 1698) — the one
+    /// exchange the password takes part in — is never echoed; iapctl says what failed in its own
+    /// words, and `context` names user and host (from the URL, which holds no password). Every
+    /// other server text quotes only names and SQL iapctl sent, which never carry the password,
+    /// so it is kept verbatim (no search-and-replace that would mangle it or reveal the password).
+    static func storeError(code: UInt32, sqlState: String, message: String, context: String) -> StoreError {
+        let authentication = code == Code.accessDenied || code == Code.accessDeniedNoPassword
+        var text = authentication ? "\(context): access denied (MySQL error \(code)" : "\(context): \(message) (MySQL error \(code)"
         if !sqlState.isEmpty, sqlState != "00000", sqlState != "HY000" { text += ", SQLSTATE \(sqlState)" }
         text += ")"
-        text = scrub(text, secret: secret)
         switch code {
         case Code.duplicateEntry, Code.duplicateEntryWithKeyName:
             return .conflict(text)
@@ -65,6 +70,8 @@ enum MySQLErrorMapping {
         case Code.accessDenied, Code.databaseAccessDenied, Code.tableAccessDenied, Code.columnAccessDenied,
             Code.specificAccessDenied, Code.accessDeniedNoPassword:
             return .accessDenied(text + "; check the user, IAPCTL_DB_PASSWORD or the option file, and the grants")
+        case Code.diskFull, Code.tableFull, Code.errorOnWrite:
+            return .ioFailure(text + "; the server's disk may be full")
         case Code.unknownDatabase:
             return .notFound(text + "; create it (iapctl db init) or fix the database name")
         case Code.noSuchTable, Code.badField:
@@ -76,11 +83,5 @@ enum MySQLErrorMapping {
         default:
             return .failure(text)
         }
-    }
-
-    /// `text` with every occurrence of `secret` replaced by `***`.
-    static func scrub(_ text: String, secret: String?) -> String {
-        guard let secret, !secret.isEmpty else { return text }
-        return text.replacing(secret, with: "***")
     }
 }

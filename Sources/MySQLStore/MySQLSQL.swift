@@ -12,6 +12,13 @@ enum MySQLSQL {
     static let contractByIdForUpdate = StoreSQL.contractById + " FOR UPDATE"
     static let ledgerByIdForUpdate = StoreSQL.ledgerById + " FOR UPDATE"
 
+    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
+    /// ascending order (a batch's fixed lock order).
+    static func lockRows(table: String, column: String, count: Int) -> String {
+        "SELECT id FROM \(table) WHERE \(column) IN (\(Array(repeating: "?", count: count).joined(separator: ", "))) "
+            + "ORDER BY \(column) FOR UPDATE"
+    }
+
     /// A certificate chain of a packed ledger raw, unless one with its digest is stored already
     /// (a no-op update instead of an error, so a concurrent insert of the same chain is no conflict).
     static let insertLedgerChain =
@@ -25,4 +32,5 @@ enum MySQLSQL {
     static let migrationUnlock = "SELECT RELEASE_LOCK(?)"
     static let currentDatabase = "SELECT DATABASE()"
     static let lockWaitTimeout = "SET SESSION innodb_lock_wait_timeout = ?"
+    static let capLockWaitTimeout = "SET SESSION innodb_lock_wait_timeout = LEAST(@@SESSION.innodb_lock_wait_timeout, ?)"
 }

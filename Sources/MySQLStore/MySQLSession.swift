@@ -134,6 +134,40 @@ final class MySQLSession: StoreSession {
         ).first
     }
 
+    func claimNotification(_ uuid: String) throws -> Bool {
+        // A concurrent holder's uncommitted row makes this INSERT wait (the unique key's lock):
+        // after its commit it fails as a duplicate, after its rollback it succeeds.
+        do {
+            _ = try write(StoreSQL.insertClaim, [.text(uuid)])
+            return true
+        } catch .conflict {
+            return false
+        }
+    }
+
+    func releaseNotificationClaim(_ uuid: String) throws {
+        _ = try write(StoreSQL.deleteClaim, [.text(uuid)])
+    }
+
+    func lockRows(contractIds: [String], orderNos: [String]) throws {
+        try checkOpen()
+        guard mode == .write else { return }
+        for (table, column, ids) in [("member_contracts", "contract_id", contractIds), ("orders", "no", orderNos)] {
+            // Sorted and in slices of at most 256 (padded, so the statements stay reusable): InnoDB
+            // locks the unique index's rows in ascending order, the same in every process.
+            let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            var start = 0
+            while start < sorted.count {
+                let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
+                start += slice.count
+                let size = Self.paddedCount(slice.count)
+                let values = (0..<size).map { MySQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
+                let statement = try connection.shapedStatement(MySQLSQL.lockRows(table: table, column: column, count: size))
+                _ = try statement.query(values)
+            }
+        }
+    }
+
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
         try ledgerEntries(
             all(StoreSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerRow() }

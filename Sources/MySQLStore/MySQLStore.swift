@@ -32,6 +32,14 @@ public final class MySQLStore: Store {
 
     /// Seconds `mysql_real_connect` waits for the server by default.
     public static let defaultConnectTimeoutSeconds: UInt32 = 10
+    /// Seconds one read or write of a statement waits for a stalled server by default; then the
+    /// connection counts as lost (``StoreError/unavailable(_:)``, exit 69) instead of hanging. Lock
+    /// waits are kept shorter (``lockWaitSeconds(ioTimeout:)``) so a waiting statement is not taken
+    /// for a stalled server.
+    public static let defaultIOTimeoutSeconds: UInt32 = 60
+
+    /// The session's `innodb_lock_wait_timeout` for an I/O timeout: well inside it.
+    static func lockWaitSeconds(ioTimeout: UInt32) -> Int { max(1, Int(ioTimeout) * 3 / 4) }
 
     /// Connects to the database `url` names.
     ///
@@ -44,31 +52,34 @@ public final class MySQLStore: Store {
     public init(
         url: MySQLURL, password: String?, create: Bool = false,
         connectTimeoutSeconds: UInt32 = MySQLStore.defaultConnectTimeoutSeconds,
+        ioTimeoutSeconds: UInt32 = MySQLStore.defaultIOTimeoutSeconds,
         lockWaitTimeoutSeconds: Int? = nil
     ) throws {
         self.url = url
-        connection = try Self.connect(
-            url: url, password: password, create: create, connectTimeoutSeconds: connectTimeoutSeconds)
+        let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
+        connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        let cap = Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds)
         if let lockWaitTimeoutSeconds {
-            try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(lockWaitTimeoutSeconds))])
+            try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(min(lockWaitTimeoutSeconds, cap)))])
+        } else {
+            // The server's setting, unless it would outlast the I/O timeout.
+            try connection.run(MySQLSQL.capLockWaitTimeout, [.int(Int64(cap))])
         }
     }
 
     private static func connect(
-        url: MySQLURL, password: String?, create: Bool, connectTimeoutSeconds: UInt32
+        url: MySQLURL, password: String?, create: Bool, timeouts: Connection.Timeouts
     ) throws -> Connection {
         let first: Result<Connection, StoreError> = Result {
             () throws(StoreError) in
-            try Connection(
-                url: url, password: password, database: url.database, connectTimeoutSeconds: connectTimeoutSeconds)
+            try Connection(url: url, password: password, database: url.database, timeouts: timeouts)
         }
         switch first {
         case .success(let connection):
             return connection
         case .failure(let error):
             guard create, case .notFound = error else { throw error }
-            let connection = try Connection(
-                url: url, password: password, database: nil, connectTimeoutSeconds: connectTimeoutSeconds)
+            let connection = try Connection(url: url, password: password, database: nil, timeouts: timeouts)
             // The name was checked by MySQLURL (letters, digits, _ and $): quoting it is enough.
             try connection.execute(
                 "CREATE DATABASE IF NOT EXISTS `\(url.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
@@ -115,6 +126,12 @@ public final class MySQLStore: Store {
         }
         // MySQL commits DDL implicitly, so a migration is a list of idempotent steps, each checked
         // against information_schema; a lock keeps two `db init` runs from interleaving.
+        let incompatible = try incompatibleColumns()
+        guard incompatible.isEmpty else {
+            throw StoreError.schemaMismatch(
+                "the existing tables have columns iapctl cannot use; nothing was changed: "
+                    + incompatible.joined(separator: "; "))
+        }
         return try withMigrationLock {
             try connection.execute(Schema.migrationsTableDDL)
             let current = try currentVersion()
@@ -125,6 +142,7 @@ public final class MySQLStore: Store {
                 for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
                     try connection.execute(step.statement)
                 }
+                for statement in migration.statements { try connection.execute(statement) }
                 try connection.run(
                     StoreSQL.recordMigration,
                     [.int(Int64(migration.version)), .text(migration.name), .int(Self.nowMilliseconds())])
@@ -159,7 +177,14 @@ public final class MySQLStore: Store {
             }
         }
         statements += SchemaPlan.steps(for: tables, in: snapshot).map(\.statement)
+        statements += pending.flatMap(\.statements)
         return statements
+    }
+
+    /// Columns of existing tables whose type iapctl cannot use, each with how to migrate it
+    /// (`db init` refuses to go on while there are any; `db status` lists them).
+    public func incompatibleColumns() throws -> [String] {
+        SchemaPlan.incompatibleColumns(for: Schema.currentTables, in: try SchemaSnapshot.read(connection))
     }
 
     /// What the database lacks of this build's schema: tables, columns and indexes, e.g.

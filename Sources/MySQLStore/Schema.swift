@@ -1,3 +1,5 @@
+import StoreSQL
+
 /// The schema in MySQL's dialect, described as data so `migrate()` can create what is missing and
 /// add what an existing (seed) table lacks, without ever dropping or rewriting anything.
 ///
@@ -56,6 +58,8 @@ struct MySQLMigration: Sendable {
     let version: Int
     let name: String
     let tables: [TableSpec]
+    /// Idempotent data steps run after the tables exist (e.g. a backfill).
+    var statements: [String] = []
 }
 
 enum Schema {
@@ -200,7 +204,19 @@ enum Schema {
         MySQLMigration(
             version: 2, name: "ledger compaction: packed raw, certificate chains stored once, duplicates by reference",
             tables: [ledgerPacked, ledgerChains]),
+        MySQLMigration(
+            version: 3, name: "notification claims (exactly-once)", tables: [notificationClaims],
+            statements: [
+                "INSERT IGNORE INTO iap_notification_claims (notification_uuid) " + StoreSQL.processedNotificationUUIDs
+            ]),
     ]
+
+    /// Exactly-once: the unique key a notification's processing takes before its work.
+    static let notificationClaims = TableSpec(
+        name: "iap_notification_claims",
+        columns: [id, key("notification_uuid")],
+        indexes: [IndexSpec(name: "uq_iap_notification_claims_uuid", columns: ["notification_uuid"], unique: true)],
+        constraints: [])
 
     /// The newest version this build knows.
     static var supported: Int { migrations.last?.version ?? 0 }

@@ -9,6 +9,8 @@ struct SchemaSnapshot {
 
     /// Lower-cased table name → lower-cased column names.
     var columns: [String: Set<String>] = [:]
+    /// Lower-cased table name → lower-cased column name → its `DATA_TYPE` (`varchar`, `tinyint`…).
+    var types: [String: [String: String]] = [:]
     /// Lower-cased table name → indexes.
     var indexes: [String: [Index]] = [:]
 
@@ -16,7 +18,7 @@ struct SchemaSnapshot {
         SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()
         """
     static let columnsSQL = """
-        SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()
+        SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()
         """
     static let indexesSQL = """
         SELECT TABLE_NAME, INDEX_NAME, NON_UNIQUE, SEQ_IN_INDEX, COLUMN_NAME FROM information_schema.STATISTICS \
@@ -30,7 +32,10 @@ struct SchemaSnapshot {
             snapshot.columns[try row.text(0).lowercased(), default: []] = []
         }
         for row in try connection.query(columnsSQL) {
-            snapshot.columns[try row.text(0).lowercased(), default: []].insert(try row.text(1).lowercased())
+            let table = try row.text(0).lowercased()
+            let column = try row.text(1).lowercased()
+            snapshot.columns[table, default: []].insert(column)
+            snapshot.types[table, default: [:]][column] = try row.text(2).lowercased()
         }
         // Rows come ordered by table, index and position: consecutive rows with the same table
         // and index name form one index.
@@ -79,6 +84,35 @@ enum SchemaPlan {
     struct Step: Equatable {
         let item: String
         let statement: String
+    }
+
+    /// The columns of existing tables whose type cannot hold what iapctl stores (a seed's
+    /// `status TINYINT`, `user_id BIGINT`, dates in `INT`), each with how to migrate it.
+    static func incompatibleColumns(for tables: [TableSpec], in snapshot: SchemaSnapshot) -> [String] {
+        var found: [String] = []
+        for table in tables {
+            guard let types = snapshot.types[table.name.lowercased()] else { continue }
+            for column in table.columns {
+                guard let actual = types[column.name.lowercased()] else { continue }
+                let wanted = column.definition.prefix { $0 != " " && $0 != "(" }.lowercased()
+                let accepted: Set<String>
+                switch wanted {
+                case "varchar", "text", "mediumtext":
+                    accepted = ["varchar", "char", "text", "tinytext", "mediumtext", "longtext"]
+                case "bigint": accepted = ["bigint"]
+                case "tinyint": accepted = ["tinyint", "smallint", "mediumint", "int", "bigint", "bit"]
+                default: accepted = [wanted]
+                }
+                // A raw JWS or audit JSON needs MEDIUMTEXT (TEXT holds 64 KB).
+                let tooSmallText = wanted == "mediumtext" && ["text", "tinytext", "varchar", "char"].contains(actual)
+                guard !accepted.contains(actual) || tooSmallText else { continue }
+                let definition = column.definition.replacing(" AUTO_INCREMENT", with: "")
+                found.append(
+                    "column \(table.name).\(column.name) is \(actual.uppercased()), iapctl needs \(definition): "
+                        + "convert its values, then ALTER TABLE \(table.name) MODIFY \(column.name) \(definition)")
+            }
+        }
+        return found
     }
 
     /// Steps for `tables` against `snapshot`: CREATE TABLE for a missing table; ADD COLUMN / ADD

@@ -1,3 +1,5 @@
+import StoreSQL
+
 /// One ordered, recorded schema step.
 struct Migration: Sendable {
     let version: Int
@@ -111,6 +113,16 @@ enum Migrations {
                     chain BLOB NOT NULL
                 );
                 """),
+        // Exactly-once: the unique key a notification's processing takes before its work.
+        Migration(
+            version: 3, name: "notification claims (exactly-once)",
+            script: """
+                CREATE TABLE iap_notification_claims (
+                    id INTEGER PRIMARY KEY,
+                    notification_uuid TEXT NOT NULL UNIQUE
+                );
+                INSERT OR IGNORE INTO iap_notification_claims (notification_uuid)
+                """ + StoreSQL.processedNotificationUUIDs + ";"),
     ]
 
     /// The newest version this build knows.

@@ -34,8 +34,8 @@ enum SQLiteError {
                     + "to the file and its folder")
         case SQLITE_PERM, SQLITE_AUTH:
             return .accessDenied("database refused access: \(message)")
-        case SQLITE_FULL:
-            return .failure("database or disk is full: \(message)")
+        case SQLITE_FULL, SQLITE_IOERR:
+            return .ioFailure("cannot write the database (\(message)): the disk may be full")
         default:
             return .failure("SQLite error \(code): \(message)")
         }

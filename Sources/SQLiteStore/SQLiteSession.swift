@@ -165,6 +165,30 @@ final class SQLiteSession: StoreSession {
         return try ledgerEntries(s).first
     }
 
+    func claimNotification(_ uuid: String) throws -> Bool {
+        let s = try statement(StoreSQL.insertClaim, writing: true)
+        defer { s.reset() }
+        try s.bind(uuid, at: 1)
+        do {
+            try s.run()
+            return true
+        } catch .conflict {
+            return false
+        }
+    }
+
+    func releaseNotificationClaim(_ uuid: String) throws {
+        let s = try statement(StoreSQL.deleteClaim, writing: true)
+        defer { s.reset() }
+        try s.bind(uuid, at: 1)
+        try s.run()
+    }
+
+    func lockRows(contractIds: [String], orderNos: [String]) throws {
+        // BEGIN IMMEDIATE already holds the only write lock.
+        try checkOpen()
+    }
+
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
         let s = try statement(StoreSQL.processedLedger)
         defer { s.reset() }

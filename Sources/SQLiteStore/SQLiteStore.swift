@@ -275,7 +275,10 @@ public final class SQLiteStore: Store {
             }
             throw StoreError.unavailable("cannot access database \(path): \(String(cString: strerror(errno)))")
         }
-        let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+        // Through a dangling symlink O_EXCL refuses the link itself, and SQLite would then create
+        // the target with the umask's mode: create the target here, owner-only like any new file.
+        let target = danglingLinkTarget(path) ?? path
+        let fd = open(target, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
         if fd < 0 {
             let code = errno
             if code == EEXIST { return }  // created concurrently by another process
@@ -289,6 +292,29 @@ public final class SQLiteStore: Store {
         guard close(fd) == 0 else {
             throw StoreError.unavailable("cannot create database \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The missing file a chain of symbolic links at `path` ends at (at most 8 links), or nil
+    /// when `path` is not a symbolic link.
+    private static func danglingLinkTarget(_ path: String) -> String? {
+        var current = path
+        var followed = 0
+        while followed < 8 {
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { break }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &buffer, buffer.count - 1)
+            guard count > 0 else { return nil }
+            let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if destination.hasPrefix("/") {
+                current = destination
+            } else {
+                let directory = current.lastIndex(of: "/").map { String(current[...$0]) } ?? ""
+                current = directory + destination
+            }
+            followed += 1
+        }
+        return followed > 0 ? current : nil
     }
 
     /// Adds the path to errors raised while opening.

@@ -81,6 +81,16 @@ public enum StoreSQL {
         SELECT \(ledgerColumns) FROM iap_ledger \
         WHERE notification_uuid = ? AND verdict NOT IN ('rejected', 'unmatched') ORDER BY id DESC LIMIT 1
         """
+    /// Exactly-once: one row per notification UUID that was processed (any verdict but
+    /// `rejected`/`unmatched`), inserted before the work in the same transaction.
+    public static let insertClaim = "INSERT INTO iap_notification_claims (notification_uuid) VALUES (?)"
+    public static let deleteClaim = "DELETE FROM iap_notification_claims WHERE notification_uuid = ?"
+    /// The notification UUIDs an older schema's ledger already processed: the claims migration
+    /// inserts them (each backend with its own `INSERT … IGNORE`).
+    public static let processedNotificationUUIDs = """
+        SELECT DISTINCT notification_uuid FROM iap_ledger \
+        WHERE notification_uuid IS NOT NULL AND verdict NOT IN ('rejected', 'unmatched')
+        """
     /// Unmatched rows not superseded by a later row that processed the same notification UUID.
     public static let unresolvedUnmatched = """
         FROM iap_ledger AS l WHERE l.verdict = 'unmatched' AND NOT EXISTS (\

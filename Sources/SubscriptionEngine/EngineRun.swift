@@ -48,10 +48,14 @@ struct EngineRun {
     // MARK: deciding
 
     mutating func decide() throws -> Outcome {
-        if let uuid = event.notificationUUID, let prior = try session.processedLedgerEntry(notificationUUID: uuid) {
+        // The claim is a unique key taken before any work, in this transaction: a concurrent
+        // delivery of the same notification waits here and then sees it processed.
+        if let uuid = event.notificationUUID, try !session.claimNotification(uuid) {
+            let prior = try session.processedLedgerEntry(notificationUUID: uuid)
             return Outcome(
                 verdict: .duplicate,
-                detail: "notification \(uuid) was already processed (ledger #\(prior.id): \(prior.verdict.rawValue))")
+                detail: "notification \(uuid) was already processed"
+                    + (prior.map { " (ledger #\($0.id): \($0.verdict.rawValue))" } ?? ""))
         }
         let tx = event.transaction
         guard let originalId = tx?.originalTransactionId ?? event.renewal?.originalTransactionId else {
@@ -350,6 +354,9 @@ struct EngineRun {
     mutating func record(_ outcome: Outcome, replaying: Int64?) throws -> Outcome {
         var outcome = outcome
         let tx = event.transaction
+        if let uuid = event.notificationUUID, outcome.verdict == .unmatched || outcome.verdict == .rejected {
+            try session.releaseNotificationClaim(uuid)
+        }
         let ledgerId: Int64
         if let replaying {
             try session.updateLedger(id: replaying, verdict: outcome.verdict, detail: "replayed: " + outcome.detail)

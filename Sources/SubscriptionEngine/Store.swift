@@ -121,6 +121,14 @@ public protocol StoreSession: AnyObject {
     /// Rewrites verdict and detail of a ledger row (after a replay of an unmatched item).
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws
     func ledgerEntry(id: Int64) throws -> LedgerEntry?
+    /// Takes the exactly-once claim on a notification inside this transaction (a unique key,
+    /// `iap_notification_claims`): true when this transaction now holds it, false when it was
+    /// taken already (by a committed transaction, or earlier in this one). A concurrent transaction
+    /// holding it makes this wait for that one's commit (then false) or rollback (then true).
+    func claimNotification(_ uuid: String) throws -> Bool
+    /// Gives back a claim taken in this transaction (the item ended `unmatched` or `rejected`, so a
+    /// later delivery or a replay processes it again).
+    func releaseNotificationClaim(_ uuid: String) throws
     /// The row that *applied* (or ignored) a notification with this UUID: any verdict but
     /// `rejected`/`unmatched`. Used for exactly-once.
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry?
@@ -138,6 +146,13 @@ public protocol StoreSession: AnyObject {
     func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry]
     /// One audit row by its id.
     func auditEntry(id: Int64) throws -> AuditEntry?
+
+    // MARK: batches
+    /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
+    /// sorted), the existing rows a batch of events is about to update, so concurrent batches over
+    /// the same subscriptions wait for each other instead of deadlocking. A no-op where write
+    /// transactions are serialized anyway (SQLite).
+    func lockRows(contractIds: [String], orderNos: [String]) throws
 
     // MARK: misc
     func counts() throws -> StoreCounts
@@ -159,13 +174,15 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case unavailable(String)
     /// Credentials or privileges refused (exit 78).
     case accessDenied(String)
+    /// Writing failed below the database: the disk is full, a file-size limit, an I/O error (exit 74).
+    case ioFailure(String)
     /// Anything else the backend reported (exit 70).
     case failure(String)
 
     public var description: String {
         switch self {
         case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m),
-            .unavailable(let m), .accessDenied(let m), .failure(let m):
+            .unavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
             return m
         }
     }

@@ -343,6 +343,33 @@ struct SecretsAndFilesTests {
         }
     }
 
+    /// Passwords holding URL syntax, and password-like parameters, are recognised wherever the
+    /// URL comes from (argument, IAPCTL_DB, --config), refused, and never printed — with -v too.
+    @Test func passwordsWithURLSyntaxAndPasswordParametersNeverLeak() throws {
+        let cli = try CLI()
+        cli.environment["IAPCTL_DB"] = nil  // so --config's value is the one used
+        let pieces = ["Kx9+2ZpQ", "7vLm", "Zq4", "W8e"]
+        let urls = [
+            "mysql://app:Kx9+2ZpQ/7vLm@db/shop", "mysql://app:Kx9+2ZpQ?7vLm@db/shop", "mysql://app:Kx9+2ZpQ#7vLm@db/shop",
+            "mysql://app@localhost/shop?socket=/tmp/x.sock&password=Kx9+2ZpQ/7vLm",
+            "mysql://app@localhost/shop?pwd=Kx9+2ZpQ&ssl-mode=REQUIRED", "mysql://app@localhost/shop?pass=Zq4W8e",
+            "mysql://app@localhost/shop?PassWord=Kx9+2ZpQ",
+        ]
+        for url in urls {
+            var results = [try cli.run(["-v", "db", "status", "--db", url])]
+            results.append(try cli.run(["-v", "db", "status"], env: ["IAPCTL_DB": url]))
+            let config = try cli.write("config.json", #"{"db": "\#(url)"}"#)
+            results.append(try cli.run(["-v", "orders", "list", "--config", config]))
+            for result in results {
+                #expect(result.status == 64, "\(url): \(result)")
+                #expect(result.stderr.contains("refusing a password"), "\(url): \(result)")
+                for piece in pieces {
+                    #expect(!result.stdout.contains(piece) && !result.stderr.contains(piece), "\(url) leaked \(piece): \(result)")
+                }
+            }
+        }
+    }
+
     @Test func thePasswordFromTheEnvironmentNeverAppears() throws {
         let cli = try CLI()
         let env = ["IAPCTL_DB_PASSWORD": Self.secret, "IAPCTL_DB": "mysql://app@localhost/iapctl?socket=/nonexistent/mysql.sock"]
@@ -375,6 +402,14 @@ struct SecretsAndFilesTests {
         outputs.append(try cli.ok(["orders", "show", no, "-o", "json"], env: env))  // includes the audit rows
         outputs.append(try cli.run(["db", "status"], env: env.merging(["IAPCTL_DB_PASSWORD": "wrong-\(password)"]) { $1 }))
         for output in outputs { expectNoSecret(output, "MariaDB run", secret: password) }
+        // A wrong password equal to the user name, or one letter long, leaves the message intact.
+        for wrong in [server.user, "a"] {
+            let denied = try cli.run(["db", "status"], env: env.merging(["IAPCTL_DB_PASSWORD": wrong]) { $1 })
+            #expect(denied.status == 78, "\(denied)")
+            #expect(!denied.stderr.contains("***"), "\(denied)")
+            #expect(denied.stderr.contains("mysql://\(server.user)@"), "\(denied)")
+            #expect(denied.stderr.contains("access denied"), "\(denied)")
+        }
         #expect(try cli.ok(["orders", "show", no, "-o", "json"], env: env).stdout.contains("\"actor\""))
     }
 
@@ -401,6 +436,60 @@ struct SecretsAndFilesTests {
         let missing = try cli.run(["orders", "list", "--db", "missing.db"])
         #expect(missing.status == 66)
         #expect(!cli.exists("missing.db"))
+    }
+
+    /// `db init` through a dangling symbolic link (relative, absolute, a chain) creates the
+    /// target owner-only, whatever the umask.
+    @Test(.sqliteOnly("SQLite files")) func aDatabaseCreatedThroughADanglingSymlinkIsOwnerOnly() throws {
+        let cli = try CLI()
+        try FileManager.default.createDirectory(atPath: cli.path("data"), withIntermediateDirectories: true)
+        let links = [
+            ("rel.db", "data/rel-target.db", "data/rel-target.db"),
+            ("abs.db", cli.path("data/abs-target.db"), "data/abs-target.db"),
+            ("chain.db", "rel2.db", "data/chain-target.db"),
+        ]
+        try FileManager.default.createSymbolicLink(atPath: cli.path("rel2.db"), withDestinationPath: "data/chain-target.db")
+        for (link, destination, target) in links {
+            try FileManager.default.createSymbolicLink(atPath: cli.path(link), withDestinationPath: destination)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask 000; exec \"$0\" db init --db \"$1\"", CLI.binary.path, link]
+            process.currentDirectoryURL = cli.dir
+            process.environment = cli.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(link)")
+            #expect(cli.exists(target), "\(link) → \(target) not created")
+            if cli.exists(target) {
+                let mode = try cli.permissions(target)
+                #expect(mode == 0o600, "\(target) is \(String(mode, radix: 8))")
+            }
+        }
+    }
+
+    /// An option file that holds a password and is open to others is refused (exit 78) with the
+    /// fix, like ssh and libpq; made private (0600) it works.
+    @Test(.mysqlOnly) func anOptionFileWithAPasswordReadableByOthersIsRefused() throws {
+        let server = try #require(E2EBackend.server)
+        let cli = try CLI()
+        let file = try cli.write("my.cnf", "[client]\nuser = \(server.user)\npassword = \(server.password)\n")
+        let url = server.url(database: TestMySQLServer.freshDatabaseName())
+        let separator = url.contains("?") ? "&" : "?"
+        cli.environment["IAPCTL_DB_PASSWORD"] = nil  // the option file's password is the one used
+        let env = ["IAPCTL_DB": url + separator + "option-file=" + file]
+        defer { if let name = url.split(separator: "/").last?.split(separator: "?").first { server.drop(String(name)) } }
+        for mode in [0o644, 0o640, 0o666] {
+            chmod(file, mode_t(mode))
+            let result = try cli.run(["db", "init"], env: env)
+            #expect(result.status == 78, "mode \(String(mode, radix: 8)): \(result)")
+            #expect(result.stderr.contains("chmod 600"), "\(result)")
+            #expect(!result.stderr.contains(server.password))
+        }
+        chmod(file, 0o600)
+        let ok = try cli.run(["db", "init"], env: env)
+        #expect(ok.status == 0, "\(ok)")
     }
 
     /// The actor of the audit rows of one manual change.

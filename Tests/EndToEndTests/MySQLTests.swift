@@ -64,6 +64,41 @@ struct MySQLTests {
 
     // MARK: existing schema
 
+    /// Seed-shaped tables with other column types (`status TINYINT`, `user_id BIGINT`): `db status`
+    /// says what is incompatible and how to migrate it; `db init` refuses (exit 78) and changes nothing.
+    @Test func incompatibleColumnTypesAreReportedWithTheMigration() throws {
+        let cli = try CLI()
+        let target = try Target(cli)
+        try target.server.run("CREATE DATABASE `\(target.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+        try target.sql(
+            """
+            CREATE TABLE orders (
+                id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY,
+                no VARCHAR(255) NOT NULL UNIQUE,
+                user_id BIGINT NOT NULL,
+                status TINYINT NOT NULL DEFAULT 0,
+                trade_no VARCHAR(255),
+                created_at INT NOT NULL DEFAULT 0
+            );
+            INSERT INTO orders (no, user_id, status) VALUES ('legacy-1', 42, 1);
+            """)
+        let before = try target.schema()
+        let status = try cli.run(["db", "status", "-o", "json"])
+        let incompatible = try #require(try status.jsonObject()["incompatible"] as? [String], "\(status)")
+        for (column, wanted) in [
+            ("status", "VARCHAR(16) NOT NULL"), ("user_id", "VARCHAR(255) NOT NULL"), ("created_at", "BIGINT NOT NULL"),
+        ] {
+            #expect(
+                incompatible.contains { $0.contains("orders.\(column)") && $0.contains("ALTER TABLE orders MODIFY \(column) \(wanted)") },
+                "\(incompatible)")
+        }
+        #expect(!incompatible.contains { $0.contains("orders.no") || $0.contains("orders.trade_no") })
+        let initialized = try cli.run(["db", "init"])
+        #expect(initialized.status == 78, "\(initialized)")
+        #expect(initialized.stderr.contains("ALTER TABLE orders MODIFY status VARCHAR(16) NOT NULL"), "\(initialized)")
+        #expect(try target.schema() == before, "db init changed a database it refused")
+    }
+
     @Test func statusOnASeedSchemaSaysWhatIsMissing() throws {
         let (cli, _) = try Self.seeded()
         let result = try cli.ok(["db", "status", "-o", "json"])
@@ -110,7 +145,11 @@ struct MySQLTests {
         #expect(json["action"] as? String == "would migrate")
         let statements = try #require(json["statements"] as? [String])
         #expect(statements.count > 10)
-        #expect(statements.allSatisfy { $0.hasPrefix("ALTER TABLE ") || $0.hasPrefix("CREATE TABLE IF NOT EXISTS ") })
+        #expect(
+            statements.allSatisfy {
+                $0.hasPrefix("ALTER TABLE ") || $0.hasPrefix("CREATE TABLE IF NOT EXISTS ")
+                    || $0.hasPrefix("INSERT IGNORE INTO iap_notification_claims ")
+            })
         #expect(try target.schema() == before)
     }
 

@@ -75,7 +75,7 @@ struct BasicsTests {
     @Test func exitCodesAreTheContract() {
         let table: [ExitCode: Int32] = [
             .success: 0, .failure: 1, .verificationFailed: 2, .notFound: 3, .conflict: 4, .usage: 64, .dataError: 65,
-            .noInput: 66, .unavailable: 69, .software: 70, .ioError: 74, .tempFail: 75, .config: 78,
+            .noInput: 66, .unavailable: 69, .software: 70, .ioError: 74, .tempFail: 75, .config: 78, .interrupted: 130,
         ]
         for code in ExitCode.allCases { #expect(table[code] == code.rawValue) }
     }

@@ -55,6 +55,11 @@ struct ConnectionTests {
         var url = base
         url.user = nil
         url.optionFile = file.path
+        // Readable by others, a file holding a password is refused (like ssh and libpq); private, it is used.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        let exposed = expectStoreError(\.isAccessDenied) { _ = try MySQLStore(url: url, password: nil) }
+        #expect(try #require(exposed).description.contains("chmod 600"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         let store = try MySQLStore(url: url, password: nil)
         #expect(try store.schemaVersion().supported == Schema.supported)
         #expect(!store.serverVersion.isEmpty)

@@ -90,31 +90,82 @@ struct MySQLURLTests {
         #expect(MySQLURL.redacted("mysql://h/db") == "mysql://h/db")
     }
 
-    @Test func errorMessagesNeverCarryTheSecret() {
-        let error = MySQLErrorMapping.storeError(
-            code: 1045, sqlState: "28000", message: "Access denied for user 'x' (using password: pa55word)",
-            context: "cannot connect", secret: "pa55word")
-        guard case .accessDenied(let message) = error else {
-            Issue.record("1045 should be accessDenied, got \(error)")
-            return
+    /// Passwords holding `/`, `?`, `#`, `@` or `:` are recognised as passwords: refused, and no
+    /// message quotes a piece of them (`invalid port 'Kx9+2ZpQ'` did).
+    @Test(arguments: [
+        "mysql://app:Kx9+2ZpQ/7vLm@db/shop", "mysql://app:Kx9?2ZpQ@db/shop", "mysql://app:Kx9#2ZpQ@db/shop",
+        "mysql://app:Kx9@2ZpQ@db/shop", "mysql://app:12/34@db:3306/shop", "mysql://app:a=b/c@db/shop",
+        "mysql://app:pw@db/shop?socket=/run/a@b",
+    ])
+    func passwordsWithURLSyntaxAreRecognised(_ text: String) {
+        do {
+            _ = try MySQLURL(parsing: text)
+            Issue.record("accepted \(text)")
+        } catch let error as MySQLURL.ParseError {
+            #expect(error.containedPassword, "\(text): \(error.message)")
+            for piece in ["Kx9", "2ZpQ", "7vLm", "12/34", "a=b"] where text.contains(piece) {
+                #expect(!error.message.contains(piece), "\(error.message)")
+            }
+        } catch {
+            Issue.record("\(error)")
         }
-        #expect(!message.contains("pa55word"))
-        #expect(message.contains("***"))
+        let shown = MySQLURL.redacted(text)
+        for piece in ["Kx9", "2ZpQ", "7vLm", ":12", "a=b", ":pw"] { #expect(!shown.contains(piece), "\(shown)") }
+    }
+
+    @Test(arguments: ["password", "PASSWORD", "pwd", "pass", "passwd", "db_password", "secret", "token"])
+    func passwordLikeParametersAreRefusedAndRedacted(_ name: String) {
+        let text = "mysql://app@db/shop?socket=/run/s&\(name)=S3cr3t/x?y&ssl-mode=REQUIRED"
+        #expect(throws: MySQLURL.ParseError.self) { try MySQLURL(parsing: text) }
+        let shown = MySQLURL.redacted(text)
+        #expect(!shown.contains("S3cr3t"), "\(shown)")
+        #expect(shown.contains("socket=/run/s") && shown.contains("ssl-mode=REQUIRED"), "\(shown)")
+        #expect(shown.contains("\(name)=***"), "\(shown)")
+    }
+
+    @Test func aSocketPathWithAnAtSignIsNotUserInfo() throws {
+        let url = try MySQLURL(parsing: "mysql://app@localhost/shop?socket=/run/mysqld@1/mysqld.sock")
+        #expect(url.socket == "/run/mysqld@1/mysqld.sock")
+        #expect(try MySQLURL(parsing: "mysql://localhost/shop?socket=/run/a@b").user == nil)
+    }
+
+    /// An authentication failure is described structurally, never by editing the server's text:
+    /// no `***` where the password equals the user name, nothing mangled by a one-letter password.
+    @Test func authenticationFailuresAreDescribedNotEdited() {
+        for secret in ["iapctl", "a", "pa55word"] {
+            let error = MySQLErrorMapping.storeError(
+                code: 1045, sqlState: "28000",
+                message: "Access denied for user 'iapctl'@'localhost' (using password: YES) \(secret)",
+                context: "cannot connect to mysql://iapctl@localhost/shop")
+            guard case .accessDenied(let message) = error else {
+                Issue.record("1045 should be accessDenied, got \(error)")
+                return
+            }
+            #expect(!message.contains("***"))
+            #expect(message.hasPrefix("cannot connect to mysql://iapctl@localhost/shop: access denied (MySQL error 1045"), "\(message)")
+            #expect(!message.contains("pa55word") && !message.contains("using password"))
+        }
+        // Other server texts are kept verbatim.
+        let other = MySQLErrorMapping.storeError(
+            code: 1142, sqlState: "42000", message: "INSERT command denied to user 'a'@'localhost' for table 'orders'",
+            context: "statement failed")
+        #expect(other.description.contains("INSERT command denied to user 'a'@'localhost' for table 'orders'"))
     }
 
     @Test(arguments: [
         (UInt32(1062), "conflict"), (1586, "conflict"), (1205, "busy"), (1213, "busy"), (2002, "unavailable"),
         (2003, "unavailable"), (2006, "unavailable"), (2013, "unavailable"), (1045, "accessDenied"),
         (1044, "accessDenied"), (1142, "accessDenied"), (1049, "notFound"), (1146, "schemaMismatch"),
-        (1406, "failure"),
+        (1406, "failure"), (1114, "ioFailure"), (1021, "ioFailure"),
     ])
     func mapsErrorNumbers(_ code: UInt32, _ expected: String) {
-        let error = MySQLErrorMapping.storeError(code: code, sqlState: "", message: "m", context: "c", secret: nil)
+        let error = MySQLErrorMapping.storeError(code: code, sqlState: "", message: "m", context: "c")
         let kind: String =
             switch error {
             case .conflict: "conflict"
             case .busy: "busy"
             case .unavailable: "unavailable"
+            case .ioFailure: "ioFailure"
             case .accessDenied: "accessDenied"
             case .notFound: "notFound"
             case .schemaMismatch: "schemaMismatch"

@@ -59,7 +59,7 @@ struct Boom: Error, Equatable {}
 
 /// The case of a `StoreError`, ignoring the message.
 enum StoreErrorKind: Equatable {
-    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, failure
+    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, ioFailure, failure
 
     init(_ error: StoreError) {
         switch error {
@@ -68,6 +68,7 @@ enum StoreErrorKind: Equatable {
         case .conflict: self = .conflict
         case .busy: self = .busy
         case .unavailable: self = .unavailable
+        case .ioFailure: self = .ioFailure
         case .accessDenied: self = .accessDenied
         case .failure: self = .failure
         }
@@ -88,5 +89,30 @@ func expectStoreError(
     } catch {
         Issue.record("expected StoreError.\(kind), got \(error)", sourceLocation: sourceLocation)
         return nil
+    }
+}
+
+extension StoreBackend {
+    /// Two stores (two connections) on one new, migrated database, and how to dispose of them.
+    func makeStorePair() throws -> (first: any Store, second: any Store, cleanup: @Sendable () -> Void) {
+        switch self {
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory
+                .appendingPathComponent("iapctl-contract-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let path = dir.appendingPathComponent("test.db").path
+            let first = try SQLiteStore(path: path, create: true)
+            _ = try first.migrate()
+            return (first, try SQLiteStore(path: path, create: false), { try? FileManager.default.removeItem(at: dir) })
+        case .mysql:
+            let env = ProcessInfo.processInfo.environment
+            var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
+            url.database = "iapctl_c_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
+            let first = try MySQLStore(url: url, password: password, create: true)
+            _ = try first.migrate()
+            let second = try MySQLStore(url: url, password: password, create: false)
+            return (first, second, { [url] in try? MySQLStore.dropDatabase(url: url, password: password) })
+        }
     }
 }

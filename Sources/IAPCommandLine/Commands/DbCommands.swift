@@ -103,6 +103,13 @@ enum DbCommands {
                 invocation.output == .table
                     ? .string(missing.isEmpty ? "nothing" : missing.joined(separator: ", "))
                     : .array(missing.map(JSONValue.string)))
+            let incompatible = try mysql.incompatibleColumns()
+            r.append(
+                "incompatible",
+                invocation.output == .table
+                    ? .string(incompatible.isEmpty ? "nothing" : incompatible.joined(separator: "; "))
+                    : .array(incompatible.map(JSONValue.string)))
+            for item in incompatible { invocation.warn(item) }
         }
         if current == supported {
             let counts = try store.read { try $0.counts() }

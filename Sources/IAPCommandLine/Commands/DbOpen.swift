@@ -1,3 +1,4 @@
+import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
 
@@ -16,18 +17,9 @@ enum DbOpen {
         }
     }
 
-    /// `mysql://user:secret@host/db` → `mysql://user@host/db`.
-    static func redacted(_ url: String) -> String {
-        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return url }
-        let schemeEnd = url.index(colon, offsetBy: 3)
-        let rest = url[schemeEnd...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), let passwordColon = authority[..<at].firstIndex(of: ":") else {
-            return url
-        }
-        return String(url[..<schemeEnd]) + authority[..<passwordColon] + authority[at...] + rest[authorityEnd...]
-    }
+    /// A database URL as it may be printed: its whole user info and every password-like parameter
+    /// masked (`mysql://***@host/db?password=***`); a path as is.
+    static func redacted(_ url: String) -> String { MySQLURL.redacted(url) }
 
     /// Opens an existing database; a missing one is exit 66 with the `db init` hint.
     /// `readOnly` for look-ups: nothing is written or created (see `StoreAccess.open`).

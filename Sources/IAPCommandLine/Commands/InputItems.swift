@@ -32,6 +32,12 @@ struct InputItems {
     /// Whether any non-blank input was seen.
     var isEmpty: Bool { !sawInput }
 
+    /// Whether `next()` can answer without waiting more than `milliseconds` for input (a pipe
+    /// that stays open, `tail -f`): an item is pending, a whole line is read, or input arrives.
+    func isReady(waiting milliseconds: Int32) -> Bool {
+        !pending.isEmpty || reader.hasBufferedLine || reader.waitForInput(milliseconds: milliseconds)
+    }
+
     /// The next item, or nil at the end of the input.
     mutating func next() throws(CLIError) -> WebhookBody.Item? {
         if acceptsReceipts, !checkedForDER {

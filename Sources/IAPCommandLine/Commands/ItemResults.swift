@@ -16,6 +16,8 @@ struct ItemResult {
     var detail: String?
     var error: String?
     var extra: [(key: String, value: JSONValue)] = []
+    /// Simulated by a dry run (nothing was written): `dry_run: true`, and "would apply" in tables.
+    var dryRun = false
 
     /// A refused input item.
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
@@ -96,7 +98,14 @@ struct ItemResult {
         }
         r.append("detail", detail.map(Self.readableAutoRenew))
         r.append("error", error)
+        if dryRun { r.append("dry_run", true) }
         return r
+    }
+
+    /// The verdict as a table shows it: what a dry run would do ("would apply", "would be duplicate").
+    var tableVerdict: String {
+        guard dryRun, verdict != Verdict.rejected.rawValue else { return verdict }
+        return verdict == Verdict.applied.rawValue ? "would apply" : "would be " + verdict
     }
 
     /// A stored column value as people and scripts see it: `auto_renew` as `true`/`false`.
@@ -122,7 +131,7 @@ struct ItemResult {
     var tableRecord: Record {
         var r = Record()
         r.append("line", line)
-        r.append("verdict", verdict)
+        r.append("verdict", tableVerdict)
         let type = notificationType.map { $0 + (subtype.map { "/" + $0 } ?? "") } ?? (transactionId == nil ? nil : "transaction")
         r.append("type", type)
         r.append("transaction", transactionId)
@@ -166,6 +175,10 @@ final class ItemPrinter {
         invocation.stderr.write("\r\u{1B}[K\(count) items… \(parts)")
         try? invocation.stderr.flush()
     }
+
+    /// Items whose work was committed (told by the batch: engine verdicts and poison items kept in
+    /// the ledger, not items refused before the store).
+    var committed = 0
 
     func add(_ result: ItemResult) {
         count += 1

@@ -57,69 +57,136 @@ enum NotifyCommand {
             }
         }
 
-        if invocation.flag("atomic") {
-            // Everything in one transaction; the first failed item rolls all back.
-            var results: [ItemResult] = []
-            do {
-                try store.write(commit: !dryRun) { session in
-                    while let batch = try batches.next() {
-                        let mark = timings.start()
-                        defer { timings.add(.engine, since: mark) }
-                        for item in batch {
-                            warn(item)
-                            let result: ItemResult
-                            switch item.verdict {
-                            case .rejected(let rejected): result = rejected
-                            case .event(let event):
-                                result = .applied(
-                                    line: item.line, event: event,
-                                    outcome: try applyInSavepoint(event, session, retry: false))
-                            }
-                            results.append(result)
-                            count += 1
-                            if result.code != .success { throw AtomicAbort() }
+        /// One item inside an open write transaction: refused items as they are, a poison item's
+        /// ledger row, or the engine's outcome in its own savepoint.
+        func process(_ item: VerifiedItem, _ session: any StoreSession, retry: Bool) throws -> ItemResult {
+            switch item.verdict {
+            case .rejected(let result): return result
+            case .poison(let event, let result):
+                _ = try session.appendLedger(
+                    StoredFields.rejectedEntry(event, detail: result.error ?? "rejected", receivedAt: TrustConfiguration.systemClock()))
+                return result
+            case .event(let event):
+                return .applied(line: item.line, event: event, outcome: try applyInSavepoint(event, session, retry: retry))
+            }
+        }
+
+        if invocation.flag("atomic") || dryRun {
+            return try runInOneTransaction(
+                invocation, batches: batches, store: store, printer: printer, timings: timings, count: &count,
+                atomic: invocation.flag("atomic"), dryRun: dryRun, warn: warn, process: process)
+        }
+
+        Interrupt.install()
+        do {
+            while let batch = try batches.next() {
+                if Interrupt.isRequested { throw Interrupt.Stop() }
+                try applyCommitted(
+                    batch, store: store, printer: printer, timings: timings, count: &count,
+                    warn: warn, process: { try process($0, $1, retry: true) })
+            }
+        } catch  where Interrupt.isRequested {
+            // Ctrl-C: the open chunk was rolled back; everything reported is committed.
+            if printer.count > 0 { _ = printer.finish(command: "notify") }
+            invocation.stderr.writeLine(
+                "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
+                    + "\(printer.committed) committed; re-running is safe")
+            try? invocation.stderr.flush()
+            return .interrupted
+        } catch {
+            // A stalled or lost database, a full disk: what was committed is reported (tables too)
+            // before the error, and a rerun of the same input is safe (duplicates are recognised).
+            if printer.count > 0 {
+                _ = printer.finish(
+                    command: "notify",
+                    extraNote: "stopped after \(printer.count) item\(printer.count == 1 ? "" : "s") (those reported above are final); "
+                        + "re-running the same input is safe")
+            }
+            throw error
+        }
+        guard !batches.isEmpty else { throw noInput(invocation) }
+        return printer.finish(command: "notify")
+    }
+
+    /// `--atomic` and `--dry-run`: the whole batch in one transaction, each item in a savepoint and
+    /// seeing the items before it, so a dry run predicts exactly what the real run gives. A dry run
+    /// always rolls back; `--atomic` commits unless an item fails, and then reports every line as
+    /// `not-applied`, the one that caused it with its reason.
+    private static func runInOneTransaction(
+        _ invocation: Invocation, batches: VerifiedBatches, store: any Store, printer: ItemPrinter, timings: PhaseTimings,
+        count: inout Int, atomic: Bool, dryRun: Bool, warn: (VerifiedItem) -> Void,
+        process: (VerifiedItem, any StoreSession, Bool) throws -> ItemResult
+    ) throws -> ExitCode {
+        // A dry run streams its results (nothing will be committed); an atomic batch holds them until COMMIT.
+        var results: [ItemResult] = []
+        var cause: ItemResult?
+        var unread: [Int] = []
+        func report(_ result: ItemResult) {
+            var result = result
+            if dryRun { result.dryRun = true }
+            if atomic { results.append(result) } else { printer.add(result) }
+        }
+        do {
+            try store.write(commit: !dryRun) { session in
+                while let batch = try batches.next() {
+                    let mark = timings.start()
+                    defer { timings.add(.engine, since: mark) }
+                    try lockRows(of: batch[...], in: session)
+                    for (index, item) in batch.enumerated() {
+                        warn(item)
+                        let result = try process(item, session, false)
+                        count += 1
+                        report(result)
+                        if atomic, result.code != .success {
+                            cause = result
+                            unread = batch[(index + 1)...].map(\.line)
+                            throw AtomicAbort()
                         }
                     }
                 }
-            } catch is AtomicAbort {
-                for result in results { printer.add(result) }
-                _ = printer.finish(command: "notify", extraNote: "--atomic: nothing was applied")
-                return .failure
             }
-            guard !batches.isEmpty else { throw noInput(invocation) }
-            for result in results { printer.add(result) }
-            return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
-        }
-
-        while let batch = try batches.next() {
-            if dryRun {
-                // Each item on its own, rolled back: it sees none of the others' changes.
-                for item in batch {
-                    warn(item)
-                    switch item.verdict {
-                    case .rejected(let result): printer.add(result)
-                    case .event(let event):
-                        let outcome = try engine.apply(event, to: store, context: context, dryRun: true)
-                        printer.add(.applied(line: item.line, event: event, outcome: outcome))
+        } catch is AtomicAbort {
+            guard let cause else { throw AtomicAbort() }
+            // The lines not processed yet are not applied either: each gets its line.
+            var lines = unread
+            while let batch = try? batches.next() { lines += batch.map(\.line) }
+            for line in lines { results.append(ItemResult(line: line, verdict: "", code: .failure)) }
+            let why = "\(cause.verdict): \(cause.error ?? cause.detail ?? "failed")"
+            for result in results {
+                var line = result
+                line.verdict = notApplied
+                line.code = .failure
+                line.changes = []
+                line.detail = nil
+                line.dryRun = false
+                if result.line == cause.line {
+                    line.error = why + "; the --atomic batch was rolled back: nothing was applied"
+                    if cause.verdict != Verdict.rejected.rawValue {
+                        invocation.stderr.writeLine("error: line \(cause.line): \(why)")
                     }
-                    count += 1
+                } else {
+                    line.error = "not applied: the --atomic batch was rolled back at line \(cause.line)"
                 }
-                continue
+                printer.add(line)
             }
-            try applyCommitted(
-                batch, store: store, printer: printer, timings: timings, count: &count,
-                warn: warn, apply: { try applyInSavepoint($0, $1, retry: true) })
+            _ = printer.finish(
+                command: "notify", extraNote: "--atomic: nothing was applied (line \(cause.line): \(cause.verdict))")
+            return .failure
         }
         guard !batches.isEmpty else { throw noInput(invocation) }
+        for result in results { printer.add(result) }
         return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
     }
+
+    /// The verdict of every line of an aborted `--atomic` batch.
+    static let notApplied = "not-applied"
 
     /// Group commit: the chunk's events in one write transaction, a savepoint each, so a failed
     /// item undoes only itself. Results are printed once committed. A store error stops the run
     /// after the items before it are committed and reported (as when each had its own transaction).
     private static func applyCommitted(
         _ batch: [VerifiedItem], store: any Store, printer: ItemPrinter, timings: PhaseTimings, count: inout Int,
-        warn: (VerifiedItem) -> Void, apply: (SubscriptionEvent, any StoreSession) throws -> Outcome
+        warn: (VerifiedItem) -> Void, process: (VerifiedItem, any StoreSession) throws -> ItemResult
     ) throws {
         // Leading items the engine never sees need no transaction (nor a database that works).
         var start = 0
@@ -146,24 +213,22 @@ enum NotifyCommand {
                 try store.write(commit: true) { session in
                     let bodyMark = timings.start()
                     defer { bodyTime = timings.elapsed(since: bodyMark) }
+                    try lockRows(of: batch[start...], in: session)
                     for item in batch[start...] {
-                        switch item.verdict {
-                        case .rejected(let result): done.append((item, result))
-                        case .event(let event):
-                            do {
-                                done.append((item, .applied(line: item.line, event: event, outcome: try apply(event, session))))
-                            } catch StoreError.busy(let message) {
-                                throw StoreError.busy(message)
-                            } catch {
-                                stop = error
-                                return
-                            }
+                        if Interrupt.isRequested { throw Interrupt.Stop() }
+                        do {
+                            done.append((item, try process(item, session)))
+                        } catch StoreError.busy(let message) {
+                            throw StoreError.busy(message)
+                        } catch {
+                            stop = error
+                            return
                         }
                     }
                 }
                 break
-            } catch StoreError.busy where attempt < SubscriptionEventEngine.busyAttempts {
-                SubscriptionEventEngine.pause(beforeAttempt: attempt)
+            } catch StoreError.busy(let message) where attempt < chunkAttempts(message) {
+                chunkPause(beforeAttempt: attempt)
                 attempt += 1
             } catch {
                 // Nothing of this chunk was committed.
@@ -176,6 +241,10 @@ enum NotifyCommand {
         timings.add(.commit, PhaseTimings.Mark(wall: whole.wall - bodyTime.wall, cpu: whole.cpu - bodyTime.cpu))
 
         let printed = timings.start()
+        printer.committed += done.count(where: { item, _ in
+            if case .rejected = item.verdict { return false }
+            return true
+        })
         for (item, result) in done {
             warn(item)
             printer.add(result)
@@ -184,6 +253,41 @@ enum NotifyCommand {
         try? printer.invocation.stdout.flush()
         timings.add(.output, since: printed)
         if let stop { throw stop }
+    }
+
+    /// How many times a chunk whose transaction failed busy is run: on MySQL/MariaDB (a deadlock,
+    /// rare once rows are locked in a fixed order, or a lock wait that timed out behind other
+    /// batches; the server rolled the chunk back) up to 8 times, about 4 s of pauses in all;
+    /// on SQLite (whose busy timeout already waited 15 s) 3 times.
+    static func chunkAttempts(_ message: String) -> Int {
+        message.contains("(MySQL error 1213") || message.contains("(MySQL error 1205")
+            ? 8 : SubscriptionEventEngine.busyAttempts
+    }
+
+    /// 50 ms before the 2nd attempt, doubling up to 1 s, plus up to 100 ms of jitter.
+    static func chunkPause(beforeAttempt attempt: Int) {
+        let milliseconds = min(50 << (attempt - 1), 1000) + Int.random(in: 0..<100)
+        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
+    }
+
+    /// Locks the contracts and token orders the chunk's events will update, in one fixed order,
+    /// before any of them is applied: concurrent batches over the same subscriptions (a shuffled
+    /// replay in several processes) then queue instead of deadlocking.
+    static func lockRows(of items: ArraySlice<VerifiedItem>, in session: any StoreSession) throws {
+        var contracts: [String] = []
+        var orders: [String] = []
+        for item in items {
+            guard case .event(let event) = item.verdict else { continue }
+            if let id = event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId { contracts.append(id) }
+            if let token = event.transaction?.appAccountToken, !token.isEmpty {
+                orders.append(token)
+                if token.lowercased() != token { orders.append(token.lowercased()) }
+            }
+        }
+        guard !contracts.isEmpty || !orders.isEmpty else { return }
+        try session.lockRows(contractIds: contracts, orderNos: orders)
     }
 
     /// Verifies one input item (on any thread) and maps it to an engine event.
@@ -205,6 +309,11 @@ enum NotifyCommand {
             return VerifiedItem(
                 line: item.line, warnings: report.warnings,
                 verdict: .rejected(.rejected(line: item.line, code: .dataError, "not a notification the engine can apply")))
+        }
+        if let why = StoredFields.violation(event) {
+            return VerifiedItem(
+                line: item.line, warnings: report.warnings,
+                verdict: .poison(event, StoredFields.rejectedResult(line: item.line, event, why)))
         }
         return VerifiedItem(line: item.line, warnings: report.warnings, verdict: .event(event))
     }

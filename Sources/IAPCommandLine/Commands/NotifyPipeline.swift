@@ -14,6 +14,8 @@ struct VerifiedItem {
     enum Verdict {
         /// Refused before the engine (malformed, failed verification, not applicable).
         case rejected(ItemResult)
+        /// A verified event whose fields do not fit the store: refused, but kept in the ledger.
+        case poison(SubscriptionEvent, ItemResult)
         /// A verified event for the engine.
         case event(SubscriptionEvent)
     }
@@ -42,6 +44,8 @@ final class VerifiedBatches {
     /// A read error met while reading ahead: thrown once the items before it were handed out.
     private var deferredError: CLIError?
     private var reachedEnd = false
+    /// Set while `next()` reads ahead with a chunk in hand: reading must not wait then.
+    private var handingOut = false
     /// Runs the chunks' verification one chunk at a time, oldest first (each on all cores).
     private let queue = DispatchQueue(label: "iapctl.notify.verify")
 
@@ -78,8 +82,11 @@ final class VerifiedBatches {
             return nil
         }
         let job = inFlight.removeFirst()
-        // Read the following chunk while this one is being verified, then start verifying it.
+        // Read the following chunk while this one is being verified, then start verifying it
+        // (only from input already there: this one is waiting to be handed out).
+        handingOut = true
         fill()
+        handingOut = false
         let waited = timings.start()
         job.wait()
         timings.add(.verifyWait, since: waited)
@@ -87,21 +94,35 @@ final class VerifiedBatches {
         return job.results()
     }
 
-    /// Starts chunks until `depth` are in flight or the input ends.
+    /// Starts chunks until `depth` are in flight, the input ends, or it pauses.
     private func fill() {
         while inFlight.count < depth, !reachedEnd {
-            startNext()
+            guard startNext() else { break }
         }
     }
 
-    /// Reads up to `chunkSize` items and starts verifying them in the background.
-    private func startNext() {
-        guard !reachedEnd else { return }
+    /// How long a chunk waits for more input before it is handed out as it is: a pipe that stays
+    /// open (`tail -f log | iapctl notify`, a webhook relay) gets each complete line applied
+    /// within about this time, not only at 512 items or at the end of the input.
+    static let idleMilliseconds: Int32 = 200
+
+    /// Reads up to `chunkSize` items and starts verifying them in the background; false when
+    /// nothing was started (the input ended, or paused while other chunks are in flight).
+    @discardableResult
+    private func startNext() -> Bool {
+        guard !reachedEnd else { return false }
         let started = timings.start()
         var chunk: [WebhookBody.Item] = []
         chunk.reserveCapacity(chunkSize)
         do {
             while chunk.count < chunkSize {
+                // Never wait for input while there is work to hand out: a read-ahead chunk starts
+                // only on input already there, and a started chunk ends when the input pauses.
+                if !chunk.isEmpty || !inFlight.isEmpty || handingOut,
+                    !items.isReady(waiting: chunk.isEmpty ? 0 : Self.idleMilliseconds)
+                {
+                    break
+                }
                 guard let item = try items.next() else {
                     reachedEnd = true
                     break
@@ -113,10 +134,11 @@ final class VerifiedBatches {
             reachedEnd = true
         }
         timings.add(.read, since: started)
-        guard !chunk.isEmpty else { return }
+        guard !chunk.isEmpty else { return false }
         let job = VerificationJob(chunk, verifier: verifier, threads: Self.threadCount, measureCPU: timings.enabled)
         job.start(on: queue)
         inFlight.append(job)
+        return true
     }
 }
 

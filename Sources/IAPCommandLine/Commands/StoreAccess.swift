@@ -54,7 +54,22 @@ enum StoreAccess {
 
     /// The MySQL store itself (for `db init` / `db status`, which use its schema plan).
     static func mysqlStore(url: String, invocation: Invocation, create: Bool) throws -> MySQLStore {
-        try MySQLStore(url: mysqlURL(url), password: invocation.environment["IAPCTL_DB_PASSWORD"], create: create)
+        let timeout = try databaseTimeout(invocation)
+        return try MySQLStore(
+            url: mysqlURL(url), password: invocation.environment["IAPCTL_DB_PASSWORD"], create: create,
+            connectTimeoutSeconds: timeout.map { min($0, MySQLStore.defaultConnectTimeoutSeconds) }
+                ?? MySQLStore.defaultConnectTimeoutSeconds,
+            ioTimeoutSeconds: timeout ?? MySQLStore.defaultIOTimeoutSeconds)
+    }
+
+    /// `IAPCTL_DB_TIMEOUT`: seconds a MySQL/MariaDB read or write may stall before the run stops
+    /// with exit 69 (default 60; the connect timeout is at most 10).
+    static func databaseTimeout(_ invocation: Invocation) throws(CLIError) -> UInt32? {
+        guard let text = invocation.environment["IAPCTL_DB_TIMEOUT"], !text.isEmpty else { return nil }
+        guard let seconds = UInt32(text), (1...86_400).contains(seconds) else {
+            throw CLIError(.config, "IAPCTL_DB_TIMEOUT '\(text)' is not a number of seconds (1-86400)")
+        }
+        return seconds
     }
 
     /// Parses a `mysql://` URL; a refused one (a password in it, say) is a usage error (64).
@@ -132,6 +147,11 @@ extension StoreError: CLIErrorConvertible {
         case .accessDenied(let m):
             return CLIError(
                 .config, Self.withoutSQL(m), hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
+        case .ioFailure(let m):
+            return CLIError(
+                .ioError, Self.withoutSQL(m),
+                hint: "free disk space (or raise the file-size limit), then re-run the same input: "
+                    + "what was reported is committed, the rest is not, duplicates are recognised")
         case .failure(let m): return CLIError(.software, Self.withoutSQL(m))
         }
     }

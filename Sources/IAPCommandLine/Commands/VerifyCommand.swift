@@ -79,6 +79,16 @@ enum VerifyCommand {
                     code = applyCode
                 }
             }
+            if apply {
+                // Every item has a verdict: the engine's, or `rejected` for what was refused before it.
+                var verdict: JSONValue = .string(Verdict.rejected.rawValue)
+                if let applied = doc.first(where: { $0.key == "apply" })?.value, case .object(let fields) = applied,
+                    let inner = fields.first(where: { $0.key == "verdict" })?.value
+                {
+                    verdict = inner
+                }
+                doc.insert(("verdict", verdict), at: 1)
+            }
             documents.append(.object(doc))
             codes.append(code)
         }
@@ -206,6 +216,17 @@ enum VerifyCommand {
         guard let event = EventMapping.event(from: report, raw: jws, source: .client) else {
             let message = "the transaction lacks transactionId, originalTransactionId or productId"
             return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
+        }
+        if let why = StoredFields.violation(event) {
+            // A poison item: refused on its own, kept in the ledger.
+            let entry = StoredFields.rejectedEntry(event, detail: why, receivedAt: TrustConfiguration.systemClock())
+            _ = try store.write(commit: !dryRun) { try $0.appendLedger(entry) }
+            if invocation.output == .table {
+                invocation.stdout.writeLine("  apply: refused: \(why)")
+            } else {
+                invocation.stderr.writeLine("error: line \(line): \(why)")
+            }
+            return (StoredFields.rejectedResult(line: line, event, why).record.jsonObject(), .dataError)
         }
         let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
         let result = ItemResult.applied(line: line, event: event, outcome: outcome)

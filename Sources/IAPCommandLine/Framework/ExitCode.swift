@@ -26,6 +26,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case tempFail = 75
     /// Configuration error.
     case config = 78
+    /// Interrupted (Ctrl-C): what was committed is reported; re-running is safe.
+    case interrupted = 130
 
     /// One line saying what the code means (used by help and man pages).
     public var meaning: String {
@@ -44,6 +46,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .ioError: return "I/O error"
         case .tempFail: return "database busy or locked, or Apple's rate limit: retry"
         case .config: return "configuration error"
+        case .interrupted: return "interrupted (Ctrl-C): what was committed is reported; re-running the same input is safe"
         }
     }
 }

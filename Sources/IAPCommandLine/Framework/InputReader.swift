@@ -93,7 +93,15 @@ public final class InputReader {
         let oldCount = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         var count = 0
+        // Wait for input or Ctrl-C (whichever thread the signal lands on), then read.
+        if Interrupt.wakeDescriptor >= 0 {
+            while !Interrupt.isRequested, !Self.poll(fd, milliseconds: -1) {}
+        }
         repeat {
+            if Interrupt.isRequested {
+                buffer.removeLast(chunk)
+                throw CLIError(.interrupted, "interrupted while reading \(name)")
+            }
             count = buffer.withUnsafeMutableBytes { raw in
                 read(fd, raw.baseAddress! + oldCount, chunk)
             }
@@ -120,6 +128,38 @@ public final class InputReader {
             }
         }
         return count > 0
+    }
+
+    /// Whether a whole line (or the end of the input) is already read: `readLine` then does not wait.
+    public var hasBufferedLine: Bool {
+        reachedEnd
+            || buffer.withUnsafeBufferPointer { all in
+                start < all.count && memchr(all.baseAddress! + start, 10, all.count - start) != nil
+            }
+    }
+
+    /// Waits at most `milliseconds` for input to arrive; true when reading would not wait (data,
+    /// end of input or an error to report). Input from memory never waits.
+    public func waitForInput(milliseconds: Int32) -> Bool {
+        guard !reachedEnd, case .descriptor(let fd, _) = source else { return true }
+        return Self.poll(fd, milliseconds: milliseconds) || Interrupt.isRequested
+    }
+
+    /// Whether `fd` is readable (data, end, error) within `milliseconds` (-1: no limit); false
+    /// also when Ctrl-C woke the wait.
+    private static func poll(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var descriptors = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        if Interrupt.wakeDescriptor >= 0 {
+            descriptors.append(pollfd(fd: Interrupt.wakeDescriptor, events: Int16(POLLIN), revents: 0))
+        }
+        while true {
+            let ready = Glibc.poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            if ready < 0, errno == EINTR {
+                if Interrupt.isRequested { return false }
+                continue
+            }
+            return ready != 0 && descriptors[0].revents != 0
+        }
     }
 
     /// The next line without its `\n` or `\r\n`, or nil at end of input.

@@ -231,6 +231,8 @@ public enum ManPages {
         }
         lines += [
             ".TP", ".B IAPCTL_DB_PASSWORD", "The MySQL/MariaDB password (never taken from the command line).",
+            ".TP", ".B IAPCTL_DB_TIMEOUT",
+            "Seconds a MySQL/MariaDB read or write may stall before the run stops with exit 69 (default 60).",
             ".TP", ".B NO_COLOR", "When set and not empty, no colour is used.",
         ]
         lines += [".SH \"EXIT STATUS\""]

@@ -143,8 +143,8 @@ struct Runner {
             case .unset: continue
             }
             var value = invocation.settings.values(option.long).joined(separator: ",")
-            // A password in a database URL is refused later, but must not be printed first.
-            if option.long == "db" { value = DbOpen.redacted(value) }
+            // A password in a URL (any setting, from any source) is refused later, but must not be printed first.
+            value = DbOpen.redacted(value)
             invocation.debug("setting \(option.long) = \(value) (\(source))")
         }
     }

@@ -1,0 +1,69 @@
+import Dispatch
+import Foundation
+import SubscriptionEngine
+import Testing
+
+/// Exactly-once claims (`iap_notification_claims`): one holder per notification UUID, taken
+/// inside the transaction that does the work.
+@Suite("Store contract: notification claims")
+struct ClaimTests {
+    @Test(arguments: StoreBackend.available)
+    func aClaimIsHeldOnceAndFollowsItsTransaction(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            // Taken and taken again in one transaction.
+            #expect(
+                try store.write(commit: false) { s in [try s.claimNotification("n1"), try s.claimNotification("n1")] } == [true, false])
+            // The rollback gave it back; a commit keeps it.
+            #expect(try store.write { try $0.claimNotification("n1") })
+            #expect(try store.write { try $0.claimNotification("n1") } == false)
+            #expect(try store.write { try $0.claimNotification("n2") })
+            // Released in a savepoint that rolls back: still held.
+            _ = try? store.write { s throws in
+                try s.savepoint {
+                    try s.releaseNotificationClaim("n1")
+                    throw Boom()
+                } as Void
+            }
+            #expect(try store.write { try $0.claimNotification("n1") } == false)
+            // Released and committed: free again.
+            try store.write { try $0.releaseNotificationClaim("n1") }
+            #expect(try store.write { try $0.claimNotification("n1") })
+            #expect(try store.write { try $0.claimNotification("n2") } == false)
+        }
+    }
+
+    /// A second connection claiming what an open transaction holds waits for it: after a commit
+    /// it is refused, after a rollback it gets the claim.
+    @Test(arguments: StoreBackend.available)
+    func aConcurrentClaimWaitsForTheHolder(backend: StoreBackend) throws {
+        let (first, second, cleanup) = try backend.makeStorePair()
+        defer { cleanup() }
+        for commit in [true, false] {
+            let uuid = "n-\(commit)"
+            let held = DispatchSemaphore(value: 0)
+            let holder = UncheckedStore(first)
+            let done = DispatchGroup()
+            done.enter()
+            Thread.detachNewThread {
+                _ = try? holder.store.write(commit: commit) { s throws in
+                    _ = try s.claimNotification(uuid)
+                    held.signal()
+                    Thread.sleep(forTimeInterval: 0.4)
+                }
+                done.leave()
+            }
+            held.wait()
+            let started = Date()
+            let claimed = try second.write { try $0.claimNotification(uuid) }
+            #expect(Date().timeIntervalSince(started) > 0.2, "the claim did not wait for the holder")
+            #expect(claimed == !commit, "commit \(commit)")
+            done.wait()
+        }
+    }
+}
+
+/// Hands a store to one other thread that uses it alone.
+struct UncheckedStore: @unchecked Sendable {
+    let store: any Store
+    init(_ store: any Store) { self.store = store }
+}
