@@ -170,11 +170,33 @@ enum Schema {
         ],
         constraints: ["CONSTRAINT fk_iap_audit_ledger FOREIGN KEY (ledger_id) REFERENCES iap_ledger (id)"])
 
+    /// The engine's signed facts (issue #13): rows are derived from them.
+    static let facts = TableSpec(
+        name: "iap_facts",
+        columns: [
+            id,
+            ColumnSpec("kind", "VARCHAR(16) NOT NULL"),
+            key("fact_key"), key("original_transaction_id"),
+            ColumnSpec("signed_date", "BIGINT NOT NULL", whenAdded: "BIGINT NOT NULL DEFAULT 0"),
+            ColumnSpec("source", "VARCHAR(16) NOT NULL", whenAdded: "VARCHAR(16) NOT NULL DEFAULT 'apple'"),
+            ColumnSpec("digest", "VARCHAR(32) NOT NULL", whenAdded: "VARCHAR(32) NOT NULL DEFAULT ''"),
+            ColumnSpec("body", "MEDIUMTEXT NOT NULL"),
+        ],
+        indexes: [
+            IndexSpec(name: "uq_iap_facts_key_digest", columns: ["fact_key", "digest"], unique: true),
+            IndexSpec(name: "idx_iap_facts_original", columns: ["original_transaction_id", "signed_date"], unique: false),
+        ],
+        constraints: [
+            "CONSTRAINT ck_iap_facts_kind CHECK (kind IN ('transaction','renewal','notification'))"
+        ])
+
     /// Ordered; never edit a released migration, append a new one.
     static let migrations: [MySQLMigration] = [
         MySQLMigration(
             version: 1, name: "v1 orders, member_contracts, iap_ledger, iap_audit",
-            tables: [orders, memberContracts, ledger, audit])
+            tables: [orders, memberContracts, ledger, audit]),
+        // Self-contained: the engine's signed facts.
+        MySQLMigration(version: 2, name: "engine facts (iap_facts)", tables: [facts]),
     ]
 
     /// The newest version this build knows.

@@ -97,6 +97,7 @@ public final class SubscriptionEventEngine: Sendable {
         replaying: Int64? = nil
     ) throws -> Outcome {
         var run = EngineRun(event: event, session: session, context: context, now: now(), newOrderNo: newOrderNo)
+        run.replayingId = replaying
         let outcome = try run.decide()
         return try run.record(outcome, replaying: replaying)
     }

@@ -132,6 +132,8 @@ enum ExplainCommand {
             return "unmatched: " + (event.detail ?? "no order or contract to attach it to")
         case .rejected:
             return "rejected: " + (event.detail ?? "failed verification")
+        case .conflict:
+            return event.detail ?? "conflict: owned by another user; nothing changed"
         }
     }
 
