@@ -34,7 +34,8 @@ final class Harness {
 
     /// Orders and contracts without surrogate ids, generated order numbers or timestamps:
     /// what "the same tables" means when comparing two replays.
-    func snapshot() throws -> [String] {
+    /// With `withFacts`, the engine's kept facts too (property 1 is about every table).
+    func snapshot(withFacts: Bool = false) throws -> [String] {
         let orders = try orders().map { o -> String in
             let no = o.no.hasPrefix("renewal-") ? "<generated>" : o.no
             return
@@ -43,7 +44,28 @@ final class Harness {
         let contracts = try contracts().map {
             "contract \($0.contractId) \($0.userId) \($0.productId) \($0.status) \($0.autoRenew) \($0.expiresDate ?? -1) \($0.nextProductId ?? "-")"
         }
-        return (orders + contracts).sorted()
+        guard withFacts else { return (orders + contracts).sorted() }
+        var originals: Set<String> = ["1000", "2000", "2000001024993299"]
+        for c in try self.contracts() { originals.insert(c.contractId) }
+        var facts: [String] = []
+        for original in originals {
+            let kept: [Fact] = try store.read { try $0.facts(originalTransactionId: original) }
+            for f in kept {
+                let line: String = "fact \(f.kind.rawValue) \(f.key) \(f.signedDate) \(f.source.rawValue) \(f.digest)"
+                facts.append(line)
+            }
+        }
+        return (orders + contracts + facts).sorted()
+    }
+
+    /// `entitled --at`: the derivation of the facts signed by `time`.
+    func entitlement(_ contractId: String, at time: Int64) throws -> EntitlementAsOf.Answer {
+        try store.read { s in
+            let contract = try #require(try s.contract(contractId: contractId))
+            return EntitlementAsOf.evaluate(
+                contract: contract, orders: try s.orders(originNo: contractId), events: [], audit: [],
+                facts: try s.facts(originalTransactionId: contractId), at: time)
+        }
     }
 
     func ledger() throws -> [LedgerEntry] {
