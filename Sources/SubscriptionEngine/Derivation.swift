@@ -116,7 +116,8 @@ public struct Derived: Sendable, Equatable {
 ///   marks `isUpgraded` (so an upgrade takes effect at once, a downgrade or crossgrade at the next renewal).
 /// - Status: the newest of (a) Apple's `data.status` of each notification, or what its
 ///   type/subtype implies when it carries none, and (b) a paid period's purchase (`active`) or the
-///   current period's revocation (`revoked`); at the same moment the notification wins. Auto-renew
+///   current period's revocation (`revoked`); at the same moment the notification wins. A revoked
+///   current period is `revoked` whatever was said after (only a newer Apple version lifts it). Auto-renew
 ///   toggles carry no status of their own. `active` with auto-renew off is `canceled`.
 /// - auto_renew and next_product_id: the newest renewal info (or DID_CHANGE_RENEWAL_STATUS).
 public enum Derivation {
@@ -179,7 +180,10 @@ public enum Derivation {
         let tx = current.transaction
         var reasons: [FieldReason] = []
         let txFact = "transaction \(tx.transactionId) (\(tx.productId), purchased \(ISO8601Text.format(tx.purchaseDate ?? 0)))"
-        reasons.append(FieldReason(field: "product_id", value: tx.productId, fact: "current period: " + txFact, signedDate: current.signedDate, source: current.source))
+        reasons.append(
+            FieldReason(
+                field: "product_id", value: tx.productId, fact: "current period: " + txFact, signedDate: current.signedDate,
+                source: current.source))
         reasons.append(
             FieldReason(
                 field: "expires_date", value: tx.expiresDate.map(ISO8601Text.format) ?? "∅", fact: "current period: " + txFact,
@@ -231,7 +235,17 @@ public enum Derivation {
                             signedDate: period.signedDate, source: period.source)))
             }
         }
-        let decided = candidates.max { ($0.time, $0.priority) < ($1.time, $1.priority) }
+        var decided = candidates.max { ($0.time, $0.priority) < ($1.time, $1.priority) }
+        // The current period's refund or revocation is final until a newer Apple version of that
+        // transaction lifts it (then it is no longer revoked here): whatever status was said after.
+        if let revoked = tx.revocationDate, decided?.status != .revoked {
+            decided = Candidate(
+                time: revoked, priority: 2, status: .revoked,
+                reason: FieldReason(
+                    field: "status", value: "revoked",
+                    fact: "current period \(tx.transactionId) \(current.status.rawValue) \(ISO8601Text.format(revoked))",
+                    signedDate: current.signedDate, source: current.source))
+        }
         var status = decided?.status ?? .active
 
         // Auto-renew: the newest renewal info, or the newest DID_CHANGE_RENEWAL_STATUS.

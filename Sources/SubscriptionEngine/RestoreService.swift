@@ -38,7 +38,8 @@ public final class RestoreService: Sendable {
     ///   `appAccountToken`, so the engine links that order: this is the seed's product fallback, and the
     ///   ledger row shows the order number in place of Apple's token.
     /// - `owned-by-other`: `keep` writes nothing; `transfer` (and `transfer-if-inactive` when the
-    ///   owner's contract is not active, in grace period or in billing retry) moves the contract and
+    ///   owner is not entitled now: not inside a paid period of an active or canceled contract, nor
+    ///   in the billing grace period) moves the contract and
     ///   all its orders to `user` with audit rows, then applies the transaction through the engine;
     ///   the verdict becomes `transferred`. A refusal is reported as `owned-by-other`
     ///   (reason ``RestoreReason/refusedByPolicy``), not thrown.
@@ -75,10 +76,11 @@ public final class RestoreService: Sendable {
             refused.detail += "; kept with \(match.owner) (--policy keep): nothing written"
             return refused
         case .transferIfInactive:
-            if let contract = match.contract, contract.status.isEntitling {
+            if let contract = match.contract, contract.entitles(at: engine.now()) {
                 refused.reason = .refusedByPolicy
                 let state = contract.status == .active ? "" : " (\(contract.status.rawValue))"
-                refused.detail += "; refused by policy: contract is active\(state); nothing written"
+                let until = contract.expiresDate.map { ", paid until \(ISO8601Text.format($0))" } ?? ""
+                refused.detail += "; refused by policy: contract is active\(state)\(until); nothing written"
                 return refused
             }
             if match.contract == nil {
@@ -172,12 +174,15 @@ public final class RestoreService: Sendable {
     }
 }
 
-fileprivate extension ContractStatus {
-    /// Whether the owner is still served: active, in grace period or in billing retry.
-    var isEntitling: Bool {
-        switch self {
-        case .active, .gracePeriod, .billingRetry: return true
-        case .canceled, .expired, .revoked: return false
+extension Contract {
+    /// Whether the row entitles its user at `time`: inside the paid period of an active or canceled
+    /// (auto-renew off) contract, or in the billing grace period. Billing retry, expired and revoked
+    /// do not.
+    public func entitles(at time: Int64) -> Bool {
+        switch status {
+        case .active, .canceled: return expiresDate.map { time < $0 } ?? true
+        case .gracePeriod: return true
+        case .billingRetry, .expired, .revoked: return false
         }
     }
 }

@@ -36,15 +36,15 @@ struct RealLifecycleTests {
 
     /// The engine's view of a decoded transaction payload.
     static func transactionFacts(_ t: [String: Any]) -> TransactionFacts {
-            TransactionFacts(
-                transactionId: t["transactionId"] as! String, originalTransactionId: t["originalTransactionId"] as! String,
-                productId: t["productId"] as! String, appAccountToken: t["appAccountToken"] as? String,
-                purchaseDate: int(t["purchaseDate"]), originalPurchaseDate: int(t["originalPurchaseDate"]),
-                expiresDate: int(t["expiresDate"]), revocationDate: int(t["revocationDate"]),
-                revocationReason: (t["revocationReason"] as? NSNumber)?.intValue, type: t["type"] as? String,
-                environment: t["environment"] as? String, price: int(t["price"]), currency: t["currency"] as? String,
-                signedDate: int(t["signedDate"]), isUpgraded: t["isUpgraded"] as? Bool,
-                inAppOwnershipType: t["inAppOwnershipType"] as? String, appTransactionId: t["appTransactionId"] as? String)
+        TransactionFacts(
+            transactionId: t["transactionId"] as! String, originalTransactionId: t["originalTransactionId"] as! String,
+            productId: t["productId"] as! String, appAccountToken: t["appAccountToken"] as? String,
+            purchaseDate: int(t["purchaseDate"]), originalPurchaseDate: int(t["originalPurchaseDate"]),
+            expiresDate: int(t["expiresDate"]), revocationDate: int(t["revocationDate"]),
+            revocationReason: (t["revocationReason"] as? NSNumber)?.intValue, type: t["type"] as? String,
+            environment: t["environment"] as? String, price: int(t["price"]), currency: t["currency"] as? String,
+            signedDate: int(t["signedDate"]), isUpgraded: t["isUpgraded"] as? Bool,
+            inAppOwnershipType: t["inAppOwnershipType"] as? String, appTransactionId: t["appTransactionId"] as? String)
     }
 
     static func object(_ url: URL) throws -> [String: Any] {

@@ -170,25 +170,29 @@ struct RestoreApplyTests {
         #expect(try h.contract("3000")?.userId == "bob")
     }
 
-    @Test(arguments: ContractStatus.allCases)
-    func transferIfInactiveMovesOnlyAnInactiveContract(status: ContractStatus) throws {
+    /// `transfer-if-inactive` means "not entitled now" (issue #13): a canceled contract inside its
+    /// paid period is still the owner's; billing retry (no access) is inactive.
+    @Test(arguments: ContractStatus.allCases, [true, false])
+    func transferIfInactiveMovesOnlyAContractThatDoesNotEntitleNow(status: ContractStatus, insidePaidPeriod: Bool) throws {
         let h = try Harness.subscribed(token: token)
+        let now: Int64 = 1_800_000_000_000  // the harness's clock
         try h.store.write { s in
             var contract = try #require(try s.contract(contractId: "1000"))
             contract.status = status
+            contract.expiresDate = insidePaidPeriod ? now + day : now - day
             try s.updateContract(contract)
         }
         let before = try h.state()
         let r = try h.restoreApply(tx("1000", token: token), user: "bob", policy: .transferIfInactive, reason: "r")
-        switch status {
-        case .active, .gracePeriod, .billingRetry:
+        let entitled = status == .gracePeriod || ((status == .active || status == .canceled) && insidePaidPeriod)
+        if entitled {
             #expect(r.verdict == .ownedByOther)
             #expect(r.reason == .refusedByPolicy)
             #expect(r.detail.contains("refused by policy: contract is active"))
             #expect(r.refusal == .refusedByPolicy("contract 1000 of alice is \(status.rawValue)"))
             #expect(try h.state() == before)
             #expect(try h.contract("1000")?.userId == "alice")
-        case .canceled, .expired, .revoked:
+        } else {
             #expect(r.verdict == .transferred)
             #expect(r.refusal == nil)
             #expect(try h.contract("1000")?.userId == "bob")

@@ -422,7 +422,9 @@ struct SpecificationTests {
     @Test func factsOfAnUnmatchedItemCountOnceItsOwnerIsKnown() throws {
         // The renewal arrives before the purchase that names alice's order: in the end both are hers.
         let h = try harness()
-        #expect(try h.apply(apple("DID_RENEW", at: t0 + 30 * day + hour, period("1001", token: nil, start: t0 + 30 * day), status: 1)).verdict == .unmatched)
+        #expect(
+            try h.apply(apple("DID_RENEW", at: t0 + 30 * day + hour, period("1001", token: nil, start: t0 + 30 * day), status: 1)).verdict
+                == .unmatched)
         #expect(try h.apply(buy).verdict == .applied)
         #expect(try h.order(tradeNo: "1001")?.userId == "alice")
         #expect(try h.contract("1000")?.expiresDate == t0 + 60 * day)
