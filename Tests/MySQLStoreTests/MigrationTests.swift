@@ -12,12 +12,12 @@ struct MigrationTests {
             #expect(missing.contains("table iap_schema_migrations"))
             let planned = try store.plannedMigrationStatements()
             #expect(planned.first?.hasPrefix("CREATE TABLE IF NOT EXISTS iap_schema_migrations") == true)
-            #expect(planned.count == 5)
+            #expect(planned.count == 6)
             #expect(planned.allSatisfy { $0.hasPrefix("CREATE TABLE") })
             #expect(try store.schemaVersion().current == 0, "planning runs nothing")
 
-            #expect(try store.migrate() == ["v1 orders, member_contracts, iap_ledger, iap_audit"])
-            #expect(try store.schemaVersion() == (current: 1, supported: 1))
+            #expect(try store.migrate() == ["v1 orders, member_contracts, iap_ledger, iap_audit", "engine facts (iap_facts)"])
+            #expect(try store.schemaVersion() == (current: 2, supported: 2))
             #expect(try store.missingSchemaItems().isEmpty)
             #expect(try store.plannedMigrationStatements().isEmpty)
             #expect(try store.migrate().isEmpty)
@@ -93,7 +93,7 @@ struct MigrationTests {
             #expect(!planned.contains { $0.contains("CREATE TABLE IF NOT EXISTS orders") })
             #expect(!planned.contains { $0.uppercased().contains("DROP") || $0.uppercased().contains("MODIFY") })
 
-            #expect(try store.migrate().count == 1)
+            #expect(try store.migrate().count == 2)
             #expect(try store.missingSchemaItems().isEmpty)
             #expect(try store.plannedMigrationStatements().isEmpty)
 

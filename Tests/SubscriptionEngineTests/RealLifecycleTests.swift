@@ -54,8 +54,8 @@ struct RealLifecycleTests {
     static func int(_ any: Any?) -> Int64? { (any as? NSNumber)?.int64Value }
 
     /// A harness where support has linked the subscription to carol (as `restore --apply` does).
-    static func harness() throws -> Harness {
-        let h = try Harness()
+    static func harness(_ backend: Backend = .sqlite) throws -> Harness {
+        let h = try Harness(backend: backend)
         try h.store.write { s in
             _ = try s.insertContract(
                 Contract(
@@ -144,14 +144,14 @@ struct RealLifecycleTests {
 
     /// 14 (EXPIRED/VOLUNTARY of the upgraded pro_sub period): not entitled from then on, in every
     /// order of delivery; entitled on pro_sub just before the upgrade period ended.
-    @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7] as [UInt64])
-    func notEntitledAfterTheUpgradedPeriodExpiredInAnyOrder(seed: UInt64) throws {
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7] as [UInt64], Backend.available)
+    func notEntitledAfterTheUpgradedPeriodExpiredInAnyOrder(seed: UInt64, backend: Backend) throws {
         let all = try Self.events()
         let expired = Self.numbered("14", in: all)
         let upTo14 = all.filter { $0.signedDate! <= expired.signedDate! }
         var rng = SplitMix(seed: seed)
         for events in [seed == 0 ? upTo14 : upTo14.shuffled(using: &rng), all.shuffled(using: &rng)] {
-            let h = try Self.harness()
+            let h = try Self.harness(backend)
             for e in events { try h.apply(e) }
             let after14 = try h.entitlement(Self.original, at: expired.signedDate!)
             #expect(!after14.entitled, "\(after14.reason)")
@@ -162,14 +162,15 @@ struct RealLifecycleTests {
         }
     }
 
-    @Test func everyAdjacentSwapOfTheWholeLifecycleGivesTheSameTables() throws {
+    @Test(arguments: Backend.available)
+    func everyAdjacentSwapOfTheWholeLifecycleGivesTheSameTables(backend: Backend) throws {
         let sorted = try Self.events().sorted { $0.signedDate! < $1.signedDate! }
-        let reference = try Self.harness()
+        let reference = try Self.harness(backend)
         for e in sorted { try reference.apply(e) }
         for i in 0..<(sorted.count - 1) {
             var swapped = sorted
             swapped.swapAt(i, i + 1)
-            let h = try Self.harness()
+            let h = try Self.harness(backend)
             for e in swapped { try h.apply(e) }
             #expect(try h.snapshot(withFacts: true) == reference.snapshot(withFacts: true))
         }
@@ -177,10 +178,11 @@ struct RealLifecycleTests {
 
     /// The app restored 38 (the 2025-10-01 pro_sub period, freshly signed): it adds a fact and
     /// changes no row: Apple's newest facts already decide.
-    @Test func restoringAnOldPeriodChangesNothing() throws {
+    @Test(arguments: Backend.available)
+    func restoringAnOldPeriodChangesNothing(backend: Backend) throws {
         let dir = try #require(Bundle.module.url(forResource: "loki", withExtension: nil, subdirectory: "Fixtures"))
         let restored = Self.transactionFacts(try Self.object(dir.appendingPathComponent("38-loki-transaction.json")))
-        let h = try Self.harness()
+        let h = try Self.harness(backend)
         for e in try Self.events() { try h.apply(e) }
         let before = try h.snapshot()
         let out = try h.apply(

@@ -271,16 +271,16 @@ let scenarios: [Scenario] = [
 
 @Suite("Specification: Apple's lifecycles, in any order")
 struct SpecificationTests {
-    func harness() throws -> Harness {
-        let h = try Harness()
+    func harness(_ backend: Backend) throws -> Harness {
+        let h = try Harness(backend: backend)
         try h.createOrder(no: alice, user: "alice")
         try h.createOrder(no: aliceSecond, user: "alice")
         try h.createOrder(no: bobOrder, user: "bob")
         return h
     }
 
-    func run(_ events: [SubscriptionEvent]) throws -> Harness {
-        let h = try harness()
+    func run(_ events: [SubscriptionEvent], on backend: Backend) throws -> Harness {
+        let h = try harness(backend)
         for e in events { try h.apply(e) }
         return h
     }
@@ -291,9 +291,9 @@ struct SpecificationTests {
         }
     }
 
-    @Test(arguments: scenarios)
-    func lifecycleGivesTheDocumentedRows(_ s: Scenario) throws {
-        let h = try run(s.events)
+    @Test(arguments: scenarios, Backend.available)
+    func lifecycleGivesTheDocumentedRows(_ s: Scenario, backend: Backend) throws {
+        let h = try run(s.events, on: backend)
         #expect(try contractRow(h) == s.contract, "\(s.why)")
         for (id, status) in s.orders {
             #expect(try h.order(tradeNo: id)?.status == status, "order \(id): \(s.why)")
@@ -304,9 +304,9 @@ struct SpecificationTests {
         #expect(try h.entitlement("1000", at: last + 1).entitled == s.entitled, "\(s.why)")
     }
 
-    @Test(arguments: scenarios)
-    func everyAdjacentSwapAndTheReverseGiveTheSameTables(_ s: Scenario) throws {
-        let reference = try run(s.events).snapshot(withFacts: true)
+    @Test(arguments: scenarios, Backend.available)
+    func everyAdjacentSwapAndTheReverseGiveTheSameTables(_ s: Scenario, backend: Backend) throws {
+        let reference = try run(s.events, on: backend).snapshot(withFacts: true)
         var orders: [[SubscriptionEvent]] = [s.events.reversed()]
         for i in 0..<(s.events.count - 1) {
             var swapped = s.events
@@ -314,13 +314,14 @@ struct SpecificationTests {
             orders.append(swapped)
         }
         for events in orders {
-            #expect(try run(events).snapshot(withFacts: true) == reference, "\(events.map { $0.notificationType ?? "client" })")
+            #expect(
+                try run(events, on: backend).snapshot(withFacts: true) == reference, "\(events.map { $0.notificationType ?? "client" })")
         }
     }
 
-    @Test(arguments: scenarios)
-    func replayingEverythingAgainChangesNothing(_ s: Scenario) throws {
-        let h = try run(s.events)
+    @Test(arguments: scenarios, Backend.available)
+    func replayingEverythingAgainChangesNothing(_ s: Scenario, backend: Backend) throws {
+        let h = try run(s.events, on: backend)
         let before = try h.snapshot(withFacts: true)
         for e in s.events.reversed() {
             let again = try h.apply(e)
@@ -346,8 +347,14 @@ struct SpecificationTests {
             ),
         ] as [(String, [SubscriptionEvent])])
     func anOldFreshlySignedTransactionFromTheAppOrARestoreNeverReopens(_ state: String, _ events: [SubscriptionEvent]) throws {
+        for backend in Backend.available {
+            try oldSubmissionNeverReopens(state, events, on: backend)
+        }
+    }
+
+    func oldSubmissionNeverReopens(_ state: String, _ events: [SubscriptionEvent], on backend: Backend) throws {
         for source in [EventSource.client, .restore] {
-            let h = try run(events)
+            let h = try run(events, on: backend)
             let before = try h.snapshot()
             let out = try h.apply(submitted(firstPeriod, signed: t0 + 100 * day, source: source))
             #expect(out.changes.isEmpty, "\(state) via \(source): \(out.detail)")
@@ -357,8 +364,9 @@ struct SpecificationTests {
         }
     }
 
-    @Test func theAppsSubmissionOfANewPeriodMakesTheContractActiveBeforeApplesNotification() throws {
-        let h = try run([buy, apple("EXPIRED", "VOLUNTARY", at: t0 + 30 * day, firstPeriod, status: 2, autoRenew: 0)])
+    @Test(arguments: Backend.available)
+    func theAppsSubmissionOfANewPeriodMakesTheContractActiveBeforeApplesNotification(backend: Backend) throws {
+        let h = try run([buy, apple("EXPIRED", "VOLUNTARY", at: t0 + 30 * day, firstPeriod, status: 2, autoRenew: 0)], on: backend)
         let resubscribed = period("1002", start: t0 + 50 * day)
         let out = try h.apply(submitted(resubscribed, signed: t0 + 50 * day + 1))
         #expect(out.verdict == .applied)
@@ -368,24 +376,27 @@ struct SpecificationTests {
 
     // MARK: property 6: refunds in any order
 
-    @Test func aLateRenewalOfARefundedPeriodDoesNotReopenIt() throws {
+    @Test(arguments: Backend.available)
+    func aLateRenewalOfARefundedPeriodDoesNotReopenIt(backend: Backend) throws {
         let refund = apple("REFUND", at: t0 + 35 * day, period("1001", start: t0 + 30 * day, revokedAt: t0 + 35 * day), status: 5)
-        let h = try run([buy, refund, renew])
+        let h = try run([buy, refund, renew], on: backend)
         #expect(try h.contract("1000")?.status == .revoked)
         #expect(try h.order(tradeNo: "1001")?.status == .refunded)
     }
 
-    @Test func refundReversedBeforeTheOlderRefundStaysReversed() throws {
+    @Test(arguments: Backend.available)
+    func refundReversedBeforeTheOlderRefundStaysReversed(backend: Backend) throws {
         let refund = apple("REFUND", at: t0 + 35 * day, period("1001", start: t0 + 30 * day, revokedAt: t0 + 35 * day), status: 5)
         let reversed = apple("REFUND_REVERSED", at: t0 + 40 * day, secondPeriod, status: 1)
-        let h = try run([buy, renew, reversed, refund])
+        let h = try run([buy, renew, reversed, refund], on: backend)
         #expect(try h.order(tradeNo: "1001")?.status == .paid)
         #expect(try h.contract("1000")?.status == .active)
     }
 
-    @Test func theAppCannotLiftARefund() throws {
+    @Test(arguments: Backend.available)
+    func theAppCannotLiftARefund(backend: Backend) throws {
         let refund = apple("REFUND", at: t0 + 35 * day, period("1001", start: t0 + 30 * day, revokedAt: t0 + 35 * day), status: 5)
-        let h = try run([buy, renew, refund])
+        let h = try run([buy, renew, refund], on: backend)
         try h.apply(submitted(secondPeriod, signed: t0 + 50 * day))
         #expect(try h.order(tradeNo: "1001")?.status == .refunded)
         #expect(try h.contract("1000")?.status == .revoked)
@@ -393,8 +404,9 @@ struct SpecificationTests {
 
     // MARK: property 8: one owner per contract
 
-    @Test func aTransactionNamingAnotherUsersOrderIsAConflictAndChangesNothing() throws {
-        let h = try run([buy])
+    @Test(arguments: Backend.available)
+    func aTransactionNamingAnotherUsersOrderIsAConflictAndChangesNothing(backend: Backend) throws {
+        let h = try run([buy], on: backend)
         let before = try h.snapshot()
         let hijack = apple("SUBSCRIBED", "RESUBSCRIBE", at: t0 + 40 * day, period("1002", token: bobOrder, start: t0 + 40 * day), status: 1)
         let out = try h.apply(hijack)
@@ -408,8 +420,9 @@ struct SpecificationTests {
 
     // MARK: property 2: an unmatched item arriving again is not stored twice
 
-    @Test func anUnmatchedItemArrivingAgainIsNotStoredTwice() throws {
-        let h = try Harness()
+    @Test(arguments: Backend.available)
+    func anUnmatchedItemArrivingAgainIsNotStoredTwice(backend: Backend) throws {
+        let h = try Harness(backend: backend)
         let orphan = submitted(period("1000", token: nil, start: t0), signed: t0 + 1)
         #expect(try h.apply(orphan).verdict == .unmatched)
         let again = try h.apply(orphan)
@@ -419,9 +432,10 @@ struct SpecificationTests {
         #expect(try h.store.read { try $0.unmatchedLedger(limit: nil) }.count == 1)
     }
 
-    @Test func factsOfAnUnmatchedItemCountOnceItsOwnerIsKnown() throws {
+    @Test(arguments: Backend.available)
+    func factsOfAnUnmatchedItemCountOnceItsOwnerIsKnown(backend: Backend) throws {
         // The renewal arrives before the purchase that names alice's order: in the end both are hers.
-        let h = try harness()
+        let h = try harness(backend)
         #expect(
             try h.apply(apple("DID_RENEW", at: t0 + 30 * day + hour, period("1001", token: nil, start: t0 + 30 * day), status: 1)).verdict
                 == .unmatched)
@@ -432,17 +446,19 @@ struct SpecificationTests {
 
     // MARK: renewals echo the first order's token, in any order
 
-    @Test func theFirstPurchaseClaimsTheTokenOrderWhicheverArrivesFirst() throws {
-        let h = try run([renew, buy])
+    @Test(arguments: Backend.available)
+    func theFirstPurchaseClaimsTheTokenOrderWhicheverArrivesFirst(backend: Backend) throws {
+        let h = try run([renew, buy], on: backend)
         #expect(try h.order(alice)?.tradeNo == "1000")
         #expect(try h.order(tradeNo: "1001")?.no.hasPrefix("renewal-") == true)
-        #expect(try h.snapshot(withFacts: true) == run([buy, renew]).snapshot(withFacts: true))
+        #expect(try h.snapshot(withFacts: true) == run([buy, renew], on: backend).snapshot(withFacts: true))
     }
 
     // MARK: entitled reasons carry the fact's own date
 
-    @Test func entitledReasonsNameTheFactsDateNotTheQueryTime() throws {
-        let h = try run([buy, apple("EXPIRED", "VOLUNTARY", at: t0 + 30 * day, firstPeriod, status: 2, autoRenew: 0)])
+    @Test(arguments: Backend.available)
+    func entitledReasonsNameTheFactsDateNotTheQueryTime(backend: Backend) throws {
+        let h = try run([buy, apple("EXPIRED", "VOLUNTARY", at: t0 + 30 * day, firstPeriod, status: 2, autoRenew: 0)], on: backend)
         let query = t0 + 77 * day
         let answer = try h.entitlement("1000", at: query)
         #expect(!answer.entitled)

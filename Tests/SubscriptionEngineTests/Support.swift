@@ -1,16 +1,43 @@
 import Foundation
+@_spi(Testing) import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
 import Testing
 
-/// A fresh in-memory database, an engine with a fixed clock and predictable order numbers.
+/// The backends the engine's properties are shown on: SQLite always, MySQL/MariaDB when
+/// `IAPCTL_TEST_MYSQL_URL` is set (scripts/test starts a private server).
+enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite, mysql
+
+    var testDescription: String { rawValue }
+
+    static var available: [Backend] {
+        ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] == nil ? [.sqlite] : [.sqlite, .mysql]
+    }
+}
+
+/// A fresh database, an engine with a fixed clock and predictable order numbers.
 final class Harness {
-    let store: SQLiteStore
+    let store: any Store
     let engine: SubscriptionEventEngine
     let context = EngineContext(actor: "tester", command: "notify")
+    private let cleanup: () -> Void
 
-    init() throws {
-        store = try SQLiteStore(path: ":memory:", create: true)
+    deinit { cleanup() }
+
+    init(backend: Backend = .sqlite) throws {
+        switch backend {
+        case .sqlite:
+            store = try SQLiteStore(path: ":memory:", create: true)
+            cleanup = {}
+        case .mysql:
+            let env = ProcessInfo.processInfo.environment
+            var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
+            url.database = "iapctl_e_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
+            store = try MySQLStore(url: url, password: password, create: true)
+            cleanup = { [url] in try? MySQLStore.dropDatabase(url: url, password: password) }
+        }
         _ = try store.migrate()
         let counter = Counter()
         engine = SubscriptionEventEngine(now: { 1_800_000_000_000 }, newOrderNo: { "renewal-\(counter.next())" })
