@@ -37,6 +37,13 @@ struct EngineRun {
     private var twin: LedgerEntry?
     /// The ledger row being replayed, if any.
     var replayingId: Int64?
+    /// The audit rows' reason when no event caused the change (re-derivation).
+    var auditReason: String?
+
+    /// Writes the audit rows of a run that had no ledger row (re-derivation).
+    func writeAudits() throws {
+        for audit in audits { _ = try session.appendAudit(audit) }
+    }
 
     // MARK: deciding
 
@@ -285,7 +292,7 @@ struct EngineRun {
         audits.append(
             AuditEntry(
                 at: now, actor: context.actor, command: context.command,
-                reason: event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" }
+                reason: auditReason ?? event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" }
                     ?? "\(event.source.rawValue) submission",
                 entity: entity, key: key, before: before.flatMap { Self.json($0) }, after: Self.json(after)))
     }
