@@ -136,7 +136,8 @@ public enum EntitlementAsOf {
         case .revoked:
             if let revoked = tx.revocationDate {
                 let what = covering?.status.rawValue ?? "refunded"
-                return answer(false, "revoked", "the current period \(period) was \(what) \(ISO8601Text.format(revoked)) (\(said))")
+                let signed = statusReason?.signedDate.map { " (Apple signed \(ISO8601Text.format($0)))" } ?? ""
+                return answer(false, "revoked", "the current period \(period) was \(what) \(ISO8601Text.format(revoked))\(signed)")
             }
             return answer(false, "revoked", "revoked: \(said)")
         case .billingRetry:

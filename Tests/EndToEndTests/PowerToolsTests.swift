@@ -376,6 +376,14 @@ struct PowerToolsTests {
         #expect(manual.count == 2)
         #expect((manual.first?["why"] as? String)?.contains("T-9") == true)
         #expect((doc["current"] as? [String: Any])?["status"] as? String == "canceled")
+        // Which signed fact decided each field (the engine's own derivation).
+        let fields = try #require(doc["fields"] as? [[String: Any]])
+        let status = try #require(fields.first { $0["field"] as? String == "status" })
+        #expect(status["value"] as? String == "canceled")
+        #expect((status["fact"] as? String)?.contains("auto-renew off") == true, "\(status)")
+        #expect(status["signed_date"] != nil && status["source"] as? String == "apple")
+        let product = try #require(fields.first { $0["field"] as? String == "product_id" })
+        #expect((product["fact"] as? String)?.contains("current period: transaction") == true, "\(product)")
         // Steps are numbered in order; the table ends in the current state.
         #expect(trace.map { $0["step"] as? Int } == Array(1...trace.count).map { Optional($0) })
         let table = try cli.ok(["contracts", "explain", h.subB])
