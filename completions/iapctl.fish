@@ -263,7 +263,7 @@ complete -c iapctl -n '__iapctl_at "restore"' -l redact -d 'Mask user ids, order
 complete -c iapctl -n '__iapctl_at "restore"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
 complete -c iapctl -n '__iapctl_at "restore"' -l user -x -d 'The user the device belongs to'
 complete -c iapctl -n '__iapctl_at "restore"' -l apply -d 'Apply restorable transactions through the subscription engine'
-complete -c iapctl -n '__iapctl_at "restore"' -l policy -x -a 'keep transfer transfer-if-inactive' -d 'Transactions owned by another user: keep them there, transfer them, or transfer only when the other user\'s contract is not active'
+complete -c iapctl -n '__iapctl_at "restore"' -l policy -x -a 'keep transfer transfer-if-inactive' -d 'Transactions owned by another user: keep them there, transfer them, or transfer only when the other user is not entitled now (a canceled contract inside its paid period is active)'
 complete -c iapctl -n '__iapctl_at "restore"' -l reason -x -d 'Why, for the audit trail (needed for transfers)'
 complete -c iapctl -n '__iapctl_at "restore"' -l order -x -d 'Only consider this order number'
 complete -c iapctl -n '__iapctl_at "restore"' -l dry-run -d 'Show what would change; write nothing'
