@@ -120,7 +120,7 @@ struct MySQLTests {
         let rowsBefore = try target.sql("SELECT id, no, trade_no, origin_no FROM orders ORDER BY id")
         let result = try cli.ok(["db", "init", "-o", "json"]).jsonObject()
         #expect(result["action"] as? String == "migrated")
-        #expect(result["schema_version"] as? Int == 1)
+        #expect(result["schema_version"] as? Int == 2)
         let added = try #require(result["added"] as? [String])
         #expect(added.contains("column orders.user_id"))
         #expect(added.contains("table iap_ledger"))
@@ -133,7 +133,7 @@ struct MySQLTests {
         #expect(status["missing"] as? [String] == [])
         #expect(status["orders"] as? Int == 2)
         #expect(status["contracts"] as? Int == 1)
-        #expect(try cli.ok(["db", "init"]).stdout.contains("is up to date (schema v1)"))
+        #expect(try cli.ok(["db", "init"]).stdout.contains("is up to date (schema v2)"))
         #expect(try cli.ok(["db", "init", "--dry-run"]).stdout.contains("nothing to do"))
         // The seed's rows are iapctl's orders now.
         let legacy = try cli.order("legacy-1")
@@ -151,7 +151,7 @@ struct MySQLTests {
         #expect(dry.stdout.contains("CREATE DATABASE IF NOT EXISTS `\(target.database)`"))
         #expect(try !target.exists())
         let created = try cli.ok(["db", "init"])
-        #expect(created.stdout == "created \(cli.dbPath) (schema v1)\n")
+        #expect(created.stdout == "created \(cli.dbPath) (schema v2)\n")
         #expect(try target.exists())
         #expect(try cli.counts()["missing"] as? [String] == [])
     }

@@ -225,8 +225,23 @@ enum DoctorCommand {
         // status-vs-facts: the stored status against the engine's derivation of the kept facts
         for contract in contracts.reversed() {
             let facts = try session.facts(originalTransactionId: contract.contractId)
+            let derivation = Derivation.derive(FactSet(facts))
+            for derivedOrder in derivation.orders {
+                let tx = derivedOrder.transaction
+                guard let order = ordersByOrigin[contract.contractId]?.first(where: { $0.tradeNo == tx.transactionId }),
+                    order.status != derivedOrder.status
+                else { continue }
+                let signed = ISO8601.format(milliseconds: derivedOrder.signedDate)
+                findings.append(
+                    Finding(
+                        check: "status-vs-facts", entity: "order", key: order.no,
+                        problem: "status \(order.status.rawValue), but the newest signed version of transaction "
+                            + "\(tx.transactionId) (signed \(signed)) derives \(derivedOrder.status.rawValue)",
+                        fix: "iapctl orders update \(order.no) --status \(derivedOrder.status.rawValue) --reason "
+                            + quote("doctor: follow the signed facts")))
+            }
             let expected: (status: ContractStatus, because: String)
-            if let derived = Derivation.derive(FactSet(facts)).contract {
+            if let derived = derivation.contract {
                 let reason = derived.reason("status")
                 let signed = reason?.signedDate.map { " signed \(ISO8601.format(milliseconds: $0))" } ?? ""
                 expected = (derived.status, "its signed facts derive \(derived.status.rawValue) (\(reason?.fact ?? "?")\(signed))")
