@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// One version of a fact: its value and the JWS that carried it.
 public struct Versioned<Value: Sendable & Equatable>: Sendable, Equatable {
     public var value: Value
@@ -35,17 +41,18 @@ public struct FactSet: Sendable, Equatable {
 
     /// - Parameter cutoff: keep only facts signed at or before it (what was known then).
     public init(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
+        let decoder = JSONDecoder()
         for fact in facts where cutoff == nil || fact.signedDate <= cutoff! {
             switch fact.kind {
             case .transaction:
-                guard let tx = FactCoding.decode(TransactionFacts.self, fact.body) else { continue }
+                guard let tx = FactCoding.decode(TransactionFacts.self, fact.body, with: decoder) else { continue }
                 transactions[fact.key, default: []].append(
                     Versioned(value: tx, signedDate: fact.signedDate, source: fact.source, body: fact.body))
             case .renewal:
-                guard let renewal = FactCoding.decode(RenewalFacts.self, fact.body) else { continue }
+                guard let renewal = FactCoding.decode(RenewalFacts.self, fact.body, with: decoder) else { continue }
                 renewals.append(Versioned(value: renewal, signedDate: fact.signedDate, source: fact.source, body: fact.body))
             case .notification:
-                guard let note = FactCoding.decode(NotificationFact.self, fact.body) else { continue }
+                guard let note = FactCoding.decode(NotificationFact.self, fact.body, with: decoder) else { continue }
                 notifications.append(Versioned(value: note, signedDate: fact.signedDate, source: fact.source, body: fact.body))
             }
         }
@@ -224,14 +231,6 @@ public enum Derivation {
                         reason: FieldReason(
                             field: "status", value: "active",
                             fact: "paid period \(t.transactionId) purchased \(ISO8601Text.format(purchased))",
-                            signedDate: period.signedDate, source: period.source)))
-            } else if let revoked = t.revocationDate, t.transactionId == tx.transactionId {
-                candidates.append(
-                    Candidate(
-                        time: revoked, priority: 0, status: .revoked,
-                        reason: FieldReason(
-                            field: "status", value: "revoked",
-                            fact: "current period \(t.transactionId) \(period.status.rawValue) \(ISO8601Text.format(revoked))",
                             signedDate: period.signedDate, source: period.source)))
             }
         }

@@ -123,7 +123,7 @@ enum FactCoding {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ body: String) -> T? {
-        try? JSONDecoder().decode(type, from: Data(body.utf8))
+    static func decode<T: Decodable>(_ type: T.Type, _ body: String, with decoder: JSONDecoder = JSONDecoder()) -> T? {
+        try? decoder.decode(type, from: Data(body.utf8))
     }
 }
