@@ -255,6 +255,42 @@ let scenarios: [Scenario] = [
         ],
         contract: row(.active, t0 + 80 * day), orders: ["1000": .paid, "1002": .paid], entitled: true),
     Scenario(
+        name: "OFFER_REDEEMED/INITIAL_BUY",
+        why: "OFFER_REDEEMED/INITIAL_BUY: the customer subscribed for the first time with an offer code (status 1)",
+        events: [apple("OFFER_REDEEMED", "INITIAL_BUY", at: t0, firstPeriod, status: 1)],
+        contract: row(.active, t0 + 30 * day), orders: ["1000": .paid], entitled: true),
+    Scenario(
+        name: "OFFER_REDEEMED/UPGRADE",
+        why: "OFFER_REDEEMED/UPGRADE: an offer to a higher level takes effect immediately",
+        events: [
+            buy,
+            apple(
+                "OFFER_REDEEMED", "UPGRADE", at: t0 + 10 * day, period("1001", product: "pro.plus.monthly", start: t0 + 10 * day),
+                status: 1),
+        ],
+        contract: row(.active, t0 + 40 * day, product: "pro.plus.monthly"), orders: ["1000": .paid, "1001": .paid],
+        entitled: true),
+    Scenario(
+        name: "OFFER_REDEEMED/DOWNGRADE",
+        why: "OFFER_REDEEMED/DOWNGRADE: an offer to a lower level applies at the next renewal",
+        events: [buy, apple("OFFER_REDEEMED", "DOWNGRADE", at: t0 + 10 * day, firstPeriod, status: 1, next: "basic.monthly")],
+        contract: row(.active, t0 + 30 * day, next: "basic.monthly"), orders: ["1000": .paid], entitled: true),
+    Scenario(
+        name: "RENEWAL_EXTENSION/FAILURE",
+        why: "RENEWAL_EXTENSION/FAILURE: Apple could not extend this subscription's renewal date; nothing changes",
+        events: [buy, apple("RENEWAL_EXTENSION", "FAILURE", at: t0 + 10 * day, firstPeriod, status: 1)],
+        contract: row(.active, t0 + 30 * day), orders: ["1000": .paid], entitled: true),
+    Scenario(
+        name: "resubscribe with a new originalTransactionId",
+        why: "a purchase in the same group after expiry may start a new subscription (new originalTransactionId)",
+        events: [
+            buy, apple("EXPIRED", "VOLUNTARY", at: t0 + 30 * day, firstPeriod, status: 2, autoRenew: 0),
+            apple(
+                "SUBSCRIBED", "RESUBSCRIBE", at: t0 + 60 * day,
+                period("2000", original: "2000", token: aliceSecond, start: t0 + 60 * day), status: 1),
+        ],
+        contract: row(.expired, t0 + 30 * day, autoRenew: false), orders: ["1000": .paid, "2000": .paid], entitled: false),
+    Scenario(
         name: "informational types change nothing",
         why: "CONSUMPTION_REQUEST, PRICE_INCREASE, REFUND_DECLINED, METADATA_UPDATE, MIGRATION, PRICE_CHANGE carry no new state",
         events: [
