@@ -490,6 +490,22 @@ struct SpecificationTests {
         #expect(try h.snapshot(withFacts: true) == run([buy, renew], on: backend).snapshot(withFacts: true))
     }
 
+    // MARK: property 7: the grace period ends on Apple's date
+
+    @Test(arguments: Backend.available)
+    func theGracePeriodEntitlesUntilItsEndThenBillingRetry(backend: Backend) throws {
+        let graceEnds = t0 + 36 * day
+        let h = try run(
+            [buy, apple("DID_FAIL_TO_RENEW", "GRACE_PERIOD", at: t0 + 30 * day + hour, firstPeriod, status: 4, grace: graceEnds)],
+            on: backend)
+        #expect(try h.contract("1000")?.status == .gracePeriod)
+        let during = try h.entitlement("1000", at: graceEnds - 1)
+        #expect(during.entitled && during.status == "grace_period", "\(during.reason)")
+        let after = try h.entitlement("1000", at: graceEnds + 1)
+        #expect(!after.entitled && after.status == "billing_retry", "\(after.reason)")
+        #expect(after.reason.contains(Date(timeIntervalSince1970: Double(graceEnds) / 1000).formatted(.iso8601)))
+    }
+
     // MARK: entitled reasons carry the fact's own date
 
     @Test(arguments: Backend.available)
