@@ -469,6 +469,15 @@ struct SpecificationTests {
     }
 
     @Test(arguments: Backend.available)
+    func anUnmatchedNotificationDeliveredAgainIsNotStoredTwice(backend: Backend) throws {
+        let h = try Harness(backend: backend)
+        let orphan = apple("DID_RENEW", at: t0 + 30 * day, period("1001", token: nil, start: t0 + 30 * day), status: 1)
+        for _ in 0..<3 { #expect(try h.apply(orphan).verdict == .unmatched) }
+        #expect(try h.ledger().count == 1)
+        #expect(try h.store.read { try $0.facts(originalTransactionId: "1000") }.count == 3)
+    }
+
+    @Test(arguments: Backend.available)
     func factsOfAnUnmatchedItemCountOnceItsOwnerIsKnown(backend: Backend) throws {
         // The renewal arrives before the purchase that names alice's order: in the end both are hers.
         let h = try harness(backend)
