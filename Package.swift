@@ -26,6 +26,11 @@ let package = Package(
             name: "AppStoreJWS",
             dependencies: ["COpenSSL"]
         ),
+        // StoreKit 1 app receipts: PKCS#7 over OpenSSL, strict DER payload decoding.
+        .target(
+            name: "AppStoreReceipt",
+            dependencies: ["COpenSSL", "AppStoreJWS"]
+        ),
         .target(
             name: "SubscriptionEngine"
         ),
@@ -53,7 +58,7 @@ let package = Package(
         ),
         .target(
             name: "IAPCommandLine",
-            dependencies: ["AppStoreJWS", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
+            dependencies: ["AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
         ),
         .executableTarget(
             name: "iapctl",
@@ -62,6 +67,11 @@ let package = Package(
         .testTarget(
             name: "AppStoreJWSTests",
             dependencies: ["AppStoreJWS", "JWSForge"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppStoreReceiptTests",
+            dependencies: ["AppStoreReceipt", "AppStoreJWS"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -88,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "JWSForge"]
+            dependencies: ["IAPCommandLine", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "EndToEndTests",

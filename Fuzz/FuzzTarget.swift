@@ -1,8 +1,9 @@
 // libFuzzer entry point over everything iapctl reads from the internet before it touches the
 // database: input framing (`WebhookBody`), the strict JSON parser, base64, JWS parsing, the
-// X.509/ES256 chain checks and payload decoding. Built by `scripts/fuzz` together with the
-// sources of Sources/AppStoreJWS into one module (so internal API is visible), with
-// `swiftc -sanitize=fuzzer,address`. Not part of the package.
+// X.509/ES256 chain checks and payload decoding, and StoreKit 1 receipts (PKCS#7 container and
+// the strict DER payload decoder). Built by `scripts/fuzz` together with the sources of
+// Sources/AppStoreJWS and Sources/AppStoreReceipt into one module (so internal API is visible),
+// with `swiftc -sanitize=fuzzer,address`. Not part of the package.
 //
 // The first input byte picks what the rest of the input is (see `Mode`); seeds in
 // Fuzz/corpus carry that byte. Besides "no crash, no hang, no sanitizer report", every input
@@ -30,6 +31,8 @@ enum FuzzMode: UInt8, CaseIterable {
     case header = 3
     /// Base64 and ISO-8601 text, PEM/DER roots.
     case encodings = 4
+    /// A StoreKit 1 receipt: DER given both to the payload decoder and to the receipt verifier.
+    case receipt = 5
 }
 
 /// Shared, built once: verifiers with a fixed clock.
@@ -39,6 +42,8 @@ struct FuzzWorld: Sendable {
 
     let strict: AppStoreVerifier
     let xcode: AppStoreVerifier
+    /// Apple Inc. Root only, any environment, checked at the creation date.
+    let receipts: ReceiptVerifier
     let payloadB64 = Base64.encodeURL(
         Array(
             #"{"transactionId":"1","originalTransactionId":"1","bundleId":"com.example","environment":"Sandbox","signedDate":1700000000000}"#
@@ -55,6 +60,7 @@ struct FuzzWorld: Sendable {
             configuration: TrustConfiguration(
                 roots: roots, bundleId: "com.example", appAppleId: 1234,
                 environments: ["Production", "Sandbox"], clock: clock))
+        receipts = try! ReceiptVerifier(trust: ReceiptTrust(environments: [], clock: clock))
         xcode = try! AppStoreVerifier(
             configuration: TrustConfiguration(
                 roots: roots, bundleId: "com.example", appAppleId: 1234,
@@ -174,16 +180,45 @@ func fuzzEncodings(_ bytes: [UInt8]) {
     _ = try? TrustConfiguration.roots(fromDERorPEM: bytes)
 }
 
+func fuzzReceipt(_ bytes: [UInt8]) {
+    // The payload decoder: deterministic, and what it decodes renders as JSON that parses back.
+    if let receipt = try? AppReceipt(der: bytes) {
+        invariant((try? AppReceipt(der: bytes)) == receipt, "decoding is not deterministic")
+        let text = receipt.json.serialized()
+        invariant((try? JSONParser.parse(text))?.serialized() == text, "receipt JSON does not parse back")
+        invariant(receipt.inApp.count <= AppReceipt.maxInAppEntries, "more in-app entries than the limit")
+    }
+    // The verifier: only the built-in Apple root is trusted, so an accepted receipt passed the
+    // signature, an Apple chain and Apple's OIDs, and one flipped byte makes it refused.
+    let world = FuzzWorld.shared
+    let report = world.receipts.verify(der: bytes)
+    if report.isValid {
+        for name in ["signature", "chain", "leaf OID", "intermediate OID", "validity"] {
+            invariant(report.check(name)?.status == .passed, "receipt accepted without a passing \(name) check")
+        }
+        invariant(!report.isSelfSigned, "self-signed receipt accepted with only Apple's root")
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 0x01
+        invariant(!world.receipts.verify(der: flipped).isValid, "a flipped byte was accepted")
+    } else {
+        invariant(!(report.failure?.message.isEmpty ?? true), "receipt failure without a message")
+    }
+    if bytes.count < 4096, let der = ReceiptInput.der(fromBase64: Base64.encodeStandard(bytes)) {
+        invariant(der == bytes, "base64 receipt round trip")
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    switch FuzzMode(rawValue: data[0] % 5)! {
+    switch FuzzMode(rawValue: data[0] % 6)! {
     case .framing: fuzzFraming(bytes)
     case .json: fuzzJSON(bytes)
     case .payload: fuzzPayload(bytes)
     case .header: fuzzHeader(bytes)
     case .encodings: fuzzEncodings(bytes)
+    case .receipt: fuzzReceipt(bytes)
     }
     return 0
 }

@@ -2,9 +2,10 @@
 """Builds Fuzz/corpus from the test fixtures (run from the package root; re-run when fixtures change).
 
 Each seed starts with the mode byte read by Fuzz/FuzzTarget.swift:
-0 framing (raw JWS, webhook bodies, API responses), 1 JSON, 2 JWS payload, 3 JWS header, 4 encodings.
+0 framing (raw JWS, webhook bodies, API responses), 1 JSON, 2 JWS payload, 3 JWS header, 4 encodings,
+5 StoreKit 1 receipt (PKCS#7 DER, and the bare receipt payload it signs; needs the openssl command).
 """
-import base64, glob, hashlib, json, os
+import base64, glob, hashlib, json, os, subprocess
 
 ROOT = "Tests/AppStoreJWSTests/Fixtures"
 OUT = "Fuzz/corpus"
@@ -55,6 +56,16 @@ def main():
     for text in [b"AAAA", b"AA==", b"-_8", b"2025-01-01", b"2025-01-01T00:00:00.123Z", b"1970-01-01t00:00+01:00",
                  open(ROOT + "/certs/testCA.pem", "rb").read(), open(ROOT + "/AppleRootCA-G3.cer", "rb").read()]:
         emit(4, text, seen)
+    receipts = "Tests/AppStoreReceiptTests/Fixtures"
+    ders = [base64.b64decode(open(p, "rb").read()) for p in [receipts + "/revenuecat-sandbox-receipt.b64",
+            receipts + "/receipt-sandbox-g5", receipts + "/receipt-xcode-with-purchases"]]
+    ders += [open(p, "rb").read() for p in sorted(glob.glob(receipts + "/generated/receipt*.der")) if not p.endswith("root.der")]
+    for der in ders:
+        emit(5, der, seen)
+        payload = subprocess.run(["openssl", "cms", "-verify", "-noverify", "-inform", "DER", "-binary"],
+                                 input=der, capture_output=True).stdout
+        if payload:
+            emit(5, payload, seen)
     print(f"{len(seen)} seeds in {OUT}")
 
 main()

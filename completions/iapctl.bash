@@ -232,9 +232,10 @@ _iapctl() {
                 --app-apple-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --receipt-root-ca) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --gap-report --apply --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --gap-report --apply --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -250,9 +251,10 @@ _iapctl() {
                 --app-apple-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --receipt-root-ca) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -272,9 +274,10 @@ _iapctl() {
                 --app-apple-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --receipt-root-ca) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
             else
                 _iapctl_files
             fi

@@ -26,7 +26,7 @@ complete -c iapctl -n '__iapctl_at ""' -a db -d 'Create, migrate and inspect the
 complete -c iapctl -n '__iapctl_at ""' -a orders -d 'Create, list, inspect and correct orders (one row per payment)'
 complete -c iapctl -n '__iapctl_at ""' -a contracts -d 'List, inspect and correct member contracts (one per auto-renewing subscription)'
 complete -c iapctl -n '__iapctl_at ""' -a notify -d 'Apply App Store Server Notifications V2'
-complete -c iapctl -n '__iapctl_at ""' -a verify -d 'Verify and decode any App Store JWS; optionally apply a transaction'
+complete -c iapctl -n '__iapctl_at ""' -a verify -d 'Verify and decode any App Store JWS or StoreKit 1 app receipt; optionally apply a transaction'
 complete -c iapctl -n '__iapctl_at ""' -a restore -d 'Say which orders a device\'s restored transactions are, and whether they belong to a user'
 complete -c iapctl -n '__iapctl_at ""' -a entitled -d 'Say whether a user was entitled at a time: yes (exit 0) or no (exit 1), with the contract and why'
 complete -c iapctl -n '__iapctl_at ""' -a audit -d 'Read the audit trail and undo a mistaken change'
@@ -231,7 +231,8 @@ complete -c iapctl -n '__iapctl_at "notify"' -l root-ca -r -F -d 'A trusted root
 complete -c iapctl -n '__iapctl_at "notify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "notify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "notify"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "notify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "notify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "notify"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "notify"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "notify"' -F
 
@@ -243,13 +244,14 @@ complete -c iapctl -n '__iapctl_at "verify"' -l config -r -F -d 'A JSON file of 
 complete -c iapctl -n '__iapctl_at "verify"' -l actor -x -d 'Who the audit trail records for manual changes'
 complete -c iapctl -n '__iapctl_at "verify"' -l redact -d 'Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same value the same way within one run), to paste it into a ticket'
 complete -c iapctl -n '__iapctl_at "verify"' -l no-color -d 'Never colour the output (colour is used only on a terminal and without NO_COLOR)'
-complete -c iapctl -n '__iapctl_at "verify"' -l apply -d 'Run the transaction through the subscription engine'
+complete -c iapctl -n '__iapctl_at "verify"' -l apply -d 'Run the transaction (or each in-app entry of a receipt) through the subscription engine'
 complete -c iapctl -n '__iapctl_at "verify"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "verify"' -l root-ca -r -F -d 'A trusted root certificate, DER or PEM'
 complete -c iapctl -n '__iapctl_at "verify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "verify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "verify"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "verify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "verify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "verify"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "verify"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "verify"' -F
 
@@ -271,7 +273,8 @@ complete -c iapctl -n '__iapctl_at "restore"' -l root-ca -r -F -d 'A trusted roo
 complete -c iapctl -n '__iapctl_at "restore"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "restore"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "restore"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "restore"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "restore"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "restore"' -F
 

@@ -1,10 +1,10 @@
 import COpenSSL
 
 /// Helpers around OpenSSL's thread-local error queue.
-enum OpenSSLErrors {
+package enum OpenSSLErrors {
     /// Empties the error queue and returns the reasons it held (oldest first, at most 4).
     @discardableResult
-    static func drain() -> [String] {
+    package static func drain() -> [String] {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()
@@ -20,18 +20,18 @@ enum OpenSSLErrors {
 }
 
 /// Apple's marker extensions, unknown to OpenSSL.
-enum AppleOID {
+package enum AppleOID {
     /// App Store receipt signing (must be on the leaf).
-    static let receiptSigning = "1.2.840.113635.100.6.11.1"
+    package static let receiptSigning = "1.2.840.113635.100.6.11.1"
     /// Apple WWDR intermediate marker (must be on the intermediate).
-    static let wwdrIntermediate = "1.2.840.113635.100.6.2.1"
+    package static let wwdrIntermediate = "1.2.840.113635.100.6.2.1"
 }
 
 /// An owned `ASN1_OBJECT` made from dotted-decimal text.
-final class OwnedObject: @unchecked Sendable {
-    let pointer: OpaquePointer
+package final class OwnedObject: @unchecked Sendable {
+    package let pointer: OpaquePointer
 
-    init?(oid: String) {
+    package init?(oid: String) {
         guard let object = OBJ_txt2obj(oid, 1) else {
             OpenSSLErrors.drain()
             return nil

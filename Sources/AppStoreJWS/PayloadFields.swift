@@ -106,7 +106,7 @@ struct PayloadFields {
 
 extension JSONValue {
     /// The JSON type's name for messages: "string", "number", "object"…
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"

@@ -236,7 +236,7 @@ final class TrustStore: @unchecked Sendable {
 
 /// Accepts "unhandled critical extension" only when the unhandled critical extensions of
 /// the current certificate are Apple's marker OIDs (which the policy checks explicitly).
-private let appleVerifyCallback: @convention(c) (Int32, OpaquePointer?) -> Int32 = { ok, ctx in
+package let appleVerifyCallback: @convention(c) (Int32, OpaquePointer?) -> Int32 = { ok, ctx in
     if ok == 1 { return 1 }
     guard let ctx, X509_STORE_CTX_get_error(ctx) == X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION,
         let cert = X509_STORE_CTX_get_current_cert(ctx)

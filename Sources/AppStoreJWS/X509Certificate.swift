@@ -1,12 +1,12 @@
 import COpenSSL
 
 /// One parsed X.509 certificate (an owned OpenSSL `X509*`).
-final class X509Certificate: @unchecked Sendable {
-    let pointer: OpaquePointer
-    let der: [UInt8]
+package final class X509Certificate: @unchecked Sendable {
+    package let pointer: OpaquePointer
+    package let der: [UInt8]
 
     /// Parses DER; nil when the bytes are not exactly one certificate.
-    init?(der: [UInt8]) {
+    package init?(der: [UInt8]) {
         guard !der.isEmpty, der.count < 1 << 20 else { return nil }
         var parsed: OpaquePointer? = nil
         let consumed: Int = der.withUnsafeBufferPointer { buffer in
@@ -27,15 +27,34 @@ final class X509Certificate: @unchecked Sendable {
         self.der = der
     }
 
+    /// A copy of a certificate OpenSSL holds elsewhere (re-encoded, so this one owns its handle).
+    package convenience init?(copying other: OpaquePointer) {
+        let length = i2d_X509(other, nil)
+        guard length > 0 else {
+            OpenSSLErrors.drain()
+            return nil
+        }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+            return i2d_X509(other, &cursor)
+        }
+        guard written == length else {
+            OpenSSLErrors.drain()
+            return nil
+        }
+        self.init(der: der)
+    }
+
     deinit { X509_free(pointer) }
 
     /// notBefore in seconds since the epoch.
-    var notBefore: Int64? { Self.seconds(X509_get0_notBefore(pointer)) }
+    package var notBefore: Int64? { Self.seconds(X509_get0_notBefore(pointer)) }
 
     /// notAfter in seconds since the epoch.
-    var notAfter: Int64? { Self.seconds(X509_get0_notAfter(pointer)) }
+    package var notAfter: Int64? { Self.seconds(X509_get0_notAfter(pointer)) }
 
-    static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
+    package static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
         guard let time else { return nil }
         var tm = tm()
         guard ASN1_TIME_to_tm(time, &tm) == 1 else {
@@ -48,17 +67,17 @@ final class X509Certificate: @unchecked Sendable {
     }
 
     /// True when the certificate carries an extension with this OID (critical or not).
-    func hasExtension(_ object: OwnedObject) -> Bool {
+    package func hasExtension(_ object: OwnedObject) -> Bool {
         X509_get_ext_by_OBJ(pointer, object.pointer, -1) >= 0
     }
 
     /// The subject's common name (or the whole one-line name when there is no CN).
-    var subjectName: String { Self.describe(X509_get_subject_name(pointer)) }
+    package var subjectName: String { Self.describe(X509_get_subject_name(pointer)) }
 
     /// The issuer's common name.
-    var issuerName: String { Self.describe(X509_get_issuer_name(pointer)) }
+    package var issuerName: String { Self.describe(X509_get_issuer_name(pointer)) }
 
-    static func describe(_ name: OpaquePointer?) -> String {
+    package static func describe(_ name: OpaquePointer?) -> String {
         guard let name else { return "?" }
         let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
         if index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry),
@@ -73,7 +92,7 @@ final class X509Certificate: @unchecked Sendable {
     }
 
     /// SHA-256 over the DER, as colon-separated upper-case hex.
-    var sha256Fingerprint: String {
+    package var sha256Fingerprint: String {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         guard X509_digest(pointer, EVP_sha256(), &digest, &length) == 1, length == 32 else {

@@ -77,10 +77,20 @@ public enum CommandTree {
             section: "Trust options"),
         OptionSpec(
             "at", valueName: "when",
-            help: "When the certificate chain must be valid: the payload's signedDate (signed), now, or an "
-                + "ISO-8601 time.",
+            help: "When the certificate chain must be valid: the payload's signedDate (a receipt's creation "
+                + "date) (signed), now, or an ISO-8601 time.",
             configKey: "at", defaultValue: "signed", section: "Trust options", completion: .values(["signed", "now"]),
             validation: .timestamp(keywords: ["signed", "now"])),
+    ]
+
+    /// `verify` and `restore` also read StoreKit 1 app receipts.
+    public static let receiptOptions: [OptionSpec] = [
+        OptionSpec(
+            "receipt-root-ca", valueName: "file",
+            help: "A trusted root for StoreKit 1 app receipts, DER or PEM. Give Xcode's StoreKit test "
+                + "certificate here to accept Xcode receipts (with --environment Xcode).",
+            kind: .repeatable, configKey: "receipt-root-ca", defaultDescription: "the built-in Apple Inc. Root",
+            section: "Trust options", completion: .file)
     ]
 
     static let dryRun = OptionSpec.flag("dry-run", help: "Show what would change; write nothing.")
@@ -403,19 +413,28 @@ public enum CommandTree {
                     + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
                 completion: .file),
             .flag("apply", help: "With --gap-report: replay exactly the missing notifications."),
-        ] + trustOptions,
+        ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handlerKey: "notify"
     )
 
     static let verify = CommandSpec(
         name: "verify",
-        abstract: "Verify and decode any App Store JWS; optionally apply a transaction.",
+        abstract: "Verify and decode any App Store JWS or StoreKit 1 app receipt; optionally apply a transaction.",
         discussion: """
             Detects what the JWS is (notification, transaction or renewal info), prints each \
             check it passed or failed and the decoded payload. With --apply, a transaction the \
             app sent is run through the subscription engine (the client verification path): \
             whichever of the app and Apple arrives second finds the work already done.
+
+            A StoreKit 1 app receipt (base64 or DER, or a verifyReceipt body {"receipt-data": "…"}) \
+            is verified offline: its PKCS#7 signature, the chain to Apple Inc. Root at the \
+            receipt's creation date with Apple's OIDs, the bundle id and the receipt type. A \
+            receipt proves what was paid when it was signed, and no more: it cannot show renewals \
+            after that, refunds or revocations made later, or family sharing. With --apply each \
+            in-app entry is a lower-authority client submission: it records payments and extends \
+            expiry dates, but never revokes, expires or reopens a state Apple set; Apple's \
+            notifications do that.
             """,
         examples: [
             CommandExample(
@@ -424,11 +443,14 @@ public enum CommandTree {
             CommandExample(
                 "iapctl verify --apply --bundle-id com.example.app --app-apple-id 1234567890 < tx.jws",
                 "Record the app's purchase before Apple's notification arrives."),
+            CommandExample(
+                "iapctl verify receipt.b64 --bundle-id com.example.app --environment Sandbox",
+                "Check a StoreKit 1 app receipt and list its in-app purchases."),
         ],
         options: [
-            .flag("apply", help: "Run the transaction through the subscription engine."),
+            .flag("apply", help: "Run the transaction (or each in-app entry of a receipt) through the subscription engine."),
             dryRun,
-        ] + trustOptions,
+        ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handlerKey: "verify"
     )
@@ -442,6 +464,13 @@ public enum CommandTree {
             originalTransactionId, appAccountToken), and a verdict: restorable, owned-by-other, \
             transferred, unknown or rejected. A purchase is never credited to another account \
             unless --policy allows a transfer.
+
+            A StoreKit 1 app receipt (base64, DER or {"receipt-data": "…"}) works too: after it \
+            verifies, each of its in-app entries is answered like a transaction (a receipt has no \
+            appAccountToken, so it matches by transactionId, originalTransactionId or the \
+            product fallback). A receipt proves what was paid when it was signed, not renewals, \
+            refunds or family sharing after that; with --apply it never revokes, expires or \
+            reopens a state Apple set.
             """,
         examples: [
             CommandExample(
@@ -462,7 +491,7 @@ public enum CommandTree {
             OptionSpec("reason", valueName: "text", help: "Why, for the audit trail (needed for transfers)."),
             OptionSpec("order", valueName: "no", help: "Only consider this order number."),
             dryRun,
-        ] + trustOptions,
+        ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handlerKey: "restore"
     )

@@ -61,8 +61,14 @@ public struct FactSet: Sendable, Equatable {
     public var isEmpty: Bool { transactions.isEmpty && renewals.isEmpty && notifications.isEmpty }
 
     /// The newest signed date of any fact.
-    public var newestSignedDate: Int64? {
-        (transactions.values.flatMap { $0.map(\.signedDate) } + renewals.map(\.signedDate) + notifications.map(\.signedDate)).max()
+    public var newestSignedDate: Int64? { newestSignedDate(excludingReceipts: false) }
+
+    /// The newest signed date of any fact, optionally leaving out StoreKit 1 receipt entries.
+    public func newestSignedDate(excludingReceipts: Bool) -> Int64? {
+        let transactionDates = transactions.values.flatMap { versions in
+            versions.filter { !(excludingReceipts && $0.value.isFromReceipt) }.map(\.signedDate)
+        }
+        return (transactionDates + renewals.map(\.signedDate) + notifications.map(\.signedDate)).max()
     }
 }
 
@@ -85,6 +91,8 @@ public struct DerivedOrder: Sendable, Equatable {
     /// signedDate of the newest version.
     public var signedDate: Int64
     public var source: EventSource
+    /// Known only from StoreKit 1 receipt entries (lower authority: they prove a payment, not a state).
+    public var onlyFromReceipts: Bool = false
 }
 
 /// A subscription's contract fields as the newest facts say.
@@ -99,8 +107,10 @@ public struct DerivedContract: Sendable, Equatable {
     public var current: TransactionFacts
     /// From the newest renewal info, while in the billing grace period.
     public var gracePeriodExpiresDate: Int64?
-    /// The newest signedDate of any fact.
+    /// The newest signedDate of any fact that is not a receipt entry (nil when only receipts are known).
     public var newestSignedDate: Int64?
+    /// Whether the status was decided by the proven period of receipts alone (no Apple statement).
+    public var statusFromReceipts: Bool = false
     /// Which fact decided each field.
     public var reasons: [FieldReason]
 
@@ -111,6 +121,19 @@ public struct DerivedContract: Sendable, Equatable {
 public struct Derived: Sendable, Equatable {
     public var contract: DerivedContract?
     public var orders: [DerivedOrder]
+
+    /// The row values alone (not which fact decided them), to tell whether new facts change the rows.
+    var rows: [String] {
+        let c = contract.map { c in
+            "\(c.productId)|\(c.status.rawValue)|\(c.autoRenew)|\(c.expiresDate ?? -1)|\(c.nextProductId ?? "")|\(c.environment ?? "")"
+        }
+        return [c ?? "-"]
+            + orders.map { o in
+                let t = o.transaction
+                return "\(t.transactionId)|\(o.status.rawValue)|\(t.productId)|\(t.purchaseDate ?? -1)|\(t.expiresDate ?? -1)|"
+                    + "\(t.price ?? -1)|\(t.currency ?? "")|\(t.environment ?? "")"
+            }
+    }
 }
 
 /// The one pure function from signed facts to rows. The engine stores its output; `entitled --at`
@@ -128,7 +151,9 @@ public struct Derived: Sendable, Equatable {
 ///   toggles carry no status of their own. `active` with auto-renew off is `canceled`.
 /// - auto_renew and next_product_id: the newest renewal info (or DID_CHANGE_RENEWAL_STATUS).
 public enum Derivation {
-    public static func derive(_ facts: FactSet) -> Derived {
+    /// - Parameter now: only for subscriptions known from StoreKit 1 receipts alone, whose status is
+    ///   the proven period's (active while it lasts, else expired); everything else ignores it.
+    public static func derive(_ facts: FactSet, now: Int64? = nil) -> Derived {
         var orders: [DerivedOrder] = []
         for (_, versions) in facts.transactions {
             guard let order = effective(versions, notifications: facts.notifications) else { continue }
@@ -138,13 +163,23 @@ public enum Derivation {
             ($0.transaction.purchaseDate ?? 0, $0.transaction.transactionId)
                 < ($1.transaction.purchaseDate ?? 0, $1.transaction.transactionId)
         }
-        return Derived(contract: contract(orders: orders, facts: facts), orders: orders)
+        return Derived(contract: contract(orders: orders, facts: facts, now: now), orders: orders)
     }
 
     /// The newest version of one transaction, with the revocation rule applied.
     static func effective(_ versions: [Versioned<TransactionFacts>], notifications: [Versioned<NotificationFact>])
         -> DerivedOrder?
     {
+        // A StoreKit 1 receipt never revokes: its revocation fields count for nothing.
+        let versions = versions.map { v -> Versioned<TransactionFacts> in
+            guard v.value.isFromReceipt, v.value.revocationDate != nil else { return v }
+            var cleared = v
+            cleared.value.revocationDate = nil
+            cleared.value.revocationReason = nil
+            cleared.value.revocationType = nil
+            cleared.value.revocationPercentage = nil
+            return cleared
+        }
         guard let newest = newestOf(versions) else { return nil }
         var tx = newest.value
         if tx.revocationDate == nil, let revoked = newestOf(versions.filter { $0.value.revocationDate != nil }) {
@@ -168,14 +203,16 @@ public enum Derivation {
                 || notifications.contains { $0.value.notificationType == "REVOKE" && $0.value.transactionId == tx.transactionId }
             status = family ? .revoked : .refunded
         }
-        return DerivedOrder(transaction: tx, status: status, signedDate: newest.signedDate, source: newest.source)
+        return DerivedOrder(
+            transaction: tx, status: status, signedDate: newest.signedDate, source: newest.source,
+            onlyFromReceipts: versions.allSatisfy { $0.value.isFromReceipt })
     }
 
     static func newestOf<V>(_ versions: [Versioned<V>]) -> Versioned<V>? {
         versions.max { $1.isNewer(than: $0) }
     }
 
-    static func contract(orders: [DerivedOrder], facts: FactSet) -> DerivedContract? {
+    static func contract(orders: [DerivedOrder], facts: FactSet, now: Int64?) -> DerivedContract? {
         let subscriptions = orders.filter { $0.transaction.isAutoRenewable }
         guard !subscriptions.isEmpty else { return nil }
         let live = subscriptions.filter { $0.transaction.isUpgraded != true }
@@ -222,7 +259,7 @@ public enum Derivation {
                             signedDate: note.signedDate, source: note.source)))
             }
         }
-        for period in periods {
+        for period in periods where !period.onlyFromReceipts {
             let t = period.transaction
             if t.revocationDate == nil, let purchased = t.purchaseDate {
                 candidates.append(
@@ -246,6 +283,18 @@ public enum Derivation {
                     signedDate: current.signedDate, source: current.source))
         }
         var status = decided?.status ?? .active
+        // Known only from receipts: a receipt proves a period, not a state.
+        let statusFromReceipts = decided == nil && current.onlyFromReceipts
+        if statusFromReceipts {
+            let running = tx.expiresDate.map { end in now.map { $0 < end } ?? true } ?? true
+            status = running ? .active : .expired
+            decided = Candidate(
+                time: tx.purchaseDate ?? 0, priority: 0, status: status,
+                reason: FieldReason(
+                    field: "status", value: status.rawValue,
+                    fact: "app receipt period \(tx.transactionId) \(running ? "still running" : "ended") (no Apple statement yet)",
+                    signedDate: current.signedDate, source: current.source))
+        }
 
         // Auto-renew: the newest renewal info, or the newest DID_CHANGE_RENEWAL_STATUS.
         var autoRenewSources: [(Int64, Int, Bool, FieldReason)] = []
@@ -303,7 +352,8 @@ public enum Derivation {
         return DerivedContract(
             productId: tx.productId, status: status, autoRenew: autoRenew, expiresDate: tx.expiresDate, nextProductId: next,
             environment: tx.environment, current: tx, gracePeriodExpiresDate: status == .gracePeriod ? grace : nil,
-            newestSignedDate: facts.newestSignedDate, reasons: reasons)
+            newestSignedDate: facts.newestSignedDate(excludingReceipts: true), statusFromReceipts: statusFromReceipts,
+            reasons: reasons)
     }
 
     /// Apple's `data.status`.

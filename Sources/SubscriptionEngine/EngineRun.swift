@@ -67,8 +67,33 @@ struct EngineRun {
             return Outcome(verdict: .conflict, detail: why)
         }
         let knownOrder = try event.transaction.flatMap { try session.order(tradeNo: $0.transactionId) }
+        // What the facts gave before this event, for a subscription that has rows.
+        let hasContract = try session.contract(contractId: originalId) != nil
+        let before =
+            hasContract ? Derivation.derive(FactSet(try session.facts(originalTransactionId: originalId)), now: now).rows : nil
         var added = 0
         for fact in facts where try session.insertFact(fact) { added += 1 }
+        // New facts that derive the same rows as before change nothing (so a manual correction
+        // made since stays until a fact changes what the rows should be).
+        if added > 0, let before {
+            let after = Derivation.derive(FactSet(try session.facts(originalTransactionId: originalId)), now: now)
+            let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
+            let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
+            if after.rows == before, everyOrderStored {
+                return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+            }
+        }
+        // Nothing new to derive from, and rows to show for it: nothing changes (a manual
+        // correction made since stays until a new fact of the subscription arrives).
+        if added == 0, knownOrder != nil || hasContract {
+            if let order = knownOrder { touchedOrders.append(order.no) }
+            return Outcome(
+                verdict: .duplicate,
+                detail: knownOrder.map {
+                    "transaction \($0.tradeNo ?? "") is already order \($0.no); every fact it carries was already recorded"
+                }
+                    ?? "every fact it carries was already recorded: nothing to change")
+        }
 
         let reconciled = try reconcile(originalId)
         guard let derived = reconciled else {
@@ -82,7 +107,10 @@ struct EngineRun {
             if replayingId == nil {
                 twin = try session.ledger(
                     transactionIds: tx.map { [$0.transactionId] } ?? [], originalTransactionIds: [originalId], appAccountTokens: []
-                ).last { $0.verdict == .unmatched && $0.raw == event.raw }
+                ).last {
+                    $0.verdict == .unmatched && $0.raw == event.raw && $0.transactionId == tx?.transactionId
+                        && $0.notificationUUID == event.notificationUUID
+                }
             }
             let kept = twin.map { "; already recorded as ledger #\($0.id), not stored twice" } ?? ""
             return Outcome(
@@ -97,6 +125,12 @@ struct EngineRun {
         if added == 0 {
             return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
+        return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+    }
+
+    /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
+    /// an informational type is ignored; facts older than what already decides the rows are stale.
+    private func unchanged(_ originalId: String, facts: [Fact], knownOrder: Order?) throws -> Outcome {
         if let order = knownOrder, effect.isPayment {
             return Outcome(verdict: .duplicate, detail: "transaction \(order.tradeNo ?? "") is already order \(order.no)")
         }
@@ -113,7 +147,9 @@ struct EngineRun {
                 detail: "signed \(ISO8601Text.format(signed)), before facts signed \(ISO8601Text.format(newest)) that already decide "
                     + "the rows: facts recorded, rows unchanged")
         }
-        let state = derived.contract.map { "contract \(originalId) is already \($0.status.rawValue)" } ?? "nothing to change"
+        let state =
+            try session.contract(contractId: originalId).map { "contract \(originalId) is already \($0.status.rawValue)" }
+            ?? "nothing to change"
         return Outcome(verdict: .ignored, detail: "no change: " + state)
     }
 
@@ -149,7 +185,10 @@ struct EngineRun {
         // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.
         let contract = try session.contract(contractId: originalId)
-        let derived = Derivation.derive(FactSet(try session.facts(originalTransactionId: originalId)))
+        let derived = Derivation.derive(FactSet(try session.facts(originalTransactionId: originalId)), now: now)
+        if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
+            notes.append("from an app receipt: contract state left to Apple's notifications")
+        }
         let existing = try session.orders(originNo: originalId)
 
         var tokenOrders: [String: Order] = [:]

@@ -96,7 +96,7 @@ public enum EntitlementAsOf {
         var contract = Self.contract(
             current, audit: audit.filter { $0.entity == .contract && $0.key == current.contractId },
             signedDates: signedDates, at: time)
-        let derived = Derivation.derive(FactSet(facts, signedBy: time))
+        let derived = Derivation.derive(FactSet(facts, signedBy: time), now: time)
         var orders: [Order] = []
         for d in derived.orders {
             let tx = d.transaction

@@ -74,6 +74,10 @@ public struct TransactionFacts: Sendable, Equatable, Codable {
     /// ISO-8601 duration of the offer.
     public var offerPeriod: String?
     public var appTransactionId: String?
+    /// True when these facts come from an in-app entry of a StoreKit 1 app receipt: a lower-authority
+    /// client submission that proves what was paid when the receipt was signed. The engine records
+    /// its payment and extends expiry dates, but never revokes, expires or reopens anything on it.
+    public var isFromReceipt = false
 
     public init(
         transactionId: String, originalTransactionId: String, productId: String,
@@ -110,9 +114,11 @@ public struct TransactionFacts: Sendable, Equatable, Codable {
         self.isUpgraded = isUpgraded
     }
 
-    /// True for auto-renewable subscriptions (the only kind with a member contract).
+    /// True for auto-renewable subscriptions (the only kind with a member contract). A receipt entry
+    /// does not state its type: it is a subscription period when it has an expiry date.
     public var isAutoRenewable: Bool {
-        type == nil || type == "Auto-Renewable Subscription"
+        if let type { return type == "Auto-Renewable Subscription" }
+        return !isFromReceipt || expiresDate != nil
     }
 }
 

@@ -14,6 +14,18 @@ public struct EventRule: Sendable, Equatable {
     /// informational types are not).
     public var changesState: Bool
 
+    /// An in-app entry of a StoreKit 1 app receipt (a client or restore submission of lower authority).
+    public static let receiptSubmission = EventRule(
+        name: "receipt submission", transition: "payment recorded; expiry may extend; state set by Apple kept",
+        resultingStatus: nil, changesState: false)
+
+    private init(name: String, transition: String, resultingStatus: ContractStatus?, changesState: Bool) {
+        self.name = name
+        self.transition = transition
+        self.resultingStatus = resultingStatus
+        self.changesState = changesState
+    }
+
     /// The rule for a notification type/subtype; nil type means a client or restore submission.
     public init(type: String?, subtype: String?) {
         let effect = Effect(type: type, subtype: subtype)

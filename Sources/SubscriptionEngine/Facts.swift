@@ -41,10 +41,13 @@ public struct Fact: Sendable, Equatable {
     }
 
     /// A stable 64-bit FNV-1a digest of everything in the fact, as 16 hex digits: the same fact
-    /// received twice has the same digest, so it is stored once.
+    /// received twice has the same digest, so it is stored once. The app's submissions and restores
+    /// count as one source (the same signed payload through either path is one fact); Apple's
+    /// notifications are another.
     public var digest: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(kind.rawValue)|\(key)|\(originalTransactionId)|\(signedDate)|\(source.rawValue)|\(body)".utf8 {
+        let origin = source == .apple ? "apple" : "app"
+        for byte in "\(kind.rawValue)|\(key)|\(originalTransactionId)|\(signedDate)|\(origin)|\(body)".utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }

@@ -18,6 +18,23 @@ struct ReadmeTests {
         return shellWords(String(line.dropFirst("iapctl ".count)))
     }
 
+    /// The StoreKit 1 section's receipt verifies as shown, line for line.
+    @Test func theReceiptExampleRunsAsShown() throws {
+        let cli = try CLI()
+        let root = CLI.packageRoot.path
+        let line =
+            "iapctl verify Tests/EndToEndTests/Fixtures/receipts/receipt-sandbox-g5 --bundle-id dev.bonzer.weeka.app --environment Sandbox"
+        let result = try cli.run(command(line).map { $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 })
+        #expect(result.status == 0, "\(result)")
+        for printed in result.lines {
+            #expect(
+                Self.readme.contains(printed.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")),
+                "README lacks: \(printed)")
+        }
+        let now = try cli.run(command(line).map { $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 } + ["--at", "now"])
+        #expect(now.status == 2)
+    }
+
     @Test func theTourRunsAsShown() throws {
         let cli = try CLI()
         let root = CLI.packageRoot.path

@@ -225,7 +225,7 @@ enum DoctorCommand {
         // status-vs-facts: the stored status against the engine's derivation of the kept facts
         for contract in contracts.reversed() {
             let facts = try session.facts(originalTransactionId: contract.contractId)
-            let derivation = Derivation.derive(FactSet(facts))
+            let derivation = Derivation.derive(FactSet(facts), now: now)
             for derivedOrder in derivation.orders {
                 let tx = derivedOrder.transaction
                 guard let order = ordersByOrigin[contract.contractId]?.first(where: { $0.tradeNo == tx.transactionId }),
@@ -273,10 +273,10 @@ enum DoctorCommand {
     )? {
         let applied = events.filter { entry in
             guard entry.verdict == .applied, entry.signedDate != nil else { return false }
-            return EventRule(type: entry.notificationType, subtype: entry.subtype).changesState
+            return ReceiptMapping.rule(for: entry).changesState
         }
         guard let latest = applied.max(by: { ($0.signedDate!, $0.id) < ($1.signedDate!, $1.id) }) else { return nil }
-        let rule = EventRule(type: latest.notificationType, subtype: latest.subtype)
+        let rule = ReceiptMapping.rule(for: latest)
         guard let status = rule.resultingStatus else { return nil }
         let signed = latest.signedDate!
         // A paid period newer than an EXPIRED event (a renewal that arrived late) legitimately revives it.

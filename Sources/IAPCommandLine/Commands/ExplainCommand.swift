@@ -65,7 +65,7 @@ enum ExplainCommand {
     /// The engine's derivation of the kept facts: one record per contract field, with the fact
     /// (and when it was signed) that decided it. Empty when no facts are kept.
     static func decided(by facts: [Fact]) -> [Record] {
-        guard let derived = Derivation.derive(FactSet(facts)).contract else { return [] }
+        guard let derived = Derivation.derive(FactSet(facts), now: RecordClock.nowMilliseconds()).contract else { return [] }
         return derived.reasons.map { reason in
             var r = Record()
             r.append("field", reason.field)
@@ -86,7 +86,7 @@ enum ExplainCommand {
         }
         var items: [Item] = []
         for event in history.events {
-            let rule = EventRule(type: event.notificationType, subtype: event.subtype)
+            let rule = ReceiptMapping.rule(for: event)
             let audits = history.audit.filter { $0.ledgerId == event.id }
             let contractAudit = audits.first { $0.entity == .contract }
             var r = Record()
@@ -143,7 +143,7 @@ enum ExplainCommand {
         case .stale:
             let newer = events.filter {
                 $0.id != event.id && $0.verdict == .applied && ($0.signedDate ?? 0) > (event.signedDate ?? 0)
-                    && EventRule(type: $0.notificationType, subtype: $0.subtype).changesState
+                    && ReceiptMapping.rule(for: $0).changesState
                     && $0.receivedAt <= event.receivedAt
             }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
             let against =

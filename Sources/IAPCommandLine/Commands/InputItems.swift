@@ -1,17 +1,31 @@
 import AppStoreJWS
+import AppStoreReceipt
 
 /// Streams the JWS of a command's input: one per line (raw JWS, webhook body, or an App Store
 /// Server API response carrying several), or one pretty-printed JSON document.
 struct InputItems {
     /// The longest line read (a notification with its nested JWS is ~15 KB).
     static let maxLineBytes = 1 << 20
+    /// The longest line where receipts are accepted: a base64 receipt of the largest size verified.
+    static let maxReceiptLineBytes = (ReceiptVerifier.maxInputBytes + 2) / 3 * 4 + 4096
+
+    /// The line limit of this input.
+    var maxLine: Int { acceptsReceipts ? Self.maxReceiptLineBytes : Self.maxLineBytes }
 
     let reader: InputReader
+    /// Also read StoreKit 1 receipts (`verify`, `restore`): a DER file, or a line (or document)
+    /// `{"receipt-data": "…"}`. Each becomes an item holding the receipt's base64; base64 lines
+    /// need nothing special (they are told from a JWS by ``ReceiptInput/der(fromBase64:)``).
+    let acceptsReceipts: Bool
     private var pending: [WebhookBody.Item] = []
     private var sawInput = false
+    private var checkedForDER = false
+    /// A line read while joining a wrapped base64 receipt that was not part of it: the next item.
+    private var carried: String?
 
-    init(_ reader: InputReader) {
+    init(_ reader: InputReader, acceptsReceipts: Bool = false) {
         self.reader = reader
+        self.acceptsReceipts = acceptsReceipts
     }
 
     /// Whether any non-blank input was seen.
@@ -19,17 +33,27 @@ struct InputItems {
 
     /// The next item, or nil at the end of the input.
     mutating func next() throws(CLIError) -> WebhookBody.Item? {
+        if acceptsReceipts, !checkedForDER {
+            checkedForDER = true
+            if ReceiptInput.looksLikeDER(try reader.peek(2)) {
+                // A binary receipt: the whole input is one item.
+                let bytes = try reader.readAll(maxBytes: ReceiptVerifier.maxInputBytes)
+                sawInput = true
+                return WebhookBody.Item(line: 1, result: .success(Base64.encodeStandard(bytes)))
+            }
+        }
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
-            let line: String?
+            var line: String? = carried
+            carried = nil
             do {
-                line = try reader.readLine(maxLength: Self.maxLineBytes)
+                if line == nil { line = try reader.readLine(maxLength: maxLine) }
             } catch {
                 if error.code == .dataError {
                     sawInput = true
                     let why =
                         error.message.hasSuffix("not valid UTF-8")
-                        ? "line is not valid UTF-8: skipped" : "line is longer than \(Self.maxLineBytes) bytes: skipped"
+                        ? "line is not valid UTF-8: skipped" : "line is longer than \(maxLine) bytes: skipped"
                     return WebhookBody.Item(line: reader.lineNumber, result: .failure(VerificationFailure(.invalidJWTFormat, why)))
                 }
                 throw error
@@ -39,14 +63,26 @@ struct InputItems {
             if trimmed.isEmpty { continue }
             sawInput = true
             let number = reader.lineNumber
+            if acceptsReceipts, let wrapped = try wrappedReceipt(trimmed) {
+                pending = [WebhookBody.Item(line: number, result: .success(wrapped))]
+                continue
+            }
             if trimmed.hasPrefix("{"), Self.isUnfinishedJSON(Array(trimmed.utf8)) {
                 // A pretty-printed document (e.g. a saved Get Notification History response): its
                 // first line is valid JSON that stops short. A line that is simply malformed JSON
                 // is rejected on its own below and the lines after it are read as usual.
                 let rest = try reader.readAllText(maxBytes: 64 << 20)
+                if let item = receiptBody(line + "\n" + rest, line: number) {
+                    pending = [item]
+                    continue
+                }
                 pending = WebhookBody.items(in: line + "\n" + rest).map {
                     WebhookBody.Item(line: number + $0.line - 1, result: $0.result)
                 }
+                continue
+            }
+            if trimmed.hasPrefix("{"), let item = receiptBody(trimmed, line: number) {
+                pending = [item]
                 continue
             }
             do {
@@ -54,6 +90,50 @@ struct InputItems {
             } catch {
                 pending = [WebhookBody.Item(line: number, result: .failure(error))]
             }
+        }
+    }
+
+    /// A base64 receipt wrapped over several lines (as `base64` and `openssl base64` print it),
+    /// joined: `first` starts a receipt whose DER header announces more bytes than the line holds,
+    /// and the following base64-only lines complete it (up to a blank line, a line of something
+    /// else, which becomes the next item, or the end of the input). Nil when `first` is not such a start.
+    private mutating func wrappedReceipt(_ first: String) throws(CLIError) -> String? {
+        func isBase64(_ text: String) -> Bool {
+            text.utf8.allSatisfy {
+                ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F
+                    || $0 == 0x3D
+            }
+        }
+        guard first.hasPrefix("MI"), isBase64(first), let start = ReceiptInput.der(fromBase64: String(first.prefix(8))),
+            let expected = ReceiptInput.declaredLength(start), expected > first.utf8.count / 4 * 3,
+            expected <= ReceiptVerifier.maxInputBytes
+        else { return nil }
+        var text = first
+        while text.utf8.count / 4 * 3 < expected, let next = try reader.readLine(maxLength: maxLine) {
+            let trimmed = next.trimmingSpaces()
+            if trimmed.isEmpty { break }
+            guard isBase64(trimmed) else {
+                carried = next
+                break
+            }
+            text += trimmed
+        }
+        return text
+    }
+
+    /// The receipt of a verifyReceipt-style body `{"receipt-data": "…"}`; nil when the text is not
+    /// such a body (or receipts are not accepted here).
+    private func receiptBody(_ text: String, line: Int) -> WebhookBody.Item? {
+        guard acceptsReceipts, let json = try? JSONParser.parse(Array(text.utf8)) else { return nil }
+        do {
+            guard let data = try ReceiptInput.receiptData(in: json) else { return nil }
+            guard ReceiptInput.der(fromBase64: data) != nil else {
+                return WebhookBody.Item(
+                    line: line, result: .failure(VerificationFailure(.invalidPayload, "receipt-data is not a base64 app receipt")))
+            }
+            return WebhookBody.Item(line: line, result: .success(data))
+        } catch {
+            return WebhookBody.Item(line: line, result: .failure(VerificationFailure(.invalidPayload, error.message)))
         }
     }
 

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import AppStoreReceipt
 import SubscriptionEngine
 
 #if canImport(Glibc)
@@ -195,9 +196,10 @@ enum NotifyCommand {
         }
         let report = verifier.verify(jws, as: .notification)
         if let failure = report.failure {
+            let receipt = jws.hasPrefix("MI") && ReceiptInput.der(fromBase64: jws) != nil
+            let why = receipt ? "this is a StoreKit 1 app receipt: use `iapctl verify` or `iapctl restore`" : hint(for: report)
             return VerifiedItem(
-                line: item.line, warnings: [],
-                verdict: .rejected(.rejected(line: item.line, failure, hint: hint(for: report))))
+                line: item.line, warnings: [], verdict: .rejected(.rejected(line: item.line, failure, hint: why)))
         }
         guard let event = EventMapping.event(from: report, raw: jws, source: .apple) else {
             return VerifiedItem(
@@ -235,7 +237,16 @@ enum NotifyCommand {
         let dryRun = invocation.flag("dry-run")
         let printer = ItemPrinter(invocation, columns: [Column("line", title: "LEDGER")] + columns.dropFirst())
         let entries = try store.read { try $0.unmatchedLedger(limit: nil) }
+        var receipts: ReceiptVerifier? = nil
         for entry in entries {
+            if ReceiptMapping.isReceipt(entry) {
+                // An in-app entry of an app receipt (verify --apply, restore --apply): verified again as a receipt.
+                if receipts == nil { receipts = try TrustSetup.receiptVerifier(invocation) }
+                let result = try ReceiptOutput.replay(
+                    entry, verifier: receipts!, store: store, engine: engine, context: context, dryRun: dryRun)
+                printer.add(result)
+                continue
+            }
             let report = verifier.verify(entry.raw)
             if let failure = report.failure {
                 printer.add(.rejected(line: Int(entry.id), failure))

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import AppStoreReceipt
 import SubscriptionEngine
 
 /// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
@@ -23,14 +24,14 @@ enum RestoreCommand {
             throw CLIError.usage("--policy \(policy.rawValue) moves purchases between users: give --reason TEXT for the audit trail")
         }
         let explicitOrder = invocation.value("order")
-        let verifier = try TrustSetup.verifier(invocation)
+        var verifiers = Verifiers(invocation)
         let store = try StoreAccess.open(invocation)
         let service = RestoreService(engine: SubscriptionEventEngine())
         let context = EngineContext(actor: invocation.actor, command: "restore --apply")
         let printer = ItemPrinter(invocation, columns: columns)
         var reminded = false
 
-        var items = InputItems(try invocation.openInput(invocation.arguments.first))
+        var items = InputItems(try invocation.openInput(invocation.arguments.first), acceptsReceipts: true)
         while let item = try items.next() {
             let jws: String
             switch item.result {
@@ -39,44 +40,88 @@ enum RestoreCommand {
                 continue
             case .success(let token): jws = token
             }
-            let report = verifier.verify(jws, as: .transaction)
-            if let failure = report.failure {
-                let hint = report.kind == .notification ? "this is a notification: restore takes the device's signed transactions" : nil
-                printer.add(.rejected(line: item.line, failure, hint: hint))
-                continue
-            }
-            guard let payload = report.transaction, let tx = EventMapping.facts(payload) else {
-                printer.add(
-                    .rejected(
-                        line: item.line, code: .dataError,
-                        "not a signed transaction with transactionId, originalTransactionId and productId"))
-                continue
-            }
-            let result: RestoreResult
-            if apply {
-                result = try store.write(commit: !dryRun) { session in
-                    try service.apply(
-                        tx, raw: jws, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
-                        context: context, in: session)
+            // A StoreKit 1 receipt: each in-app entry is one restored transaction.
+            var restored: [TransactionFacts] = []
+            if ReceiptInput.der(fromBase64: jws) != nil {
+                let report = try verifiers.receipts().verify(base64: jws)
+                guard let receipt = report.receipt, report.isValid else {
+                    let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
+                    printer.add(.rejected(line: item.line, code: ReceiptOutput.exitCode(for: failure), "app receipt: " + failure.message))
+                    continue
+                }
+                if receipt.inApp.isEmpty {
+                    printer.add(
+                        ItemResult(
+                            line: item.line, verdict: RestoreVerdict.unknown.rawValue, code: .notFound,
+                            detail: "the app receipt holds no in-app purchase: nothing to restore"))
+                    continue
+                }
+                for entry in ReceiptMapping.entries(of: receipt) {
+                    switch ReceiptMapping.entry(entry, of: receipt) {
+                    case .facts(let facts): restored.append(facts)
+                    case .incomplete(let why): printer.add(.rejected(line: item.line, code: .dataError, why))
+                    case .skipped(let why):
+                        printer.add(
+                            ItemResult(
+                                line: item.line, verdict: RestoreVerdict.rejected.rawValue, code: .failure,
+                                transactionId: entry.transactionId, originalTransactionId: entry.originalTransactionId, error: why))
+                    }
                 }
             } else {
-                result = try store.read { session in
-                    try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
+                guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer) else { continue }
+                restored = [tx]
+            }
+            var kept: Int64? = nil  // a receipt is kept once, with its first applied entry
+            for tx in restored {
+                let result: RestoreResult
+                if apply {
+                    let raw = tx.isFromReceipt ? kept.map(ReceiptMapping.reference) ?? jws : jws
+                    result = try store.write(commit: !dryRun) { session in
+                        try service.apply(
+                            tx, raw: raw, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
+                            context: context, in: session)
+                    }
+                    if kept == nil, !dryRun { kept = result.engineOutcome?.ledgerId }
+                } else {
+                    result = try store.read { session in
+                        try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
+                    }
                 }
+                if let reminder = result.reminder, !reminded {
+                    invocation.warn(reminder)
+                    reminded = true
+                }
+                printer.add(itemResult(result, line: item.line, tx: tx))
             }
-            if let reminder = result.reminder, !reminded {
-                invocation.warn(reminder)
-                reminded = true
-            }
-            printer.add(itemResult(result, line: item.line, tx: tx))
         }
         guard !items.isEmpty else {
             throw CLIError(
-                .noInput, "no input: expected the device's restored transactions (one JWS per line)",
+                .noInput, "no input: expected the device's restored transactions (one JWS per line) or its app receipt",
                 hint: "pipe them in, or name a file; a saved {\"signedTransactions\": […]} response works too")
         }
         let note = apply ? (dryRun ? "dry run: nothing was written" : nil) : "look-up only: nothing was written (use --apply)"
         return printer.finish(command: "restore", extraNote: note)
+    }
+
+    /// The facts of a restored signed transaction, or nil after reporting why it was refused.
+    static func verifiedTransaction(
+        _ jws: String, line: Int, verifiers: inout Verifiers, printer: ItemPrinter
+    ) throws -> TransactionFacts? {
+        do {
+            let report = try verifiers.jws().verify(jws, as: .transaction)
+            if let failure = report.failure {
+                let hint = report.kind == .notification ? "this is a notification: restore takes the device's signed transactions" : nil
+                printer.add(.rejected(line: line, failure, hint: hint))
+                return nil
+            }
+            guard let payload = report.transaction, let tx = EventMapping.facts(payload) else {
+                printer.add(
+                    .rejected(
+                        line: line, code: .dataError, "not a signed transaction with transactionId, originalTransactionId and productId"))
+                return nil
+            }
+            return tx
+        }
     }
 
     static func itemResult(_ result: RestoreResult, line: Int, tx: TransactionFacts) -> ItemResult {

@@ -96,7 +96,9 @@ enum RowRendering {
 
     /// `DID_RENEW/BILLING_RECOVERY`, `transaction` for client submissions without a type.
     static func eventName(_ entry: LedgerEntry) -> String {
-        guard let type = entry.notificationType else { return entry.source == .apple ? "-" : "transaction" }
+        guard let type = entry.notificationType else {
+            return entry.source == .apple ? "-" : ReceiptMapping.isReceipt(entry) ? "receipt entry" : "transaction"
+        }
         return entry.subtype.map { "\(type)/\($0)" } ?? type
     }
 

@@ -1,23 +1,12 @@
 import AppStoreJWS
+import AppStoreReceipt
 
 /// Builds the verifier from the trust options (`--root-ca`, `--bundle-id`, `--app-apple-id`,
 /// `--environment`, `--at`) shared by `notify`, `verify` and `restore`.
 enum TrustSetup {
     static func verifier(_ invocation: Invocation) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
-        let rootFiles = invocation.values("root-ca")
-        if !rootFiles.isEmpty {
-            var roots: [[UInt8]] = []
-            for path in rootFiles {
-                let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
-                do {
-                    roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
-                } catch {
-                    throw CLIError(.config, "--root-ca \(path): \(error)", hint: "give a DER or PEM certificate file")
-                }
-            }
-            configuration.roots = roots
-        }
+        if let roots = try roots(invocation, option: "root-ca") { configuration.roots = roots }
         configuration.bundleId = invocation.value("bundle-id")
         if let raw = invocation.value("app-apple-id") {
             guard let id = Int64(raw), id > 0 else {
@@ -36,6 +25,38 @@ enum TrustSetup {
                 hint: "Production needs the app's Apple id: pass --app-apple-id N (or IAPCTL_APP_APPLE_ID), "
                     + "or accept only Sandbox with --environment Sandbox")
         }
+    }
+
+    /// The receipt verifier from `--receipt-root-ca`, `--bundle-id`, `--environment` and `--at`
+    /// (`signed` = the receipt's creation date).
+    static func receiptVerifier(_ invocation: Invocation) throws -> ReceiptVerifier {
+        var trust = ReceiptTrust()
+        if let roots = try roots(invocation, option: "receipt-root-ca") { trust.roots = roots }
+        trust.bundleId = invocation.value("bundle-id")
+        let environments = invocation.values("environment")
+        trust.environments = Set(environments.isEmpty ? ["Production"] : environments)
+        trust.validationTime = try validationTime(invocation.value("at") ?? "signed")
+        do {
+            return try ReceiptVerifier(trust: trust)
+        } catch {
+            throw CLIError(.config, "\(error)", hint: "check --receipt-root-ca")
+        }
+    }
+
+    /// The certificates of every `--OPTION FILE` (DER or PEM); nil when the option is not given.
+    static func roots(_ invocation: Invocation, option: String) throws -> [[UInt8]]? {
+        let files = invocation.values(option)
+        guard !files.isEmpty else { return nil }
+        var roots: [[UInt8]] = []
+        for path in files {
+            let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
+            do {
+                roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
+            } catch {
+                throw CLIError(.config, "--\(option) \(path): \(error)", hint: "give a DER or PEM certificate file")
+            }
+        }
+        return roots
     }
 
     /// `signed`, `now`, or an ISO-8601 instant.

@@ -1,11 +1,38 @@
 import AppStoreJWS
+import AppStoreReceipt
 import SubscriptionEngine
+
+/// The verifiers of one run, made when the first item needs one (a run of receipts needs no
+/// `--app-apple-id`, which only JWS of Production carry).
+struct Verifiers {
+    let invocation: Invocation
+    private var jwsVerifier: AppStoreVerifier?
+    private var receiptVerifier: ReceiptVerifier?
+
+    init(_ invocation: Invocation) {
+        self.invocation = invocation
+    }
+
+    mutating func jws() throws -> AppStoreVerifier {
+        if let jwsVerifier { return jwsVerifier }
+        let made = try TrustSetup.verifier(invocation)
+        jwsVerifier = made
+        return made
+    }
+
+    mutating func receipts() throws -> ReceiptVerifier {
+        if let receiptVerifier { return receiptVerifier }
+        let made = try TrustSetup.receiptVerifier(invocation)
+        receiptVerifier = made
+        return made
+    }
+}
 
 /// `iapctl verify [FILE]`: verifies and decodes any App Store JWS, printing every check; with
 /// `--apply`, runs a signed transaction through the engine (the client verification path).
 enum VerifyCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let verifier = try TrustSetup.verifier(invocation)
+        var verifiers = Verifiers(invocation)
         let apply = invocation.flag("apply")
         let dryRun = invocation.flag("dry-run")
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply") }
@@ -13,7 +40,7 @@ enum VerifyCommand {
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: "verify --apply")
 
-        var items = InputItems(try invocation.openInput(invocation.arguments.first))
+        var items = InputItems(try invocation.openInput(invocation.arguments.first), acceptsReceipts: true)
         var documents: [JSONValue] = []
         var codes: [ExitCode] = []
         while let item = try items.next() {
@@ -24,8 +51,20 @@ enum VerifyCommand {
                 doc += [("valid", .bool(false)), ("kind", .string("unknown")), ("error", .string(failure.message))]
                 code = EventMapping.exitCode(for: failure)
                 writeHuman(invocation, line: item.line, report: nil, failure: failure)
+            case .success(let token) where ReceiptInput.der(fromBase64: token) != nil:
+                let report = try verifiers.receipts().verify(base64: token)
+                doc += ReceiptOutput.fields(report)
+                if let failure = report.failure { code = ReceiptOutput.exitCode(for: failure) }
+                ReceiptOutput.writeHuman(invocation, line: item.line, report: report)
+                if apply, report.isValid, let store, let receipt = report.receipt {
+                    let (applied, applyCode) = try ReceiptOutput.apply(
+                        receipt, raw: token, line: item.line, store: store, engine: engine, context: context, dryRun: dryRun,
+                        invocation: invocation)
+                    doc.append(("apply", applied))
+                    code = applyCode
+                }
             case .success(let jws):
-                let report = verifier.verify(jws)
+                let report = try verifiers.jws().verify(jws)
                 doc += reportFields(report)
                 if let failure = report.failure {
                     code = EventMapping.exitCode(for: failure)
@@ -65,20 +104,20 @@ enum VerifyCommand {
         if let failure = report.failure {
             fields.append(("error", .object([("code", .string(failure.code.rawValue)), ("message", .string(failure.message))])))
         }
-        fields.append(
-            (
-                "checks",
-                .array(
-                    report.checks.map {
-                        .object([("name", .string($0.name)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))])
-                    })
-            ))
+        fields.append(("checks", checksJSON(report.checks)))
         fields.append(("warnings", .array(report.warnings.map(JSONValue.string))))
         fields.append(("payload", report.payload ?? .null))
         if !report.nested.isEmpty {
             fields.append(("nested", .object(report.nested.map { ($0.name, .object(reportFields($0.report))) })))
         }
         return fields
+    }
+
+    static func checksJSON(_ checks: [VerificationReport.Check]) -> JSONValue {
+        .array(
+            checks.map {
+                .object([("name", .string($0.name)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))])
+            })
     }
 
     /// The table-mode view: each check with its verdict, then the payload with readable dates.
@@ -111,8 +150,17 @@ enum VerifyCommand {
     }
 
     static func writeChecks(_ report: VerificationReport, to out: OutputSink, indent: String) {
-        let width = report.checks.map(\.name.count).max() ?? 0
-        for check in report.checks {
+        writeCheckLines(report.checks, to: out, indent: indent)
+        for (name, nested) in report.nested {
+            out.writeLine("\(indent)\(name): \(nested.kind.rawValue), \(nested.isValid ? "valid" : "INVALID")")
+            writeChecks(nested, to: out, indent: indent + "  ")
+        }
+    }
+
+    /// One line per check: `[ok  ] name  detail`.
+    static func writeCheckLines(_ checks: [VerificationReport.Check], to out: OutputSink, indent: String) {
+        let width = checks.map(\.name.count).max() ?? 0
+        for check in checks {
             let mark: String
             switch check.status {
             case .passed: mark = "ok  "
@@ -120,10 +168,6 @@ enum VerifyCommand {
             case .skipped: mark = "skip"
             }
             out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(check.detail)")
-        }
-        for (name, nested) in report.nested {
-            out.writeLine("\(indent)\(name): \(nested.kind.rawValue), \(nested.isValid ? "valid" : "INVALID")")
-            writeChecks(nested, to: out, indent: indent + "  ")
         }
     }
 

@@ -130,6 +130,12 @@ public final class InputReader {
         }
     }
 
+    /// Up to `count` bytes ahead, without consuming them (fewer at the end of the input).
+    public func peek(_ count: Int) throws(CLIError) -> [UInt8] {
+        while buffer.count - start < count, try fill() {}
+        return Array(buffer[start..<min(buffer.count, start + count)])
+    }
+
     /// Every remaining byte; `.dataError` if there are more than `maxBytes`.
     public func readAll(maxBytes: Int = 64 << 20) throws(CLIError) -> [UInt8] {
         while try fill() {
