@@ -80,6 +80,13 @@ struct EngineRun {
             let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             if after.rows == before, everyOrderStored {
+                // Only the newest fact's date moves: kept, but not a change people see.
+                if var contract = try session.contract(contractId: originalId), let dc = after.contract,
+                    contract.lastEventDate != dc.newestSignedDate
+                {
+                    contract.lastEventDate = dc.newestSignedDate
+                    try session.updateContract(contract)
+                }
                 return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
             }
         }

@@ -72,6 +72,7 @@ final class Harness {
             "contract \($0.contractId) \($0.userId) \($0.productId) \($0.status) \($0.autoRenew) \($0.expiresDate ?? -1) \($0.nextProductId ?? "-")"
         }
         guard withFacts else { return (orders + contracts).sorted() }
+        let lastEvents = try self.contracts().map { "contract \($0.contractId) last_event_date \($0.lastEventDate ?? -1)" }
         var originals: Set<String> = ["1000", "2000", "2000001024993299"]
         for c in try self.contracts() { originals.insert(c.contractId) }
         var facts: [String] = []
@@ -82,7 +83,7 @@ final class Harness {
                 facts.append(line)
             }
         }
-        return (orders + contracts + facts).sorted()
+        return (orders + contracts + lastEvents + facts).sorted()
     }
 
     /// `entitled --at`: the derivation of the facts signed by `time`.
