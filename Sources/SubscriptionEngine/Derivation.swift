@@ -271,7 +271,10 @@ public enum Derivation {
                             signedDate: period.signedDate, source: period.source)))
             }
         }
-        var decided = candidates.max { ($0.time, $0.priority) < ($1.time, $1.priority) }
+        // Ties (two statements signed at the same moment) are broken by their content, never by arrival order.
+        var decided = candidates.max {
+            ($0.time, $0.priority, $0.status.rawValue, $0.reason.fact) < ($1.time, $1.priority, $1.status.rawValue, $1.reason.fact)
+        }
         // The current period's refund or revocation is final until a newer Apple version of that
         // transaction lifts it (then it is no longer revoked here): whatever status was said after.
         if let revoked = tx.revocationDate, decided?.status != .revoked {
@@ -324,7 +327,9 @@ public enum Derivation {
                         source: note.source)
                 ))
         }
-        let autoRenewPick = autoRenewSources.max { ($0.0, $0.1) < ($1.0, $1.1) }
+        let autoRenewPick = autoRenewSources.max {
+            ($0.0, $0.1, $0.2 ? 1 : 0, $0.3.fact) < ($1.0, $1.1, $1.2 ? 1 : 0, $1.3.fact)
+        }
         let autoRenew = autoRenewPick?.2 ?? true
         reasons.append(
             autoRenewPick?.3
