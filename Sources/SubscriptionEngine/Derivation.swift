@@ -41,6 +41,11 @@ public struct FactSet: Sendable, Equatable {
 
     /// - Parameter cutoff: keep only facts signed at or before it (what was known then).
     public init(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
+        add(facts, signedBy: cutoff)
+    }
+
+    /// Adds more facts (those signed after `cutoff`, if given, are left out).
+    public mutating func add(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
         let decoder = JSONDecoder()
         for fact in facts where cutoff == nil || fact.signedDate <= cutoff! {
             switch fact.kind {

@@ -71,16 +71,16 @@ struct EngineRun {
         // (The contract is read first: on MySQL FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.)
         let hasContract = try session.contract(contractId: originalId) != nil
-        let kept = try session.facts(originalTransactionId: originalId)
-        let before = hasContract ? Derivation.derive(FactSet(kept), now: now).rows : nil
+        var all = FactSet(try session.facts(originalTransactionId: originalId))
+        let before = hasContract ? Derivation.derive(all, now: now).rows : nil
         var inserted: [Fact] = []
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
-        let all = kept + inserted
+        all.add(inserted)
         // New facts that derive the same rows as before change nothing (so a manual correction
         // made since stays until a fact changes what the rows should be).
         if added > 0, let before {
-            let after = Derivation.derive(FactSet(all), now: now)
+            let after = Derivation.derive(all, now: now)
             let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             if after.rows == before, everyOrderStored {
@@ -192,12 +192,12 @@ struct EngineRun {
 
     /// Derives the orders and contract of `originalId` from all its facts and writes what differs.
     /// Returns nil when there is no owner to attach them to (unmatched).
-    mutating func reconcile(_ originalId: String, facts known: [Fact]? = nil) throws -> Derived? {
+    mutating func reconcile(_ originalId: String, facts known: FactSet? = nil) throws -> Derived? {
         // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.
         let contract = try session.contract(contractId: originalId)
-        let facts = try known ?? session.facts(originalTransactionId: originalId)
-        let derived = Derivation.derive(FactSet(facts), now: now)
+        let facts = try known ?? FactSet(session.facts(originalTransactionId: originalId))
+        let derived = Derivation.derive(facts, now: now)
         if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
             notes.append("from an app receipt: contract state left to Apple's notifications")
         }
