@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -39,9 +39,9 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --version --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help version' -- "$cur") )
             fi
             ;;
         'db')
@@ -52,7 +52,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'init status' -- "$cur") )
             fi
@@ -65,7 +65,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --dry-run --help' -- "$cur") )
             fi
             ;;
         'db status')
@@ -76,7 +76,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             fi
             ;;
         'orders')
@@ -87,7 +87,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'create list show update' -- "$cur") )
             fi
@@ -104,7 +104,7 @@ _iapctl() {
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --product --no --from --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --no --from --help' -- "$cur") )
             fi
             ;;
         'orders list')
@@ -120,7 +120,7 @@ _iapctl() {
                 --as-of) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --status --product --limit --as-of --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --status --product --limit --as-of --help' -- "$cur") )
             fi
             ;;
         'orders show')
@@ -131,7 +131,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             fi
             ;;
         'orders update')
@@ -151,7 +151,7 @@ _iapctl() {
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
             fi
             ;;
         'contracts')
@@ -162,7 +162,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'list show explain update' -- "$cur") )
             fi
@@ -178,7 +178,7 @@ _iapctl() {
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --status --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --status --limit --help' -- "$cur") )
             fi
             ;;
         'contracts show')
@@ -190,7 +190,7 @@ _iapctl() {
                 --as-of) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --as-of --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --as-of --help' -- "$cur") )
             fi
             ;;
         'contracts explain')
@@ -201,7 +201,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             fi
             ;;
         'contracts update')
@@ -217,7 +217,7 @@ _iapctl() {
                 --expires) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
             fi
             ;;
         'notify')
@@ -235,7 +235,7 @@ _iapctl() {
                 --receipt-root-ca) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --dry-run --atomic --replay-unmatched --gap-report --apply --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --dry-run --atomic --replay-unmatched --gap-report --apply --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -254,7 +254,7 @@ _iapctl() {
                 --receipt-root-ca) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --apply --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -277,7 +277,7 @@ _iapctl() {
                 --receipt-root-ca) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -293,7 +293,7 @@ _iapctl() {
                 --at) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --user --product --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --help' -- "$cur") )
             fi
             ;;
         'audit')
@@ -304,7 +304,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'list show undo' -- "$cur") )
             fi
@@ -317,10 +317,14 @@ _iapctl() {
                 --actor) return ;;
                 --since) return ;;
                 --ticket) return ;;
+                --user) return ;;
+                --order) return ;;
+                --contract) return ;;
+                --command) return ;;
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --since --ticket --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --since --ticket --user --order --contract --command --limit --help' -- "$cur") )
             fi
             ;;
         'audit show')
@@ -331,7 +335,7 @@ _iapctl() {
                 --actor) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             fi
             ;;
         'audit undo')
@@ -344,7 +348,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'doctor')
@@ -356,7 +360,7 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --environment --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --help' -- "$cur") )
             fi
             ;;
         'completion')
@@ -371,6 +375,11 @@ _iapctl() {
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion' -- "$cur") )
+            fi
+            ;;
+        'version')
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             fi
             ;;
     esac

@@ -51,8 +51,20 @@ public enum CommandTree {
                 + "value the same way within one run), to paste it into a ticket.",
             configKey: "redact", isInherited: true, section: "Global options"),
         .flag(
-            "no-color", help: "Never colour the output (colour is used only on a terminal and without NO_COLOR).",
+            "no-color",
+            help: "Never colour the output (colour is used only on a terminal, without NO_COLOR and not with "
+                + "TERM=dumb).",
             configKey: "no-color", isInherited: true, section: "Global options"),
+        .flag(
+            "wide",
+            help: "Never cut table cells. Tables are cut (with …) only to fit a terminal's width; in a file or a "
+                + "pipe they are always whole.",
+            configKey: "wide", isInherited: true, section: "Global options"),
+        .flag(
+            "csv-raw",
+            help: "With -o csv, write cells as they are. By default a text cell starting with =, +, -, @, tab or CR "
+                + "gets a leading ' so a spreadsheet does not run it as a formula (numbers are never changed).",
+            configKey: "csv-raw", isInherited: true, section: "Global options"),
     ]
 
     /// How `notify`, `verify` and `restore` decide what to trust.
@@ -141,7 +153,7 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, man,
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, versionCommand, man,
         ],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
@@ -517,12 +529,26 @@ public enum CommandTree {
                     CommandExample("iapctl audit list --ticket T-118", "Everything done under ticket T-118."),
                     CommandExample(
                         "iapctl audit list --since 2025-06-01T00:00:00Z -o ndjson", "Changes since June, as NDJSON."),
+                    CommandExample("iapctl audit list --user alice", "Every change to alice's orders and contracts."),
+                    CommandExample(
+                        "iapctl audit list --contract 2000000900000001 --command notify",
+                        "What notifications changed on one subscription."),
                 ],
                 options: [
                     OptionSpec(
                         "since", valueName: "time",
                         help: "Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)."),
                     OptionSpec("ticket", valueName: "id", help: "Only rows recorded with this ticket."),
+                    OptionSpec(
+                        "user", valueName: "user",
+                        help: "Only changes to this user's orders and contracts (also those moved to or from them)."),
+                    OptionSpec(
+                        "order", valueName: "key",
+                        help: "Only changes to this order (its number or its transactionId)."),
+                    OptionSpec("contract", valueName: "id", help: "Only changes to this contract."),
+                    OptionSpec(
+                        "command", valueName: "name",
+                        help: "Only changes made by this command (notify, orders update, audit undo, …; a prefix)."),
                     limitOption,
                 ],
                 handlerKey: "audit list"),
@@ -537,10 +563,13 @@ public enum CommandTree {
                 abstract: "Put back what an audited change replaced (itself audited).",
                 discussion: """
                     Plans the inverse of audit row ID: each field it changed gets its earlier value \
-                    back, through the same audited correction as orders/contracts update. Refused \
-                    with exit 4 when the row changed since (the undo would silently discard that \
-                    later change), when the row was created by that change, or when it changed a \
-                    field that cannot be set by hand. --dry-run shows the plan and writes nothing.
+                    back, through the same audited correction as orders/contracts update. A change \
+                    the engine made for one notification (an order and its contract together) is \
+                    undone as a whole change set or not at all. Refused with exit 4 when a row \
+                    changed since (the undo would silently discard that later change), when a row \
+                    was created by that change, when it changed a field that cannot be set by hand, \
+                    or when it was already undone (the message names the undo's audit row). \
+                    --dry-run shows the plan and writes nothing.
                     """,
                 examples: [
                     CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --dry-run", "See the plan."),
@@ -632,6 +661,14 @@ public enum CommandTree {
                 ]))
         ],
         handlerKey: "help",
+        inheritsOptions: false
+    )
+
+    static let versionCommand = CommandSpec(
+        name: "version",
+        abstract: "Print the version (the same as iapctl --version).",
+        examples: [CommandExample("iapctl version", "Prints e.g. 'iapctl 0.1.0'.")],
+        handlerKey: "version",
         inheritsOptions: false
     )
 

@@ -1,7 +1,7 @@
 internal import CSQLite
 import SubscriptionEngine
 
-/// Maps SQLite result codes to ``StoreError``; messages carry SQLite's text and the SQL, never bound values.
+/// Maps SQLite result codes to ``StoreError``; messages carry SQLite's text, never the SQL or bound values.
 enum SQLiteError {
     /// The error for result code `code` (extended) on connection `db`, raised while running `sql`.
     static func make(_ code: Int32, db: OpaquePointer?, sql: String?) -> StoreError {
@@ -16,25 +16,28 @@ enum SQLiteError {
 
     /// Maps an extended result code and its message to a ``StoreError``.
     static func map(_ code: Int32, message: String, sql: String?) -> StoreError {
-        let context = sql.map { " [SQL: \(oneLine($0))]" } ?? ""
         switch code & 0xFF {
         case SQLITE_CONSTRAINT:
             if code == iapctl_sqlite_constraint_unique() || code == iapctl_sqlite_constraint_primarykey() {
                 return .conflict("duplicate \(constrainedColumns(message)) (\(message))")
             }
-            return .failure("constraint violated: \(message)\(context)")
+            return .failure("constraint violated: \(message)")
         case SQLITE_BUSY, SQLITE_LOCKED:
             return .busy("database is busy: \(message) (another process held the lock past the timeout; retry)")
         case SQLITE_CANTOPEN:
             return .unavailable("cannot open database: \(message)")
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return .failure("database file is corrupt or not an SQLite database: \(message)\(context)")
-        case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
-            return .accessDenied("database refused access: \(message)\(context)")
+            return .failure("database file is corrupt or not an SQLite database: \(message)")
+        case SQLITE_READONLY:
+            return .accessDenied(
+                "the database is read-only for this user (\(message)): look-ups work, changes need write access "
+                    + "to the file and its folder")
+        case SQLITE_PERM, SQLITE_AUTH:
+            return .accessDenied("database refused access: \(message)")
         case SQLITE_FULL:
-            return .failure("database or disk is full: \(message)\(context)")
+            return .failure("database or disk is full: \(message)")
         default:
-            return .failure("SQLite error \(code): \(message)\(context)")
+            return .failure("SQLite error \(code): \(message)")
         }
     }
 
@@ -43,9 +46,5 @@ enum SQLiteError {
         let marker = "constraint failed: "
         guard let range = message.firstRange(of: marker) else { return "value" }
         return String(message[range.upperBound...])
-    }
-
-    private static func oneLine(_ sql: String) -> String {
-        sql.split(whereSeparator: { $0 == "\n" || $0 == " " }).joined(separator: " ")
     }
 }

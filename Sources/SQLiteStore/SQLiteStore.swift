@@ -25,23 +25,36 @@ public final class SQLiteStore: Store {
     /// How long a statement waits for another connection's lock by default (milliseconds).
     public static let defaultBusyTimeoutMilliseconds: Int32 = 15_000
 
+    /// Whether this connection was opened read-only (look-ups): it never writes, creates or
+    /// changes a file, not even the WAL's `-wal` and `-shm` files.
+    public let isReadOnly: Bool
+
     /// Opens the database at `path` (a file path or `:memory:`).
     ///
     /// With `create` false a missing file is ``StoreError/notFound(_:)`` and nothing is created;
     /// with `create` true a new file is created readable by its owner only (mode 0600).
-    /// The schema is not touched: call ``migrate()`` (`iapctl db init`).
+    /// With `readOnly` (look-ups) the file is opened read-only: through the existing `-shm` WAL
+    /// index when there is one (a writer may be at work), else as an immutable file (no writer
+    /// has it open), so a reader never creates `-wal`/`-shm` files, and a read-only file or
+    /// folder can be read. The schema is not touched: call ``migrate()`` (`iapctl db init`).
     public init(
-        path: String, create: Bool, busyTimeoutMilliseconds: Int32 = SQLiteStore.defaultBusyTimeoutMilliseconds
+        path: String, create: Bool, readOnly: Bool = false,
+        busyTimeoutMilliseconds: Int32 = SQLiteStore.defaultBusyTimeoutMilliseconds
     ) throws {
         self.path = path
         let inMemory = path == ":memory:" || path.isEmpty
+        isReadOnly = readOnly && !inMemory && !create
         if !inMemory {
             try Self.prepareFile(path, create: create)
         }
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         if create { flags |= SQLITE_OPEN_CREATE }
         do {
-            database = try Database(path: path, flags: flags)
+            if isReadOnly {
+                database = try Self.openReadOnly(path)
+            } else {
+                database = try Database(path: path, flags: flags)
+            }
         } catch {
             var info = stat()
             if case .unavailable = error, !inMemory, stat(path, &info) != 0, errno == ENOENT {
@@ -207,9 +220,40 @@ public final class SQLiteStore: Store {
 
     // MARK: opening
 
+    /// A read-only connection that creates no file: through the existing WAL index (`-shm`) when
+    /// there is one, else immutable (no `-shm` means no connection has the database open).
+    private static func openReadOnly(_ path: String) throws(StoreError) -> Database {
+        var info = stat()
+        let shared = stat(path + "-shm", &info) == 0
+        let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        if shared {
+            let database = try Database(path: uri(path, "mode=ro"), flags: flags)
+            // Opening is lazy: read once, so an unreadable WAL index is found here, not later.
+            if (try? database.scalarInt("PRAGMA schema_version")) != nil { return database }
+        }
+        return try Database(path: uri(path, "immutable=1"), flags: flags)
+    }
+
+    /// `file:PATH?QUERY` with the path percent-encoded.
+    private static func uri(_ path: String, _ query: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if byte < 0x80, c.isLetter || c.isNumber || "/-_.~".contains(c) {
+                encoded.append(c)
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                encoded += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return "file:" + encoded + "?" + query
+    }
+
     /// Connection settings: foreign keys on, WAL journal (readers never wait for the writer), FULL sync.
+    /// A read-only connection changes nothing (the journal mode is the file's).
     private func configure(inMemory: Bool) throws(StoreError) {
         try database.execute("PRAGMA foreign_keys = ON")
+        if isReadOnly { return }
         let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
         guard mode == "wal" || (inMemory && mode == "memory") else {
             throw .failure("could not switch database \(path) to WAL journal mode (got \(mode ?? "nothing"))")

@@ -312,7 +312,7 @@ public enum Derivation {
                     (
                         r.signedDate, r.source.authority, on == 1,
                         FieldReason(
-                            field: "auto_renew", value: on == 1 ? "1" : "0", fact: "renewal info autoRenewStatus \(on)",
+                            field: "auto_renew", value: on == 1 ? "true" : "false", fact: "renewal info autoRenewStatus \(on)",
                             signedDate: r.signedDate, source: r.source)
                     ))
             }
@@ -328,7 +328,7 @@ public enum Derivation {
                 (
                     note.signedDate, -1, on,
                     FieldReason(
-                        field: "auto_renew", value: on ? "1" : "0", fact: note.value.name, signedDate: note.signedDate,
+                        field: "auto_renew", value: on ? "true" : "false", fact: note.value.name, signedDate: note.signedDate,
                         source: note.source)
                 ))
         }
@@ -338,7 +338,7 @@ public enum Derivation {
         let autoRenew = autoRenewPick?.2 ?? true
         reasons.append(
             autoRenewPick?.3
-                ?? FieldReason(field: "auto_renew", value: "1", fact: "no renewal info yet: on by default", signedDate: nil, source: nil))
+                ?? FieldReason(field: "auto_renew", value: "true", fact: "no renewal info yet: on by default", signedDate: nil, source: nil))
 
         if status == .active, !autoRenew {
             status = .canceled

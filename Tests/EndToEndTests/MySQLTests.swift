@@ -133,7 +133,7 @@ struct MySQLTests {
         #expect(status["missing"] as? [String] == [])
         #expect(status["orders"] as? Int == 2)
         #expect(status["contracts"] as? Int == 1)
-        #expect(try cli.ok(["db", "init"]).stdout.contains("is up to date (schema v2)"))
+        #expect(try cli.ok(["db", "init"]).stderr.contains("is up to date (schema v2)"))
         #expect(try cli.ok(["db", "init", "--dry-run"]).stdout.contains("nothing to do"))
         // The seed's rows are iapctl's orders now.
         let legacy = try cli.order("legacy-1")
@@ -151,7 +151,8 @@ struct MySQLTests {
         #expect(dry.stdout.contains("CREATE DATABASE IF NOT EXISTS `\(target.database)`"))
         #expect(try !target.exists())
         let created = try cli.ok(["db", "init"])
-        #expect(created.stdout == "created \(cli.dbPath) (schema v2)\n")
+        // (Changed with issue #14: what db init did is a note on stderr.)
+        #expect(created.stderr == "created \(cli.dbPath) (schema v2)\n")
         #expect(try target.exists())
         #expect(try cli.counts()["missing"] as? [String] == [])
     }

@@ -20,8 +20,8 @@ struct NotifyTests {
         #expect(items.count == 1)
         #expect(items[0]["line"] as? Int == 1)
         #expect(items[0]["verdict"] as? String == "applied")
-        #expect(items[0]["notificationType"] as? String == "SUBSCRIBED")
-        #expect(items[0]["transactionId"] as? String == "1000")
+        #expect(items[0]["notification_type"] as? String == "SUBSCRIBED")
+        #expect(items[0]["transaction_id"] as? String == "1000")
         #expect((items[0]["changes"] as? [Any])?.count == 2)
         #expect(result.stderr.contains("1 applied"))
         let order = try #require(try world.order(no: token))
@@ -143,7 +143,9 @@ struct NotifyTests {
         let wrongEnv = try cli.run(
             ["notify", "--root-ca", world.rootPath, "--bundle-id", AppleWorld.bundleId, "--app-apple-id", "1234567890"], stdin: payload)
         #expect(wrongEnv.status == 2)
-        #expect(wrongEnv.stderr.contains("--environment Sandbox"))
+        // Changed with issue #14 (each error printed once): the table shows it, stderr does not repeat it.
+        #expect(wrongEnv.stdout.contains("--environment Sandbox"))
+        #expect(!wrongEnv.stderr.contains("--environment Sandbox"))
         // Invalid UTF-8 and a huge line.
         let bytes = try cli.write("bad.bin", "")
         try Data([0xff, 0xfe, 0x2e, 0x00, 0x0a]).write(to: URL(fileURLWithPath: bytes))

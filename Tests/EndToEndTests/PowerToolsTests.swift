@@ -178,10 +178,11 @@ struct PowerToolsTests {
         #expect((undoRow["changes"] as? [[String: Any]])?.first?["after"] as? String == "paid")
         #expect((undoRow["audit"] as? [String: Any])?["reason"] as? String == "refunded the wrong period")
 
-        // Undoing it again is refused: the row changed since (exit 4), and nothing is written.
+        // Undoing it again is refused (exit 4), and nothing is written. (Changed with issue #14.7:
+        // the message names the undo instead of "changed since".)
         let again = try cli.run(["audit", "undo", String(h.badCorrection), "--reason", "again"])
         #expect(again.status == 4, "\(again)")
-        #expect(again.stderr.contains("changed since"))
+        #expect(again.stderr.contains("already undone by #\(h.undo)"))
         // --reason is required; a creation cannot be undone.
         #expect(try cli.run(["audit", "undo", String(h.undo)]).status == 64)
         let created = try #require(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().last?["id"] as? Int)
@@ -263,8 +264,9 @@ struct PowerToolsTests {
         let after = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"]).jsonObject()
         #expect((after["findings"] as? [[String: Any]])?.count == expected.count - 1)
 
-        // A database that accepts only Production: every Sandbox row is a finding.
-        let production = try cli.run(["doctor", "-o", "json"]).jsonObject()
+        // A database that accepts only Production: every Sandbox row is a finding. (Changed with
+        // issue #14.8: only when --environment says so; left out, doctor says how to check instead.)
+        let production = try cli.run(["doctor", "--environment", "Production", "-o", "json"]).jsonObject()
         let environment = (production["findings"] as? [[String: Any]] ?? []).filter { $0["check"] as? String == "environment" }
         #expect(environment.contains { $0["key"] as? String == h.subA })
         #expect(environment.contains { $0["key"] as? String == h.tokenB })
@@ -394,12 +396,22 @@ struct PowerToolsTests {
 
     // MARK: redaction
 
+    // Changed with issue #14: masks are per-run aliases (`user-1`, `order-2`), made by field before
+    // layout, and cover actors, e-mail addresses and phone numbers; every command × every format.
     @Test func redactLeaksNoOriginalIdAndMasksConsistently() throws {
         let h = try PowerHistory()
         let cli = h.cli
+        try cli.ok([
+            "orders", "update", h.tokenB, "--status", "refunded", "--reason",
+            "mail from bob.smith+iap@example.com, called back on +44 20 7946 0958", "--ticket", "T-77",
+            "--actor", "quinn", "-q",
+        ])
         // Every sensitive value in the database.
         let orders = try cli.orders()
-        var secrets = Set<String>(["alice", "bob", "carol", "dave", h.tokenA, h.tokenB, h.tokenC])
+        var secrets = Set<String>([
+            "alice", "bob", "carol", "dave", "sam", "pat", "quinn", h.tokenA, h.tokenB, h.tokenC,
+            "bob.smith+iap@example.com", "example.com", "7946 0958", "7946",
+        ])
         for order in orders {
             for key in ["no", "user_id", "trade_no", "origin_no"] { if let v = order[key] as? String { secrets.insert(v) } }
         }
@@ -412,42 +424,65 @@ struct PowerToolsTests {
             }
         }
         #expect(secrets.count > 20)
-        let runs: [[String]] = [
-            ["orders", "list"], ["orders", "list", "-o", "json"], ["orders", "list", "-o", "csv"],
-            ["orders", "show", h.tokenA], ["orders", "show", h.subA, "-o", "json"],
-            ["contracts", "list"], ["contracts", "show", h.subA], ["contracts", "show", h.subC, "-o", "json"],
+        // A prefix of an id is a leak too (a cut `7b1f0c1e-…`).
+        let prefixes = secrets.filter { $0.count >= 16 }.map { String($0.prefix(8)) }
+        let commands: [[String]] = [
+            ["orders", "list"], ["orders", "show", h.tokenA], ["orders", "show", h.subA],
+            ["contracts", "list"], ["contracts", "show", h.subA], ["contracts", "show", h.subC],
             ["contracts", "show", h.subB, "--as-of", h.at(41)],
-            ["contracts", "explain", h.subA], ["contracts", "explain", h.subB, "-o", "json"],
+            ["contracts", "explain", h.subA], ["contracts", "explain", h.subB],
             ["audit", "list"], ["audit", "show", String(h.badCorrection)],
-            ["entitled", "--user", "alice"], ["entitled", "--user", "carol", "--at", h.at(91), "-o", "json"],
+            ["entitled", "--user", "alice"], ["entitled", "--user", "carol", "--at", h.at(91)],
             ["doctor", "--environment", "Production"],
             ["contracts", "show", "2000000999999999"],
+            ["notify"] + h.world.trust,
         ]
-        for args in runs {
-            let r = try cli.run(args + ["--redact"])
-            #expect([0, 1, 3].contains(r.status), "\(args): \(r)")
-            #expect(!r.stdout.isEmpty || !r.stderr.isEmpty)
-            for secret in secrets {
-                #expect(!r.stdout.contains(secret), "\(args) leaks \(secret) on stdout")
-                #expect(!r.stderr.contains(secret), "\(args) leaks \(secret) on stderr")
+        for args in commands {
+            for format in ["table", "json", "ndjson", "csv"] {
+                let stdin = args.first == "notify" ? h.sent.prefix(3).joined(separator: "\n") : nil
+                let r = try cli.run(args + ["--redact", "-o", format], stdin: stdin)
+                #expect([0, 1, 3].contains(r.status), "\(args) \(format): \(r)")
+                #expect(!r.stdout.isEmpty || !r.stderr.isEmpty)
+                for secret in secrets {
+                    #expect(!Self.holdsWord(r.stdout, secret), "\(args) \(format) leaks \(secret) on stdout")
+                    #expect(!Self.holdsWord(r.stderr, secret), "\(args) \(format) leaks \(secret) on stderr")
+                }
+                for prefix in prefixes {
+                    #expect(!r.stdout.contains(prefix), "\(args) \(format) leaks \(prefix)…")
+                }
             }
         }
-        // Same value, same mask within a run; masks keep the kind.
+        // Same value, same alias within a run; aliases say the kind and nothing else.
         let masked = try cli.ok(["orders", "list", "-o", "json", "--redact"]).jsonArray()
-        let aliceMasks = Set(
-            masked.compactMap { o -> String? in
-                guard let trade = o["origin_no"] as? String, trade.hasPrefix("t_") else { return nil }
-                return o["user_id"] as? String
-            })
         #expect(masked.count == orders.count)
         let users = Set(masked.compactMap { $0["user_id"] as? String })
         #expect(users.count == Set(orders.compactMap { $0["user_id"] as? String }).count)
-        #expect(users.allSatisfy { $0.hasPrefix("u_") })
-        #expect(aliceMasks.count >= 1)
-        #expect(masked.allSatisfy { ($0["no"] as? String)?.hasPrefix("o_") == true })
-        // Dates and statuses are kept; without --redact nothing is masked.
+        #expect(users.allSatisfy { $0.wholeMatch(of: /user-[0-9]+/) != nil })
+        #expect(masked.allSatisfy { ($0["no"] as? String)?.wholeMatch(of: /order-[0-9]+/) != nil })
+        #expect(masked.allSatisfy { ($0["trade_no"] as? String).map { $0.hasPrefix("txn-") } ?? true })
+        // A renewal's origin_no and its contract's id are the same value: the same alias.
+        let contracts = try cli.ok(["contracts", "list", "-o", "json", "--redact"]).jsonArray()
+        #expect(!contracts.isEmpty)
+        // Dates and statuses are kept; the reason keeps its words; without --redact nothing is masked.
         #expect(masked.contains { $0["status"] as? String == "refunded" })
+        let audit = try cli.ok(["audit", "list", "--limit", "1", "-o", "json", "--redact"]).jsonArray()
+        #expect(audit.first?["reason"] as? String == "mail from email-1, called back on phone-1")
+        #expect((audit.first?["actor"] as? String)?.wholeMatch(of: /actor-[0-9]+/) != nil)
+        #expect(audit.first?["ticket"] as? String == "T-77")
         #expect(try cli.ok(["orders", "list"]).stdout.contains("alice"))
+    }
+
+    /// Whether `text` holds `word` not as part of a longer word.
+    static func holdsWord(_ text: String, _ word: String) -> Bool {
+        var search = text[...]
+        while let range = search.range(of: word) {
+            let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
+            let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
+            let isPart = { (c: Character?) in c.map { $0.isLetter || $0.isNumber } ?? false }
+            if !isPart(before), !isPart(after) { return true }
+            search = text[range.upperBound...]
+        }
+        return false
     }
 
     // MARK: gap report
@@ -481,10 +516,10 @@ struct PowerToolsTests {
         let report = try cli.run(["notify", "--gap-report", file, "-o", "json"] + h.world.trust)
         #expect(report.status == 1, "\(report)")
         let gaps = try report.jsonArray()
-        #expect(gaps.map { $0["notificationUUID"] as? String } == [missingUUID])
+        #expect(gaps.map { $0["notification_uuid"] as? String } == [missingUUID])
         let gap = try #require(gaps.first)
-        #expect(gap["notificationType"] as? String == "DID_RENEW")
-        #expect(gap["transactionId"] as? String == h.tx(h.subC, 1))
+        #expect(gap["notification_type"] as? String == "DID_RENEW")
+        #expect(gap["transaction_id"] as? String == h.tx(h.subC, 1))
         #expect(gap["attempts"] as? Int == 3)
         #expect(gap["last_attempt_result"] as? String == "NO_RESPONSE")
         #expect(gap["ledger"] as? String == "never received")

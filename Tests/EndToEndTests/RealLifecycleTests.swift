@@ -87,8 +87,8 @@ struct RealLifecycleE2ETests {
             """)
         #expect(try cli.run(["contracts", "list"]).status == 78, "an old schema is refused until db init")
         let upgrade = try cli.ok(["db", "init"])
-        #expect(upgrade.stdout.contains("migrated"), "\(upgrade)")
-        #expect(upgrade.stdout.contains("rebuilt"), "\(upgrade)")
+        #expect(upgrade.stderr.contains("migrated"), "\(upgrade)")
+        #expect(upgrade.stderr.contains("rebuilt"), "\(upgrade)")
         let contract = try #require(try world.contract("2000001024993299"))
         for column in ["status", "product_id", "expires_date", "auto_renew", "user_id"] {
             #expect("\(contract[column] ?? "-")" == "\(derived[column] ?? "-")", "\(column)")
@@ -97,7 +97,7 @@ struct RealLifecycleE2ETests {
         let doctor = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
         #expect(!doctor.stdout.contains("status-vs-facts"), "\(doctor)")
         let again = try cli.ok(["db", "init"])
-        #expect(!again.stdout.contains("rebuilt"))
+        #expect(!again.stderr.contains("rebuilt"))
     }
 
     static func withoutOrderNumbers(_ line: String) -> String {

@@ -150,7 +150,8 @@ struct ReceiptE2ETests {
         let first = try lookup.ndjson()
         #expect(first.count == 9)
         #expect(first.filter { $0["verdict"] as? String == "restorable" }.allSatisfy { $0["basis"] as? String == "product" })
-        #expect(first.filter { $0["verdict"] as? String == "unknown" }.map { $0["transactionId"] as? String } == ["1000000696553650"])
+        // (Changed with issue #14: item keys are snake_case.)
+        #expect(first.filter { $0["verdict"] as? String == "unknown" }.map { $0["transaction_id"] as? String } == ["1000000696553650"])
         #expect(try world.order(no: pending)?["status"] as? String == "pending")
 
         // Apply: the pending order is paid, the other periods become alice's orders, one contract.

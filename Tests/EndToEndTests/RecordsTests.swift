@@ -7,10 +7,12 @@ struct DatabaseTests {
     func initCreatesAnOwnerOnlyFileAndIsIdempotent() throws {
         let cli = try CLI()
         let first = try cli.ok(["db", "init"])
-        #expect(first.stdout == "created \(cli.dbPath) (schema v2)\n")
+        // Changed with issue #14: what db init did is a note on stderr (stdout is for data).
+        #expect(first.stderr == "created \(cli.dbPath) (schema v2)\n")
+        #expect(first.stdout.isEmpty)
         #expect(try cli.permissions(cli.dbPath) == 0o600)
         let second = try cli.ok(["db", "init"])
-        #expect(second.stdout == "\(cli.dbPath) is up to date (schema v2)\n")
+        #expect(second.stderr == "\(cli.dbPath) is up to date (schema v2)\n")
         let json = try cli.ok(["db", "init", "-o", "json"]).jsonObject()
         #expect(json["action"] as? String == "up to date")
         #expect((json["migrations"] as? [Any])?.isEmpty == true)
@@ -21,7 +23,7 @@ struct DatabaseTests {
         let cli = try CLI()
         cli.environment["IAPCTL_DB"] = nil
         let result = try cli.ok(["db", "init"])
-        #expect(result.stdout == "created iapctl.db (schema v2)\n")
+        #expect(result.stderr == "created iapctl.db (schema v2)\n")
         #expect(cli.exists("iapctl.db"))
         try cli.ok(["db", "init", "--db", "sqlite:other.db"])
         #expect(try cli.permissions("other.db") == 0o600)

@@ -21,11 +21,16 @@ struct OutputTests {
                 """)
     }
 
+    // Changed with issue #14: a `maxWidth` no longer cuts off a terminal; on one, free text is
+    // cut to fit the terminal's width.
     @Test func tableHonoursColumnsTitlesAndWidths() {
+        let records: [Record] = [["note": .string("a very long note indeed"), "who": .string("漢字漢字")]]
+        let columns = [Column("who", title: "Who"), Column("note", maxWidth: 8)]
         let text = OutputRenderer.render(
-            records: [["note": .string("a very long note indeed"), "who": .string("漢字漢字")]],
-            columns: [Column("who", title: "Who"), Column("note", maxWidth: 8)], format: .table)
+            records: records, columns: columns, format: .table, style: OutputStyle(width: 18))
         #expect(text == "Who       NOTE\n漢字漢字  a very …\n")
+        let whole = OutputRenderer.render(records: records, columns: columns, format: .table)
+        #expect(whole == "Who       NOTE\n漢字漢字  a very long note indeed\n")
         #expect(TextWidth.of("漢字") == 4)
         #expect(TextWidth.of("e\u{301}") == 1)
     }
@@ -37,7 +42,7 @@ struct OutputTests {
 
     @Test func colourOnlyWhenAsked() {
         #expect(!OutputRenderer.render(records: records, format: .table).contains("\u{1B}"))
-        #expect(OutputRenderer.render(records: records, format: .table, color: true).contains("\u{1B}[1m"))
+        #expect(OutputRenderer.render(records: records, format: .table, style: OutputStyle(color: true)).contains("\u{1B}[1m"))
     }
 
     @Test func csvQuoting() {

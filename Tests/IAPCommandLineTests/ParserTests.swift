@@ -76,7 +76,6 @@ struct ParserTests {
         (["orders", "list", "--quiet=yes"], "option '--quiet' takes no value"),
         (["orders", "list", "-x"], "unknown option '-x'"),
         (["orders"], "missing subcommand"),
-        ([], "missing command"),
         (["contracts", "update", "C1", "--status", "active"], "missing required option --reason"),
         (["restore", "--bundle-id", "b"], "missing required option --user"),
         (["notify", "--at", "yesterday", "--bundle-id", "b"], "'yesterday' is not 'signed', 'now' or an ISO-8601"),

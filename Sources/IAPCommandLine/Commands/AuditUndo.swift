@@ -23,18 +23,51 @@ enum AuditUndo {
         let context = Context(
             auditId: id, actor: invocation.actor, now: RecordClock.nowMilliseconds(), reason: reason, ticket: ticket)
         let store = try DbOpen.existing(invocation)
-        let (result, newAuditId) = try store.write(commit: !dryRun) { session -> (CorrectionResult, Int64?) in
+        let outcomes = try store.write(commit: !dryRun) { session -> [(CorrectionResult, Int64?)] in
             guard let entry = try session.auditEntry(id: id) else {
                 throw CLIError(.notFound, "no audit row \(id)", hint: "list them with: iapctl audit list")
             }
-            switch entry.entity {
-            case .order: return try undo(entry, as: Order.self, in: session, context)
-            case .contract: return try undo(entry, as: Contract.self, in: session, context)
+            let all = try session.auditEntries(matching: AuditFilter())
+            // The engine changes an order and its contract together for one notification: that
+            // change set is undone as a whole (newest row first) or not at all.
+            var set = [entry]
+            if let ledgerId = entry.ledgerId {
+                set = all.filter { $0.ledgerId == ledgerId }.sorted { $0.id > $1.id }
             }
+            for member in set {
+                if let undo = all.first(where: { $0.command == "audit undo \(member.id)" }) {
+                    throw CLIError(
+                        .conflict, "audit row \(member.id) was already undone by #\(undo.id)",
+                        hint: "see it with: iapctl audit show \(undo.id)")
+                }
+            }
+            var outcomes: [(CorrectionResult, Int64?)] = []
+            for member in set {
+                var memberContext = context
+                memberContext.auditId = member.id
+                do {
+                    switch member.entity {
+                    case .order: outcomes.append(try undo(member, as: Order.self, in: session, memberContext))
+                    case .contract: outcomes.append(try undo(member, as: Contract.self, in: session, memberContext))
+                    }
+                } catch var error as CLIError where set.count > 1 {
+                    let rows = set.map { "#\($0.id) (\($0.entity.rawValue))" }.joined(separator: ", ")
+                    error.message =
+                        "audit row \(id) is part of one change set (ledger #\(entry.ledgerId ?? 0): audit rows \(rows)), "
+                        + "undone together or not at all; nothing was undone: " + error.message
+                    throw error
+                }
+            }
+            return outcomes
         }
-        Corrections.report([result], invocation: invocation, dryRun: dryRun)
-        if let newAuditId, !dryRun {
-            invocation.note("undid audit row \(id); the undo is audit row \(newAuditId)")
+        Corrections.report(outcomes.map(\.0), invocation: invocation, dryRun: dryRun)
+        let newIds = outcomes.compactMap(\.1)
+        if !newIds.isEmpty, !dryRun {
+            invocation.note(
+                "undid audit row\(outcomes.count == 1 ? "" : "s") "
+                    + (outcomes.count == 1 ? "\(id)" : "of ledger change set (\(outcomes.count) rows)")
+                    + "; the undo is audit row\(newIds.count == 1 ? "" : "s") "
+                    + newIds.map(String.init).joined(separator: ", "))
         }
         return .success
     }

@@ -28,6 +28,16 @@ enum BatchInput {
             rows = try ndjsonRows(text)
         }
         guard !rows.isEmpty else { throw CLIError(.noInput, "no rows in \(input.name)") }
+        // Ids and audit texts are shown to people later: no control or bidi characters in them.
+        for row in rows {
+            for (key, value) in row.fields {
+                guard case .string(let text) = value, let control = TerminalText.firstControl(text) else { continue }
+                throw CLIError(
+                    .dataError,
+                    "\(row.prefix)'\(TerminalText.escape(key))' holds a control character (\(control))",
+                    hint: "remove control and bidi characters from the input; nothing was changed")
+            }
+        }
         return rows
     }
 

@@ -68,7 +68,7 @@ enum DbCommands {
         result.append("schema_version", current)
         result.append("migrations", .array(applied.map(JSONValue.string)))
         if let rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
-        return emit(result, invocation: invocation) {
+        return emit(result, invocation: invocation, report: true) {
             initLines(action: action, name: name, before: before, current: current, applied: applied)
                 + (rebuilt.map { [$0.line] } ?? [])
         }
@@ -97,7 +97,7 @@ enum DbCommands {
     /// Where the database is, its schema version and the row count of each table; on MySQL also
     /// the server version and what the schema lacks (`missing`).
     static func status(_ invocation: Invocation) throws -> ExitCode {
-        let store = try DbOpen.existing(invocation)
+        let store = try DbOpen.existing(invocation, readOnly: true)
         let (current, supported) = try store.schemaVersion()
         let mysql = store as? MySQLStore
         var r = Record()
@@ -144,9 +144,14 @@ enum DbCommands {
     }
 
     /// Table mode: the given lines; other formats: the record.
-    private static func emit(_ record: Record, invocation: Invocation, lines: () -> [String]) -> ExitCode {
+    /// `report` (what `db init` did) goes to stderr like any note: stdout is for data (plans, status).
+    private static func emit(
+        _ record: Record, invocation: Invocation, report: Bool = false, lines: () -> [String]
+    ) -> ExitCode {
         if invocation.output == .table {
-            for line in lines() { invocation.print(line) }
+            for line in lines() {
+                if report { invocation.note(line) } else { invocation.print(line) }
+            }
         } else {
             invocation.emit(document: record)
         }
@@ -201,7 +206,7 @@ extension DbCommands {
         result.append("added", .array(added.map(JSONValue.string)))
         let rebuilt = existing == nil ? nil : try rebuildFacts(store, applied: applied, invocation: invocation)
         if let rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
-        return emit(result, invocation: invocation) {
+        return emit(result, invocation: invocation, report: true) {
             initLines(action: action, name: name, before: before, current: current, applied: applied, added: added)
                 + (rebuilt.map { [$0.line] } ?? [])
         }

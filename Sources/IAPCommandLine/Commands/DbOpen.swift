@@ -30,17 +30,18 @@ enum DbOpen {
     }
 
     /// Opens an existing database; a missing one is exit 66 with the `db init` hint.
-    static func existing(_ invocation: Invocation) throws -> any Store {
+    /// `readOnly` for look-ups: nothing is written or created (see `StoreAccess.open`).
+    static func existing(_ invocation: Invocation, readOnly: Bool = false) throws -> any Store {
         do {
-            return try StoreAccess.open(invocation)
+            return try StoreAccess.open(invocation, readOnly: readOnly)
         } catch StoreError.notFound {
             throw missing(invocation)
         }
     }
 
-    /// Runs a read transaction; a missing schema is reported like a missing database.
+    /// Runs a read transaction on a read-only connection; a missing schema is reported like a missing database.
     static func read<T>(_ invocation: Invocation, _ body: (any StoreSession) throws -> T) throws -> T {
-        try existing(invocation).read(body)
+        try existing(invocation, readOnly: true).read(body)
     }
 
     /// The 66 error for a database that does not exist.

@@ -44,17 +44,39 @@ enum DoctorCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let now = RecordClock.nowMilliseconds()
         let accepted = Set(invocation.values("environment").isEmpty ? ["Production"] : invocation.values("environment"))
-        let (findings, scanned) = try DbOpen.read(invocation) { session in
+        let explicitEnvironment = invocation.settings.source(of: "environment") != .defaultValue
+        var (findings, scanned) = try DbOpen.read(invocation) { session in
             try examine(session, now: now, accepted: accepted)
+        }
+        if !explicitEnvironment { findings = environmentLeftOut(findings, accepted: accepted) }
+        let settings = carriedSettings(invocation)
+        let notifySettings = explicitEnvironment ? accepted.sorted().map { " --environment \($0)" }.joined() : ""
+        for index in findings.indices {
+            findings[index].fix = carry(findings[index].fix, settings, notify: notifySettings)
         }
         switch invocation.output {
         case .table:
-            if !findings.isEmpty {
+            if !findings.isEmpty, invocation.tableWidth != nil {
+                // On a terminal: one block per finding, so the problem and the command to run
+                // are whole and readable at any width.
+                invocation.emit(
+                    detail: DetailView(
+                        sections: findings.enumerated().map { index, finding in
+                            var fields = Record()
+                            fields.append("problem", finding.problem)
+                            fields.append("fix", finding.fix)
+                            return DetailView.Section(
+                                key: "finding",
+                                title: "\(index + 1). \(finding.check): \(finding.entity)"
+                                    + (finding.key == "-" ? "" : " \(finding.key)"),
+                                content: .fields(fields))
+                        }))
+            } else if !findings.isEmpty {
                 invocation.emit(
                     findings.map(\.record),
                     columns: [
                         Column("check", title: "CHECK"), Column("key", title: "ROW", maxWidth: 36),
-                        Column("problem", title: "PROBLEM", maxWidth: 90), Column("fix", title: "FIX"),
+                        Column("problem", title: "PROBLEM", maxWidth: 90), Column("fix", title: "FIX", keepWhole: true),
                     ])
             }
         case .json:
@@ -63,7 +85,7 @@ enum DoctorCommand {
                 ("scanned", .object(scanned.map { ($0.0, JSONValue.int(Int64($0.1))) })),
                 ("findings", .array(findings.map { $0.record.jsonObject() })),
             ])
-            invocation.stdout.write(document.prettySerialized() + "\n")
+            invocation.emit(json: document)
         case .ndjson, .csv:
             invocation.emit(findings.map(\.record), columns: ["check", "entity", "key", "problem", "fix"])
         }
@@ -282,6 +304,49 @@ enum DoctorCommand {
         // A paid period newer than an EXPIRED event (a renewal that arrived late) legitimately revives it.
         if status == .expired, let expires = contract.expiresDate, expires > signed { return nil }
         return (status, RowRendering.eventName(latest), signed)
+    }
+
+    /// Without `--environment`, rows of another environment are not proof of bad data (the
+    /// database may simply be a Sandbox one): one finding per environment says how to check it
+    /// properly, instead of proposing to revoke paid orders.
+    static func environmentLeftOut(_ findings: [Finding], accepted: Set<String>) -> [Finding] {
+        var kept = findings.filter { $0.check != "environment" }
+        var counts: [String: Int] = [:]
+        for finding in findings where finding.check == "environment" {
+            let environment = String(finding.problem.prefix { $0 != " " })
+            counts[environment, default: 0] += 1
+        }
+        for (environment, count) in counts.sorted(by: { $0.key < $1.key }) {
+            kept.append(
+                Finding(
+                    check: "environment", entity: "database", key: "-",
+                    problem: "\(count) row\(count == 1 ? "" : "s") of \(environment), and --environment was not given "
+                        + "(the default accepts only \(accepted.sorted().joined(separator: ", "))); nothing is wrong "
+                        + "if this is a \(environment) database",
+                    fix: "iapctl doctor --environment \(environment)"))
+        }
+        return kept
+    }
+
+    /// The options a fix command needs to act on what doctor examined: `--db` always, and
+    /// `--config` and `--actor` when doctor was given them, each as one shell word.
+    static func carriedSettings(_ invocation: Invocation) -> String {
+        var words = ["--db", StoreAccess.shellWord(DbOpen.redacted(DbOpen.raw(invocation)))]
+        if let config = invocation.value("config") { words += ["--config", StoreAccess.shellWord(config)] }
+        if invocation.settings.source(of: "actor") == .commandLine, let actor = invocation.value("actor") {
+            words += ["--actor", StoreAccess.shellWord(actor)]
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// `fix` with `settings` added to its command, and to the command in its `# after:` note;
+    /// a `notify` command also gets `notify` (the environments doctor accepted); its other trust
+    /// options come from `--config` or the environment (IAPCTL_BUNDLE_ID), as when it first ran.
+    static func carry(_ fix: String, _ settings: String, notify: String = "") -> String {
+        let marker = "  # after: "
+        return fix.split(separator: marker, omittingEmptySubsequences: false).map { part in
+            part + " " + settings + (part.hasPrefix("iapctl notify") ? notify : "")
+        }.joined(separator: marker)
     }
 
     static func shared(_ order: Order, with first: Order, what: String) -> Finding {

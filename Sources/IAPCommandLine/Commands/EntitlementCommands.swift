@@ -121,10 +121,22 @@ enum EntitlementCommands {
         head.append("entitled", answer.entitled)
         head.append("status", answer.status)
         head.append("reason", answer.reason)
+        // Only values as of `time`: the last event date as it stood then; the recording times
+        // (created_at, updated_at: when iapctl wrote the row, not when things happened) are left out.
         var contract = RowRendering.record(answer.contract)
         contract["status"] = .string(answer.status)
-        let orders = answer.orders.map(RowRendering.record)
-        let events = found.history.events.filter { ($0.signedDate ?? .max) <= time }.map(RowRendering.record)
+        let eventsThen = found.history.events.filter { ($0.signedDate ?? .max) <= time }
+        let lastEvent = eventsThen.filter { $0.verdict == .applied }.compactMap(\.signedDate).max()
+        contract["last_event_date"] = lastEvent.map(JSONValue.int) ?? .null
+        contract["created_at"] = nil
+        contract["updated_at"] = nil
+        let orders = answer.orders.map { order -> Record in
+            var r = RowRendering.record(order)
+            r["created_at"] = nil
+            r["updated_at"] = nil
+            return r
+        }
+        let events = eventsThen.map(RowRendering.record)
         let structured = invocation.output == .json || invocation.output == .ndjson
         let changes = found.history.audit.filter {
             EntitlementAsOf.effectiveTime($0, signedDates: found.signedDates) <= time
@@ -134,7 +146,8 @@ enum EntitlementCommands {
                 DetailView.Section(key: "as_of", title: "As of \(ISO8601.format(milliseconds: time))", content: .fields(head)),
                 DetailView.Section(key: "contract", title: "Contract", content: .fields(contract)),
                 DetailView.Section(
-                    key: "orders", title: "Orders (\(orders.count))", content: .table(orders, columns: RowRendering.orderColumns)),
+                    key: "orders", title: "Orders (\(orders.count))",
+                    content: .table(orders, columns: RowRendering.orderColumns.filter { $0.key != "updated_at" })),
                 DetailView.Section(
                     key: "events", title: "Events (\(events.count), ledger, signed by then)",
                     content: .table(events, columns: RowRendering.ledgerColumns)),

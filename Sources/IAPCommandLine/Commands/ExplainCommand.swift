@@ -25,6 +25,8 @@ enum ExplainCommand {
                 .notFound, "no contract with contract_id = \(id)",
                 hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
         }
+        // The actors of manual steps appear only inside the rule text: --redact must know them.
+        for audit in history.audit { _ = invocation.redactor?.alias(audit.actor, .actor) }
         let steps = trace(history, contract: contract)
         var now = Record()
         now.append("contract_id", contract.contractId)
@@ -97,7 +99,12 @@ enum ExplainCommand {
             r.append("status_before", status(contractAudit?.before))
             r.append("status_after", status(contractAudit?.after))
             r.append("state", stateText(contractAudit, current: nil))
-            r.append("why", why(event, rule: rule, audits: audits, events: history.events))
+            let auditIds = audits.map(\.id).sorted()
+            r.append(
+                "why",
+                why(event, rule: rule, audits: audits, events: history.events)
+                    + (auditIds.isEmpty ? "" : " (audit " + auditIds.map { "#\($0)" }.joined(separator: ", ") + ")"))
+            r.append("audit_ids", .array(auditIds.map { JSONValue.int($0) }))
             r.append("transaction_id", event.transactionId)
             r.append("ledger_id", event.id)
             r.append("received_at", event.receivedAt)
@@ -119,6 +126,7 @@ enum ExplainCommand {
                 "audit #\(audit.id): \(changes)" + (audit.reason.map { " — \($0)" } ?? "")
                     + (audit.ticket.map { " [\($0)]" } ?? ""))
             r.append("audit_id", audit.id)
+            r.append("audit_ids", .array([.int(audit.id)]))
             items.append(Item(time: audit.at, order: Int64.max / 2 + audit.id, record: r))
         }
         items.sort { ($0.time, $0.order) < ($1.time, $1.order) }

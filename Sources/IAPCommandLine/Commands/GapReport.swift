@@ -49,7 +49,7 @@ enum GapReport {
             var r = Record()
             if let failure = report.failure {
                 rejected += 1
-                r.append("notificationUUID", report.notification?.notificationUUID)
+                r.append("notification_uuid", report.notification?.notificationUUID)
                 r.append("verdict", Verdict.rejected.rawValue)
                 r.append("error", failure.message)
                 invocation.stderr.writeLine("error: \(failure.message)")
@@ -61,11 +61,11 @@ enum GapReport {
             else { continue }
             guard seen.insert(uuid).inserted else { continue }
             if try store.read({ try $0.processedLedgerEntry(notificationUUID: uuid) }) != nil { continue }
-            r.append("notificationUUID", uuid)
-            r.append("notificationType", event.notificationType)
+            r.append("notification_uuid", uuid)
+            r.append("notification_type", event.notificationType)
             r.append("subtype", event.subtype)
             r.append("signed_date", event.signedDate)
-            r.append("transactionId", event.transaction?.transactionId)
+            r.append("transaction_id", event.transaction?.transactionId)
             r.append(
                 "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
             r.append("ledger", unmatched.contains(uuid) ? "unmatched" : "never received")

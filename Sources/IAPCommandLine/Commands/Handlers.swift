@@ -7,28 +7,33 @@ public typealias CommandHandler = (Invocation) throws -> ExitCode
 public enum CommandHandlers {
     /// The handlers of the shipped binary.
     public static func standard() -> [String: CommandHandler] {
-        Redaction.wrap([
-            "help": HelpCommand.run,
-            "completion": CompletionCommand.run,
-            "__man": ManCommand.run,
-            "db init": DbCommands.initialize,
-            "db status": DbCommands.status,
-            "orders create": OrdersCommands.create,
-            "orders list": EntitlementCommands.ordersList,
-            "orders show": OrdersShow.run,
-            "orders update": OrdersCommands.update,
-            "contracts list": ContractsCommands.list,
-            "contracts show": EntitlementCommands.contractsShow,
-            "contracts update": ContractsCommands.update,
-            "notify": GapReport.notify,
-            "verify": VerifyCommand.run,
-            "restore": RestoreCommand.run,
-            "audit list": AuditCommands.list,
-            "audit show": AuditCommands.show,
-            "audit undo": AuditUndo.run,
-            "doctor": DoctorCommand.run,
-            "entitled": EntitlementCommands.entitled,
-            "contracts explain": ExplainCommand.run,
-        ])
+        Redaction.wrap(
+            StoreAccess.wrap([
+                "help": HelpCommand.run,
+                "version": { invocation in
+                    invocation.print("\(invocation.root.name) \(CommandTree.version)")
+                    return .success
+                },
+                "completion": CompletionCommand.run,
+                "__man": ManCommand.run,
+                "db init": DbCommands.initialize,
+                "db status": DbCommands.status,
+                "orders create": OrdersCommands.create,
+                "orders list": EntitlementCommands.ordersList,
+                "orders show": OrdersShow.run,
+                "orders update": OrdersCommands.update,
+                "contracts list": ContractsCommands.list,
+                "contracts show": EntitlementCommands.contractsShow,
+                "contracts update": ContractsCommands.update,
+                "notify": GapReport.notify,
+                "verify": VerifyCommand.run,
+                "restore": RestoreCommand.run,
+                "audit list": AuditCommands.list,
+                "audit show": AuditCommands.show,
+                "audit undo": AuditUndo.run,
+                "doctor": DoctorCommand.run,
+                "entitled": EntitlementCommands.entitled,
+                "contracts explain": ExplainCommand.run,
+            ]))
     }
 }

@@ -20,8 +20,9 @@ struct InputItems {
     private var pending: [WebhookBody.Item] = []
     private var sawInput = false
     private var checkedForDER = false
-    /// A line read while joining a wrapped base64 receipt that was not part of it: the next item.
-    private var carried: String?
+    /// A line read while joining a wrapped base64 receipt or JWS that was not part of it: the next
+    /// item (with its line number).
+    private var carried: (line: String, number: Int)?
 
     init(_ reader: InputReader, acceptsReceipts: Bool = false) {
         self.reader = reader
@@ -44,10 +45,14 @@ struct InputItems {
         }
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
-            var line: String? = carried
+            var line: String? = carried?.line
+            var number = carried?.number ?? reader.lineNumber
             carried = nil
             do {
-                if line == nil { line = try reader.readLine(maxLength: maxLine) }
+                if line == nil {
+                    line = try reader.readLine(maxLength: maxLine)
+                    number = reader.lineNumber
+                }
             } catch {
                 if error.code == .dataError {
                     sawInput = true
@@ -58,11 +63,20 @@ struct InputItems {
                 }
                 throw error
             }
-            guard let line else { return nil }
+            guard var line else { return nil }
+            // A byte-order mark (Windows editors, some clipboards) is not part of the input.
+            if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
             let trimmed = line.trimmingSpaces()
             if trimmed.isEmpty { continue }
             sawInput = true
-            let number = reader.lineNumber
+            if PasteDamage.isJWSFragment(trimmed) {
+                pending = [WebhookBody.Item(line: number, result: .failure(try fragment(trimmed, number: number)))]
+                continue
+            }
+            if let failure = PasteDamage.decodedPayload(trimmed) {
+                pending = [WebhookBody.Item(line: number, result: .failure(failure))]
+                continue
+            }
             if acceptsReceipts, let wrapped = try wrappedReceipt(trimmed) {
                 pending = [WebhookBody.Item(line: number, result: .success(wrapped))]
                 continue
@@ -113,7 +127,7 @@ struct InputItems {
             let trimmed = next.trimmingSpaces()
             if trimmed.isEmpty { break }
             guard isBase64(trimmed) else {
-                carried = next
+                carried = (next, reader.lineNumber)
                 break
             }
             text += trimmed
@@ -137,6 +151,24 @@ struct InputItems {
         }
     }
 
+    /// The failure for a JWS that is not whole: wrapped over several lines (the continuation
+    /// lines are taken with it, so it is reported once) or cut short.
+    private mutating func fragment(_ first: String, number: Int) throws(CLIError) -> VerificationFailure {
+        var last = number
+        var joined = first
+        while let next = try reader.readLine(maxLength: maxLine) {
+            let trimmed = next.trimmingSpaces()
+            guard PasteDamage.isContinuation(trimmed) else {
+                carried = (next, reader.lineNumber)
+                break
+            }
+            joined += trimmed
+            last = reader.lineNumber
+        }
+        return PasteDamage.fragmentFailure(
+            first: first, joined: joined, lines: number...last, fromTerminal: reader.isTerminal)
+    }
+
     /// Whether `bytes` is the start of a JSON document that ends too early (not a malformed one).
     static func isUnfinishedJSON(_ bytes: [UInt8]) -> Bool {
         do {
@@ -145,5 +177,84 @@ struct InputItems {
         } catch {
             return error.offset >= bytes.count
         }
+    }
+}
+
+/// Copy-paste damage, told apart from forgery: a JWS cut short (a terminal's 4 KB line limit, a
+/// chat tool), wrapped at 76 columns (e-mail, base64 tools), or its decoded payload pasted
+/// instead of the signed text. Each gets a hint saying what to do, not a signature verdict.
+enum PasteDamage {
+    /// Base64url characters (and `=` padding).
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+            return true
+        default: return false
+        }
+    }
+
+    /// The start of a JWS (`eyJ` is `{"` in base64url) with fewer than three segments.
+    static func isJWSFragment(_ line: String) -> Bool {
+        guard line.hasPrefix("eyJ") else { return false }
+        var dots = 0
+        for byte in line.utf8 {
+            if byte == UInt8(ascii: ".") {
+                dots += 1
+            } else if !isBase64URL(byte) {
+                return false
+            }
+        }
+        return dots < 2
+    }
+
+    /// A line that can continue a wrapped JWS: base64url and dots only, not the start of another.
+    static func isContinuation(_ line: String) -> Bool {
+        !line.isEmpty && !line.hasPrefix("eyJ")
+            && line.utf8.allSatisfy { isBase64URL($0) || $0 == UInt8(ascii: ".") }
+    }
+
+    static func fragmentFailure(first: String, joined: String, lines: ClosedRange<Int>, fromTerminal: Bool)
+        -> VerificationFailure
+    {
+        let segments = joined.utf8.count { $0 == UInt8(ascii: ".") } + 1
+        if lines.count > 1 {
+            let width = first.utf8.count
+            return VerificationFailure(
+                .invalidJWTFormat,
+                "lines \(lines.lowerBound)–\(lines.upperBound) look like one JWS wrapped at \(width) columns (copy-paste "
+                    + "damage, not a forgery): join them into one line (e.g. tr -d '\\n' < FILE) and feed it again")
+        }
+        let bytes = first.utf8.count
+        var why =
+            "this looks cut short: \(bytes) bytes and \(segments) of the 3 dot-separated segments of a JWS "
+            + "(copy-paste damage, not a forgery); a notification is usually 4–16 KB"
+        if bytes == 4095 || bytes == 4096 || fromTerminal {
+            why +=
+                "; a terminal keeps at most 4,095 bytes of a pasted line: save it to a file and give the file "
+                + "name as the argument (iapctl notify FILE, iapctl verify FILE)"
+        } else {
+            why += "; copy the whole text again, or save it to a file and give the file"
+        }
+        return VerificationFailure(.invalidJWTFormat, why)
+    }
+
+    /// A decoded notification or transaction (JSON with Apple's fields, no signed text in it).
+    static func decodedPayload(_ line: String) -> VerificationFailure? {
+        guard line.hasPrefix("{"), let json = try? JSONParser.parse(Array(line.utf8)), case .object = json else {
+            return nil
+        }
+        for key in [
+            "signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedTransactions",
+            "notificationHistory",
+        ] where json[key] != nil {
+            return nil
+        }
+        let decodedKeys = ["notificationType", "notificationUUID", "transactionId", "originalTransactionId", "data"]
+        guard let found = decodedKeys.first(where: { json[$0] != nil }) else { return nil }
+        return VerificationFailure(
+            .invalidPayload,
+            "this is a decoded payload (it has \(found)), not the signed text: nothing in it can be verified; "
+                + "paste the signedPayload (the JWS starting with eyJ) that Apple posted, or the whole webhook body")
     }
 }

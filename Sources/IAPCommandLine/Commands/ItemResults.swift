@@ -21,7 +21,8 @@ struct ItemResult {
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
         ItemResult(
             line: line, verdict: Verdict.rejected.rawValue, code: EventMapping.exitCode(for: failure),
-            error: failure.message + (hint.map { "; " + $0 } ?? ""))
+            error: (failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message)
+                + (hint.map { "; " + $0 } ?? ""))
     }
 
     static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {
@@ -48,38 +49,74 @@ struct ItemResult {
         }
     }
 
-    var record: Record {
+    /// The machine form (JSON, NDJSON): snake_case keys, `changes` as objects.
+    var record: Record { record(structuredChanges: true) }
+
+    /// `structuredChanges` false (CSV): `changes` as text, in the form audit rows use
+    /// (`order N updated: status: paid → refunded; …`). `auto_renew` is `true`/`false` everywhere.
+    func record(structuredChanges: Bool) -> Record {
         var r = Record()
         r.append("line", line)
         r.append("verdict", verdict)
-        r.append("notificationUUID", notificationUUID)
-        r.append("notificationType", notificationType)
+        r.append("notification_uuid", notificationUUID)
+        r.append("notification_type", notificationType)
         r.append("subtype", subtype)
-        r.append("transactionId", transactionId)
-        r.append("originalTransactionId", originalTransactionId)
+        r.append("transaction_id", transactionId)
+        r.append("original_transaction_id", originalTransactionId)
         for (key, value) in extra { r.append(key, value) }
-        r.append(
-            "changes",
-            .array(
+        if structuredChanges {
+            r.append(
+                "changes",
+                .array(
+                    changes.map { change in
+                        .object([
+                            ("entity", .string(change.entity.rawValue)), ("key", .string(change.key)),
+                            ("action", .string(change.action.rawValue)),
+                            (
+                                "fields",
+                                .array(
+                                    change.fields.map {
+                                        .object([
+                                            ("column", .string($0.column)),
+                                            ("before", Self.shown($0.column, $0.before).map(JSONValue.string) ?? .null),
+                                            ("after", Self.shown($0.column, $0.after).map(JSONValue.string) ?? .null),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    }))
+        } else {
+            r.append(
+                "changes",
                 changes.map { change in
-                    .object([
-                        ("entity", .string(change.entity.rawValue)), ("key", .string(change.key)),
-                        ("action", .string(change.action.rawValue)),
-                        (
-                            "fields",
-                            .array(
-                                change.fields.map {
-                                    .object([
-                                        ("column", .string($0.column)), ("before", $0.before.map(JSONValue.string) ?? .null),
-                                        ("after", $0.after.map(JSONValue.string) ?? .null),
-                                    ])
-                                })
-                        ),
-                    ])
-                }))
-        r.append("detail", detail)
+                    "\(change.entity.rawValue) \(change.key) \(change.action.rawValue): "
+                        + change.fields.map {
+                            "\($0.column): \(Self.shown($0.column, $0.before) ?? "∅") → \(Self.shown($0.column, $0.after) ?? "∅")"
+                        }.joined(separator: ", ")
+                }.joined(separator: "; "))
+        }
+        r.append("detail", detail.map(Self.readableAutoRenew))
         r.append("error", error)
         return r
+    }
+
+    /// A stored column value as people and scripts see it: `auto_renew` as `true`/`false`.
+    static func shown(_ column: String, _ value: String?) -> String? {
+        guard column == "auto_renew", let value else { return value }
+        return value == "1" ? "true" : value == "0" ? "false" : value
+    }
+
+    /// The engine's `auto_renew 1 → 0` in a detail, written `auto_renew true → false` like everywhere else.
+    static func readableAutoRenew(_ text: String) -> String {
+        guard text.contains("auto_renew ") else { return text }
+        var result = text
+        for (raw, shown) in [
+            ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"),
+            ("0 → 1", "false → true"),
+        ] {
+            result = result.replacing("auto_renew " + raw, with: "auto_renew " + shown)
+        }
+        return result
     }
 
     /// The short table row: type, ids and what happened.
@@ -91,7 +128,8 @@ struct ItemResult {
         r.append("type", type)
         r.append("transaction", transactionId)
         for (key, value) in extra { r.append(key, value) }
-        r.append("detail", error ?? detail)
+        // An error is shown whole, also on a narrow terminal (the renderer never cuts "error: …").
+        r.append("detail", error.map { "error: " + $0 } ?? detail.map(Self.readableAutoRenew))
         return r
     }
 }
@@ -114,7 +152,7 @@ final class ItemPrinter {
     init(_ invocation: Invocation, columns: [Column]) {
         self.invocation = invocation
         self.columns = columns
-        showsProgress = invocation.isStderrTTY && !invocation.quiet
+        showsProgress = invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal
         lastProgress = TrustConfiguration.systemClock()
     }
 
@@ -136,15 +174,16 @@ final class ItemPrinter {
         counts[result.verdict, default: 0] += 1
         if result.code != .success { failed = true }
         if invocation.output == .ndjson {
-            invocation.stdout.writeLine(result.record.jsonObject().serialized())
+            invocation.emitLine(result.record)
         } else {
             results.append(result)
         }
         progress()
-        if result.verdict == Verdict.rejected.rawValue {
+        if result.verdict == Verdict.rejected.rawValue, invocation.output != .table {
             if progressShown { invocation.stderr.write("\r\u{1B}[K") }
-            // In full on stderr whatever the format: the table's detail column may be cut.
-            invocation.stderr.writeLine("error: line \(result.line): \(result.error ?? "rejected")")
+            // Machine formats: the person reads stderr. A table shows the error itself (once, whole).
+            invocation.stderr.writeLine(
+                "error: line \(result.line): " + TerminalText.escape(result.error ?? "rejected", keepNewlines: true))
         }
     }
 
@@ -155,15 +194,23 @@ final class ItemPrinter {
         switch invocation.output {
         case .ndjson: break
         case .table: if !results.isEmpty { invocation.emit(results.map(\.tableRecord), columns: columns) }
-        case .json, .csv: invocation.emit(results.map(\.record))
+        case .json: invocation.emit(results.map(\.record))
+        case .csv: invocation.emit(results.map { $0.record(structuredChanges: false) })
         }
         let order = [
             "applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected",
         ]
         let parts = order.compactMap { key in counts[key].map { "\($0) \(key)" } }
-        invocation.note(
-            "\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ") + (extraNote.map { "; " + $0 } ?? ""))
-        if count == 1, let firstCode { return firstCode }
-        return failed ? .failure : .success
+        let summary =
+            "\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ")
+            + (extraNote.map { "; " + $0 } ?? "")
+        let code: ExitCode = count == 1 && firstCode != nil ? firstCode! : (failed ? .failure : .success)
+        if invocation.quiet, code != .success {
+            // -q keeps errors: a run that exits non-zero still says why, in one line.
+            invocation.stderr.writeLine(summary + " (exit \(code.rawValue))")
+        } else {
+            invocation.note(summary)
+        }
+        return code
     }
 }

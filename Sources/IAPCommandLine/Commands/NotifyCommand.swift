@@ -226,6 +226,7 @@ enum NotifyCommand {
         case .invalidEnvironment?: return "accept it with --environment \(report.environment ?? "Sandbox")"
         case .invalidAppIdentifier?: return "check --bundle-id / --app-apple-id"
         case .certificateExpiredOrNotYetValid?: return "the chain is checked at --at (default: the payload's signedDate)"
+        case .untrustedChain?: return TrustSetup.untrustedHint
         default: return nil
         }
     }

@@ -75,8 +75,7 @@ enum OrdersShow {
                 ("changes", .array(audit.map { $0.jsonObject() })),
             ]
             let document = JSONValue.object(members)
-            invocation.stdout.write(
-                (invocation.output == .json ? document.prettySerialized() : document.serialized()) + "\n")
+            invocation.emit(json: document)
         case .table, .csv:
             let audit = history.audit.map { RowRendering.record($0, structured: false) }
             var orderSection: DetailView.Section

@@ -110,7 +110,10 @@ enum RestoreCommand {
         do {
             let report = try verifiers.jws().verify(jws, as: .transaction)
             if let failure = report.failure {
-                let hint = report.kind == .notification ? "this is a notification: restore takes the device's signed transactions" : nil
+                let hint =
+                    report.kind == .notification
+                    ? "this is a notification: restore takes the device's signed transactions"
+                    : failure.code == .untrustedChain ? TrustSetup.untrustedHint : nil
                 printer.add(.rejected(line: line, failure, hint: hint))
                 return nil
             }

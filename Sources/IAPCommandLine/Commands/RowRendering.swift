@@ -81,7 +81,7 @@ enum RowRendering {
         r.append("notification_type", entry.notificationType)
         r.append("subtype", entry.subtype)
         r.append("notification_uuid", entry.notificationUUID)
-        r.append("detail", entry.detail)
+        r.append("detail", entry.detail.map(ItemResult.readableAutoRenew))
         r.append("received_at", entry.receivedAt)
         r.append("ledger_id", entry.id)
         return r
@@ -103,8 +103,10 @@ enum RowRendering {
     }
 
     /// An audit row; `structured` gives the changes as an array of objects (JSON), else as text.
+    /// Its `id` comes first: the number `audit show` and `audit undo` take.
     static func record(_ entry: AuditEntry, structured: Bool) -> Record {
         var r = Record()
+        r.append("id", entry.id)
         r.append("changed_at", entry.at)
         r.append("actor", entry.actor)
         r.append("command", entry.command)
@@ -124,7 +126,8 @@ enum RowRendering {
 
     /// The table columns of an audit trail.
     static let auditColumns: [Column] = [
-        Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"), Column("command", title: "COMMAND"),
+        Column("id", title: "AUDIT"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
+        Column("command", title: "COMMAND"),
         Column("reason", title: "REASON", maxWidth: 40), Column("ticket", title: "TICKET"),
         Column("key", title: "ROW", maxWidth: 20), Column("changes", title: "CHANGES"),
     ]

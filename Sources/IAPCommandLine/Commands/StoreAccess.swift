@@ -35,11 +35,13 @@ enum StoreAccess {
 
     /// Opens the store. Only `db init` passes `create: true`; every other command refuses a
     /// missing database (exit 66) rather than silently creating an empty one.
-    static func open(_ invocation: Invocation, create: Bool = false) throws -> any Store {
+    /// `readOnly` (look-ups): SQLite opens the file read-only and creates no file (MySQL relies
+    /// on the user's privileges).
+    static func open(_ invocation: Invocation, create: Bool = false, readOnly: Bool = false) throws -> any Store {
         let raw = invocation.value("db") ?? "iapctl.db"
         switch try location(raw) {
         case .sqlite(let path):
-            return try SQLiteStore(path: path, create: create)
+            return try SQLiteStore(path: path, create: create, readOnly: readOnly)
         case .mysql(let url):
             return try openMySQL(url: url, invocation: invocation, create: create)
         }
@@ -93,19 +95,54 @@ enum StoreAccess {
     }
 }
 
+extension StoreAccess {
+    /// Every handler of `handlers`, with SQLite's access errors given a file-permission hint
+    /// (the generic one speaks of MySQL users and passwords).
+    static func wrap(_ handlers: [String: CommandHandler]) -> [String: CommandHandler] {
+        handlers.mapValues { handler in
+            { invocation in
+                do {
+                    return try handler(invocation)
+                } catch StoreError.accessDenied(let message) {
+                    guard case .sqlite? = try? location(invocation.value("db") ?? "iapctl.db") else {
+                        throw StoreError.accessDenied(message)
+                    }
+                    throw CLIError(
+                        .config, message,
+                        hint: "check the permissions of the database file and its folder (ls -l); look-ups "
+                            + "(list, show, entitled, doctor, audit) need only read access, changes need write access")
+                }
+            }
+        }
+    }
+}
+
 extension StoreError: CLIErrorConvertible {
-    /// The contract's exit codes for storage failures.
+    /// The contract's exit codes for storage failures; no message shows SQL text (a store may add
+    /// `[SQL: …]` for its own diagnostics: it is cut here).
     public var cliError: CLIError {
         switch self {
-        case .notFound(let m): return CLIError(.noInput, m)
-        case .schemaMismatch(let m): return CLIError(.config, m)
-        case .conflict(let m): return CLIError(.conflict, m)
-        case .busy(let m): return CLIError(.tempFail, m, hint: "another process holds the database; retry")
+        case .notFound(let m): return CLIError(.noInput, Self.withoutSQL(m))
+        case .schemaMismatch(let m): return CLIError(.config, Self.withoutSQL(m))
+        case .conflict(let m): return CLIError(.conflict, Self.withoutSQL(m))
+        case .busy(let m): return CLIError(.tempFail, Self.withoutSQL(m), hint: "another process holds the database; retry")
         case .unavailable(let m):
-            return CLIError(.unavailable, m, hint: "check that the database server is running and reachable, then retry")
+            return CLIError(
+                .unavailable, Self.withoutSQL(m), hint: "check that the database server is running and reachable, then retry")
         case .accessDenied(let m):
-            return CLIError(.config, m, hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
-        case .failure(let m): return CLIError(.software, m)
+            return CLIError(
+                .config, Self.withoutSQL(m), hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
+        case .failure(let m): return CLIError(.software, Self.withoutSQL(m))
         }
+    }
+
+    /// `message` without any ` [SQL: …]` part.
+    static func withoutSQL(_ message: String) -> String {
+        var text = message
+        while let start = text.firstRange(of: " [SQL: ") ?? text.firstRange(of: "[SQL: ") {
+            let end = text[start.upperBound...].firstIndex(of: "]").map { text.index(after: $0) } ?? text.endIndex
+            text.removeSubrange(start.lowerBound..<end)
+        }
+        return text
     }
 }

@@ -4,8 +4,37 @@ import AppStoreReceipt
 /// Builds the verifier from the trust options (`--root-ca`, `--bundle-id`, `--app-apple-id`,
 /// `--environment`, `--at`) shared by `notify`, `verify` and `restore`.
 enum TrustSetup {
+    /// The trusted roots of this run, in words (for trust errors).
+    nonisolated(unsafe) static var rootsInUse = builtInRoot
+
+    static let builtInRoot = "Apple Root CA - G3 (built in)"
+
+    /// The hint for a chain that does not lead to the trusted root: which root is in use and how
+    /// to choose another.
+    static var untrustedHint: String {
+        "the trusted root in use is \(rootsInUse); the JWS is not signed under it. If it comes from "
+            + "Apple, it is forged or damaged; if it is signed by another CA (a test CA, Xcode), name that "
+            + "root with --root-ca FILE"
+    }
+
+    /// OpenSSL's words for why a chain failed, in a person's words.
+    static func plainWords(_ message: String) -> String {
+        let phrases: [(String, String)] = [
+            ("unable to get local issuer certificate", "it was not issued under the trusted root"),
+            ("self-signed certificate in certificate chain", "it leads to a root that is not the trusted one"),
+            ("self signed certificate in certificate chain", "it leads to a root that is not the trusted one"),
+            ("unable to get issuer certificate", "its issuer is missing from the chain"),
+            ("certificate signature failure", "a certificate's signature does not match its issuer"),
+        ]
+        var text = message
+        for (openssl, plain) in phrases { text = text.replacing(openssl, with: plain) }
+        return text
+    }
+
     static func verifier(_ invocation: Invocation) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
+        let rootFiles = invocation.values("root-ca")
+        rootsInUse = rootFiles.isEmpty ? builtInRoot : rootFiles.joined(separator: ", ") + " (--root-ca)"
         if let roots = try roots(invocation, option: "root-ca") { configuration.roots = roots }
         configuration.bundleId = invocation.value("bundle-id")
         if let raw = invocation.value("app-apple-id") {

@@ -89,8 +89,8 @@ enum VerifyCommand {
         }
         switch invocation.output {
         case .table: break
-        case .json: invocation.stdout.writeLine((documents.count == 1 ? documents[0] : .array(documents)).prettySerialized())
-        case .ndjson, .csv: for d in documents { invocation.stdout.writeLine(d.serialized()) }
+        case .json: invocation.emit(json: documents.count == 1 ? documents[0] : .array(documents))
+        case .ndjson, .csv: for d in documents { invocation.emit(json: d) }
         }
         if codes.count == 1 { return codes[0] }
         return codes.allSatisfy { $0 == .success } ? .success : .failure
@@ -139,7 +139,8 @@ enum VerifyCommand {
         writeChecks(report, to: out, indent: "  ")
         for warning in report.warnings { out.writeLine("  warning: \(warning)") }
         if let failure = report.failure {
-            out.writeLine("  error: \(failure.message)")
+            let message = failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message
+            out.writeLine("  error: \(message)")
             if let hint = NotifyCommand.hint(for: report) { out.writeLine("  hint: \(hint)") }
         }
         if let payload = report.payload {
@@ -167,7 +168,9 @@ enum VerifyCommand {
             case .failed: mark = "FAIL"
             case .skipped: mark = "skip"
             }
-            out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(check.detail)")
+            // A failed chain in a person's words, not OpenSSL's.
+            let detail = check.status == .failed && check.name == "chain" ? TrustSetup.plainWords(check.detail) : check.detail
+            out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(detail)")
         }
     }
 

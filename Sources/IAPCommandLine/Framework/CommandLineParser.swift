@@ -158,6 +158,13 @@ public struct CommandLineParser: Sendable {
         }
         for (offset, value) in positional.enumerated() {
             let argument = specs[min(offset, specs.count - 1)]
+            if argument.completion != .file, argument.completion != .directory,
+                let control = TerminalText.firstControl(value)
+            {
+                throw CLIError.usage(
+                    "<\(argument.name)>: the value holds a control character (\(control)); "
+                        + "type it without control or bidi characters", path: path)
+            }
             if let allowed = argument.allowedValues, !allowed.contains(value) {
                 let closest = Suggestion.closest(to: value, among: allowed)
                 throw CLIError.usage(

@@ -33,7 +33,9 @@ public struct HelpRenderer: Sendable {
     public func help(for path: [String]) -> String {
         guard let spec = root.descendant(at: path) else { return "" }
         var out: [String] = []
-        out.append(path.isEmpty ? "\(root.name) — \(spec.abstract)" : "\(commandName(path)) — \(spec.abstract)")
+        out += TextWrap.fill(
+            path.isEmpty ? "\(root.name) — \(spec.abstract)" : "\(commandName(path)) — \(spec.abstract)", width: width,
+            indent: "")
         out.append("")
         out.append("Usage: \(usage(for: path))")
         if !spec.discussion.isEmpty {

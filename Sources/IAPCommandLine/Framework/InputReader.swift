@@ -55,9 +55,31 @@ public final class InputReader {
     }
 
     deinit {
+        if pasting { TerminalPaste.end() }
         if case .descriptor(let fd, owned: true) = source {
             _ = close(fd)
         }
+    }
+
+    /// Whether this input is a terminal (a person typing or pasting).
+    public var isTerminal: Bool {
+        guard case .descriptor(let fd, _) = source else { return false }
+        return isatty(fd) == 1
+    }
+
+    /// Whether the terminal is read in paste mode (see `beginTerminalPaste`).
+    private var pasting = false
+
+    /// Reads a terminal without its line limit: the kernel keeps at most 4,095 bytes of a line
+    /// typed or pasted in canonical mode, and a notification is ~15 KB. Switches canonical mode
+    /// off for the read (echo stays on; Ctrl-C still interrupts), takes Ctrl-D as the end, and
+    /// restores the terminal at the end of input, when the reader goes, and on SIGINT, SIGTERM,
+    /// SIGHUP or SIGQUIT. False (nothing changed) when the input is not a terminal.
+    @discardableResult
+    public func beginTerminalPaste() -> Bool {
+        guard !pasting, case .descriptor(let fd, _) = source, isatty(fd) == 1 else { return false }
+        pasting = TerminalPaste.begin(fd)
+        return pasting
     }
 
     /// Reads more bytes into the buffer; false at end of input.
@@ -82,7 +104,21 @@ public final class InputReader {
             throw CLIError(.ioError, "cannot read \(name): \(FileSystem.describe(errno: code))")
         }
         buffer.removeLast(chunk - count)
-        if count == 0 { reachedEnd = true }
+        if pasting, let endOfText = buffer[oldCount...].firstIndex(of: 4) {
+            // Ctrl-D: the end of what was pasted (the terminal no longer turns it into end of file).
+            buffer.removeSubrange(endOfText...)
+            reachedEnd = true
+            pasting = false
+            TerminalPaste.end()
+            return buffer.count > oldCount
+        }
+        if count == 0 {
+            reachedEnd = true
+            if pasting {
+                pasting = false
+                TerminalPaste.end()
+            }
+        }
         return count > 0
     }
 
@@ -168,5 +204,57 @@ public final class InputReader {
 
     private func tooLong(_ maxLength: Int) -> CLIError {
         CLIError(.dataError, "\(name):\(lineNumber): line longer than \(maxLength) bytes")
+    }
+}
+
+/// The terminal settings `InputReader.beginTerminalPaste` changes, and their restoration (also
+/// from a signal handler, so kept in plain globals).
+enum TerminalPaste {
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var descriptor: Int32 = -1
+    nonisolated(unsafe) private static var previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 4)
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    /// Non-canonical mode on `fd` (one byte at a time, no line limit); false if it cannot be set.
+    static func begin(_ fd: Int32) -> Bool {
+        var settings = termios()
+        guard tcgetattr(fd, &settings) == 0 else { return false }
+        saved = settings
+        descriptor = fd
+        for (index, signal) in signals.enumerated() {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signal in
+                TerminalPaste.restoreFromSignal(signal)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(signal, &action, previous + index)
+        }
+        settings.c_lflag &= ~tcflag_t(ICANON)
+        withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
+            end()
+            return false
+        }
+        return true
+    }
+
+    /// The terminal as it was, and the signal handlers as they were.
+    static func end() {
+        guard descriptor >= 0 else { return }
+        _ = tcsetattr(descriptor, TCSANOW, &saved)
+        descriptor = -1
+        for (index, signal) in signals.enumerated() { sigaction(signal, previous + index, nil) }
+    }
+
+    /// In a signal handler: restore the terminal, put the previous handler back and raise again.
+    private static func restoreFromSignal(_ signal: Int32) {
+        if descriptor >= 0 { _ = tcsetattr(descriptor, TCSANOW, &saved) }
+        descriptor = -1
+        for (index, each) in signals.enumerated() { sigaction(each, previous + index, nil) }
+        raise(signal)
     }
 }

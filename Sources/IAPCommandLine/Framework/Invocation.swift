@@ -1,3 +1,5 @@
+import AppStoreJWS
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -24,15 +26,27 @@ public final class Invocation {
     public let isStdoutTTY: Bool
     /// The root of the command tree (for help and generators).
     public let root: CommandSpec
+    /// `--redact`: masks ids in records before they are laid out (nil: no masking).
+    let redactor: Redactor?
 
     /// Whether stderr is a terminal (progress lines are drawn only then).
     public var isStderrTTY: Bool { (stderr as? FileDescriptorSink)?.isTerminal ?? false }
 
     /// Creates an invocation (the runner does this; tests may too).
-    public init(
+    public convenience init(
         parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,
         stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec
     ) {
+        self.init(
+            parsed: parsed, settings: settings, environment: environment, stdin: stdin, stdout: stdout,
+            stderr: stderr, isStdoutTTY: isStdoutTTY, root: root, redactor: nil)
+    }
+
+    init(
+        parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,
+        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec, redactor: Redactor?
+    ) {
+        self.redactor = redactor
         self.parsed = parsed
         self.settings = settings
         self.environment = environment
@@ -61,9 +75,27 @@ public final class Invocation {
     public var quiet: Bool { settings.flag("quiet") }
     /// `-v`: extra diagnostics on stderr.
     public var verbose: Bool { settings.flag("verbose") && !quiet }
-    /// Colour on stdout: a terminal, `NO_COLOR` unset and no `--no-color`.
+    /// Colour on stdout: a terminal that is not `TERM=dumb`, `NO_COLOR` unset and no `--no-color`.
     public var colorEnabled: Bool {
-        isStdoutTTY && (environment["NO_COLOR"] ?? "").isEmpty && !settings.flag("no-color")
+        isStdoutTTY && (environment["NO_COLOR"] ?? "").isEmpty && !settings.flag("no-color") && !dumbTerminal
+    }
+
+    /// `TERM=dumb`: a terminal that understands no escape codes (no colour, no progress line).
+    public var dumbTerminal: Bool { environment["TERM"] == "dumb" }
+
+    /// The width tables are fitted to: the terminal's (its window size, else `COLUMNS`, else 80)
+    /// when stdout is a terminal and `--wide` is not given; nil (never cut) otherwise.
+    public var tableWidth: Int? {
+        guard isStdoutTTY, !settings.flag("wide") else { return nil }
+        if let columns = stdout.terminalColumns { return columns }
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        return 80
+    }
+
+    /// How this run renders: colour, terminal width, CSV protection.
+    public var outputStyle: OutputStyle {
+        OutputStyle(
+            color: colorEnabled, width: tableWidth, csvRaw: settings.flag("csv-raw"), csvEscapesControls: isStdoutTTY)
     }
 
     /// Who the audit records: `--actor` (or its env/config), else the OS user, else `uid:N`.
@@ -77,42 +109,75 @@ public final class Invocation {
         return "uid:\(uid)"
     }
 
-    /// Writes a line of data to stdout.
-    public func print(_ line: String) { stdout.writeLine(line) }
+    /// Writes a line of data to stdout (control characters made visible on a terminal).
+    public func print(_ line: String) { stdout.writeLine(isStdoutTTY ? TerminalText.escape(line) : line) }
 
     /// Renders a list in the chosen output format to stdout.
     public func emit(_ records: [Record], columns: [Column]? = nil) {
-        stdout.write(OutputRenderer.render(records: records, columns: columns, format: output, color: colorEnabled))
+        let records = redactor.map { redactor in records.map(redactor.record) } ?? records
+        write(OutputRenderer.render(records: records, columns: columns, format: output, style: outputStyle))
     }
 
     /// Renders one item in the chosen output format to stdout.
     public func emit(document: Record) {
-        stdout.write(OutputRenderer.render(document: document, format: output, color: colorEnabled))
+        let document = redactor?.record(document) ?? document
+        write(OutputRenderer.render(document: document, format: output, style: outputStyle))
     }
 
     /// Renders a `show` view in the chosen output format to stdout.
     public func emit(detail: DetailView) {
-        stdout.write(OutputRenderer.render(detail: detail, format: output, color: colorEnabled))
+        let detail = redactor?.detail(detail) ?? detail
+        write(OutputRenderer.render(detail: detail, format: output, style: outputStyle))
     }
 
-    /// A progress or summary note on stderr (not with `-q`).
+    /// A JSON document (pretty for `-o json`, one line otherwise) to stdout.
+    public func emit(json document: JSONValue) {
+        let document = redactor?.json(document) ?? document
+        write((output == .json ? document.prettySerialized() : document.serialized()) + "\n")
+    }
+
+    /// One NDJSON line of a record (a batch streaming its results).
+    public func emitLine(_ record: Record) {
+        let record = redactor?.record(record) ?? record
+        write(record.jsonObject().serialized() + "\n")
+    }
+
+    /// Rendered output to stdout; JSON on a terminal gets C1 and bidi controls as `\u` escapes.
+    private func write(_ text: String) {
+        let onTerminal = isStdoutTTY && (output == .json || output == .ndjson)
+        stdout.write(onTerminal ? TerminalText.jsonEscaped(text) : text)
+    }
+
+    /// A progress or summary note on stderr (not with `-q`); control characters made visible.
     public func note(_ message: String) {
-        if !quiet { stderr.writeLine(message) }
+        if !quiet { stderr.writeLine(TerminalText.escape(message, keepNewlines: true)) }
     }
 
-    /// `warning: …` on stderr (not with `-q`).
+    /// `warning: …` on stderr (not with `-q`); control characters made visible.
     public func warn(_ message: String) {
-        if !quiet { stderr.writeLine("warning: \(message)") }
+        if !quiet { stderr.writeLine("warning: " + TerminalText.escape(message, keepNewlines: true)) }
     }
 
-    /// A diagnostic on stderr, only with `-v`.
+    /// A diagnostic on stderr, only with `-v`; control characters made visible.
     public func debug(_ message: String) {
-        if verbose { stderr.writeLine(message) }
+        if verbose { stderr.writeLine(TerminalText.escape(message, keepNewlines: true)) }
     }
 
     /// The input named by a FILE argument: stdin for nil or `-`, else the opened file (66 if missing).
+    ///
+    /// When stdin is a terminal, a one-line prompt on stderr says what to do, and the terminal is
+    /// read without its 4 KB line limit (see `InputReader.beginTerminalPaste`).
     public func openInput(_ path: String?) throws(CLIError) -> InputReader {
-        guard let path, path != "-" else { return stdin }
+        guard let path, path != "-" else {
+            if stdin.beginTerminalPaste(), !quiet {
+                let command = ([root.name] + self.path).joined(separator: " ")
+                stderr.writeLine(
+                    "\(command): paste the input (one item per line), then press Enter and Ctrl-D; "
+                        + "or give a file: \(command) FILE")
+                try? stderr.flush()
+            }
+            return stdin
+        }
         return try InputReader(path: path)
     }
 }

@@ -116,7 +116,13 @@ public struct OptionSpec: Sendable {
     }
 
     /// Why `value` is not acceptable, or nil when it is; `value` is replaced by its canonical form.
+    ///
+    /// Control characters (C0, C1, bidi overrides) are refused in every value that is not a file
+    /// or folder name: ids and audit texts are shown to people later and must not drive their terminal.
     func check(_ value: inout String) -> String? {
+        if completion != .file, completion != .directory, let control = TerminalText.firstControl(value) {
+            return "the value holds a control character (\(control)); type it without control or bidi characters"
+        }
         if let allowedValues {
             guard let canonical = canonicalValue(value) else {
                 return "'\(value)' is not a valid \(valueName ?? long); allowed: "

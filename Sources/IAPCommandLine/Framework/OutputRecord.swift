@@ -112,16 +112,23 @@ public struct Column: Sendable, ExpressibleByStringLiteral {
     public var key: String
     /// The header; nil shows the key upper-cased (`user_id` → `USER_ID`); CSV always uses the key.
     public var title: String?
-    /// Wider cells are cut to this many terminal columns ending in `…` (tables only).
+    /// Marks free text: on a terminal too narrow for the table, this column is cut first (ending
+    /// in `…`), down to this many columns (at most 12). Off a terminal, or with `--wide`, nothing is cut.
     public var maxWidth: Int?
     public var alignment: Alignment
+    /// Never cut, even on a narrow terminal (a hint or a command to run).
+    public var keepWhole: Bool
 
     /// A column; see the properties.
-    public init(_ key: String, title: String? = nil, maxWidth: Int? = nil, alignment: Alignment = .automatic) {
+    public init(
+        _ key: String, title: String? = nil, maxWidth: Int? = nil, alignment: Alignment = .automatic,
+        keepWhole: Bool = false
+    ) {
         self.key = key
         self.title = title
         self.maxWidth = maxWidth
         self.alignment = alignment
+        self.keepWhole = keepWhole
     }
 
     /// A column showing field `value` with the default header.

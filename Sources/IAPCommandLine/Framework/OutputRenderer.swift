@@ -1,17 +1,42 @@
 import AppStoreJWS
 
+/// How human-readable output is laid out and how CSV is protected.
+public struct OutputStyle: Sendable {
+    /// Bold headers (a terminal, no `NO_COLOR`, no `TERM=dumb`).
+    public var color: Bool
+    /// The terminal's width that tables are fitted to; nil (not a terminal, or `--wide`): never cut.
+    public var width: Int?
+    /// `--csv-raw`: CSV cells that a spreadsheet would run as a formula are left as they are.
+    public var csvRaw: Bool
+    /// CSV written to a terminal: control characters are made visible like in tables.
+    public var csvEscapesControls: Bool
+
+    /// A style; the default is plain text for a file or a pipe.
+    public init(color: Bool = false, width: Int? = nil, csvRaw: Bool = false, csvEscapesControls: Bool = false) {
+        self.color = color
+        self.width = width
+        self.csvRaw = csvRaw
+        self.csvEscapesControls = csvEscapesControls
+    }
+}
+
 /// Renders records in the four output formats.
 ///
 /// `columns` choose and order what table and CSV show (default: every key, in order of first
 /// appearance); JSON and NDJSON always carry every field. Every rendering ends with a newline
 /// unless it is empty (a table or NDJSON of no records is empty; JSON gives `[]`, CSV its header).
+///
+/// Tables are cut only to fit a terminal (`style.width`); in a file or a pipe every cell is whole.
+/// CSV cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with `'` (OWASP's rule
+/// against formula injection) unless `style.csvRaw`; numbers (JSON integers and decimals, so
+/// negative amounts too) and dates are never prefixed.
 public enum OutputRenderer {
     static let bold = "\u{1B}[1m"
     static let reset = "\u{1B}[0m"
 
     /// A list of items: table, JSON array, NDJSON lines or CSV.
     public static func render(
-        records: [Record], columns: [Column]? = nil, format: OutputFormat, color: Bool = false
+        records: [Record], columns: [Column]? = nil, format: OutputFormat, style: OutputStyle = OutputStyle()
     ) -> String {
         switch format {
         case .json:
@@ -20,24 +45,25 @@ public enum OutputRenderer {
             return records.map { $0.jsonObject().serialized() + "\n" }.joined()
         case .csv:
             let columns = columns ?? defaultColumns(records)
-            var lines = [columns.map { csvField($0.key) }.joined(separator: ",")]
+            var lines = [columns.map { csvField($0.key, style: style) }.joined(separator: ",")]
             for record in records {
-                lines.append(columns.map { csvField(cellText(record[$0.key], key: $0.key)) }.joined(separator: ","))
+                lines.append(
+                    columns.map { csvCell(record[$0.key], key: $0.key, style: style) }.joined(separator: ","))
             }
             return lines.joined(separator: "\n") + "\n"
         case .table:
-            return table(records: records, columns: columns ?? defaultColumns(records), color: color, indent: "")
+            return table(records: records, columns: columns ?? defaultColumns(records), style: style, indent: "")
         }
     }
 
     /// A single item: a JSON object (not an array), one NDJSON line, a one-row CSV, or a
     /// key–value listing in table mode.
-    public static func render(document: Record, format: OutputFormat, color: Bool = false) -> String {
+    public static func render(document: Record, format: OutputFormat, style: OutputStyle = OutputStyle()) -> String {
         switch format {
         case .json: return document.jsonObject().prettySerialized() + "\n"
         case .ndjson: return document.jsonObject().serialized() + "\n"
-        case .csv: return render(records: [document], format: .csv)
-        case .table: return keyValues(document, color: color, indent: "")
+        case .csv: return render(records: [document], format: .csv, style: style)
+        case .table: return keyValues(document, style: style, indent: "")
         }
     }
 
@@ -45,7 +71,7 @@ public enum OutputRenderer {
     ///
     /// CSV has four columns `section,item,field,value` (item is the 1-based row of a table
     /// section, empty for a field section).
-    public static func render(detail: DetailView, format: OutputFormat, color: Bool = false) -> String {
+    public static func render(detail: DetailView, format: OutputFormat, style: OutputStyle = OutputStyle()) -> String {
         switch format {
         case .json: return detail.jsonObject().prettySerialized() + "\n"
         case .ndjson: return detail.jsonObject().serialized() + "\n"
@@ -55,15 +81,14 @@ public enum OutputRenderer {
                 switch section.content {
                 case .fields(let record):
                     for (key, value) in record.fields {
-                        lines.append(
-                            [section.key, "", key, cellText(value, key: key)].map(csvField).joined(separator: ","))
+                        let cells = [section.key, "", key].map { csvField($0, style: style) }
+                        lines.append((cells + [csvCell(value, key: key, style: style)]).joined(separator: ","))
                     }
                 case .table(let records, _):
                     for (index, record) in records.enumerated() {
                         for (key, value) in record.fields {
-                            lines.append(
-                                [section.key, String(index + 1), key, cellText(value, key: key)].map(csvField)
-                                    .joined(separator: ","))
+                            let cells = [section.key, String(index + 1), key].map { csvField($0, style: style) }
+                            lines.append((cells + [csvCell(value, key: key, style: style)]).joined(separator: ","))
                         }
                     }
                 }
@@ -72,16 +97,18 @@ public enum OutputRenderer {
         case .table:
             var blocks: [String] = []
             for section in detail.sections {
-                var block = (color ? bold + section.title + reset : section.title) + "\n"
+                var block = (style.color ? bold + section.title + reset : section.title) + "\n"
+                var plain = style
+                plain.color = false
                 switch section.content {
                 case .fields(let record):
-                    block += record.fields.isEmpty ? "  (none)\n" : keyValues(record, color: false, indent: "  ")
+                    block += record.fields.isEmpty ? "  (none)\n" : keyValues(record, style: plain, indent: "  ")
                 case .table(let records, let columns):
                     block +=
                         records.isEmpty
                         ? "  (none)\n"
                         : table(
-                            records: records, columns: columns ?? defaultColumns(records), color: color, indent: "  ")
+                            records: records, columns: columns ?? defaultColumns(records), style: style, indent: "  ")
                 }
                 blocks.append(block)
             }
@@ -114,21 +141,25 @@ public enum OutputRenderer {
     /// A cell for a terminal: control characters made visible so rows stay on one line.
     static func tableText(_ value: JSONValue?, key: String) -> String {
         if value == nil || value == .null { return "-" }
-        var text = ""
-        for scalar in cellText(value, key: key).unicodeScalars {
-            switch scalar {
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    text += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
+        return TerminalText.escape(cellText(value, key: key))
+    }
+
+    /// The first characters that make a spreadsheet treat a cell as a formula (OWASP).
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// One CSV cell of a value: strings that look like formulas are neutralised (not numbers or dates).
+    static func csvCell(_ value: JSONValue?, key: String, style: OutputStyle) -> String {
+        var text = cellText(value, key: key)
+        if !style.csvRaw, case .string? = value, let first = text.unicodeScalars.first, formulaStarts.contains(first) {
+            text = "'" + text
         }
-        return text
+        return csvField(text, style: style)
+    }
+
+    /// RFC 4180: quoted when it holds a comma, quote, CR or LF (quotes doubled); on a terminal,
+    /// control characters are made visible first.
+    static func csvField(_ text: String, style: OutputStyle) -> String {
+        csvField(style.csvEscapesControls ? TerminalText.escape(text) : text)
     }
 
     /// RFC 4180: quoted when it holds a comma, quote, CR or LF (quotes doubled).
@@ -142,20 +173,45 @@ public enum OutputRenderer {
         return quoted + "\""
     }
 
-    static func table(records: [Record], columns: [Column], color: Bool, indent: String) -> String {
+    static func table(records: [Record], columns: [Column], style: OutputStyle, indent: String) -> String {
         guard !records.isEmpty, !columns.isEmpty else { return "" }
-        let cells: [[String]] = records.map { record in
-            columns.map { column in
-                let text = tableText(record[column.key], key: column.key)
-                return column.maxWidth.map { TextWidth.truncate(text, to: $0) } ?? text
+        let fullCells: [[String]] = records.map { record in
+            columns.map { tableText(record[$0.key], key: $0.key) }
+        }
+        let headers = columns.map(\.header)
+        var widths = headers.map(TextWidth.of)
+        for row in fullCells {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
+        }
+        var kept = Array(columns.indices)
+        var hiddenNote = ""
+        if let available = style.width {
+            let room = available - TextWidth.of(indent)
+            widths = fitted(widths, columns: columns, headers: headers, available: room)
+            // Still too wide: leave out columns from the right (never the first, never a
+            // `keepWhole` one) and say so after the last header ("(+2: --wide)"), rather than
+            // wrap every row.
+            while kept.count > 1 {
+                let hidden = columns.count - kept.count
+                let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
+                if kept.map({ widths[$0] }).reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room {
+                    hiddenNote = note
+                    break
+                }
+                // A column holding an instruction or an error is never left out either.
+                let droppable = { (index: Int) in
+                    !columns[index].keepWhole && !fullCells.contains { isInstruction($0[index]) }
+                }
+                guard let drop = kept.dropFirst().last(where: droppable) else { break }
+                kept.removeAll { $0 == drop }
+                hiddenNote = "  (+\(columns.count - kept.count): --wide)"
             }
         }
-        let headers = columns.map { column in
-            column.maxWidth.map { TextWidth.truncate(column.header, to: $0) } ?? column.header
-        }
-        var widths = headers.map(TextWidth.of)
-        for row in cells {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
+        let cells = fullCells.map { row in
+            row.enumerated().map { index, cell in
+                TextWidth.of(cell) > widths[index] && !isInstruction(cell)
+                    ? TextWidth.truncate(cell, to: widths[index]) : cell
+            }
         }
         let rightAligned: [Bool] = columns.map { column in
             switch column.alignment {
@@ -176,25 +232,60 @@ public enum OutputRenderer {
         }
         func line(_ row: [String], header: Bool) -> String {
             var parts: [String] = []
-            for (index, cell) in row.enumerated() {
-                let isLast = index == row.count - 1
+            for (position, index) in kept.enumerated() {
+                let cell = row[index]
+                let isLast = position == kept.count - 1
                 let padded =
                     isLast && !rightAligned[index]
                     ? cell : TextWidth.pad(cell, to: widths[index], leading: rightAligned[index])
-                parts.append(header && color ? bold + padded + reset : padded)
+                parts.append(header && style.color ? bold + padded + reset : padded)
             }
             return indent + parts.joined(separator: "  ")
         }
-        var lines = [line(headers, header: true)]
+        var lines = [line(headers, header: true) + hiddenNote]
         lines += cells.map { line($0, header: false) }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func keyValues(_ record: Record, color: Bool, indent: String) -> String {
+    /// Whether a cell holds a command to run (in backticks) or an error (`error: …`): such a
+    /// cell is never cut.
+    static func isInstruction(_ cell: String) -> Bool {
+        cell.contains("`") || cell.hasPrefix("error: ")
+    }
+
+    /// Column widths narrowed so the table fits `available` terminal columns: free-text columns
+    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12, then the others down to 16;
+    /// never below the header, never a date or a `keepWhole` column. What still does not fit:
+    /// `table` leaves out columns from the right.
+    static func fitted(_ natural: [Int], columns: [Column], headers: [String], available: Int) -> [Int] {
+        var widths = natural
+        var excess = widths.reduce(2 * (widths.count - 1), +) - available
+        let passes: [(Column) -> Int?] = [
+            { $0.keepWhole || $0.maxWidth == nil ? nil : min(12, $0.maxWidth!) },
+            { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 16 },
+        ]
+        for floorOf in passes where excess > 0 {
+            let floors = columns.enumerated().map { index, column in
+                floorOf(column).map { max($0, TextWidth.of(headers[index])) }
+            }
+            while excess > 0 {
+                let candidates = widths.indices.filter { index in floors[index].map { widths[index] > $0 } ?? false }
+                guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
+                let second = candidates.filter { $0 != widest }.map { widths[$0] }.max() ?? 0
+                var target = max(floors[widest]!, second, widths[widest] - excess)
+                if target >= widths[widest] { target = widths[widest] - 1 }
+                excess -= widths[widest] - target
+                widths[widest] = target
+            }
+        }
+        return widths
+    }
+
+    static func keyValues(_ record: Record, style: OutputStyle, indent: String) -> String {
         let width = record.keys.map(TextWidth.of).max() ?? 0
         return record.fields.map { key, value in
             let label = TextWidth.pad(key, to: width)
-            return indent + (color ? bold + label + reset : label) + "  " + tableText(value, key: key) + "\n"
+            return indent + (style.color ? bold + label + reset : label) + "  " + tableText(value, key: key) + "\n"
         }.joined()
     }
 }

@@ -10,9 +10,13 @@ public protocol OutputSink: AnyObject {
     func write(_ text: String)
     /// Pushes buffered text out; an `.ioError` if it could not be written.
     func flush() throws(CLIError)
+    /// The width of the terminal the sink writes to, nil when it is not one (or unknown).
+    var terminalColumns: Int? { get }
 }
 
 extension OutputSink {
+    public var terminalColumns: Int? { nil }
+
     /// Writes `text` and a newline.
     public func writeLine(_ text: String) {
         write(text)
@@ -28,22 +32,33 @@ public final class FileDescriptorSink: OutputSink {
     private let name: String
     private var buffer: [UInt8] = []
     private var failure: CLIError?
+    /// On a terminal every write is made safe (`TerminalText.terminalSafe`): whatever a command
+    /// writes directly, no control character from data reaches the terminal.
+    private let escapesControls: Bool
 
     /// A sink writing to `fileDescriptor` (not closed by the sink); `name` is used in messages.
     public init(fileDescriptor: Int32, name: String) {
         self.fileDescriptor = fileDescriptor
         self.name = name
+        escapesControls = isatty(fileDescriptor) == 1
         buffer.reserveCapacity(65_536)
     }
 
     public func write(_ text: String) {
         guard failure == nil else { return }
-        buffer.append(contentsOf: text.utf8)
+        buffer.append(contentsOf: (escapesControls ? TerminalText.terminalSafe(text) : text).utf8)
         if buffer.count >= 65_536 { drain() }
     }
 
     /// Whether the descriptor is a terminal.
     public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
+
+    /// The terminal's width in columns (TIOCGWINSZ), nil when not a terminal or unknown.
+    public var terminalColumns: Int? {
+        var size = winsize()
+        guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 
     public func flush() throws(CLIError) {
         drain()

@@ -78,7 +78,8 @@ struct Runner {
     func run(_ arguments: [String]) -> ExitCode {
         let parser = CommandLineParser(root: root)
         let help = HelpRenderer(root: root)
-        if parser.wantsHelp(arguments) {
+        if parser.wantsHelp(arguments) || arguments.isEmpty {
+            // `iapctl` alone: the overview, as a person trying it first expects.
             stdout.write(help.help(for: parser.bestEffortPath(arguments)))
             return .success
         }
@@ -119,9 +120,10 @@ struct Runner {
     }
 
     /// Prints an error: `error:`, `hint:`, and for usage errors the usage line and where to get help.
+    /// Control characters in either are made visible (they may quote input).
     func report(_ error: CLIError, path: [String]) {
-        stderr.writeLine("error: \(error.message)")
-        if let hint = error.hint { stderr.writeLine("hint: \(hint)") }
+        stderr.writeLine("error: " + TerminalText.escape(error.message, keepNewlines: true))
+        if let hint = error.hint { stderr.writeLine("hint: " + TerminalText.escape(hint, keepNewlines: true)) }
         if error.code == .usage {
             let help = HelpRenderer(root: root)
             stderr.writeLine("Usage: \(help.usage(for: path))")

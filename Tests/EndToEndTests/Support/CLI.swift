@@ -120,7 +120,8 @@ final class CLI {
 
     /// Runs `iapctl args…` with `stdin` (none: /dev/null) and extra environment; waits for it.
     @discardableResult
-    func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:]) throws -> Result {
+    /// `asUser` runs it as that uid (and gid) through setpriv(1), e.g. 65534 (nobody).
+    func run(_ args: [String], stdin: String? = nil, env: [String: String] = [:], asUser: Int? = nil) throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
             throw HarnessError("\(Self.binary.path) not found: run 'swift build' first")
         }
@@ -134,8 +135,13 @@ final class CLI {
             for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) }
         }
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = args
+        if let asUser {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(asUser)", "--regid=\(asUser)", "--clear-groups", Self.binary.path] + args
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = args
+        }
         process.currentDirectoryURL = dir
         process.environment = environment.merging(env) { $1 }
         let outHandle = try FileHandle(forWritingTo: outURL)
