@@ -338,7 +338,8 @@ public enum Derivation {
         let autoRenew = autoRenewPick?.2 ?? true
         reasons.append(
             autoRenewPick?.3
-                ?? FieldReason(field: "auto_renew", value: "true", fact: "no renewal info yet: on by default", signedDate: nil, source: nil))
+                ?? FieldReason(field: "auto_renew", value: "true", fact: "no renewal info yet: on by default", signedDate: nil, source: nil)
+        )
 
         if status == .active, !autoRenew {
             status = .canceled
