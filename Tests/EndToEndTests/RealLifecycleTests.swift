@@ -81,7 +81,7 @@ struct RealLifecycleE2ETests {
             cli,
             """
             DROP TABLE iap_facts;
-            DELETE FROM iap_schema_migrations WHERE version = 2;
+            DELETE FROM iap_schema_migrations WHERE name LIKE '%iap_facts%';
             UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
             UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
             """)
