@@ -44,9 +44,11 @@ let package = Package(
             name: "jwsforge",
             dependencies: ["JWSForge"]
         ),
-        // The SQL text both Store backends share (no dependencies).
+        // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
+        // libcrypto; compression by its own LZ codec).
         .target(
-            name: "StoreSQL"
+            name: "StoreSQL",
+            dependencies: ["SubscriptionEngine", "COpenSSL"]
         ),
         .target(
             name: "SQLiteStore",
@@ -86,7 +88,11 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge"]
+        ),
+        .testTarget(
+            name: "StoreSQLTests",
+            dependencies: ["StoreSQL"]
         ),
         .testTarget(
             name: "SQLiteStoreTests",

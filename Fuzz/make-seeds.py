@@ -3,7 +3,8 @@
 
 Each seed starts with the mode byte read by Fuzz/FuzzTarget.swift:
 0 framing (raw JWS, webhook bodies, API responses), 1 JSON, 2 JWS payload, 3 JWS header, 4 encodings,
-5 StoreKit 1 receipt (PKCS#7 DER, and the bare receipt payload it signs; needs the openssl command).
+5 StoreKit 1 receipt (PKCS#7 DER, and the bare receipt payload it signs; needs the openssl command),
+6 LZ stream (2 bytes of output length, little-endian, then the stream; see Sources/StoreSQL/LZCompression.swift).
 """
 import base64, glob, hashlib, json, os, subprocess
 
@@ -21,6 +22,47 @@ def emit(mode, data, seen):
     seen.add(name)
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(blob)
+
+# Must match `fuzzLZDictionary` in Fuzz/FuzzTarget.swift.
+LZ_DICTIONARY = b'{"notificationType":"DID_RENEW","subtype":"","data":{"signedTransactionInfo":"{"transactionId":"","price":'
+
+def lz_varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes(out + bytes([n]))
+
+def lz_compress(data, dictionary):
+    """A slow, simple greedy encoder of the format (for seeds only; the real one is in Swift)."""
+    window, out, i, anchor = dictionary + data, bytearray(), len(dictionary), len(dictionary)
+    def sequence(literals, distance, length):
+        m = 0 if length == 0 else length - 4
+        out.append(min(len(literals), 15) << 4 | min(m, 15))
+        if len(literals) >= 15:
+            out.extend(lz_varint(len(literals) - 15))
+        out.extend(literals)
+        if length:
+            out.extend(lz_varint(distance))
+            if m >= 15:
+                out.extend(lz_varint(m - 15))
+    while i + 4 <= len(window):
+        best, distance = 0, 0
+        for c in range(max(0, i - 4096), i):
+            n = 0
+            while i + n < len(window) and window[c + n] == window[i + n]:
+                n += 1
+            if n > best:
+                best, distance = n, i - c
+        if best < 4:
+            i += 1
+            continue
+        sequence(window[anchor:i], distance, best)
+        i += best
+        anchor = i
+    if anchor < len(window):
+        sequence(window[anchor:], 0, 0)
+    return bytes(out)
 
 def main():
     os.makedirs(OUT, exist_ok=True)
@@ -66,6 +108,11 @@ def main():
                                  input=der, capture_output=True).stdout
         if payload:
             emit(5, payload, seen)
+    for path in sorted(glob.glob(ROOT + "/real/*.json"))[:6]:
+        data = open(path, "rb").read()[:4000]
+        emit(6, len(data).to_bytes(2, "little") + lz_compress(data, LZ_DICTIONARY), seen)
+    for data in [b"", b"a", b"a" * 300, b'{"notificationType":"DID_RENEW","subtype":""}']:
+        emit(6, len(data).to_bytes(2, "little") + lz_compress(data, LZ_DICTIONARY), seen)
     print(f"{len(seen)} seeds in {OUT}")
 
 main()

@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit undo'|'doctor'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -306,7 +306,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'list show undo' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'list show raw undo' -- "$cur") )
             fi
             ;;
         'audit list')
@@ -328,6 +328,17 @@ _iapctl() {
             fi
             ;;
         'audit show')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
+            fi
+            ;;
+        'audit raw')
             case "$prev" in
                 --db) _iapctl_files; return ;;
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;

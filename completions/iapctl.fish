@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit undo' 'doctor' 'completion' 'help' 'version'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'completion' 'help' 'version'
             set path $candidate
         end
     end
@@ -330,6 +330,7 @@ complete -c iapctl -n '__iapctl_at "entitled"' -s h -l help -d 'Show this help a
 
 complete -c iapctl -n '__iapctl_at "audit"' -a list -d 'List audit rows, newest first'
 complete -c iapctl -n '__iapctl_at "audit"' -a show -d 'Show one audit row: who, when, why, the field changes, the row before and after'
+complete -c iapctl -n '__iapctl_at "audit"' -a raw -d 'Print a ledger item exactly as it was received: the same bytes, no newline added'
 complete -c iapctl -n '__iapctl_at "audit"' -a undo -d 'Put back what an audited change replaced (itself audited)'
 complete -c iapctl -n '__iapctl_at "audit"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "audit"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
@@ -373,6 +374,18 @@ complete -c iapctl -n '__iapctl_at "audit show"' -l no-color -d 'Never colour th
 complete -c iapctl -n '__iapctl_at "audit show"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "audit show"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "audit show"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "audit raw"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "audit raw"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "audit raw"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "audit raw"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "audit raw"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "audit raw"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "audit raw"' -l redact -d 'Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same value the same way within one run), to paste it into a ticket'
+complete -c iapctl -n '__iapctl_at "audit raw"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
+complete -c iapctl -n '__iapctl_at "audit raw"' -l wide -d 'Never cut table cells'
+complete -c iapctl -n '__iapctl_at "audit raw"' -l csv-raw -d 'With -o csv, write cells as they are'
+complete -c iapctl -n '__iapctl_at "audit raw"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "audit undo"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "audit undo"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'

@@ -29,7 +29,7 @@ public final class AppStoreVerifier: Sendable {
         if configuration.acceptsProduction && configuration.appAppleId == nil { throw .missingAppAppleId }
         var roots: [X509Certificate] = []
         for (index, der) in configuration.roots.enumerated() {
-            guard let root = X509Certificate(der: der) else {
+            guard let root = X509Certificate.parse(der: der) else {
                 throw .invalidRoot(index: index, reason: "not a DER X.509 certificate")
             }
             roots.append(root)
@@ -326,7 +326,7 @@ public final class AppStoreVerifier: Sendable {
                 report.fail("x5c", .invalidCertificate, "x5c[\(i)] is not standard base64")
                 return nil
             }
-            guard let certificate = X509Certificate(der: der) else {
+            guard let certificate = X509Certificate.parse(der: der) else {
                 report.fail("x5c", .invalidCertificate, "x5c[\(i)] is not a DER X.509 certificate")
                 return nil
             }

@@ -67,7 +67,7 @@ public struct TrustConfiguration: Sendable {
         let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
         let endMarker = Array("-----END CERTIFICATE-----".utf8)
         guard let first = find(marker, in: bytes, from: 0) else {
-            guard X509Certificate(der: bytes) != nil else {
+            guard X509Certificate.parse(der: bytes) != nil else {
                 throw TrustConfigurationError.invalidRoot(index: 0, reason: "neither a DER certificate nor PEM")
             }
             return [bytes]
@@ -80,7 +80,7 @@ public struct TrustConfiguration: Sendable {
                 throw TrustConfigurationError.invalidRoot(index: result.count, reason: "PEM block without END line")
             }
             let body = bytes[bodyStart..<end].filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
-            guard let der = Base64.decodeStandard(body), X509Certificate(der: der) != nil else {
+            guard let der = Base64.decodeStandard(body), X509Certificate.parse(der: der) != nil else {
                 throw TrustConfigurationError.invalidRoot(index: result.count, reason: "PEM block is not a certificate")
             }
             result.append(der)

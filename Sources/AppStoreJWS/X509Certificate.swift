@@ -1,7 +1,27 @@
 import COpenSSL
+import Synchronization
 
 /// One parsed X.509 certificate (an owned OpenSSL `X509*`).
 package final class X509Certificate: @unchecked Sendable {
+    /// Certificates parsed in this process, by DER. OpenSSL 3's `d2i_X509` decodes the public key
+    /// through its provider decoders (about a millisecond here); a trusted root is parsed when
+    /// the configuration is checked, when the verifier is built, and again as the last `x5c`
+    /// entry of every JWS, so parsing it once matters for a one-shot `iapctl verify`. The
+    /// certificates are only read after parsing, and OpenSSL guards their lazily computed fields.
+    private static let parsed = Mutex<[[UInt8]: X509Certificate]>([:])
+    private static let parsedCapacity = 32
+
+    /// The certificate for `der`, parsed once per process; nil when not exactly one certificate.
+    package static func parse(der: [UInt8]) -> X509Certificate? {
+        if let known = parsed.withLock({ $0[der] }) { return known }
+        guard let certificate = X509Certificate(der: der) else { return nil }
+        parsed.withLock { cache in
+            if cache.count >= parsedCapacity { cache.removeAll() }
+            cache[der] = certificate
+        }
+        return certificate
+    }
+
     package let pointer: OpaquePointer
     package let der: [UInt8]
 

@@ -559,6 +559,21 @@ public enum CommandTree {
                 arguments: [ArgumentSpec("id", help: "The audit row id (ID column of audit list).")],
                 handlerKey: "audit show"),
             CommandSpec(
+                name: "raw",
+                abstract: "Print a ledger item exactly as it was received: the same bytes, no newline added.",
+                discussion: """
+                    The ledger keeps every received JWS or webhook body in a compact form (each certificate \
+                    chain stored once, a re-delivery as a reference to its first copy); this rebuilds the \
+                    original bytes (for an app receipt's later entries: the receipt they came with). ID is \
+                    the ledger_id of audit show, contracts explain or the verdict output. On a terminal, \
+                    control characters are shown escaped; redirect to get the bytes.
+                    """,
+                examples: [
+                    CommandExample("iapctl audit raw 42 > item42.jws", "The JWS of ledger item 42, byte for byte.")
+                ],
+                arguments: [ArgumentSpec("id", help: "The ledger item id (ledger_id).")],
+                handlerKey: "audit raw"),
+            CommandSpec(
                 name: "undo",
                 abstract: "Put back what an audited change replaced (itself audited).",
                 discussion: """

@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 /// Row ↔ model conversions, in the column order of ``MySQLSQL``.
@@ -19,13 +20,15 @@ extension MySQLRow {
             createdAt: try int(10), updatedAt: try int(11))
     }
 
-    func ledgerEntry() throws(StoreError) -> LedgerEntry {
-        LedgerEntry(
+    /// A ledger row (`StoreSQL.ledgerColumns`) with `raw` left empty, and what the row stores for it.
+    func ledgerRow() throws(StoreError) -> (entry: LedgerEntry, raw: StoredRaw) {
+        let entry = LedgerEntry(
             id: try int(0), receivedAt: try int(1), source: try value(EventSource.self, 2),
             notificationUUID: try optionalText(3), notificationType: try optionalText(4), subtype: try optionalText(5),
             transactionId: try optionalText(6), originalTransactionId: try optionalText(7),
             appAccountToken: try optionalText(8), signedDate: try optionalInt(9), verdict: try value(Verdict.self, 10),
-            detail: try optionalText(11), raw: try text(12))
+            detail: try optionalText(11), raw: "")
+        return (entry, StoredRaw(text: try text(12), packed: try optionalBytes(13), rawOf: try optionalInt(14)))
     }
 
     func auditEntry() throws(StoreError) -> AuditEntry {
@@ -54,12 +57,13 @@ enum MySQLBindings {
         ]
     }
 
-    static func ledger(_ e: LedgerEntry) -> [MySQLValue] {
+    static func ledger(_ e: LedgerEntry, raw stored: StoredRaw) -> [MySQLValue] {
         [
             .int(e.receivedAt), .text(e.source.rawValue), MySQLValue(e.notificationUUID),
             MySQLValue(e.notificationType), MySQLValue(e.subtype), MySQLValue(e.transactionId),
             MySQLValue(e.originalTransactionId), MySQLValue(e.appAccountToken), MySQLValue(e.signedDate),
-            .text(e.verdict.rawValue), MySQLValue(e.detail), .text(e.raw),
+            .text(e.verdict.rawValue), MySQLValue(e.detail), .text(stored.text),
+            stored.packed.map { .bytes($0) } ?? .null, MySQLValue(stored.rawOf),
         ]
     }
 

@@ -12,6 +12,11 @@ enum MySQLSQL {
     static let contractByIdForUpdate = StoreSQL.contractById + " FOR UPDATE"
     static let ledgerByIdForUpdate = StoreSQL.ledgerById + " FOR UPDATE"
 
+    /// A certificate chain of a packed ledger raw, unless one with its digest is stored already
+    /// (a no-op update instead of an error, so a concurrent insert of the same chain is no conflict).
+    static let insertLedgerChain =
+        "INSERT INTO iap_ledger_chains (digest, chain) VALUES (?, ?) ON DUPLICATE KEY UPDATE digest = digest"
+
     // MARK: schema
     static let migrationsTableExists = """
         SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?

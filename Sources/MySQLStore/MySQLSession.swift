@@ -15,6 +15,7 @@ final class MySQLSession: StoreSession {
     let mode: Mode
     private(set) var isOpen = true
     private var savepointDepth = 0
+    private let rawCodec = LedgerRawCodec()
 
     init(connection: Connection, mode: Mode) {
         self.connection = connection
@@ -89,7 +90,35 @@ final class MySQLSession: StoreSession {
     // MARK: ledger
 
     func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
-        try write(StoreSQL.insertLedger, MySQLBindings.ledger(entry)).insertId
+        let stored = try rawCodec.storedForm(
+            raw: entry.raw, notificationUUID: entry.notificationUUID,
+            firstCopy: { uuid, packed in
+                try one(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]) { row throws(StoreError) in try row.int(0) }
+            },
+            insertChain: { chain in
+                try write(MySQLSQL.insertLedgerChain, [.bytes(chain.digest), .bytes(chain.text)])
+            })
+        return try write(StoreSQL.insertLedger, MySQLBindings.ledger(entry, raw: stored)).insertId
+    }
+
+    /// Entries with their raw text rebuilt (packed, or held by the first copy).
+    private func ledgerEntries(_ rows: [(entry: LedgerEntry, raw: StoredRaw)]) throws -> [LedgerEntry] {
+        try rows.map { row in
+            var entry = row.entry
+            entry.raw = try rawCodec.text(
+                of: row.raw, rowId: entry.id,
+                rowById: { id in
+                    try one(StoreSQL.ledgerRawById, [.int(id)]) { row throws(StoreError) in
+                        StoredRaw(text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil)
+                    }
+                },
+                chainByDigest: { digest in
+                    try one(StoreSQL.ledgerChainByDigest, [.bytes(digest)]) { row throws(StoreError) in
+                        try row.optionalBytes(0) ?? []
+                    }
+                })
+            return entry
+        }
     }
 
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
@@ -98,13 +127,17 @@ final class MySQLSession: StoreSession {
     }
 
     func ledgerEntry(id: Int64) throws -> LedgerEntry? {
-        try one(mode == .write ? MySQLSQL.ledgerByIdForUpdate : StoreSQL.ledgerById, [.int(id)]) {
-            row throws(StoreError) in try row.ledgerEntry()
-        }
+        try ledgerEntries(
+            all(mode == .write ? MySQLSQL.ledgerByIdForUpdate : StoreSQL.ledgerById, [.int(id)]) {
+                row throws(StoreError) in try row.ledgerRow()
+            }
+        ).first
     }
 
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
-        try one(StoreSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerEntry() }
+        try ledgerEntries(
+            all(StoreSQL.processedLedger, [.text(notificationUUID)]) { row throws(StoreError) in try row.ledgerRow() }
+        ).first
     }
 
     func ledger(
@@ -124,13 +157,14 @@ final class MySQLSession: StoreSession {
         }
         let statement = try connection.shapedStatement(
             StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])))
-        return try statement.query(values).map { row throws(StoreError) in try row.ledgerEntry() }
+        return try ledgerEntries(statement.query(values).map { row throws(StoreError) in try row.ledgerRow() })
     }
 
     func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
-        try all(StoreSQL.unmatchedLedger, [.int(try Self.limitValue(limit))]) {
-            row throws(StoreError) in try row.ledgerEntry()
-        }
+        try ledgerEntries(
+            all(StoreSQL.unmatchedLedger, [.int(try Self.limitValue(limit))]) {
+                row throws(StoreError) in try row.ledgerRow()
+            })
     }
 
     // MARK: facts
@@ -223,6 +257,7 @@ final class MySQLSession: StoreSession {
     private func rollback(to name: String) throws(StoreError) {
         // After a deadlock or a lost connection the server has rolled everything back, savepoints
         // included: the caller's error is the one to report, and the transaction cannot go on.
+        rawCodec.forgetWrites()
         if let aborted = connection.errors.transactionAborted { throw aborted }
         try connection.execute("ROLLBACK TO SAVEPOINT \(name)")
     }

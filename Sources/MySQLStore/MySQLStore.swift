@@ -148,8 +148,17 @@ public final class MySQLStore: Store {
             current = 0
         }
         let pending = Schema.migrations.filter { $0.version > current }
-        // Later migrations see the tables earlier ones create: plan them against the full set.
-        statements += SchemaPlan.steps(for: pending.flatMap(\.tables), in: snapshot).map(\.statement)
+        // Later migrations see the tables earlier ones create: plan them against the full set, one
+        // spec per table (the latest; later migrations only add to a table).
+        var tables: [TableSpec] = []
+        for table in pending.flatMap(\.tables) {
+            if let index = tables.firstIndex(where: { $0.name == table.name }) {
+                tables[index] = table
+            } else {
+                tables.append(table)
+            }
+        }
+        statements += SchemaPlan.steps(for: tables, in: snapshot).map(\.statement)
         return statements
     }
 

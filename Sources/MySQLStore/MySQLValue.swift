@@ -5,6 +5,8 @@ enum MySQLValue: Equatable, Sendable {
     case null
     case int(Int64)
     case text(String)
+    /// A binary column (`BLOB`, `VARBINARY`): bytes, never decoded as text.
+    case bytes([UInt8])
 
     init(_ value: String?) { self = value.map { .text($0) } ?? .null }
     init(_ value: Int64?) { self = value.map { .int($0) } ?? .null }
@@ -21,6 +23,7 @@ struct MySQLRow {
         case .null: return nil
         case .text(let text): return text
         case .int(let number): return String(number)
+        case .bytes: throw .failure("column \(index + 1) holds bytes, not text [\(source)]")
         }
     }
 
@@ -35,11 +38,20 @@ struct MySQLRow {
         switch values[index] {
         case .null: return nil
         case .int(let number): return number
+        case .bytes: throw .failure("column \(index + 1) holds bytes, not an integer [\(source)]")
         case .text(let text):
             guard let number = Int64(text) else {
                 throw .failure("column \(index + 1) holds '\(text.prefix(40))', not an integer [\(source)]")
             }
             return number
+        }
+    }
+
+    func optionalBytes(_ index: Int) throws(StoreError) -> [UInt8]? {
+        switch values[index] {
+        case .null: return nil
+        case .bytes(let bytes): return bytes
+        case .text, .int: throw .failure("column \(index + 1) holds text, not bytes [\(source)]")
         }
     }
 

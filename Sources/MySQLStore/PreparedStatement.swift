@@ -12,6 +12,8 @@ final class PreparedStatement {
     let parameterCount: Int
     private let columnCount: Int
     private let columnIsInteger: [Bool]
+    /// Binary columns (character set 63, `binary`) are read as bytes, not text.
+    private let columnIsBinary: [Bool]
 
     // Result buffers: valid for the statement's lifetime, registered with mysql_stmt_bind_result.
     private let resultBinds: UnsafeMutablePointer<MYSQL_BIND>
@@ -46,6 +48,7 @@ final class PreparedStatement {
 
         var isInteger: [Bool] = []
         var isUnsigned: [Bool] = []
+        var isBinary: [Bool] = []
         if columnCount > 0 {
             guard let metadata = mysql_stmt_result_metadata(stmt) else {
                 let error = errors.statementError(stmt, context: "no result metadata [SQL: \(sql)]")
@@ -64,9 +67,15 @@ final class PreparedStatement {
                 ]
                 isInteger.append(integerTypes.contains(type))
                 isUnsigned.append(fields[i].flags & UInt32(UNSIGNED_FLAG) != 0)
+                let binaryTypes = [
+                    MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB,
+                    MYSQL_TYPE_VAR_STRING, MYSQL_TYPE_STRING, MYSQL_TYPE_VARCHAR,
+                ]
+                isBinary.append(binaryTypes.contains(type) && fields[i].charsetnr == 63)
             }
         }
         columnIsInteger = isInteger
+        columnIsBinary = isBinary
 
         let count = max(columnCount, 1)
         resultBinds = .allocate(capacity: count)
@@ -181,6 +190,13 @@ final class PreparedStatement {
                 binds[i].buffer_type = MYSQL_TYPE_STRING
                 binds[i].buffer = buffer
                 binds[i].buffer_length = UInt(bytes.count)
+            case .bytes(let bytes):
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+                bytes.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: $0.count) } }
+                owned.append(buffer)
+                binds[i].buffer_type = MYSQL_TYPE_BLOB
+                binds[i].buffer = buffer
+                binds[i].buffer_length = UInt(bytes.count)
             }
         }
         if parameterCount > 0, mysql_stmt_bind_param(stmt, binds) != 0 {
@@ -202,18 +218,19 @@ final class PreparedStatement {
                 values.append(.int(integers[i]))
             } else {
                 let length = Int(lengths[i])
+                let bytes: [UInt8]
                 if length <= Self.textBufferSize {
-                    let bytes = UnsafeRawBufferPointer(start: textBuffers[i], count: length)
-                    values.append(.text(String(decoding: bytes, as: UTF8.self)))
+                    bytes = Array(UnsafeRawBufferPointer(start: textBuffers[i], count: length))
                 } else {
-                    values.append(.text(try fetchLongText(column: i, length: length)))
+                    bytes = try fetchLong(column: i, length: length)
                 }
+                values.append(columnIsBinary[i] ? .bytes(bytes) : .text(String(decoding: bytes, as: UTF8.self)))
             }
         }
         return values
     }
 
-    private func fetchLongText(column: Int, length: Int) throws(StoreError) -> String {
+    private func fetchLong(column: Int, length: Int) throws(StoreError) -> [UInt8] {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 1)
         defer { buffer.deallocate() }
         let fetchedLength = UnsafeMutablePointer<UInt>.allocate(capacity: 1)
@@ -229,7 +246,6 @@ final class PreparedStatement {
         guard mysql_stmt_fetch_column(stmt, bind, UInt32(column), 0) == 0 else {
             throw errors.statementError(stmt, context: "cannot fetch column \(column + 1) [SQL: \(sql)]")
         }
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: min(Int(fetchedLength.pointee), length))
-        return String(decoding: bytes, as: UTF8.self)
+        return Array(UnsafeRawBufferPointer(start: buffer, count: min(Int(fetchedLength.pointee), length)))
     }
 }

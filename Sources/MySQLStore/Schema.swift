@@ -150,6 +150,28 @@ enum Schema {
         ],
         constraints: [])
 
+    /// Ledger compaction (issue 17, #18.6): the packed raw (StoreSQL.LedgerPacking) or, for a
+    /// re-delivery of identical bytes, the id of the first copy; `raw` is then empty.
+    static let ledgerPacked = TableSpec(
+        name: "iap_ledger",
+        columns: ledger.columns + [
+            ColumnSpec("raw_packed", "MEDIUMBLOB NULL"),
+            ColumnSpec("raw_of", "BIGINT NULL"),
+        ],
+        indexes: ledger.indexes,
+        constraints: ledger.constraints)
+
+    /// Each distinct certificate chain of a packed raw, once, by its SHA-256.
+    static let ledgerChains = TableSpec(
+        name: "iap_ledger_chains",
+        columns: [
+            id,
+            ColumnSpec("digest", "VARBINARY(32) NOT NULL"),
+            ColumnSpec("chain", "MEDIUMBLOB NOT NULL"),
+        ],
+        indexes: [IndexSpec(name: "uq_iap_ledger_chains_digest", columns: ["digest"], unique: true)],
+        constraints: [])
+
     static let audit = TableSpec(
         name: "iap_audit",
         columns: [
@@ -195,8 +217,11 @@ enum Schema {
         MySQLMigration(
             version: 1, name: "v1 orders, member_contracts, iap_ledger, iap_audit",
             tables: [orders, memberContracts, ledger, audit]),
+        MySQLMigration(
+            version: 2, name: "ledger compaction: packed raw, certificate chains stored once, duplicates by reference",
+            tables: [ledgerPacked, ledgerChains]),
         // Self-contained: the engine's signed facts.
-        MySQLMigration(version: 2, name: "engine facts (iap_facts)", tables: [facts]),
+        MySQLMigration(version: 3, name: "engine facts (iap_facts)", tables: [facts]),
     ]
 
     /// The newest version this build knows.

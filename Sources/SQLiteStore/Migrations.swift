@@ -97,9 +97,23 @@ enum Migrations {
                 );
                 CREATE INDEX idx_iap_audit_entity ON iap_audit (entity, entity_key);
                 """),
+        // Ledger compaction (issue 17, #18.6): see StoreSQL.LedgerPacking. New rows keep `raw` empty
+        // and hold either the packed bytes or, for a re-delivery of identical bytes, the id of the
+        // first copy. Rows written before keep their text: every form reads back as the same raw.
+        Migration(
+            version: 2, name: "ledger compaction: packed raw, certificate chains stored once, duplicates by reference",
+            script: """
+                ALTER TABLE iap_ledger ADD COLUMN raw_packed BLOB;
+                ALTER TABLE iap_ledger ADD COLUMN raw_of INTEGER;
+                CREATE TABLE iap_ledger_chains (
+                    id INTEGER PRIMARY KEY,
+                    digest BLOB NOT NULL UNIQUE,
+                    chain BLOB NOT NULL
+                );
+                """),
         // Self-contained: the engine's signed facts (issue #13). Rows are derived from them.
         Migration(
-            version: 2, name: "engine facts (iap_facts)",
+            version: 3, name: "engine facts (iap_facts)",
             script: """
                 CREATE TABLE IF NOT EXISTS iap_facts (
                     id INTEGER PRIMARY KEY,

@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 /// Reading model values out of the current row and binding them into statements, in `SQL`'s column order.
@@ -52,16 +53,18 @@ extension Statement {
         try bind(contract.updatedAt, at: 11)
     }
 
-    func ledgerEntry() throws(StoreError) -> LedgerEntry {
-        LedgerEntry(
+    /// A ledger row (`StoreSQL.ledgerColumns`) with `raw` left empty, and what the row stores for it.
+    func ledgerRow() throws(StoreError) -> (entry: LedgerEntry, raw: StoredRaw) {
+        let entry = LedgerEntry(
             id: try requiredInt64(0), receivedAt: try requiredInt64(1), source: try required(EventSource.self, 2),
             notificationUUID: text(3), notificationType: text(4), subtype: text(5), transactionId: text(6),
             originalTransactionId: text(7), appAccountToken: text(8), signedDate: int64(9),
-            verdict: try required(Verdict.self, 10), detail: text(11), raw: try requiredText(12))
+            verdict: try required(Verdict.self, 10), detail: text(11), raw: "")
+        return (entry, StoredRaw(text: try requiredText(12), packed: blob(13), rawOf: int64(14)))
     }
 
-    /// Binds every column but `id` at 1…12.
-    func bindColumns(of entry: LedgerEntry) throws(StoreError) {
+    /// Binds every column but `id` at 1…14, `raw` as `stored`.
+    func bindColumns(of entry: LedgerEntry, raw stored: StoredRaw) throws(StoreError) {
         try bind(entry.receivedAt, at: 1)
         try bind(entry.source.rawValue, at: 2)
         try bind(entry.notificationUUID, at: 3)
@@ -73,7 +76,9 @@ extension Statement {
         try bind(entry.signedDate, at: 9)
         try bind(entry.verdict.rawValue, at: 10)
         try bind(entry.detail, at: 11)
-        try bind(entry.raw, at: 12)
+        try bind(stored.text, at: 12)
+        try bind(stored.packed, at: 13)
+        try bind(stored.rawOf, at: 14)
     }
 
     func auditEntry() throws(StoreError) -> AuditEntry {

@@ -9,6 +9,7 @@ final class SQLiteSession: StoreSession {
     let mode: Mode
     private(set) var isOpen = true
     private var savepointDepth = 0
+    private let rawCodec = LedgerRawCodec()
 
     init(db: Database, mode: Mode) {
         self.db = db
@@ -96,11 +97,55 @@ final class SQLiteSession: StoreSession {
     // MARK: ledger
 
     func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
+        let stored = try rawCodec.storedForm(
+            raw: entry.raw, notificationUUID: entry.notificationUUID,
+            firstCopy: { uuid, packed in
+                let s = try statement(StoreSQL.ledgerFirstCopy)
+                defer { s.reset() }
+                try s.bind(uuid, at: 1)
+                try s.bind(packed, at: 2)
+                return try s.step() ? s.int64(0) : nil
+            },
+            insertChain: { chain in
+                let s = try statement(SQLiteSQL.insertLedgerChain, writing: true)
+                defer { s.reset() }
+                try s.bind(chain.digest, at: 1)
+                try s.bind(chain.text, at: 2)
+                try s.run()
+            })
         let s = try statement(StoreSQL.insertLedger, writing: true)
         defer { s.reset() }
-        try s.bindColumns(of: entry)
+        try s.bindColumns(of: entry, raw: stored)
         try s.run()
         return db.lastInsertRowID
+    }
+
+    private func rawText(_ stored: StoredRaw, rowId: Int64) throws -> String {
+        try rawCodec.text(
+            of: stored, rowId: rowId,
+            rowById: { id in
+                let s = try statement(StoreSQL.ledgerRawById)
+                defer { s.reset() }
+                try s.bind(id, at: 1)
+                return try s.step() ? StoredRaw(text: try s.requiredText(0), packed: s.blob(1), rawOf: nil) : nil
+            },
+            chainByDigest: { digest in
+                let s = try statement(StoreSQL.ledgerChainByDigest)
+                defer { s.reset() }
+                try s.bind(digest, at: 1)
+                return try s.step() ? s.blob(0) : nil
+            })
+    }
+
+    /// Rows read in full first: rebuilding a raw may run other statements.
+    private func ledgerEntries(_ s: Statement) throws -> [LedgerEntry] {
+        let rows = try s.all { s throws(StoreError) in try s.ledgerRow() }
+        s.reset()
+        return try rows.map { row in
+            var entry = row.entry
+            entry.raw = try rawText(row.raw, rowId: entry.id)
+            return entry
+        }
     }
 
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
@@ -117,11 +162,14 @@ final class SQLiteSession: StoreSession {
         let s = try statement(StoreSQL.ledgerById)
         defer { s.reset() }
         try s.bind(id, at: 1)
-        return try s.step() ? s.ledgerEntry() : nil
+        return try ledgerEntries(s).first
     }
 
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
-        try one(StoreSQL.processedLedger, notificationUUID) { s throws(StoreError) in try s.ledgerEntry() }
+        let s = try statement(StoreSQL.processedLedger)
+        defer { s.reset() }
+        try s.bind(notificationUUID, at: 1)
+        return try ledgerEntries(s).first
     }
 
     func ledger(
@@ -145,14 +193,14 @@ final class SQLiteSession: StoreSession {
                 index += 1
             }
         }
-        return try s.all { s throws(StoreError) in try s.ledgerEntry() }
+        return try ledgerEntries(s)
     }
 
     func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
         let s = try statement(StoreSQL.unmatchedLedger)
         defer { s.reset() }
         try s.bind(try Self.limitValue(limit), at: 1)
-        return try s.all { s throws(StoreError) in try s.ledgerEntry() }
+        return try ledgerEntries(s)
     }
 
     // MARK: facts
@@ -269,6 +317,7 @@ final class SQLiteSession: StoreSession {
 
     private func rollback(to name: String) throws(StoreError) {
         // SQLite may already have rolled the whole transaction back (e.g. after SQLITE_FULL).
+        rawCodec.forgetWrites()
         guard !db.isAutocommit else { return }
         try db.execute("ROLLBACK TO \(name)")
         try db.execute("RELEASE \(name)")

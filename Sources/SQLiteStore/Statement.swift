@@ -46,6 +46,17 @@ final class Statement {
         try check(rc)
     }
 
+    /// Binds a blob, or NULL for nil.
+    func bind(_ value: [UInt8]?, at index: Int32) throws(StoreError) {
+        guard let value else { return try check(sqlite3_bind_null(handle, index)) }
+        let rc = value.withUnsafeBytes { bytes -> Int32 in
+            // A NULL pointer would bind NULL, so an empty blob gets zeroblob.
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), iapctl_sqlite_transient())
+        }
+        try check(rc)
+    }
+
     /// Binds an integer value, or NULL for nil.
     func bind(_ value: Int64?, at index: Int32) throws(StoreError) {
         guard let value else { return try check(sqlite3_bind_null(handle, index)) }
@@ -92,6 +103,14 @@ final class Statement {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The bytes in column `index`, or nil for NULL.
+    func blob(_ index: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
+        guard let bytes = sqlite3_column_blob(handle, index) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 
     /// The integer in column `index`, or nil for NULL.

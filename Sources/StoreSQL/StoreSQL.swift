@@ -55,15 +55,26 @@ public enum StoreSQL {
     }
 
     // MARK: ledger
+    /// `raw` is empty when `raw_packed` (``LedgerPacking``) or `raw_of` (the id of an earlier row with
+    /// the same notification UUID and identical bytes) holds it; the sessions rebuild the text.
     public static let ledgerColumns = """
         id, received_at, source, notification_uuid, notification_type, subtype, transaction_id, \
-        original_transaction_id, app_account_token, signed_date, verdict, detail, raw
+        original_transaction_id, app_account_token, signed_date, verdict, detail, raw, raw_packed, raw_of
         """
     public static let insertLedger = """
         INSERT INTO iap_ledger (received_at, source, notification_uuid, notification_type, subtype, \
-        transaction_id, original_transaction_id, app_account_token, signed_date, verdict, detail, raw) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        transaction_id, original_transaction_id, app_account_token, signed_date, verdict, detail, raw, \
+        raw_packed, raw_of) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+    /// The first row holding these exact packed bytes for this notification UUID (#18.6).
+    public static let ledgerFirstCopy = """
+        SELECT id FROM iap_ledger WHERE notification_uuid = ? AND raw_of IS NULL AND raw_packed = ? \
+        ORDER BY id LIMIT 1
+        """
+    /// The stored raw of the row a duplicate refers to.
+    public static let ledgerRawById = "SELECT raw, raw_packed FROM iap_ledger WHERE id = ?"
+    public static let ledgerChainByDigest = "SELECT chain FROM iap_ledger_chains WHERE digest = ?"
     public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ? WHERE id = ?"
     public static let ledgerById = "SELECT \(ledgerColumns) FROM iap_ledger WHERE id = ?"
     public static let processedLedger = """

@@ -107,3 +107,16 @@ struct BasicsTests {
         #expect(iapctl(["orders", "list", "-q"], handlers: handlers).err.isEmpty)
     }
 }
+
+/// `audit raw` writes a ledger item's exact bytes to a pipe or file, and escapes what a terminal
+/// would act on (C0/C1 controls, bidi overrides) when stdout is one.
+@Suite("audit raw on a terminal")
+struct AuditRawEscapingTests {
+    @Test func controlsAndBidiOverridesAreEscapedAndTheRestKept() {
+        let raw = "eyJ.a-b_c.\u{1B}]52;c;SGVsbG8=\u{07}\u{9B}31m\u{202E}ünï\u{1F600}\n\t"
+        let shown = AuditCommands.escapingControls(raw)
+        #expect(shown == #"eyJ.a-b_c.\u{1b}]52;c;SGVsbG8=\u{7}\u{9b}31m\u{202e}ünï😀\u{a}\u{9}"#)
+        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(AuditCommands.escapingControls("eyJhbGciOiJFUzI1NiJ9.e30.c2ln") == "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
+    }
+}

@@ -56,7 +56,7 @@ struct ConnectionTests {
         url.user = nil
         url.optionFile = file.path
         let store = try MySQLStore(url: url, password: nil)
-        #expect(try store.schemaVersion().supported == 2)
+        #expect(try store.schemaVersion().supported == Schema.supported)
         #expect(!store.serverVersion.isEmpty)
     }
 

@@ -12,12 +12,12 @@ struct MigrationTests {
             #expect(missing.contains("table iap_schema_migrations"))
             let planned = try store.plannedMigrationStatements()
             #expect(planned.first?.hasPrefix("CREATE TABLE IF NOT EXISTS iap_schema_migrations") == true)
-            #expect(planned.count == 6)
+            #expect(planned.count == 1 + Schema.currentTables.count)
             #expect(planned.allSatisfy { $0.hasPrefix("CREATE TABLE") })
             #expect(try store.schemaVersion().current == 0, "planning runs nothing")
 
-            #expect(try store.migrate() == ["v1 orders, member_contracts, iap_ledger, iap_audit", "engine facts (iap_facts)"])
-            #expect(try store.schemaVersion() == (current: 2, supported: 2))
+            #expect(try store.migrate() == Schema.migrations.map(\.name))
+            #expect(try store.schemaVersion() == (current: Schema.supported, supported: Schema.supported))
             #expect(try store.missingSchemaItems().isEmpty)
             #expect(try store.plannedMigrationStatements().isEmpty)
             #expect(try store.migrate().isEmpty)
@@ -93,7 +93,7 @@ struct MigrationTests {
             #expect(!planned.contains { $0.contains("CREATE TABLE IF NOT EXISTS orders") })
             #expect(!planned.contains { $0.uppercased().contains("DROP") || $0.uppercased().contains("MODIFY") })
 
-            #expect(try store.migrate().count == 2)
+            #expect(try store.migrate().count == Schema.migrations.count)
             #expect(try store.missingSchemaItems().isEmpty)
             #expect(try store.plannedMigrationStatements().isEmpty)
 
@@ -119,6 +119,29 @@ struct MigrationTests {
                 try store.read { try $0.orders(originNo: "5000").map(\.no) } == ["seed-1", "new-1"],
                 "NULL purchase_date first")
             #expect(fresh.id > order.id)
+        }
+    }
+}
+
+/// Ledger compaction (issue 17) upgrades a version-1 database in place: its rows keep their text.
+@Suite("MySQLStore: ledger compaction upgrade")
+struct MySQLLedgerCompactionUpgradeTests {
+    @Test func aVersionOneDatabaseUpgradesInPlaceAndKeepsItsRows() throws {
+        try TestServer.withFreshStore(migrate: false) { store throws in
+            try store.executeForTesting(Schema.migrationsTableDDL)
+            for table in Schema.migrations[0].tables { try store.executeForTesting(table.createStatement) }
+            try store.executeForTesting("INSERT INTO iap_schema_migrations VALUES (1, 'v1', 1)")
+            let old = "eyJhbGciOiJFUzI1NiJ9." + String(repeating: "eyJ0eXBlIjoib2xkIn0", count: 20) + ".c2ln"
+            try store.executeForTesting(
+                "INSERT INTO iap_ledger (received_at, source, notification_uuid, verdict, raw) "
+                    + "VALUES (1, 'apple', 'n-old', 'applied', '\(old)')")
+            #expect(try store.schemaVersion() == (current: 1, supported: Schema.supported))
+            #expect(try store.migrate() == Schema.migrations.dropFirst().map(\.name))
+            #expect(try store.missingSchemaItems().isEmpty)
+            #expect(try store.read { try $0.ledgerEntry(id: 1) }?.raw == old)
+            let entry = LedgerEntry(receivedAt: 2, source: .apple, notificationUUID: "n-old", verdict: .duplicate, raw: old)
+            let id = try store.write { try $0.appendLedger(entry) }
+            #expect(try store.read { try $0.ledgerEntry(id: id) }?.raw == old)
         }
     }
 }

@@ -112,7 +112,7 @@ struct TransactionTests {
 
     @Test func unmigratedDatabaseIsRefused() throws {
         try TestServer.withFreshStore(migrate: false) { store throws in
-            #expect(try store.schemaVersion() == (current: 0, supported: 2))
+            #expect(try store.schemaVersion() == (current: 0, supported: Schema.supported))
             expectStoreError(\.isSchemaMismatch) { _ = try store.read { try $0.counts() } }
             expectStoreError(\.isSchemaMismatch) { _ = try store.write { try $0.counts() } }
         }

@@ -144,3 +144,52 @@ struct OpeningTests {
         #expect(try store.schemaVersion() == (99, supported))
     }
 }
+
+/// Ledger compaction (issue 17) upgrades a version-1 database in place: its rows keep their text
+/// and read back unchanged; new rows are packed, and identical re-deliveries refer to their first copy.
+@Suite("SQLiteStore: ledger compaction upgrade")
+struct LedgerCompactionUpgradeTests {
+    @Test func aVersionOneDatabaseUpgradesInPlaceAndKeepsItsRows() throws {
+        let scratch = try Scratch()
+        let path = scratch.path()
+        let old = "eyJhbGciOiJFUzI1NiJ9." + String(repeating: "eyJ0eXBlIjoib2xkIn0", count: 20) + ".c2ln"
+        do {
+            let store = try SQLiteStore(path: path, create: true)
+            try store.database.executeScript(Migrations.tableDDL)
+            try store.database.executeScript(Migrations.all[0].script)
+            try store.database.execute("INSERT INTO iap_schema_migrations VALUES (1, 'v1', 1)")
+            try store.database.execute(
+                "INSERT INTO iap_ledger (received_at, source, notification_uuid, verdict, raw) "
+                    + "VALUES (1, 'apple', 'n-old', 'applied', '\(old)')")
+        }
+        let store = try SQLiteStore(path: path, create: false)
+        #expect(try store.schemaVersion() == (1, Migrations.supported))
+        #expect(try store.migrate() == Migrations.all.dropFirst().map(\.name))
+        #expect(try store.read { try $0.ledgerEntry(id: 1) }?.raw == old)
+        // A JWS-shaped raw is packed; the same bytes again under the same UUID are a reference.
+        let header = #"{"alg":"ES256","x5c":["# + String(repeating: #""MIIB","#, count: 200) + #""MIIB"]}"#
+        let jws = base64url(header) + "." + base64url(#"{"notificationUUID":"n-new","data":{}}"#) + ".c2lnbmF0dXJl"
+        let entry = LedgerEntry(receivedAt: 2, source: .apple, notificationUUID: "n-new", verdict: .applied, raw: jws)
+        let (first, again) = try store.write { s throws in (try s.appendLedger(entry), try s.appendLedger(entry)) }
+        let stored = try store.database.prepare(
+            "SELECT length(raw), length(raw_packed), raw_of FROM iap_ledger WHERE id IN (?, ?) ORDER BY id")
+        defer { stored.reset() }
+        try stored.bind(first, at: 1)
+        try stored.bind(again, at: 2)
+        #expect(try stored.step())
+        #expect(stored.int64(0) == 0 && stored.int64(2) == nil)
+        #expect(try #require(stored.int64(1)) * 4 < Int64(jws.utf8.count))
+        #expect(try stored.step())
+        #expect(stored.int64(0) == 0 && stored.int64(1) == nil && stored.int64(2) == first)
+        try store.read { s throws in
+            #expect(try s.ledgerEntry(id: first)?.raw == jws)
+            #expect(try s.ledgerEntry(id: again)?.raw == jws)
+            #expect(try s.ledgerEntry(id: 1)?.raw == old)
+        }
+    }
+
+    private func base64url(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

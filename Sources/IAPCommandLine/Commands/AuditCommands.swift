@@ -104,6 +104,39 @@ enum AuditCommands {
         return .success
     }
 
+    /// One ledger item's raw text, exactly as received (issue 17: the ledger stores it packed).
+    static func raw(_ invocation: Invocation) throws -> ExitCode {
+        let id = try auditId(invocation, what: "ledger item")
+        let found = try DbOpen.read(invocation) { session throws -> LedgerEntry? in
+            guard let entry = try session.ledgerEntry(id: id) else { return nil }
+            // The later entries of one app receipt point to the row that keeps it (ReceiptMapping).
+            if let kept = ReceiptMapping.referencedLedgerId(entry.raw) { return try session.ledgerEntry(id: kept) }
+            return entry
+        }
+        guard let entry = found else {
+            throw CLIError(
+                .notFound, "no ledger item \(id)",
+                hint: "ledger ids are the ledger_id of: iapctl audit show, iapctl contracts explain")
+        }
+        invocation.stdout.write(invocation.isStdoutTTY ? escapingControls(entry.raw) : entry.raw)
+        return .success
+    }
+
+    /// `text` with C0/C1 controls and bidi overrides shown as `\u{…}` (for a terminal; the bytes
+    /// themselves go to a pipe or file).
+    static func escapingControls(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            if v < 0x20 || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
+                out += "\\u{\(String(v, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// `iapctl audit undo N …` for rows that can be undone; nil for inserts.
     static func undoHint(_ entry: AuditEntry) -> String? {
         guard entry.before != nil else { return nil }
@@ -121,11 +154,13 @@ enum AuditCommands {
     }
 
     /// The `<id>` argument as a positive integer (`#12` accepted).
-    static func auditId(_ invocation: Invocation) throws(CLIError) -> Int64 {
+    static func auditId(_ invocation: Invocation, what: String = "audit") throws(CLIError) -> Int64 {
         guard var raw = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
         if raw.hasPrefix("#") { raw.removeFirst() }
         guard let id = Int64(raw), id > 0 else {
-            throw CLIError.usage("audit id '\(raw)' is not a number", hint: "the ID column of: iapctl audit list")
+            throw CLIError.usage(
+                "\(what) id '\(raw)' is not a number",
+                hint: what == "audit" ? "the ID column of: iapctl audit list" : "the ledger_id of: iapctl audit show")
         }
         return id
     }

@@ -30,6 +30,7 @@ public enum CommandHandlers {
                 "restore": RestoreCommand.run,
                 "audit list": AuditCommands.list,
                 "audit show": AuditCommands.show,
+                "audit raw": AuditCommands.raw,
                 "audit undo": AuditUndo.run,
                 "doctor": DoctorCommand.run,
                 "entitled": EntitlementCommands.entitled,
