@@ -18,6 +18,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CMariaDB",
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
@@ -33,6 +38,11 @@ let package = Package(
         ),
         .target(
             name: "SubscriptionEngine"
+        ),
+        // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
+        .target(
+            name: "AppStoreAPI",
+            dependencies: ["AppStoreJWS", "COpenSSL", "CCurl"]
         ),
         // Test and benchmark support: throwaway CA chains with Apple's OIDs, JWS signing.
         // Not part of the shipped binary.
@@ -60,7 +70,9 @@ let package = Package(
         ),
         .target(
             name: "IAPCommandLine",
-            dependencies: ["AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "SQLiteStore", "MySQLStore"]
+            dependencies: [
+                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+            ]
         ),
         .executableTarget(
             name: "iapctl",
@@ -80,6 +92,10 @@ let package = Package(
             name: "SubscriptionEngineTests",
             dependencies: ["SubscriptionEngine", "SQLiteStore", "MySQLStore"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "AppStoreAPITests",
+            dependencies: ["AppStoreAPI", "AppStoreJWS", "COpenSSL"]
         ),
         .testTarget(
             name: "JWSForgeTests",
@@ -108,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["JWSForge"],
+            dependencies: ["JWSForge", "AppStoreAPI"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -41,7 +41,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion help version' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor apple completion help version' -- "$cur") )
             fi
             ;;
         'db')
@@ -374,6 +374,416 @@ _iapctl() {
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --help' -- "$cur") )
             fi
             ;;
+        'apple')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'lookup transactions subscriptions refunds notifications extend extend-status consumption set-app-account-token' -- "$cur") )
+            fi
+            ;;
+        'apple lookup')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'apple transactions')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'get history' -- "$cur") )
+            fi
+            ;;
+        'apple transactions get')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'apple transactions history')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --product) return ;;
+                --product-type) COMPREPLY=( $(compgen -W 'AUTO_RENEWABLE NON_RENEWABLE CONSUMABLE NON_CONSUMABLE' -- "$cur") ); return ;;
+                --since) return ;;
+                --until) return ;;
+                --sort) COMPREPLY=( $(compgen -W 'ascending descending' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+            fi
+            ;;
+        'apple subscriptions')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'status' -- "$cur") )
+            fi
+            ;;
+        'apple subscriptions status')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --status) COMPREPLY=( $(compgen -W '1 2 3 4 5' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
+            fi
+            ;;
+        'apple refunds')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'history' -- "$cur") )
+            fi
+            ;;
+        'apple refunds history')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'apple notifications')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'history test test-status' -- "$cur") )
+            fi
+            ;;
+        'apple notifications history')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --since) return ;;
+                --until) return ;;
+                --type) return ;;
+                --subtype) return ;;
+                --transaction) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'apple notifications test')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'apple notifications test-status')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'apple extend')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --days) return ;;
+                --reason-code) COMPREPLY=( $(compgen -W '0 1 2 3' -- "$cur") ); return ;;
+                --product) return ;;
+                --storefront) return ;;
+                --request-id) return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'apple extend-status')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'apple consumption')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --delivery-status) COMPREPLY=( $(compgen -W 'DELIVERED UNDELIVERED_QUALITY_ISSUE UNDELIVERED_WRONG_ITEM UNDELIVERED_SERVER_OUTAGE UNDELIVERED_OTHER' -- "$cur") ); return ;;
+                --consumption-percentage) return ;;
+                --refund-preference) COMPREPLY=( $(compgen -W 'DECLINE GRANT_FULL GRANT_PRORATED' -- "$cur") ); return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'apple set-app-account-token')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --token) return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
         'completion')
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
@@ -385,7 +795,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor completion' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor apple completion' -- "$cur") )
             fi
             ;;
         'version')

@@ -153,7 +153,8 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, completion, help, versionCommand, man,
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, AppleCommands.group, completion,
+            help, versionCommand, man,
         ],
         options: globalOptions + [.flag("version", help: "Print the version and exit.")]
     )
@@ -672,7 +673,7 @@ public enum CommandTree {
                 "command", help: "The command path, e.g. 'orders list'.", isOptional: true, isRepeating: true,
                 completion: .values([
                     "db", "orders", "contracts", "notify", "verify", "restore", "entitled", "audit", "doctor",
-                    "completion",
+                    "apple", "completion",
                 ]))
         ],
         handlerKey: "help",

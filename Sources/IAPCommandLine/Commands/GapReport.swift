@@ -24,6 +24,17 @@ enum GapReport {
     struct Item {
         var jws: String
         var attempts: [(date: Int64?, result: String?)]
+
+        /// The attempts as Apple writes them (`sendAttempts`).
+        var sendAttempts: JSONValue {
+            .array(
+                attempts.map {
+                    .object([
+                        ("attemptDate", $0.date.map(JSONValue.int) ?? .null),
+                        ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null),
+                    ])
+                })
+        }
     }
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
@@ -32,12 +43,21 @@ enum GapReport {
             throw CLIError.usage("--gap-report reads its own FILE; give no other input")
         }
         let items = try read(try invocation.openInput(path).readAllText(), name: path)
-        let verifier = try TrustSetup.verifier(invocation)
+        return try report(
+            items, source: path, verifier: try TrustSetup.verifier(invocation), apply: invocation.flag("apply"),
+            command: "notify --gap-report --apply", invocation)
+    }
+
+    /// Compares `items` (Apple's notification history) with the ledger; with `apply`, replays the missing
+    /// ones through the engine. `source` names where the items came from (a file, Apple's API).
+    static func report(
+        _ items: [Item], source path: String, verifier: AppStoreVerifier, apply: Bool, command: String,
+        _ invocation: Invocation
+    ) throws -> ExitCode {
         let store = try DbOpen.existing(invocation)
-        let apply = invocation.flag("apply")
         let dryRun = invocation.flag("dry-run")
         let engine = SubscriptionEventEngine()
-        let context = EngineContext(actor: invocation.actor, command: "notify --gap-report --apply")
+        let context = EngineContext(actor: invocation.actor, command: command)
         let unmatched = Set(try store.read { try $0.unmatchedLedger(limit: nil) }.compactMap(\.notificationUUID))
         var records: [Record] = []
         var seen = Set<String>()
@@ -72,15 +92,7 @@ enum GapReport {
             r.append("attempts", item.attempts.count)
             r.append("last_attempt_result", item.attempts.last?.result)
             r.append("last_attempt_date", item.attempts.last?.date)
-            r.append(
-                "send_attempts",
-                .array(
-                    item.attempts.map {
-                        .object([
-                            ("attemptDate", $0.date.map(JSONValue.int) ?? .null),
-                            ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null),
-                        ])
-                    }))
+            r.append("send_attempts", item.sendAttempts)
             if apply {
                 let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
                 r.append("verdict", outcome.verdict.rawValue)
@@ -93,9 +105,9 @@ enum GapReport {
             records.append(r)
         }
         let columns: [Column] = [
-            Column("notificationUUID", title: "NOTIFICATION"), Column("notificationType", title: "TYPE"),
+            Column("notification_uuid", title: "NOTIFICATION"), Column("notification_type", title: "TYPE"),
             Column("subtype", title: "SUBTYPE"), Column("signed_date", title: "SIGNED"),
-            Column("transactionId", title: "TRANSACTION"), Column("ledger", title: "LEDGER"),
+            Column("transaction_id", title: "TRANSACTION"), Column("ledger", title: "LEDGER"),
             Column("attempts", title: "ATTEMPTS"), Column("last_attempt_result", title: "LAST_RESULT"),
             Column("verdict", title: "VERDICT"),
         ]
@@ -119,7 +131,7 @@ enum GapReport {
     }
 
     /// The items of every response in `text` (one document, an array of them, or one per line).
-    static func read(_ text: String, name: String) throws(CLIError) -> [Item] {
+    static func read(_ text: String, name: String, allowEmpty: Bool = false) throws(CLIError) -> [Item] {
         var documents: [JSONValue] = []
         if let whole = try? JSONText.parse(text) {
             if case .array(let list) = whole { documents = list } else { documents = [whole] }
@@ -149,7 +161,7 @@ enum GapReport {
                 items.append(Item(jws: jws, attempts: attempts))
             }
         }
-        guard !items.isEmpty else { throw CLIError(.noInput, "\(name): no notifications in the history") }
+        guard !items.isEmpty || allowEmpty else { throw CLIError(.noInput, "\(name): no notifications in the history") }
         return items
     }
 }

@@ -8,33 +8,35 @@ public enum CommandHandlers {
     /// The handlers of the shipped binary.
     public static func standard() -> [String: CommandHandler] {
         Redaction.wrap(
-            StoreAccess.wrap([
-                "help": HelpCommand.run,
-                "version": { invocation in
-                    invocation.print("\(invocation.root.name) \(CommandTree.version)")
-                    return .success
-                },
-                "completion": CompletionCommand.run,
-                "__man": ManCommand.run,
-                "db init": DbCommands.initialize,
-                "db status": DbCommands.status,
-                "orders create": OrdersCommands.create,
-                "orders list": EntitlementCommands.ordersList,
-                "orders show": OrdersShow.run,
-                "orders update": OrdersCommands.update,
-                "contracts list": ContractsCommands.list,
-                "contracts show": EntitlementCommands.contractsShow,
-                "contracts update": ContractsCommands.update,
-                "notify": GapReport.notify,
-                "verify": VerifyCommand.run,
-                "restore": RestoreCommand.run,
-                "audit list": AuditCommands.list,
-                "audit show": AuditCommands.show,
-                "audit raw": AuditCommands.raw,
-                "audit undo": AuditUndo.run,
-                "doctor": DoctorCommand.run,
-                "entitled": EntitlementCommands.entitled,
-                "contracts explain": ExplainCommand.run,
-            ]))
+            StoreAccess.wrap(
+                [
+                    "help": HelpCommand.run,
+                    "version": { invocation in
+                        invocation.print("\(invocation.root.name) \(CommandTree.version)")
+                        return .success
+                    },
+                    "completion": CompletionCommand.run,
+                    "__man": ManCommand.run,
+                    "db init": DbCommands.initialize,
+                    "db status": DbCommands.status,
+                    "orders create": OrdersCommands.create,
+                    "orders list": EntitlementCommands.ordersList,
+                    "orders show": OrdersShow.run,
+                    "orders update": OrdersCommands.update,
+                    "contracts list": ContractsCommands.list,
+                    "contracts show": EntitlementCommands.contractsShow,
+                    "contracts update": ContractsCommands.update,
+                    "notify": GapReport.notify,
+                    "verify": VerifyCommand.run,
+                    "restore": RestoreCommand.run,
+                    "audit list": AuditCommands.list,
+                    "audit show": AuditCommands.show,
+                    "audit raw": AuditCommands.raw,
+                    "audit undo": AuditUndo.run,
+                    "doctor": DoctorCommand.run,
+                    "entitled": EntitlementCommands.entitled,
+                    "contracts explain": ExplainCommand.run,
+                ].merging(AppleCommands.handlers()) { $1 }.merging(AppleNotifications.handlers()) { $1 }
+                    .merging(AppleWrites.handlers()) { $1 }))
     }
 }

@@ -16,13 +16,13 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case dataError = 65
     /// No input, or the database does not exist.
     case noInput = 66
-    /// The database is unavailable.
+    /// The database (or Apple's API, or the network) is unavailable.
     case unavailable = 69
     /// Internal error.
     case software = 70
     /// I/O error.
     case ioError = 74
-    /// The database is busy or locked: retry.
+    /// The database is busy or locked, or Apple's rate limit is in force: retry.
     case tempFail = 75
     /// Configuration error.
     case config = 78
@@ -39,10 +39,10 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .usage: return "usage error"
         case .dataError: return "malformed input (not JWS, not JSON, wrong shape)"
         case .noInput: return "no input, or the database does not exist"
-        case .unavailable: return "database unavailable"
+        case .unavailable: return "database unavailable; Apple's API or the network unavailable"
         case .software: return "internal error"
         case .ioError: return "I/O error"
-        case .tempFail: return "database busy or locked: retry"
+        case .tempFail: return "database busy or locked, or Apple's rate limit: retry"
         case .config: return "configuration error"
         }
     }

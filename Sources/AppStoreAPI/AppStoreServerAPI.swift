@@ -1,0 +1,291 @@
+public import AppStoreJWS
+
+/// Which of Apple's servers to ask.
+public enum APIEnvironment: String, CaseIterable, Sendable {
+    case production, sandbox
+    /// Production first; Sandbox when Production does not know the id (Apple's own guidance), or refuses
+    /// the token as for an app never released.
+    case auto
+}
+
+/// One of Apple's two servers.
+public enum APIServer: String, Sendable {
+    case production = "Production"
+    case sandbox = "Sandbox"
+}
+
+/// Where the servers are: Apple's hosts, or (tests only) a loopback server.
+public struct APIEndpoints: Sendable {
+    public var production: String
+    public var sandbox: String
+
+    public static let apple = APIEndpoints(
+        production: "https://api.storekit.apple.com", sandbox: "https://api.storekit-sandbox.apple.com")
+
+    public init(production: String, sandbox: String) {
+        self.production = production
+        self.sandbox = sandbox
+    }
+
+    /// A test override: both URLs must be https on a loopback address, so a token can never be sent
+    /// anywhere else by a stray environment variable.
+    public static func testOverride(production: String, sandbox: String?) throws(AppStoreAPIError) -> APIEndpoints {
+        for url in [production, sandbox ?? production] {
+            let host = CurlTransport.host(url)
+            let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }.dropFirst()) : String(host.prefix { $0 != ":" })
+            guard url.hasPrefix("https://"), ["127.0.0.1", "localhost", "::1"].contains(name) else {
+                throw AppStoreAPIError(
+                    .configuration, "the test base URL \(url) is not https on a loopback address",
+                    hint: "IAPCTL_APPLE_API_BASE_URL is for tests against a local server only")
+            }
+        }
+        return APIEndpoints(production: production, sandbox: sandbox ?? production)
+    }
+
+    func base(_ server: APIServer) -> String { server == .production ? production : sandbox }
+}
+
+/// One request to the API: method, Apple's path, query and JSON body.
+public struct APICall: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [(String, String)]
+    public var body: JSONValue?
+
+    public init(_ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+    }
+
+    /// Path and query as sent (values percent-encoded).
+    public var target: String {
+        guard !query.isEmpty else { return path }
+        return path + "?" + query.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
+    }
+
+    /// The body as sent.
+    public var bodyText: String? { body?.serialized() }
+
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(Character(UnicodeScalar(byte)))
+            default:
+                let digits = Array("0123456789ABCDEF")
+                out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+            }
+        }
+        return out
+    }
+
+    /// A path segment from user input, percent-encoded so it cannot change the path.
+    public static func segment(_ text: String) -> String { percentEncoded(text) }
+}
+
+/// Apple's answer to a successful call.
+public struct APIAnswer: Sendable {
+    /// The server that answered.
+    public var server: APIServer
+    public var status: Int
+    /// The JSON body (nil for Apple's empty 200/202 answers).
+    public var json: JSONValue?
+}
+
+/// The App Store Server API client: signs each request with a (reused) JWT, retries what Apple calls
+/// retryable with backoff, waits out a 429 until its Retry-After within a bound, and falls back to
+/// Sandbox in `auto` when Production does not know the id.
+public final class AppStoreServerAPI {
+    /// Retry and wait limits.
+    public struct Policy: Sendable {
+        /// Retries of a retryable error (5xx, Apple's retryable codes, a network failure).
+        public var maxRetries = 3
+        /// The first backoff; doubled each retry (ms).
+        public var backoff: Int64 = 500
+        /// The longest a 429's Retry-After may make us wait (ms); beyond it the call fails and says when.
+        public var maxRateLimitWait: Int64 = 60_000
+        /// How many 429s in a row one call waits out.
+        public var maxRateLimitWaits = 5
+
+        public init() {}
+    }
+
+    /// Apple's error codes that mean "try again".
+    public static let retryableCodes: Set<Int64> = [4040002, 4040004, 4040006, 5000001]
+    /// Apple's "not found in this environment" codes that make `auto` try Sandbox.
+    public static let notFoundCodes: Set<Int64> = [4040010, 4040005, 4040001]
+
+    let tokens: TokenIssuer
+    let transport: HTTPTransport
+    let endpoints: APIEndpoints
+    let policy: Policy
+    let nowMs: () -> Int64
+    let sleepMs: (Int64) -> Void
+    /// Notes for stderr (retries, waits, fallbacks); never secrets.
+    public var log: (String) -> Void = { _ in }
+    /// Requests sent (tests and `-v`).
+    public private(set) var requestCount = 0
+
+    public init(
+        tokens: TokenIssuer, transport: HTTPTransport, endpoints: APIEndpoints = .apple, policy: Policy = Policy(),
+        nowMs: @escaping () -> Int64, sleepMs: @escaping (Int64) -> Void
+    ) {
+        self.tokens = tokens
+        self.transport = transport
+        self.endpoints = endpoints
+        self.policy = policy
+        self.nowMs = nowMs
+        self.sleepMs = sleepMs
+    }
+
+    /// Sends `call` to the server(s) `environment` names.
+    ///
+    /// With `auto`, Production first; Sandbox when Production answers "not found" (if `sandboxOnNotFound`)
+    /// or 401 (an app never released exists only in Sandbox).
+    public func send(_ call: APICall, _ environment: APIEnvironment, sandboxOnNotFound: Bool = true)
+        throws(AppStoreAPIError) -> APIAnswer
+    {
+        switch environment {
+        case .production: return try send(call, to: .production)
+        case .sandbox: return try send(call, to: .sandbox)
+        case .auto:
+            do {
+                return try send(call, to: .production)
+            } catch let error where error.kind == .notFound && sandboxOnNotFound {
+                log("Production does not know it (\(error.appleCode.map { "Apple error \($0)" } ?? "404")); trying Sandbox")
+                return try send(call, to: .sandbox)
+            } catch let error where error.kind == .unauthorized {
+                log("Production refused the token; trying Sandbox (an app never released exists only there)")
+                do {
+                    let answer = try send(call, to: .sandbox)
+                    log("Sandbox accepted the token: the app is likely not released yet (use --environment sandbox)")
+                    return answer
+                } catch let sandboxError where sandboxError.kind == .unauthorized {
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Sends `call` to one server, retrying and waiting as the policy allows.
+    public func send(_ call: APICall, to server: APIServer) throws(AppStoreAPIError) -> APIAnswer {
+        var retries = 0
+        var waits = 0
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try exchange(call, server)
+            } catch let error where error.kind == .unavailable && error.isRetryable && retries < policy.maxRetries {
+                retries += 1
+                backOff(retries, because: error.message)
+                continue
+            }
+            if (200..<300).contains(response.status) {
+                return APIAnswer(server: server, status: response.status, json: try Self.json(response, call))
+            }
+            var error = Self.error(response, call: call, server: server)
+            if response.status == 401 { tokens.discard() }
+            if response.status == 429 {
+                let retryAt = response.headers["retry-after"].flatMap { Int64($0) }
+                let wait = retryAt.map { $0 - nowMs() } ?? policy.backoff << Int64(min(waits, 10))
+                if waits < policy.maxRateLimitWaits, wait <= policy.maxRateLimitWait {
+                    waits += 1
+                    log("Apple's rate limit (429) on \(call.path): waiting \(Self.seconds(max(wait, 0))) as Retry-After says")
+                    if wait > 0 { sleepMs(wait) }
+                    continue
+                }
+                error.kind = .rateLimited
+                error.retryAt = retryAt
+                if let retryAt {
+                    error.message += "; Apple says to try again at \(ISO8601Millis.format(retryAt))"
+                    error.hint =
+                        wait > policy.maxRateLimitWait
+                        ? "that is more than the \(Self.seconds(policy.maxRateLimitWait)) iapctl waits; run it again then"
+                        : "still limited after \(waits) waits; run it again later"
+                } else {
+                    error.hint = "run it again later"
+                }
+                throw error
+            }
+            let retryable =
+                response.status >= 500 || error.appleCode.map { Self.retryableCodes.contains($0) } ?? false
+            if retryable && retries < policy.maxRetries {
+                retries += 1
+                backOff(retries, because: error.message)
+                continue
+            }
+            if retryable {
+                error.message += " (after \(retries) retries)"
+            }
+            throw error
+        }
+    }
+
+    /// The full URL `call` goes to on `server` (for dry runs).
+    public func url(_ call: APICall, _ server: APIServer) -> String { endpoints.base(server) + call.target }
+
+    private func backOff(_ attempt: Int, because reason: String) {
+        let delay = policy.backoff << Int64(attempt - 1)
+        log("\(reason); retry \(attempt) of \(policy.maxRetries) in \(Self.seconds(delay))")
+        sleepMs(delay)
+    }
+
+    private func exchange(_ call: APICall, _ server: APIServer) throws(AppStoreAPIError) -> HTTPResponse {
+        var headers = [("Authorization", "Bearer " + (try tokens.token())), ("Accept", "application/json")]
+        var body: [UInt8]?
+        if let text = call.bodyText {
+            headers.append(("Content-Type", "application/json"))
+            body = Array(text.utf8)
+        } else if call.method != "GET" {
+            body = []
+        }
+        requestCount += 1
+        return try transport.send(
+            HTTPRequest(method: call.method, url: endpoints.base(server) + call.target, headers: headers, body: body))
+    }
+
+    static func json(_ response: HTTPResponse, _ call: APICall) throws(AppStoreAPIError) -> JSONValue? {
+        guard !response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) else { return nil }
+        do {
+            return try JSONParser.parse(response.body, limits: .init(maxBytes: CurlTransport.maxBody, maxDepth: 32))
+        } catch {
+            throw AppStoreAPIError(
+                .malformedResponse, "\(call.method) \(call.path): Apple's answer is not JSON (\(error))")
+        }
+    }
+
+    /// Apple's error body (if any) as an error of the right kind.
+    static func error(_ response: HTTPResponse, call: APICall, server: APIServer) -> AppStoreAPIError {
+        let body = try? JSONParser.parse(response.body)
+        let code = body?["errorCode"]?.int64Value
+        let message = body?["errorMessage"]?.stringValue
+        let kind: AppStoreAPIError.Kind
+        switch response.status {
+        case 401: kind = .unauthorized
+        case 404: kind = .notFound
+        case 429: kind = .rateLimited
+        case 500...: kind = .unavailable
+        default: kind = .invalidRequest
+        }
+        var text = "\(server.rawValue) \(call.method) \(call.path): HTTP \(response.status)"
+        if let code { text += ", Apple error \(code)" }
+        if let message { text += ": \(message)" }
+        if response.status == 401 {
+            text = "\(server.rawValue) \(call.method) \(call.path): HTTP 401 Unauthorized (Apple refused the token)"
+        }
+        var error = AppStoreAPIError(kind, text)
+        error.httpStatus = response.status
+        error.appleCode = code
+        error.appleMessage = message
+        return error
+    }
+
+    static func seconds(_ ms: Int64) -> String {
+        ms < 1000 ? "\(ms) ms" : "\(ms / 1000).\((ms % 1000) / 100) s"
+    }
+}

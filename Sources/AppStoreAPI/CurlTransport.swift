@@ -1,0 +1,190 @@
+internal import CCurl
+
+/// One HTTP exchange.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]?
+
+    public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What came back.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Header names in lower case.
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Sends requests; the client's only door to the network.
+public protocol HTTPTransport: AnyObject {
+    func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse
+}
+
+/// HTTPS over libcurl: TLS verification always on, HTTPS only, no redirects, connect and total timeouts,
+/// a bounded response size.
+public final class CurlTransport: HTTPTransport {
+    /// Seconds to wait for the TCP+TLS connection.
+    public var connectTimeout: Int
+    /// Seconds a whole exchange may take.
+    public var totalTimeout: Int
+    /// A CA bundle to trust instead of the system's (tests only: their own server's certificate).
+    public var caFile: String?
+    /// The largest response body accepted.
+    public static let maxBody = 16 << 20
+
+    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    public init(connectTimeout: Int = 10, totalTimeout: Int = 60, caFile: String? = nil) {
+        self.connectTimeout = connectTimeout
+        self.totalTimeout = totalTimeout
+        self.caFile = caFile
+    }
+
+    /// Collects bytes a callback hands over.
+    private final class Sink {
+        var bytes: [UInt8] = []
+        var overflow = false
+    }
+
+    public func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
+        guard Self.globalInit, let handle = curl_easy_init() else {
+            throw AppStoreAPIError(.internal, "libcurl could not start")
+        }
+        defer { curl_easy_cleanup(handle) }
+        var list: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(list) }
+        for (name, value) in request.headers {
+            guard let grown = curl_slist_append(list, "\(name): \(value)") else {
+                throw AppStoreAPIError(.internal, "libcurl: out of memory")
+            }
+            list = grown
+        }
+        let body = Sink()
+        let headers = Sink()
+        let bodyContext = Unmanaged.passUnretained(body).toOpaque()
+        let headerContext = Unmanaged.passUnretained(headers).toOpaque()
+        let collect: iapctl_curl_write_callback = { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
+            let length = size * count
+            if sink.bytes.count + length > CurlTransport.maxBody {
+                sink.overflow = true
+                return 0
+            }
+            data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+            }
+            return length
+        }
+        var setup: [CURLcode] = [
+            iapctl_curl_set_string(handle, CURLOPT_URL, request.url),
+            iapctl_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https"),
+            iapctl_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1),
+            iapctl_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2),
+            iapctl_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            iapctl_curl_set_long(handle, CURLOPT_NOSIGNAL, 1),
+            iapctl_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, connectTimeout),
+            iapctl_curl_set_long(handle, CURLOPT_TIMEOUT, totalTimeout),
+            iapctl_curl_set_string(handle, CURLOPT_USERAGENT, "iapctl"),
+            iapctl_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method),
+            iapctl_curl_set_slist(handle, CURLOPT_HTTPHEADER, list),
+            iapctl_curl_set_write_function(handle, CURLOPT_WRITEFUNCTION, collect),
+            iapctl_curl_set_pointer(handle, CURLOPT_WRITEDATA, bodyContext),
+            iapctl_curl_set_write_function(handle, CURLOPT_HEADERFUNCTION, collect),
+            iapctl_curl_set_pointer(handle, CURLOPT_HEADERDATA, headerContext),
+        ]
+        if let caFile { setup.append(iapctl_curl_set_string(handle, CURLOPT_CAINFO, caFile)) }
+        if let payload = request.body {
+            setup.append(iapctl_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, payload.count))
+            if payload.isEmpty {
+                setup.append(iapctl_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, ""))
+            } else {
+                setup.append(
+                    payload.withUnsafeBytes {
+                        iapctl_curl_set_string(
+                            handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+                    })
+            }
+        }
+        if let failed = setup.first(where: { $0 != CURLE_OK }) {
+            throw AppStoreAPIError(.internal, "libcurl refused an option: \(Self.describe(failed))")
+        }
+        let result = curl_easy_perform(handle)
+        if body.overflow {
+            throw AppStoreAPIError(.malformedResponse, "the answer of \(Self.host(request.url)) is larger than 16 MiB")
+        }
+        guard result == CURLE_OK else { throw Self.transportError(result, url: request.url) }
+        var status = 0
+        guard iapctl_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
+            throw AppStoreAPIError(.internal, "libcurl has no response code")
+        }
+        return HTTPResponse(status: status, headers: Self.parseHeaders(headers.bytes), body: body.bytes)
+    }
+
+    static func describe(_ code: CURLcode) -> String {
+        String(cString: curl_easy_strerror(code))
+    }
+
+    static func host(_ url: String) -> String {
+        let parts = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0].hasSuffix(":"), parts[1].isEmpty else { return url }
+        return String(parts[2])
+    }
+
+    private static func transportError(_ code: CURLcode, url: String) -> AppStoreAPIError {
+        let host = host(url)
+        switch code {
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
+            var error = AppStoreAPIError(
+                .unavailable, "TLS with \(host) failed: \(describe(code))",
+                hint: "the server's certificate is not trusted; iapctl never turns verification off")
+            error.isRetryable = code != CURLE_PEER_FAILED_VERIFICATION
+            return error
+        case CURLE_OPERATION_TIMEDOUT:
+            return AppStoreAPIError(.unavailable, "\(host) did not answer in time (\(describe(code)))")
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT:
+            return AppStoreAPIError(
+                .unavailable, "cannot reach \(host): \(describe(code))", hint: "check the network, DNS and proxy")
+        default:
+            return AppStoreAPIError(.unavailable, "the request to \(host) failed: \(describe(code))")
+        }
+    }
+
+    /// Every header block curl saw (a 100-continue adds one); the last one wins.
+    static func parseHeaders(_ bytes: [UInt8]) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == "\r\n" || $0 == "\n" }) {
+            if line.hasPrefix("HTTP/") {
+                result = [:]
+                continue
+            }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            result[name] = String(value).trimmingTrailingSpace()
+        }
+        return result
+    }
+}
+
+extension String {
+    func trimmingTrailingSpace() -> String {
+        var text = Substring(self)
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
+        return String(text)
+    }
+}

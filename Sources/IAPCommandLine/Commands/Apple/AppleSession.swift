@@ -1,0 +1,268 @@
+import AppStoreAPI
+import AppStoreJWS
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension AppStoreAPIError: CLIErrorConvertible {
+    /// Exit codes of cli.md: 401 and a bad key are configuration (78), unknown ids not found (3), Apple's
+    /// "invalid request" malformed input (65), a rate limit still in force "retry" (75), a server or network
+    /// failure "unavailable" (69).
+    public var cliError: CLIError {
+        let code: ExitCode
+        switch kind {
+        case .configuration, .unauthorized: code = .config
+        case .notFound: code = .notFound
+        case .invalidRequest, .malformedResponse: code = .dataError
+        case .rateLimited: code = .tempFail
+        case .unavailable: code = .unavailable
+        case .internal: code = .software
+        }
+        return CLIError(code, message, hint: hint)
+    }
+}
+
+/// Everything an `iapctl apple …` command needs: the API client made from the key settings, the
+/// environment, and the verifier for decoded output.
+final class AppleSession {
+    let invocation: Invocation
+    let api: AppStoreServerAPI
+    let environment: APIEnvironment
+    let keyFile: String
+    let keyId: String
+
+    /// Test-only: where the loopback test server is (see README "Talking to Apple").
+    static let baseURLVariable = "IAPCTL_APPLE_API_BASE_URL"
+    static let sandboxBaseURLVariable = "IAPCTL_APPLE_API_SANDBOX_BASE_URL"
+    static let caFileVariable = "IAPCTL_APPLE_API_CA_FILE"
+
+    init(_ invocation: Invocation) throws {
+        self.invocation = invocation
+        environment = APIEnvironment(rawValue: invocation.value("environment") ?? "auto") ?? .auto
+        guard let keyFile = invocation.value("key-file") else {
+            throw CLIError(
+                .config, "no App Store Server API key: --key-file is not set",
+                hint: "pass --key-file AuthKey_KEYID.p8 (or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); "
+                    + "see README 'Talking to Apple'")
+        }
+        guard let keyId = invocation.value("key-id"), !keyId.isEmpty else {
+            throw CLIError(
+                .config, "no key id: --key-id is not set",
+                hint: "the 10-character id App Store Connect shows next to the key (IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
+        }
+        guard let issuerId = invocation.value("issuer-id"), !issuerId.isEmpty else {
+            throw CLIError(
+                .config, "no issuer id: --issuer-id is not set",
+                hint: "the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
+                    + "Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
+        }
+        guard keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw CLIError(.config, "--key-id '\(keyId)' is not a key id (letters and digits, e.g. 2X9R4HXF34)")
+        }
+        guard Self.isUUID(issuerId) else {
+            throw CLIError(.config, "--issuer-id '\(issuerId)' is not a UUID", hint: "copy it from App Store Connect")
+        }
+        let bundleId = invocation.value("bundle-id") ?? ""
+        self.keyFile = keyFile
+        self.keyId = keyId
+        let key = try APIKey(pem: try Self.readKey(keyFile), keyId: keyId)
+        let tokens = TokenIssuer(key: key, issuerId: issuerId, bundleId: bundleId) {
+            RecordClock.nowMilliseconds() / 1000
+        }
+        let transport = CurlTransport(
+            connectTimeout: Int(invocation.value("connect-timeout") ?? "") ?? 10,
+            totalTimeout: Int(invocation.value("timeout") ?? "") ?? 60)
+        var endpoints = APIEndpoints.apple
+        if let base = invocation.environment[Self.baseURLVariable], !base.isEmpty {
+            endpoints = try APIEndpoints.testOverride(
+                production: base, sandbox: invocation.environment[Self.sandboxBaseURLVariable])
+            transport.caFile = invocation.environment[Self.caFileVariable]
+            invocation.warn("talking to the test server \(base) (\(Self.baseURLVariable)), not to Apple")
+        }
+        var policy = AppStoreServerAPI.Policy()
+        if let wait = invocation.value("max-wait").flatMap(Int64.init) { policy.maxRateLimitWait = wait * 1000 }
+        if let ms = invocation.environment["IAPCTL_APPLE_API_BACKOFF_MS"].flatMap(Int64.init),
+            invocation.environment[Self.baseURLVariable] != nil
+        {
+            policy.backoff = ms
+        }
+        api = AppStoreServerAPI(
+            tokens: tokens, transport: transport, endpoints: endpoints, policy: policy,
+            nowMs: RecordClock.nowMilliseconds,
+            sleepMs: { ms in
+                var time = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int(ms % 1000) * 1_000_000)
+                var left = timespec()
+                while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
+            })
+        api.log = { [invocation] in invocation.note($0) }
+        if let named = Self.keyIdInFileName(keyFile), named != keyId {
+            invocation.warn("--key-id \(keyId) differs from the key file's name \(Self.baseName(keyFile)); Apple will refuse a mismatch")
+        }
+    }
+
+    /// The `.p8` file's bytes, refusing a missing, unreadable or world-readable file (the key is a secret).
+    static func readKey(_ path: String) throws(CLIError) -> [UInt8] {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CLIError(
+                .config, "cannot read the key file \(path): \(FileSystem.describe(errno: errno))",
+                hint: "check --key-file (or IAPCTL_APPLE_KEY_FILE / 'apple-key-file')")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw CLIError(.config, "the key file \(path) is not a file") }
+        guard info.st_mode & 0o004 == 0 else {
+            throw CLIError(
+                .config, "the key file \(path) is readable by every user of this machine",
+                hint: "it is a secret: chmod 600 \(path) (and keep it out of version control)")
+        }
+        do {
+            return try FileSystem.readAll(path: path, maxBytes: 64 << 10)
+        } catch {
+            throw CLIError(.config, "cannot read the key file: \(error.message)", hint: "check its owner and permissions")
+        }
+    }
+
+    static func isUUID(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.map(\.count) == [8, 4, 4, 4, 12] && parts.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+    }
+
+    static func baseName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
+
+    /// `KEYID` of App Store Connect's download name `AuthKey_KEYID.p8`.
+    static func keyIdInFileName(_ path: String) -> String? {
+        let name = baseName(path)
+        guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
+        return String(name.dropFirst(8).dropLast(3))
+    }
+
+    /// Sends one call to the server(s) of `--environment`; a 401 gets the likely cause.
+    func send(_ call: APICall, sandboxOnNotFound: Bool = true) throws -> APIAnswer {
+        do {
+            return try api.send(call, environment, sandboxOnNotFound: sandboxOnNotFound)
+        } catch { throw explained(error, sandboxTried: environment != .production) }
+    }
+
+    /// Runs `body`, explaining a 401; `followsEnvironment`: it asked the server(s) of `--environment`
+    /// (else Production, or Sandbox with `--environment sandbox`).
+    func explaining<T>(followsEnvironment: Bool = false, _ body: () throws(AppStoreAPIError) -> T) throws -> T {
+        do { return try body() } catch {
+            throw explained(error, sandboxTried: followsEnvironment ? environment != .production : environment == .sandbox)
+        }
+    }
+
+    /// A 401 says which of key, issuer, bundle id or "never released" is likely.
+    func explained(_ error: AppStoreAPIError, sandboxTried: Bool) -> AppStoreAPIError {
+        guard error.kind == .unauthorized else { return error }
+        var error = error
+        var causes: [String] = []
+        if let named = Self.keyIdInFileName(keyFile), named != keyId {
+            causes.append("the key id: --key-id \(keyId) but the key file is \(Self.baseName(keyFile))")
+        }
+        if !sandboxTried {
+            causes.append("an app never released on the App Store is known only to Sandbox: try --environment sandbox")
+        }
+        causes.append(
+            "the issuer id (--issuer-id) or the bundle id (--bundle-id \(invocation.value("bundle-id") ?? "?")) "
+                + "does not belong to this key's team, or the key was revoked in App Store Connect")
+        if sandboxTried && environment == .auto {
+            causes.append("(Sandbox refused it too, so it is not an unreleased app)")
+        }
+        error.hint = "likely: " + causes.joined(separator: "; ")
+        return error
+    }
+
+    /// A progress line on stderr, only on a terminal.
+    func progress(_ text: String) {
+        guard invocation.isStderrTTY, !invocation.quiet else { return }
+        invocation.stderr.write("\r\u{1B}[K" + text)
+    }
+
+    func endProgress() {
+        guard invocation.isStderrTTY, !invocation.quiet else { return }
+        invocation.stderr.write("\r\u{1B}[K")
+    }
+
+    /// Whether to print the signed items as Apple sent them (no `-o` chosen anywhere).
+    var printsSignedItems: Bool { invocation.settings.source(of: "output") == .defaultValue }
+
+    /// The verifier for items `server` sent: the trust options, accepting that server's environment.
+    func verifier(for server: APIServer) throws -> AppStoreVerifier {
+        var configuration = TrustConfiguration()
+        if let roots = try TrustSetup.roots(invocation, option: "root-ca") { configuration.roots = roots }
+        configuration.bundleId = invocation.value("bundle-id")
+        configuration.appAppleId = invocation.value("app-apple-id").flatMap(Int64.init)
+        configuration.environments = [server.rawValue]
+        configuration.validationTime = try TrustSetup.validationTime(invocation.value("at") ?? "signed")
+        do {
+            return try AppStoreVerifier(configuration: configuration)
+        } catch {
+            throw CLIError(
+                .config, "\(error)",
+                hint: "decoding Production items needs the app's Apple id: pass --app-apple-id N (or IAPCTL_APP_APPLE_ID)")
+        }
+    }
+
+    /// Verifies each JWS as `kind`; the first that does not verify is an error (exit 2), so nothing
+    /// unverified is ever shown decoded.
+    func verified(_ items: [String], as kind: PayloadKind, from server: APIServer, what: String) throws
+        -> [VerificationReport]
+    {
+        let verifier = try verifier(for: server)
+        var reports: [VerificationReport] = []
+        for (index, jws) in items.enumerated() {
+            let report = verifier.verify(jws, as: kind)
+            if let failure = report.failure {
+                throw CLIError(
+                    EventMapping.exitCode(for: failure),
+                    "\(what) item \(index + 1) from \(server.rawValue) does not verify: \(failure.message)",
+                    hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
+                        + "or print the signed items without -o and inspect them with 'iapctl verify'")
+            }
+            reports.append(report)
+        }
+        return reports
+    }
+
+    /// Prints signed items one per line (default), or decoded after verification (`-o`).
+    func emitTransactions(_ items: [String], from server: APIServer, what: String) throws {
+        if printsSignedItems {
+            for item in items { invocation.print(item) }
+            return
+        }
+        let reports = try verified(items, as: .transaction, from: server, what: what)
+        invocation.emit(
+            reports.map { Self.transactionRecord($0, structured: invocation.output.isStructured) }, columns: Self.transactionColumns)
+    }
+
+    static let transactionColumns: [Column] = [
+        Column("transaction_id", title: "TRANSACTION"), Column("original_transaction_id", title: "ORIGINAL"),
+        Column("product_id", title: "PRODUCT"), Column("type", title: "TYPE"),
+        Column("purchase_date", title: "PURCHASED"), Column("expires_date", title: "EXPIRES"),
+        Column("revocation_date", title: "REVOKED"), Column("app_account_token", title: "ACCOUNT_TOKEN"),
+        Column("environment", title: "ENV"),
+    ]
+
+    static func transactionRecord(_ report: VerificationReport, structured: Bool) -> Record {
+        var r = Record()
+        let tx = report.transaction
+        r.append("transaction_id", tx?.transactionId)
+        r.append("original_transaction_id", tx?.originalTransactionId)
+        r.append("product_id", tx?.productId)
+        r.append("type", tx?.type)
+        r.append("purchase_date", tx?.purchaseDate)
+        r.append("expires_date", tx?.expiresDate)
+        r.append("revocation_date", tx?.revocationDate)
+        r.append("app_account_token", tx?.appAccountToken)
+        r.append("environment", tx?.environment)
+        if structured { r.append("payload", report.payload ?? .null) }
+        return r
+    }
+}
+
+extension OutputFormat {
+    /// JSON or NDJSON: nested values are shown whole.
+    var isStructured: Bool { self == .json || self == .ndjson }
+}
