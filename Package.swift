@@ -90,7 +90,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubscriptionEngineTests",
-            dependencies: ["SubscriptionEngine", "SQLiteStore"],
+            dependencies: ["SubscriptionEngine", "SQLiteStore", "MySQLStore"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -347,7 +347,9 @@ public enum CommandTree {
                 name: "explain",
                 abstract: "Explain why a contract is in its state: the derivation, event by event.",
                 discussion: """
-                    Lists every ledger event of the contract in signedDate order with the rule that \
+                    First, which signed fact (signed when, from Apple, the app or a restore) decides \
+                    each field: the engine's own derivation of the kept facts. Then lists every \
+                    ledger event of the contract in signedDate order with the rule that \
                     fired (type/subtype → transition), the state before and after, and why an event \
                     changed nothing (duplicate, stale against which newer event, ignored type), with \
                     the manual changes in between, ending in the current state. Readable in a \
@@ -497,7 +499,7 @@ public enum CommandTree {
             OptionSpec(
                 "policy", valueName: "policy",
                 help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
-                    + "when the other user's contract is not active.",
+                    + "when the other user is not entitled now (a canceled contract inside its paid period is active).",
                 allowedValues: restorePolicies, defaultValue: "keep"),
             OptionSpec("reason", valueName: "text", help: "Why, for the audit trail (needed for transfers)."),
             OptionSpec("order", valueName: "no", help: "Only consider this order number."),

@@ -201,6 +201,29 @@ final class MySQLSession: StoreSession {
             })
     }
 
+    // MARK: facts
+
+    func insertFact(_ fact: Fact) throws -> Bool {
+        let digest = fact.digest
+        let count = try one(StoreSQL.factExists, [.text(fact.key), .text(digest)]) { row throws(StoreError) in try row.int(0) }
+        if (count ?? 0) > 0 { return false }
+        _ = try write(
+            StoreSQL.insertFact,
+            [
+                .text(fact.kind.rawValue), .text(fact.key), .text(fact.originalTransactionId), .int(fact.signedDate),
+                .text(fact.source.rawValue), .text(digest), .text(fact.body),
+            ])
+        return true
+    }
+
+    func facts(originalTransactionId: String) throws -> [Fact] {
+        try all(StoreSQL.factsByOriginal, [.text(originalTransactionId)]) { row throws(StoreError) in
+            Fact(
+                kind: try row.value(Fact.Kind.self, 0), key: try row.text(1), originalTransactionId: try row.text(2),
+                signedDate: try row.int(3), source: try row.value(EventSource.self, 4), body: try row.text(5))
+        }
+    }
+
     // MARK: audit
 
     func appendAudit(_ entry: AuditEntry) throws -> Int64 {

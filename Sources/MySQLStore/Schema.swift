@@ -196,6 +196,26 @@ enum Schema {
         ],
         constraints: ["CONSTRAINT fk_iap_audit_ledger FOREIGN KEY (ledger_id) REFERENCES iap_ledger (id)"])
 
+    /// The engine's signed facts (issue #13): rows are derived from them.
+    static let facts = TableSpec(
+        name: "iap_facts",
+        columns: [
+            id,
+            ColumnSpec("kind", "VARCHAR(16) NOT NULL"),
+            key("fact_key"), key("original_transaction_id"),
+            ColumnSpec("signed_date", "BIGINT NOT NULL", whenAdded: "BIGINT NOT NULL DEFAULT 0"),
+            ColumnSpec("source", "VARCHAR(16) NOT NULL", whenAdded: "VARCHAR(16) NOT NULL DEFAULT 'apple'"),
+            ColumnSpec("digest", "VARCHAR(32) NOT NULL", whenAdded: "VARCHAR(32) NOT NULL DEFAULT ''"),
+            ColumnSpec("body", "MEDIUMTEXT NOT NULL"),
+        ],
+        indexes: [
+            IndexSpec(name: "uq_iap_facts_key_digest", columns: ["fact_key", "digest"], unique: true),
+            IndexSpec(name: "idx_iap_facts_original", columns: ["original_transaction_id", "signed_date"], unique: false),
+        ],
+        constraints: [
+            "CONSTRAINT ck_iap_facts_kind CHECK (kind IN ('transaction','renewal','notification'))"
+        ])
+
     /// Ordered; never edit a released migration, append a new one.
     static let migrations: [MySQLMigration] = [
         MySQLMigration(
@@ -209,6 +229,8 @@ enum Schema {
             statements: [
                 "INSERT IGNORE INTO iap_notification_claims (notification_uuid) " + StoreSQL.processedNotificationUUIDs
             ]),
+        // Self-contained: the engine's signed facts.
+        MySQLMigration(version: 4, name: "engine facts (iap_facts)", tables: [facts]),
     ]
 
     /// Exactly-once: the unique key a notification's processing takes before its work.

@@ -123,6 +123,23 @@ enum Migrations {
                 );
                 INSERT OR IGNORE INTO iap_notification_claims (notification_uuid)
                 """ + StoreSQL.processedNotificationUUIDs + ";"),
+        // Self-contained: the engine's signed facts (issue #13). Rows are derived from them.
+        Migration(
+            version: 4, name: "engine facts (iap_facts)",
+            script: """
+                CREATE TABLE IF NOT EXISTS iap_facts (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('transaction','renewal','notification')),
+                    fact_key TEXT NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    signed_date INTEGER NOT NULL,
+                    source TEXT NOT NULL,
+                    digest TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    UNIQUE (fact_key, digest)
+                );
+                CREATE INDEX IF NOT EXISTS idx_iap_facts_original ON iap_facts (original_transaction_id, signed_date);
+                """),
     ]
 
     /// The newest version this build knows.

@@ -227,6 +227,39 @@ final class SQLiteSession: StoreSession {
         return try ledgerEntries(s)
     }
 
+    // MARK: facts
+
+    func insertFact(_ fact: Fact) throws -> Bool {
+        let digest = fact.digest
+        let exists = try statement(StoreSQL.factExists)
+        defer { exists.reset() }
+        try exists.bind(fact.key, at: 1)
+        try exists.bind(digest, at: 2)
+        if try exists.step(), try exists.requiredInt64(0) > 0 { return false }
+        let s = try statement(StoreSQL.insertFact, writing: true)
+        defer { s.reset() }
+        try s.bind(fact.kind.rawValue, at: 1)
+        try s.bind(fact.key, at: 2)
+        try s.bind(fact.originalTransactionId, at: 3)
+        try s.bind(fact.signedDate, at: 4)
+        try s.bind(fact.source.rawValue, at: 5)
+        try s.bind(digest, at: 6)
+        try s.bind(fact.body, at: 7)
+        try s.run()
+        return true
+    }
+
+    func facts(originalTransactionId: String) throws -> [Fact] {
+        let s = try statement(StoreSQL.factsByOriginal)
+        defer { s.reset() }
+        try s.bind(originalTransactionId, at: 1)
+        return try s.all { s throws(StoreError) in
+            Fact(
+                kind: try s.required(Fact.Kind.self, 0), key: try s.requiredText(1), originalTransactionId: try s.requiredText(2),
+                signedDate: try s.requiredInt64(3), source: try s.required(EventSource.self, 4), body: try s.requiredText(5))
+        }
+    }
+
     // MARK: audit
 
     func appendAudit(_ entry: AuditEntry) throws -> Int64 {

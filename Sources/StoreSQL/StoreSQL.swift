@@ -131,6 +131,17 @@ public enum StoreSQL {
         ORDER BY id DESC LIMIT ?
         """
 
+    // MARK: facts
+    public static let factExists = "SELECT count(*) FROM iap_facts WHERE fact_key = ? AND digest = ?"
+    public static let insertFact = """
+        INSERT INTO iap_facts (kind, fact_key, original_transaction_id, signed_date, source, digest, body) \
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """
+    public static let factsByOriginal = """
+        SELECT kind, fact_key, original_transaction_id, signed_date, source, body FROM iap_facts \
+        WHERE original_transaction_id = ? ORDER BY signed_date, id
+        """
+
     // MARK: counts
     public static let counts = """
         SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM member_contracts), \

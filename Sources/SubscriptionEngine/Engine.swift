@@ -97,7 +97,24 @@ public final class SubscriptionEventEngine: Sendable {
         replaying: Int64? = nil
     ) throws -> Outcome {
         var run = EngineRun(event: event, session: session, context: context, now: now(), newOrderNo: newOrderNo)
+        run.replayingId = replaying
         let outcome = try run.decide()
         return try run.record(outcome, replaying: replaying)
+    }
+
+    /// Re-derives the orders and contract of one subscription (or one-time purchase) from its kept
+    /// facts and writes what differs, with audit rows giving `reason`. Nothing happens to a
+    /// subscription without facts or without an owner.
+    public func rederive(
+        originalTransactionId: String, in session: any StoreSession, context: EngineContext, reason: String
+    ) throws -> [Change] {
+        var run = EngineRun(
+            event: SubscriptionEvent(source: .apple, raw: ""), session: session, context: context, now: now(),
+            newOrderNo: newOrderNo)
+        run.auditReason = reason
+        guard try !session.facts(originalTransactionId: originalTransactionId).isEmpty else { return [] }
+        _ = try run.reconcile(originalTransactionId)
+        try run.writeAudits()
+        return run.changes
     }
 }

@@ -33,16 +33,16 @@ struct EngineRun {
         self.effect = Effect(type: event.notificationType, subtype: event.subtype)
     }
 
-    /// What became of the payment the event carries.
-    enum Payment {
-        /// Already an order (possibly updated now: refund, missing fields).
-        case known(Order)
-        /// A pending order named by appAccountToken, now paid.
-        case linked(Order)
-        /// A new order for the contract's (or token order's) user.
-        case inserted(Order)
-        /// Nothing to attach it to.
-        case unmatched(String)
+    /// A ledger row of the same bytes that is still unmatched: the item is not stored twice.
+    private var twin: LedgerEntry?
+    /// The ledger row being replayed, if any.
+    var replayingId: Int64?
+    /// The audit rows' reason when no event caused the change (re-derivation).
+    var auditReason: String?
+
+    /// Writes the audit rows of a run that had no ledger row (re-derivation).
+    func writeAudits() throws {
+        for audit in audits { _ = try session.appendAudit(audit) }
     }
 
     // MARK: deciding
@@ -57,8 +57,8 @@ struct EngineRun {
                 detail: "notification \(uuid) was already processed"
                     + (prior.map { " (ledger #\($0.id): \($0.verdict.rawValue))" } ?? ""))
         }
-        let tx = event.transaction
-        guard let originalId = tx?.originalTransactionId ?? event.renewal?.originalTransactionId else {
+        let facts = event.facts
+        guard let originalId = facts.first?.originalTransactionId else {
             let what = event.notificationType ?? "submission"
             return Outcome(
                 verdict: .ignored,
@@ -67,122 +67,242 @@ struct EngineRun {
                     : "\(what) carries no transaction: recorded, nothing to change")
         }
         contractId = originalId
-
-        var payment: Payment?
-        if let tx {
-            payment = try recordPayment(tx)
+        if let why = try ownershipConflict(originalId) {
+            return Outcome(verdict: .conflict, detail: why)
         }
-        var contract = try session.contract(contractId: originalId)
-        if contract == nil, let tx, tx.isAutoRenewable, effect != .oneTimeCharge {
-            contract = try createContract(tx, payment: payment)
+        let knownOrder = try event.transaction.flatMap { try session.order(tradeNo: $0.transactionId) }
+        // What the facts gave before this event, for a subscription that has rows.
+        // (The contract is read first: on MySQL FOR UPDATE, so a concurrent writer of the same
+        // subscription waits here and then sees every fact committed before it.)
+        let hasContract = try session.contract(contractId: originalId) != nil
+        var all = FactSet(try session.facts(originalTransactionId: originalId))
+        let before = hasContract ? Derivation.derive(all, now: now).rows : nil
+        var inserted: [Fact] = []
+        for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
+        let added = inserted.count
+        all.add(inserted)
+        // New facts that derive the same rows as before change nothing (so a manual correction
+        // made since stays until a fact changes what the rows should be).
+        if added > 0, let before {
+            let after = Derivation.derive(all, now: now)
+            let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
+            let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
+            if after.rows == before, everyOrderStored {
+                // Only the newest fact's date moves: kept, but not a change people see.
+                if var contract = try session.contract(contractId: originalId), let dc = after.contract,
+                    contract.lastEventDate != dc.newestSignedDate
+                {
+                    contract.lastEventDate = dc.newestSignedDate
+                    try session.updateContract(contract)
+                }
+                return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+            }
         }
-
-        var stale = false
-        if var current = contract {
-            stale = try updateContract(&current, tx: tx, payment: payment)
-            contract = current
-        }
-
-        if case .unmatched(let why)? = payment, contract == nil {
+        // Nothing new to derive from, and rows to show for it: nothing changes (a manual
+        // correction made since stays until a new fact of the subscription arrives).
+        if added == 0, knownOrder != nil || hasContract {
+            if let order = knownOrder { touchedOrders.append(order.no) }
             return Outcome(
-                verdict: .unmatched, detail: why + "; recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)")
+                verdict: .duplicate,
+                detail: knownOrder.map {
+                    "transaction \($0.tradeNo ?? "") is already order \($0.no); every fact it carries was already recorded"
+                }
+                    ?? "every fact it carries was already recorded: nothing to change")
         }
-        if tx == nil, contract == nil {
+
+        let reconciled = try reconcile(originalId, facts: all)
+        guard let derived = reconciled else {
+            let tx = event.transaction
+            let token = tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+            let why =
+                tx == nil
+                ? "no contract \(originalId)"
+                : token.map { "no order with no = \($0) and no contract \(originalId)" }
+                    ?? "no appAccountToken and no contract \(originalId)"
+            if replayingId == nil {
+                twin = try session.ledger(
+                    transactionIds: tx.map { [$0.transactionId] } ?? [], originalTransactionIds: [originalId], appAccountTokens: []
+                ).last {
+                    $0.verdict == .unmatched && $0.raw == event.raw && $0.transactionId == tx?.transactionId
+                        && $0.notificationUUID == event.notificationUUID
+                }
+            }
+            let kept = twin.map { "; already recorded as ledger #\($0.id), not stored twice" } ?? ""
             return Outcome(
                 verdict: .unmatched,
-                detail: "no contract \(originalId); recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)")
+                detail: why + "; its facts are kept and recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)"
+                    + kept)
         }
         if !changes.isEmpty {
             let detail = (changes.map(\.summary) + notes).joined(separator: "; ")
             return Outcome(verdict: .applied, changes: changes, detail: detail)
         }
-        if effect == .informational {
-            return Outcome(verdict: .ignored, detail: "\(event.notificationType ?? "event") needs no change")
+        if added == 0 {
+            return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
-        if case .known(let order)? = payment, effect.isPayment {
+        return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+    }
+
+    /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
+    /// an informational type is ignored; facts older than what already decides the rows are stale.
+    private func unchanged(_ originalId: String, facts: [Fact], knownOrder: Order?) throws -> Outcome {
+        if let order = knownOrder, effect.isPayment {
             return Outcome(verdict: .duplicate, detail: "transaction \(order.tradeNo ?? "") is already order \(order.no)")
         }
-        if stale {
-            return Outcome(verdict: .stale, detail: notes.joined(separator: "; "))
+        if effect == .informational {
+            return Outcome(verdict: .ignored, detail: "\(event.notificationType ?? "event") needs no change (facts recorded)")
         }
-        let state = contract.map { "contract \($0.contractId) is already \($0.status.rawValue)" } ?? "nothing to change"
+        let signed = facts.map(\.signedDate).max() ?? 0
+        let others = try session.facts(originalTransactionId: originalId).filter { fact in
+            !facts.contains { $0.digest == fact.digest }
+        }
+        if let newest = others.map(\.signedDate).max(), newest > signed {
+            return Outcome(
+                verdict: .stale,
+                detail: "signed \(ISO8601Text.format(signed)), before facts signed \(ISO8601Text.format(newest)) that already decide "
+                    + "the rows: facts recorded, rows unchanged")
+        }
+        let state =
+            try session.contract(contractId: originalId).map { "contract \(originalId) is already \($0.status.rawValue)" }
+            ?? "nothing to change"
         return Outcome(verdict: .ignored, detail: "no change: " + state)
     }
 
-    // MARK: payments
-
-    /// Records the payment `tx` proves: exactly one order per transactionId.
-    mutating func recordPayment(_ tx: TransactionFacts) throws -> Payment {
-        // A receipt never revokes (its mapping drops cancelled entries; this is the engine's guarantee).
-        let revokedStatus: OrderStatus? =
-            tx.revocationDate == nil || tx.isFromReceipt ? nil : (effect == .revoke ? .revoked : .refunded)
-
-        if let existing = try session.order(tradeNo: tx.transactionId) {
-            var order = existing
-            if let revokedStatus, order.status == .paid || order.status == .pending {
-                order.status = revokedStatus
-            } else if effect == .refundReversed, tx.revocationDate == nil, order.status == .refunded || order.status == .revoked {
-                order.status = .paid
-            }
-            fillMissing(&order, from: tx)
-            try saveOrder(existing, order)
-            return .known(order)
-        }
-
-        var tokenOrder: Order?
-        if let token = tx.appAccountToken, !token.isEmpty {
-            // Order numbers are made lowercase; Apple may echo the UUID in either case.
-            tokenOrder = try session.order(no: token)
-            if tokenOrder == nil, token.lowercased() != token { tokenOrder = try session.order(no: token.lowercased()) }
-        }
-        if let pending = tokenOrder, pending.tradeNo == nil {
-            var order = pending
-            order.tradeNo = tx.transactionId
-            order.originNo = tx.originalTransactionId
-            order.status = revokedStatus ?? .paid
-            if order.productId != tx.productId {
-                notes.append("order \(order.no) was created for \(order.productId); Apple charged for \(tx.productId)")
-                order.productId = tx.productId
-            }
-            order.purchaseDate = tx.purchaseDate
-            order.expiresDate = tx.expiresDate
-            order.environment = tx.environment ?? event.environment
-            order.price = tx.price
-            order.currency = tx.currency
-            try saveOrder(pending, order)
-            return .linked(order)
-        }
-
-        let owner: String
-        if let contract = try session.contract(contractId: tx.originalTransactionId) {
+    /// A transaction whose appAccountToken names another user's order while the subscription
+    /// belongs to someone else: one owner per contract, so nothing may change.
+    private func ownershipConflict(_ originalId: String) throws -> String? {
+        guard let tx = event.transaction, let token = tx.appAccountToken, !token.isEmpty,
+            let named = try tokenOrder(token), named.originNo != originalId
+        else { return nil }
+        let owner: String?
+        if let contract = try session.contract(contractId: originalId) {
             owner = contract.userId
-        } else if let tokenOrder {
-            owner = tokenOrder.userId
-        } else if let sibling = try session.orders(originNo: tx.originalTransactionId).first {
-            owner = sibling.userId
         } else {
-            let token = tx.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
-            return .unmatched(
-                token.map { "no order with no = \($0) and no contract \(tx.originalTransactionId)" }
-                    ?? "no appAccountToken and no contract \(tx.originalTransactionId)")
+            owner = try session.orders(originNo: originalId).first?.userId
         }
-        var order = Order(
-            no: newOrderNo(), userId: owner, productId: tx.productId, status: revokedStatus ?? .paid,
-            tradeNo: tx.transactionId, originNo: tx.originalTransactionId, createdAt: now, updatedAt: now)
-        fillMissing(&order, from: tx)
-        order = try session.insertOrder(order)
-        record(.order, key: order.no, before: nil as Order?, after: order, columns: order.columnValues, oldColumns: nil)
-        touchedOrders.append(order.no)
-        return .inserted(order)
+        guard let owner, owner != named.userId else { return nil }
+        return "conflict: transaction \(tx.transactionId) names order \(named.no) of user \(named.userId), but subscription "
+            + "\(originalId) belongs to \(owner); nothing changed (one owner per contract). Decide with "
+            + "`iapctl restore --user \(named.userId) --policy transfer` or correct the order"
     }
 
-    private func fillMissing(_ order: inout Order, from tx: TransactionFacts) {
-        if order.originNo == nil { order.originNo = tx.originalTransactionId }
-        if order.purchaseDate == nil { order.purchaseDate = tx.purchaseDate }
-        if order.expiresDate == nil { order.expiresDate = tx.expiresDate }
-        if order.environment == nil { order.environment = tx.environment ?? event.environment }
-        if order.price == nil { order.price = tx.price }
-        if order.currency == nil { order.currency = tx.currency }
+    /// The order an appAccountToken names (order numbers are lowercase; Apple may echo either case).
+    private func tokenOrder(_ token: String) throws -> Order? {
+        if let order = try session.order(no: token) { return order }
+        return token.lowercased() != token ? try session.order(no: token.lowercased()) : nil
+    }
+
+    // MARK: deriving the rows
+
+    /// Derives the orders and contract of `originalId` from all its facts and writes what differs.
+    /// Returns nil when there is no owner to attach them to (unmatched).
+    mutating func reconcile(_ originalId: String, facts known: FactSet? = nil) throws -> Derived? {
+        // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
+        // subscription waits here and then sees every fact committed before it.
+        let contract = try session.contract(contractId: originalId)
+        let facts = try known ?? FactSet(session.facts(originalTransactionId: originalId))
+        let derived = Derivation.derive(facts, now: now)
+        if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
+            notes.append("from an app receipt: contract state left to Apple's notifications")
+        }
+        let existing = try session.orders(originNo: originalId)
+
+        var tokenOrders: [String: Order] = [:]
+        for d in derived.orders {
+            guard let token = d.transaction.appAccountToken, !token.isEmpty, tokenOrders[token] == nil else { continue }
+            if let order = try tokenOrder(token) { tokenOrders[token] = order }
+        }
+        let owner =
+            contract?.userId
+            ?? derived.orders.lazy.compactMap { d in d.transaction.appAccountToken.flatMap { tokenOrders[$0]?.userId } }.first
+            ?? existing.first?.userId
+        guard let owner else { return nil }
+
+        // Which order row each transaction is: the order its token names (the earliest transaction
+        // carrying the token claims it), else the row already holding it, else a new order.
+        var claimed = Set<Int64>()
+        var rows: [(DerivedOrder, Order?)] = []
+        for d in derived.orders {
+            let tx = d.transaction
+            var row: Order?
+            if let token = tx.appAccountToken, let named = tokenOrders[token], !claimed.contains(named.id),
+                named.originNo == originalId || (named.userId == owner && (named.tradeNo == nil || named.tradeNo == tx.transactionId))
+            {
+                row = named
+            }
+            if row == nil {
+                let holder = try existing.first { $0.tradeNo == tx.transactionId } ?? session.order(tradeNo: tx.transactionId)
+                if let holder, !claimed.contains(holder.id) { row = holder }
+            }
+            if let row { claimed.insert(row.id) }
+            rows.append((d, row))
+        }
+        // A row moving to another transaction lets go of its old one first, so trade_no stays
+        // unique at every step.
+        for (d, row) in rows {
+            guard let row, let held = row.tradeNo, held != d.transaction.transactionId else { continue }
+            var freed = row
+            freed.tradeNo = nil
+            try session.updateOrder(freed)
+        }
+        for (d, row) in rows {
+            try writeOrder(d, onto: row, owner: owner)
+        }
+
+        if let dc = derived.contract {
+            if let contract {
+                var after = contract
+                apply(dc, to: &after)
+                try saveContract(contract, after)
+            } else {
+                var created = Contract(
+                    contractId: originalId, userId: owner, productId: dc.productId, createdAt: now, updatedAt: now)
+                apply(dc, to: &created)
+                created = try session.insertContract(created)
+                record(
+                    .contract, key: created.contractId, before: nil as Contract?, after: created, columns: created.columnValues,
+                    oldColumns: nil)
+            }
+        }
+        return derived
+    }
+
+    private func apply(_ d: DerivedContract, to contract: inout Contract) {
+        contract.productId = d.productId
+        contract.status = d.status
+        contract.autoRenew = d.autoRenew
+        contract.expiresDate = d.expiresDate
+        contract.nextProductId = d.nextProductId
+        contract.environment = d.environment ?? contract.environment ?? event.environment
+        contract.lastEventDate = d.newestSignedDate
+    }
+
+    private mutating func writeOrder(_ d: DerivedOrder, onto row: Order?, owner: String) throws {
+        let tx = d.transaction
+        let before = row
+        var order =
+            before
+            ?? Order(
+                no: newOrderNo(), userId: owner, productId: tx.productId, createdAt: now, updatedAt: now)
+        if let before, before.tradeNo == nil, before.productId != tx.productId {
+            notes.append("order \(before.no) was created for \(before.productId); Apple charged for \(tx.productId)")
+        }
+        order.productId = tx.productId
+        order.status = d.status
+        order.tradeNo = tx.transactionId
+        order.originNo = tx.originalTransactionId
+        order.purchaseDate = tx.purchaseDate
+        order.expiresDate = tx.expiresDate
+        order.environment = tx.environment ?? order.environment ?? event.environment
+        order.price = tx.price ?? order.price
+        order.currency = tx.currency ?? order.currency
+        if let before {
+            try saveOrder(before, order)
+        } else {
+            order = try session.insertOrder(order)
+            record(.order, key: order.no, before: nil as Order?, after: order, columns: order.columnValues, oldColumns: nil)
+            touchedOrders.append(order.no)
+        }
     }
 
     private mutating func saveOrder(_ before: Order, _ after: Order) throws {
@@ -194,126 +314,18 @@ struct EngineRun {
         touchedOrders.append(after.no)
     }
 
-    // MARK: contracts
-
-    /// A new contract for the user whose order this payment is.
-    mutating func createContract(_ tx: TransactionFacts, payment: Payment?) throws -> Contract? {
-        let owner: Order
-        switch payment {
-        case .linked(let o)?, .inserted(let o)?, .known(let o)?: owner = o
-        default: return nil
-        }
-        // A receipt proves a period, not the current state: a contract first seen in one is active
-        // only while that period lasts.
-        let provenActive = !tx.isFromReceipt || (tx.expiresDate ?? Int64.max) > now
-        var contract = Contract(
-            contractId: tx.originalTransactionId, userId: owner.userId, productId: tx.productId,
-            status: provenActive ? .active : .expired, autoRenew: event.renewal?.autoRenewStatus.map { $0 == 1 } ?? true,
-            expiresDate: tx.revocationDate == nil ? tx.expiresDate : nil,
-            environment: tx.environment ?? event.environment, nextProductId: nil,
-            lastEventDate: nil, createdAt: now, updatedAt: now)
-        contract = try session.insertContract(contract)
-        record(
-            .contract, key: contract.contractId, before: nil as Contract?, after: contract, columns: contract.columnValues, oldColumns: nil)
-        return contract
-    }
-
-    /// Applies the event's state change under the ordering guard and its money facts always.
-    /// Returns whether the state change was stale.
-    mutating func updateContract(_ contract: inout Contract, tx: TransactionFacts?, payment: Payment?) throws -> Bool {
-        let before = contract
-        var stale = false
-        let signed = event.signedDate
-        let isNewer = signed == nil || contract.lastEventDate == nil || signed! >= contract.lastEventDate!
-
-        // Money facts, whatever the order: a paid period extends the expiry (never backwards).
-        if let tx, tx.revocationDate == nil, let expires = tx.expiresDate, effect != .refund, effect != .revoke {
-            if contract.expiresDate == nil || expires > contract.expiresDate! {
-                contract.expiresDate = expires
-                contract.productId = tx.productId
-                if !isNewer, tx.isFromReceipt == false, contract.status == .revoked || contract.status == .expired {
-                    // A paid period newer than the one that ended the contract supersedes it.
-                    contract.status = .active
-                }
-            }
-        }
-        if contract.environment == nil { contract.environment = tx?.environment ?? event.environment }
-        normalizeNextProduct(&contract)
-
-        if tx?.isFromReceipt == true {
-            // A receipt never changes a state Apple (or a newer client JWS) set: only its money facts
-            // count. While no such event has set the state (lastEventDate nil: a contract known only
-            // from receipts), the state is what the receipts prove: active while the latest paid
-            // period lasts, else expired; any other state (e.g. a manual revoke) is kept.
-            if contract.lastEventDate == nil, contract.status == .active || contract.status == .expired,
-                let expires = contract.expiresDate
-            {
-                contract.status = expires > now ? .active : .expired
-            } else if effect.changesState {
-                notes.append("from an app receipt: contract state left to Apple's notifications")
-            }
-        } else if effect.changesState {
-            if isNewer {
-                try applyState(&contract, tx: tx, payment: payment)
-                if let signed { contract.lastEventDate = signed }
-            } else {
-                stale = true
-                let last = contract.lastEventDate.map(String.init) ?? "?"
-                notes.append(
-                    "state change is older (signedDate \(signed.map(String.init) ?? "?")) than contract \(contract.contractId)'s last change (\(last)): state kept"
-                )
-            }
-        }
-
-        if before.columnValues.map(\.1) != contract.columnValues.map(\.1) {
-            contract.updatedAt = now
-            try session.updateContract(contract)
+    private mutating func saveContract(_ before: Contract, _ after: Contract) throws {
+        var after = after
+        if before.columnValues.map(\.1) != after.columnValues.map(\.1) {
+            after.updatedAt = now
+            try session.updateContract(after)
             record(
-                .contract, key: contract.contractId, before: before, after: contract, columns: contract.columnValues,
+                .contract, key: after.contractId, before: before, after: after, columns: after.columnValues,
                 oldColumns: before.columnValues)
-        } else if contract.lastEventDate != before.lastEventDate {
-            // Only the ordering watermark moved: keep it, but it is not a change people see.
-            try session.updateContract(contract)
+        } else if before.lastEventDate != after.lastEventDate {
+            // Only the newest fact's date moved: kept, but not a change people see.
+            try session.updateContract(after)
         }
-        return stale
-    }
-
-    private func applyState(_ contract: inout Contract, tx: TransactionFacts?, payment: Payment?) throws {
-        switch effect {
-        case .purchase, .renewal, .submission:
-            if tx?.revocationDate == nil { contract.status = .active }
-        case .autoRenew(let on):
-            contract.autoRenew = on
-            contract.status = on ? .active : .canceled
-        case .failToRenew(let grace):
-            contract.status = grace ? .gracePeriod : .billingRetry
-        case .expired:
-            contract.status = .expired
-        case .refund, .revoke:
-            if let tx, try isCurrentPeriod(tx, of: contract) { contract.status = .revoked }
-        case .refundReversed:
-            if let tx, contract.status == .revoked, try isCurrentPeriod(tx, of: contract) { contract.status = .active }
-        case .renewalPreference, .expiryUpdate, .oneTimeCharge, .informational:
-            break
-        }
-        if let renewal = event.renewal, effect != .informational {
-            if let status = renewal.autoRenewStatus { contract.autoRenew = status == 1 }
-            if let next = renewal.autoRenewProductId { contract.nextProductId = next }
-        }
-        normalizeNextProduct(&contract)
-    }
-
-    /// `next_product_id` is kept only while it differs from the product of the current period, so
-    /// it converges whichever of the renewal info and the newest period arrives first.
-    private func normalizeNextProduct(_ contract: inout Contract) {
-        if contract.nextProductId == contract.productId { contract.nextProductId = nil }
-    }
-
-    /// Whether `tx` is the contract's current period: no order of the contract expires later.
-    private func isCurrentPeriod(_ tx: TransactionFacts, of contract: Contract) throws -> Bool {
-        guard let expires = tx.expiresDate else { return true }
-        let latest = try session.orders(originNo: contract.contractId).compactMap(\.expiresDate).max()
-        return latest == nil || expires >= latest!
     }
 
     // MARK: recording
@@ -335,7 +347,7 @@ struct EngineRun {
         audits.append(
             AuditEntry(
                 at: now, actor: context.actor, command: context.command,
-                reason: event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" }
+                reason: auditReason ?? event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" }
                     ?? "\(event.source.rawValue) submission",
                 entity: entity, key: key, before: before.flatMap { Self.json($0) }, after: Self.json(after)))
     }
@@ -358,7 +370,9 @@ struct EngineRun {
             try session.releaseNotificationClaim(uuid)
         }
         let ledgerId: Int64
-        if let replaying {
+        if let twin, replaying == nil {
+            ledgerId = twin.id
+        } else if let replaying {
             try session.updateLedger(id: replaying, verdict: outcome.verdict, detail: "replayed: " + outcome.detail)
             ledgerId = replaying
         } else {

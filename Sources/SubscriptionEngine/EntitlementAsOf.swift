@@ -15,6 +15,10 @@
 ///
 /// Entitled at T: the contract's user at T holds it; it is active, canceled or in the grace
 /// period at T; and a paid order (not refunded at T) covers T — or it is in the billing grace period.
+///
+/// With the engine's facts, the state at T is the derivation (``Derivation``) of the facts signed
+/// by T: the same function that gives the stored rows. The audit trail then only tells who held
+/// the contract at T (transfers and corrections). Databases without facts use the audit alone.
 public enum EntitlementAsOf {
     /// The verdict for one contract at one time.
     public struct Answer: Sendable, Equatable {
@@ -76,7 +80,94 @@ public enum EntitlementAsOf {
         return row
     }
 
-    /// Whether `contract` entitled its user at `time` (see the type's documentation).
+    /// Whether `contract` entitled its user at `time`, from the facts signed by then.
+    ///
+    /// Every reason names the fact's own date (the period's end, the refund's date, the
+    /// notification's signedDate), never the query time.
+    public static func evaluate(
+        contract current: Contract, orders currentOrders: [Order], events: [LedgerEntry], audit: [AuditEntry],
+        facts: [Fact], at time: Int64
+    ) -> Answer {
+        guard !facts.isEmpty else {
+            return evaluate(contract: current, orders: currentOrders, events: events, audit: audit, at: time)
+        }
+        var signedDates: [Int64: Int64] = [:]
+        for event in events { if let signed = event.signedDate { signedDates[event.id] = signed } }
+        var contract = Self.contract(
+            current, audit: audit.filter { $0.entity == .contract && $0.key == current.contractId },
+            signedDates: signedDates, at: time)
+        let derived = Derivation.derive(FactSet(facts, signedBy: time), now: time)
+        var orders: [Order] = []
+        for d in derived.orders {
+            let tx = d.transaction
+            var order =
+                currentOrders.first { $0.tradeNo == tx.transactionId }
+                ?? Order(no: "-", userId: contract.userId, productId: tx.productId, tradeNo: tx.transactionId)
+            order.productId = tx.productId
+            order.status = d.status
+            order.originNo = tx.originalTransactionId
+            order.purchaseDate = tx.purchaseDate
+            order.expiresDate = tx.expiresDate
+            orders.append(order)
+        }
+        guard let dc = derived.contract else {
+            return Answer(
+                entitled: false, contract: contract, orders: orders, status: "not-yet",
+                reason: "no payment of contract \(current.contractId) signed by then", covering: nil)
+        }
+        contract.productId = dc.productId
+        contract.status = dc.status
+        contract.autoRenew = dc.autoRenew
+        contract.expiresDate = dc.expiresDate
+        contract.nextProductId = dc.nextProductId
+        let tx = dc.current
+        let covering = orders.first { $0.tradeNo == tx.transactionId }
+        let statusReason = dc.reason("status")
+        let said = statusReason.map { r in r.fact + (r.signedDate.map { " signed \(ISO8601Text.format($0))" } ?? "") } ?? ""
+        func answer(_ entitled: Bool, _ status: String, _ reason: String) -> Answer {
+            Answer(
+                entitled: entitled, contract: contract, orders: orders, status: status, reason: reason,
+                covering: entitled ? covering : nil)
+        }
+        let period =
+            "\(tx.transactionId) (\(tx.productId), \(ISO8601Text.format(tx.purchaseDate ?? 0)) → "
+            + "\(tx.expiresDate.map(ISO8601Text.format) ?? "open-ended"))"
+        switch dc.status {
+        case .revoked:
+            if let revoked = tx.revocationDate {
+                let what = covering?.status.rawValue ?? "refunded"
+                let signed = statusReason?.signedDate.map { " (Apple signed \(ISO8601Text.format($0)))" } ?? ""
+                return answer(false, "revoked", "the current period \(period) was \(what) \(ISO8601Text.format(revoked))\(signed)")
+            }
+            return answer(false, "revoked", "revoked: \(said)")
+        case .billingRetry:
+            return answer(false, "billing_retry", "Apple could not charge; billing retry, not entitled (\(said))")
+        case .expired:
+            return answer(
+                false, "expired",
+                "expired: the last period \(period) ended \(tx.expiresDate.map(ISO8601Text.format) ?? "?") (\(said))")
+        case .gracePeriod:
+            if let grace = dc.gracePeriodExpiresDate, time >= grace {
+                return answer(false, "billing_retry", "the billing grace period ended \(ISO8601Text.format(grace)) (\(said))")
+            }
+            let until = dc.gracePeriodExpiresDate.map { " until \(ISO8601Text.format($0))" } ?? ""
+            return answer(true, "grace_period", "in the billing grace period\(until): entitled while Apple retries (\(said))")
+        case .active, .canceled:
+            if let purchased = tx.purchaseDate, time < purchased {
+                return answer(false, "not-yet", "the current period \(period) starts after then")
+            }
+            if let expires = tx.expiresDate, time >= expires {
+                return answer(false, "expired", "the paid period \(period) ended \(ISO8601Text.format(expires))")
+            }
+            return answer(
+                true, dc.status.rawValue,
+                "paid period \(period) covers then"
+                    + (dc.status == .canceled ? "; auto-renew off, entitled until it ends" : ""))
+        }
+    }
+
+    /// Whether `contract` entitled its user at `time`, from the audit trail alone (databases
+    /// whose contracts have no facts).
     ///
     /// - Parameters:
     ///   - orders: the contract's orders as they are now; `events`: its ledger rows; `audit`: the
@@ -99,22 +190,22 @@ public enum EntitlementAsOf {
         func answer(_ entitled: Bool, _ status: String, _ reason: String) -> Answer {
             Answer(entitled: entitled, contract: contract, orders: orders, status: status, reason: reason, covering: covering)
         }
-        let at = ISO8601Text.format(time)
         guard !orders.isEmpty else {
-            return answer(false, "not-yet", "no payment of contract \(current.contractId) by \(at)")
+            return answer(false, "not-yet", "no payment of contract \(current.contractId) by then")
         }
         let lastEvent = events.filter { ($0.signedDate ?? .max) <= time && ($0.verdict == .applied) }
             .filter { EventRule(type: $0.notificationType, subtype: $0.subtype).changesState }.last
         let lastEventText = lastEvent.map { " (last event: \(eventName($0)) signed \(ISO8601Text.format($0.signedDate!)))" } ?? ""
         switch contract.status {
         case .revoked:
-            return answer(false, "revoked", "revoked at \(at)" + lastEventText)
+            return answer(false, "revoked", "revoked" + lastEventText)
         case .billingRetry:
             return answer(false, "billing_retry", "Apple could not charge; billing retry, not entitled" + lastEventText)
         case .expired where covering == nil:
-            return answer(false, "expired", "expired at \(at)" + lastEventText)
+            let ended = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
+            return answer(false, "expired", "expired" + (ended.map { " \(ISO8601Text.format($0))" } ?? "") + lastEventText)
         case .gracePeriod:
-            return answer(true, "grace_period", "in the billing grace period at \(at): entitled while Apple retries" + lastEventText)
+            return answer(true, "grace_period", "in the billing grace period: entitled while Apple retries" + lastEventText)
         default:
             break
         }
@@ -123,19 +214,19 @@ public enum EntitlementAsOf {
             let status = contract.status == .expired ? "active" : contract.status.rawValue
             return answer(
                 true, status,
-                "paid period \(covering.tradeNo ?? covering.no) (\(period)) covers \(at)"
+                "paid period \(covering.tradeNo ?? covering.no) (\(period)) covers then"
                     + (contract.status == .canceled ? "; auto-renew off, entitled until it ends" : ""))
         }
         let refunded = orders.filter { $0.status == .refunded || $0.status == .revoked }
             .first { ($0.purchaseDate ?? .max) <= time && time < ($0.expiresDate ?? .max) }
         if let refunded {
             return answer(
-                false, "revoked", "the period covering \(at) (\(refunded.tradeNo ?? refunded.no)) was \(refunded.status.rawValue) by then")
+                false, "revoked", "the period covering then (\(refunded.tradeNo ?? refunded.no)) was \(refunded.status.rawValue)")
         }
         let lastEnd = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
         return answer(
             false, "expired",
-            "no paid period covers \(at)" + (lastEnd.map { "; the last one ended \(ISO8601Text.format($0))" } ?? ""))
+            "no paid period covers then" + (lastEnd.map { "; the last one ended \(ISO8601Text.format($0))" } ?? ""))
     }
 
     static func eventName(_ entry: LedgerEntry) -> String {

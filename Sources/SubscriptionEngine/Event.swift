@@ -20,13 +20,16 @@ public struct SubscriptionEvent: Sendable, Equatable {
     public var renewal: RenewalFacts?
     /// The input exactly as received, for the ledger.
     public var raw: String
+    /// The notification's `data.status` (1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked).
+    public var status: Int?
 
     public init(
         source: EventSource, notificationUUID: String? = nil, notificationType: String? = nil,
         subtype: String? = nil, signedDate: Int64? = nil, environment: String? = nil,
         bundleId: String? = nil, transaction: TransactionFacts? = nil, renewal: RenewalFacts? = nil,
-        raw: String
+        raw: String, status: Int? = nil
     ) {
+        self.status = status
         self.source = source
         self.notificationUUID = notificationUUID
         self.notificationType = notificationType
@@ -41,7 +44,7 @@ public struct SubscriptionEvent: Sendable, Equatable {
 }
 
 /// The fields of a signed transaction the engine uses.
-public struct TransactionFacts: Sendable, Equatable {
+public struct TransactionFacts: Sendable, Equatable, Codable {
     public var transactionId: String
     public var originalTransactionId: String
     public var productId: String
@@ -60,6 +63,17 @@ public struct TransactionFacts: Sendable, Equatable {
     public var signedDate: Int64?
     public var transactionReason: String?
     public var isUpgraded: Bool?
+    /// `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`.
+    public var revocationType: String?
+    /// Thousandths of a percent refunded (prorated refunds).
+    public var revocationPercentage: Int?
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var inAppOwnershipType: String?
+    public var offerType: Int?
+    public var offerIdentifier: String?
+    /// ISO-8601 duration of the offer.
+    public var offerPeriod: String?
+    public var appTransactionId: String?
     /// True when these facts come from an in-app entry of a StoreKit 1 app receipt: a lower-authority
     /// client submission that proves what was paid when the receipt was signed. The engine records
     /// its payment and extends expiry dates, but never revokes, expires or reopens anything on it.
@@ -70,8 +84,18 @@ public struct TransactionFacts: Sendable, Equatable {
         appAccountToken: String? = nil, purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil,
         expiresDate: Int64? = nil, revocationDate: Int64? = nil, revocationReason: Int? = nil,
         type: String? = nil, environment: String? = nil, price: Int64? = nil, currency: String? = nil,
-        signedDate: Int64? = nil, transactionReason: String? = nil, isUpgraded: Bool? = nil
+        signedDate: Int64? = nil, transactionReason: String? = nil, isUpgraded: Bool? = nil,
+        revocationType: String? = nil, revocationPercentage: Int? = nil, inAppOwnershipType: String? = nil,
+        offerType: Int? = nil, offerIdentifier: String? = nil, offerPeriod: String? = nil,
+        appTransactionId: String? = nil
     ) {
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.inAppOwnershipType = inAppOwnershipType
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.offerPeriod = offerPeriod
+        self.appTransactionId = appTransactionId
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.productId = productId
@@ -99,7 +123,7 @@ public struct TransactionFacts: Sendable, Equatable {
 }
 
 /// The fields of a signed renewal info the engine uses.
-public struct RenewalFacts: Sendable, Equatable {
+public struct RenewalFacts: Sendable, Equatable, Codable {
     public var originalTransactionId: String?
     /// 0 off, 1 on.
     public var autoRenewStatus: Int?
@@ -109,12 +133,21 @@ public struct RenewalFacts: Sendable, Equatable {
     public var isInBillingRetryPeriod: Bool?
     public var expirationIntent: Int?
     public var signedDate: Int64?
+    public var renewalDate: Int64?
+    public var offerType: Int?
+    public var offerIdentifier: String?
+    public var offerPeriod: String?
 
     public init(
         originalTransactionId: String? = nil, autoRenewStatus: Int? = nil, autoRenewProductId: String? = nil,
         productId: String? = nil, gracePeriodExpiresDate: Int64? = nil, isInBillingRetryPeriod: Bool? = nil,
-        expirationIntent: Int? = nil, signedDate: Int64? = nil
+        expirationIntent: Int? = nil, signedDate: Int64? = nil, renewalDate: Int64? = nil, offerType: Int? = nil,
+        offerIdentifier: String? = nil, offerPeriod: String? = nil
     ) {
+        self.renewalDate = renewalDate
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.offerPeriod = offerPeriod
         self.originalTransactionId = originalTransactionId
         self.autoRenewStatus = autoRenewStatus
         self.autoRenewProductId = autoRenewProductId

@@ -38,13 +38,19 @@ public struct EventRule: Sendable, Equatable {
         case .submission:
             (name, transition, resultingStatus) = ("submission", "payment recorded; → active", .active)
         case .autoRenew(true):
-            (name, transition, resultingStatus) = ("auto-renew on", "auto_renew on; → active", .active)
+            (name, transition, resultingStatus) = (
+                "auto-renew on", "auto_renew on; status stays what Apple's data.status says (canceled → active)", nil
+            )
         case .autoRenew(false):
             (name, transition, resultingStatus) = ("auto-renew off", "auto_renew off; → canceled (entitled until expiry)", .canceled)
         case .failToRenew(grace: true):
             (name, transition, resultingStatus) = ("fail to renew (grace)", "→ grace_period (still entitled)", .gracePeriod)
         case .failToRenew(grace: false):
             (name, transition, resultingStatus) = ("fail to renew", "→ billing_retry (not entitled)", .billingRetry)
+        case .expired where type == "GRACE_PERIOD_EXPIRED":
+            (name, transition, resultingStatus) = (
+                "grace period expired", "→ billing_retry (Apple keeps retrying; not entitled)", .billingRetry
+            )
         case .expired:
             (name, transition, resultingStatus) = ("expired", "→ expired", .expired)
         case .refund:

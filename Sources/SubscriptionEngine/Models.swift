@@ -111,6 +111,9 @@ public enum EventSource: String, Sendable, Codable, CaseIterable {
 /// The outcome class of one input item (cli.md "Verdicts").
 public enum Verdict: String, Sendable, Codable, CaseIterable {
     case applied, duplicate, stale, ignored, unmatched, rejected
+    /// The transaction names another user's order while the subscription belongs to someone else:
+    /// nothing changed (one owner per contract; exit 4).
+    case conflict
 }
 
 /// One received JWS and what became of it. Nothing received is ever lost.

@@ -38,7 +38,8 @@ public final class RestoreService: Sendable {
     ///   `appAccountToken`, so the engine links that order: this is the seed's product fallback, and the
     ///   ledger row shows the order number in place of Apple's token.
     /// - `owned-by-other`: `keep` writes nothing; `transfer` (and `transfer-if-inactive` when the
-    ///   owner's contract is not active, in grace period or in billing retry) moves the contract and
+    ///   owner is not entitled now: not inside a paid period of an active or canceled contract, nor
+    ///   in the billing grace period) moves the contract and
     ///   all its orders to `user` with audit rows, then applies the transaction through the engine;
     ///   the verdict becomes `transferred`. A refusal is reported as `owned-by-other`
     ///   (reason ``RestoreReason/refusedByPolicy``), not thrown.
@@ -56,8 +57,10 @@ public final class RestoreService: Sendable {
         let match: RestoreMatch
         switch try RestoreMatcher(session: session).find(tx, user: user, explicitOrder: explicitOrder) {
         case .none(let reason, let candidates, let detail):
-            return RestoreResult(
-                verdict: .unknown, detail: detail + "; nothing written", reason: reason, candidates: candidates)
+            var out = RestoreResult(
+                verdict: .unknown, detail: detail + "; no row changed", reason: reason, candidates: candidates)
+            try keep(tx, raw: raw, verdict: .unmatched, result: &out, context: context, session: session)
+            return out
         case .matched(let found):
             match = found
         }
@@ -72,18 +75,22 @@ public final class RestoreService: Sendable {
         switch policy {
         case .keep:
             refused.reason = .keptByPolicy
-            refused.detail += "; kept with \(match.owner) (--policy keep): nothing written"
+            refused.detail += "; kept with \(match.owner) (--policy keep): no row changed"
+            try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
             return refused
         case .transferIfInactive:
-            if let contract = match.contract, contract.status.isEntitling {
+            if let contract = match.contract, contract.entitles(at: engine.now()) {
                 refused.reason = .refusedByPolicy
                 let state = contract.status == .active ? "" : " (\(contract.status.rawValue))"
-                refused.detail += "; refused by policy: contract is active\(state); nothing written"
+                let until = contract.expiresDate.map { ", paid until \(ISO8601Text.format($0))" } ?? ""
+                refused.detail += "; refused by policy: contract is active\(state)\(until); no row changed"
+                try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
                 return refused
             }
             if match.contract == nil {
                 refused.reason = .refusedByPolicy
-                refused.detail += "; refused by policy: no contract whose inactivity would allow a transfer; nothing written"
+                refused.detail += "; refused by policy: no contract whose inactivity would allow a transfer; no row changed"
+                try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
                 return refused
             }
         case .transfer:
@@ -108,6 +115,21 @@ public final class RestoreService: Sendable {
     }
 
     // MARK: helpers
+
+    /// Keeps a restored item that changed no row in the ledger (every JWS received is kept):
+    /// `unknown` as `unmatched` (replayable once its order exists), `owned-by-other` as `conflict`.
+    private func keep(
+        _ tx: TransactionFacts, raw: String, verdict: Verdict, result: inout RestoreResult, context: EngineContext,
+        session: any StoreSession
+    ) throws {
+        let id = try session.appendLedger(
+            LedgerEntry(
+                receivedAt: engine.now(), source: .restore, transactionId: tx.transactionId,
+                originalTransactionId: tx.originalTransactionId,
+                appAccountToken: tx.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }, signedDate: tx.signedDate,
+                verdict: verdict, detail: "restore --apply (\(context.actor)): " + result.detail, raw: raw))
+        result.detail += "; kept in the ledger (#\(id))"
+    }
 
     /// Runs `tx` through the engine with source `restore` and reports the state afterwards.
     private func applyThroughEngine(
@@ -172,12 +194,15 @@ public final class RestoreService: Sendable {
     }
 }
 
-fileprivate extension ContractStatus {
-    /// Whether the owner is still served: active, in grace period or in billing retry.
-    var isEntitling: Bool {
-        switch self {
-        case .active, .gracePeriod, .billingRetry: return true
-        case .canceled, .expired, .revoked: return false
+extension Contract {
+    /// Whether the row entitles its user at `time`: inside the paid period of an active or canceled
+    /// (auto-renew off) contract, or in the billing grace period. Billing retry, expired and revoked
+    /// do not.
+    public func entitles(at time: Int64) -> Bool {
+        switch status {
+        case .active, .canceled: return expiresDate.map { time < $0 } ?? true
+        case .gracePeriod: return true
+        case .billingRetry, .expired, .revoked: return false
         }
     }
 }

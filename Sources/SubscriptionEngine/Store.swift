@@ -138,6 +138,12 @@ public protocol StoreSession: AnyObject {
     /// Rows with verdict `unmatched` that no later row has resolved, oldest first.
     func unmatchedLedger(limit: Int?) throws -> [LedgerEntry]
 
+    // MARK: facts
+    /// Keeps one signed fact; false when the same fact (same digest) is already kept.
+    func insertFact(_ fact: Fact) throws -> Bool
+    /// Every fact of one subscription (or one-time purchase), in signedDate order (then id).
+    func facts(originalTransactionId: String) throws -> [Fact]
+
     // MARK: audit
     func appendAudit(_ entry: AuditEntry) throws -> Int64
     /// Audit rows about one order or contract, oldest first.

@@ -309,3 +309,28 @@ extension Data {
             .replacingOccurrences(of: "=", with: "")
     }
 }
+
+/// One owner per contract, through the binary: a transaction naming another user's order while
+/// the subscription is someone else's is refused as `conflict` (exit 4), changes nothing, and is kept.
+@Suite("Engine ownership, end to end")
+struct OwnershipE2ETests {
+    @Test func aTransactionNamingAnotherUsersOrderIsAConflict() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let alice = "a1000000-0000-4000-8000-000000000001"
+        let bob = "b2000000-0000-4000-8000-000000000001"
+        try world.database(orders: [(alice, "alice"), (bob, "bob")])
+        let buy = try world.notification(
+            "SUBSCRIBED", "INITIAL_BUY", signed: AppleWorld.t0, tx: world.transaction("1000", original: "1000", token: alice))
+        try cli.ok(["notify", "-q"] + world.trust, stdin: buy)
+        let before = try world.tables(maskGeneratedNumbers: [alice, bob])
+        let hijack = try world.signedTransaction(world.transaction("1001", original: "1000", token: bob, period: 1))
+        let refused = try cli.run(["verify", "--apply", "-o", "ndjson"] + world.trust, stdin: hijack)
+        #expect(refused.status == 4, "\(refused)")
+        #expect(refused.stdout.contains("conflict"), "\(refused)")
+        #expect(try world.tables(maskGeneratedNumbers: [alice, bob]) == before)
+        #expect(try world.order(no: bob)?["status"] as? String == "pending")
+        let show = try cli.ok(["orders", "show", "1000", "-o", "json"]).stdout
+        #expect(show.contains("conflict"), "kept in the ledger")
+    }
+}

@@ -56,6 +56,50 @@ struct RealLifecycleE2ETests {
         #expect(try shuffled.tables().map(Self.withoutOrderNumbers) == reference.tables().map(Self.withoutOrderNumbers))
     }
 
+    /// Runs SQL on the CLI's database, whichever backend the run uses.
+    static func sql(_ cli: CLI, _ statements: String) throws {
+        if let mysql = cli.mysql {
+            _ = try mysql.server.run(statements, database: mysql.database)
+        } else {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            process.arguments = [cli.dbPath, statements]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+    }
+
+    /// A database from before the engine kept facts (schema v1, rows as the old engine left
+    /// them: the 3-month product, a later expiry) upgrades in place: `db init` rebuilds the facts
+    /// from the ledger's stored JWS, re-derives every row, and doctor finds nothing.
+    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func aDatabaseWithoutFactsUpgradesInPlace() throws {
+        let (cli, world, _) = try Self.replay(Self.signedOrder)
+        let derived = try #require(try world.contract("2000001024993299"))
+        try Self.sql(
+            cli,
+            """
+            DROP TABLE iap_facts;
+            DELETE FROM iap_schema_migrations WHERE name LIKE '%iap_facts%';
+            UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
+            UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
+            """)
+        #expect(try cli.run(["contracts", "list"]).status == 78, "an old schema is refused until db init")
+        let upgrade = try cli.ok(["db", "init"])
+        #expect(upgrade.stderr.contains("migrated"), "\(upgrade)")
+        #expect(upgrade.stderr.contains("rebuilt"), "\(upgrade)")
+        let contract = try #require(try world.contract("2000001024993299"))
+        for column in ["status", "product_id", "expires_date", "auto_renew", "user_id"] {
+            #expect("\(contract[column] ?? "-")" == "\(derived[column] ?? "-")", "\(column)")
+        }
+        #expect(try world.order(tradeNo: "2000001032604840")?["status"] as? String == "refunded")
+        let doctor = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
+        #expect(!doctor.stdout.contains("status-vs-facts"), "\(doctor)")
+        let again = try cli.ok(["db", "init"])
+        #expect(!again.stderr.contains("rebuilt"))
+    }
+
     static func withoutOrderNumbers(_ line: String) -> String {
         line.replacingOccurrences(of: "<generated>", with: "")
     }

@@ -54,7 +54,8 @@ struct LifecycleTests {
             ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", ContractStatus.canceled),
             ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", .gracePeriod),
             ("DID_FAIL_TO_RENEW", nil, .billingRetry),
-            ("GRACE_PERIOD_EXPIRED", nil, .expired),
+            // Apple keeps retrying after the grace period: billing retry, not expired (issue #13).
+            ("GRACE_PERIOD_EXPIRED", nil, .billingRetry),
             ("EXPIRED", "VOLUNTARY", .expired),
             ("EXPIRED", "BILLING_RETRY", .expired),
         ] as [(String, String?, ContractStatus)])

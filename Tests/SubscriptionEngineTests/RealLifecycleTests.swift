@@ -17,14 +17,7 @@ struct RealLifecycleTests {
             let payload = try object(dir.appendingPathComponent(name))
             let t = try object(dir.appendingPathComponent(stem + ".signedTransactionInfo.json"))
             let r = try? object(dir.appendingPathComponent(stem + ".signedRenewalInfo.json"))
-            let transaction = TransactionFacts(
-                transactionId: t["transactionId"] as! String, originalTransactionId: t["originalTransactionId"] as! String,
-                productId: t["productId"] as! String, appAccountToken: t["appAccountToken"] as? String,
-                purchaseDate: int(t["purchaseDate"]), originalPurchaseDate: int(t["originalPurchaseDate"]),
-                expiresDate: int(t["expiresDate"]), revocationDate: int(t["revocationDate"]),
-                revocationReason: (t["revocationReason"] as? NSNumber)?.intValue, type: t["type"] as? String,
-                environment: t["environment"] as? String, price: int(t["price"]), currency: t["currency"] as? String,
-                signedDate: int(t["signedDate"]))
+            let transaction = transactionFacts(t)
             let renewal = r.map {
                 RenewalFacts(
                     originalTransactionId: $0["originalTransactionId"] as? String,
@@ -36,8 +29,22 @@ struct RealLifecycleTests {
                 source: .apple, notificationUUID: payload["notificationUUID"] as? String,
                 notificationType: payload["notificationType"] as? String, subtype: payload["subtype"] as? String,
                 signedDate: int(payload["signedDate"]), environment: "Sandbox",
-                bundleId: "com.loki-project.loki-messenger", transaction: transaction, renewal: renewal, raw: stem)
+                bundleId: "com.loki-project.loki-messenger", transaction: transaction, renewal: renewal, raw: stem,
+                status: ((payload["data"] as? [String: Any])?["status"] as? NSNumber)?.intValue)
         }
+    }
+
+    /// The engine's view of a decoded transaction payload.
+    static func transactionFacts(_ t: [String: Any]) -> TransactionFacts {
+        TransactionFacts(
+            transactionId: t["transactionId"] as! String, originalTransactionId: t["originalTransactionId"] as! String,
+            productId: t["productId"] as! String, appAccountToken: t["appAccountToken"] as? String,
+            purchaseDate: int(t["purchaseDate"]), originalPurchaseDate: int(t["originalPurchaseDate"]),
+            expiresDate: int(t["expiresDate"]), revocationDate: int(t["revocationDate"]),
+            revocationReason: (t["revocationReason"] as? NSNumber)?.intValue, type: t["type"] as? String,
+            environment: t["environment"] as? String, price: int(t["price"]), currency: t["currency"] as? String,
+            signedDate: int(t["signedDate"]), isUpgraded: t["isUpgraded"] as? Bool,
+            inAppOwnershipType: t["inAppOwnershipType"] as? String, appTransactionId: t["appTransactionId"] as? String)
     }
 
     static func object(_ url: URL) throws -> [String: Any] {
@@ -47,8 +54,8 @@ struct RealLifecycleTests {
     static func int(_ any: Any?) -> Int64? { (any as? NSNumber)?.int64Value }
 
     /// A harness where support has linked the subscription to carol (as `restore --apply` does).
-    static func harness() throws -> Harness {
-        let h = try Harness()
+    static func harness(_ backend: Backend = .sqlite) throws -> Harness {
+        let h = try Harness(backend: backend)
         try h.store.write { s in
             _ = try s.insertContract(
                 Contract(
@@ -99,6 +106,90 @@ struct RealLifecycleTests {
         let before = try h.snapshot()
         let second = try events.map { try h.apply($0).verdict }
         #expect(second.allSatisfy { $0 == .duplicate })
+        #expect(try h.snapshot() == before)
+    }
+
+    static func numbered(_ prefix: String, in events: [SubscriptionEvent]) -> SubscriptionEvent {
+        events.first { $0.raw.hasPrefix(prefix + "-") }!
+    }
+
+    static func permutations<T>(_ items: [T]) -> [[T]] {
+        guard items.count > 1 else { return [items] }
+        return items.indices.flatMap { i -> [[T]] in
+            var rest = items
+            let head = rest.remove(at: i)
+            return permutations(rest).map { [head] + $0 }
+        }
+    }
+
+    /// 06 (DID_CHANGE_RENEWAL_PREF/UPGRADE) moves the subscription to pro_sub at once, with the
+    /// upgrade transaction's expiry, whatever order 02–06 arrive in (all 120 orders).
+    @Test func afterTheUpgradeTheContractIsOnProSubWithTheUpgradesExpiryInEveryOrder() throws {
+        let all = try Self.events()
+        let first = ["02", "03", "04", "05", "06"].map { Self.numbered($0, in: all) }
+        let upgrade = try #require(first.last?.transaction)
+        var tables: Set<[String]> = []
+        for order in Self.permutations(first) {
+            let h = try Self.harness()
+            for e in order { try h.apply(e) }
+            let c = try #require(try h.contract(Self.original))
+            #expect(c.productId == "com.getsession.org.pro_sub")
+            #expect(c.expiresDate == upgrade.expiresDate)
+            #expect(c.expiresDate == 1_759_727_970_000)
+            #expect(c.status == .active)
+            tables.insert(try h.snapshot(withFacts: true))
+        }
+        #expect(tables.count == 1)
+    }
+
+    /// 14 (EXPIRED/VOLUNTARY of the upgraded pro_sub period): not entitled from then on, in every
+    /// order of delivery; entitled on pro_sub just before the upgrade period ended.
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 6, 7] as [UInt64], Backend.available)
+    func notEntitledAfterTheUpgradedPeriodExpiredInAnyOrder(seed: UInt64, backend: Backend) throws {
+        let all = try Self.events()
+        let expired = Self.numbered("14", in: all)
+        let upTo14 = all.filter { $0.signedDate! <= expired.signedDate! }
+        var rng = SplitMix(seed: seed)
+        for events in [seed == 0 ? upTo14 : upTo14.shuffled(using: &rng), all.shuffled(using: &rng)] {
+            let h = try Self.harness(backend)
+            for e in events { try h.apply(e) }
+            let after14 = try h.entitlement(Self.original, at: expired.signedDate!)
+            #expect(!after14.entitled, "\(after14.reason)")
+            #expect(after14.contract.productId == "com.getsession.org.pro_sub")
+            let during = try h.entitlement(Self.original, at: 1_759_727_969_000)
+            #expect(during.entitled, "\(during.reason)")
+            #expect(during.contract.productId == "com.getsession.org.pro_sub")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func everyAdjacentSwapOfTheWholeLifecycleGivesTheSameTables(backend: Backend) throws {
+        let sorted = try Self.events().sorted { $0.signedDate! < $1.signedDate! }
+        let reference = try Self.harness(backend)
+        for e in sorted { try reference.apply(e) }
+        for i in 0..<(sorted.count - 1) {
+            var swapped = sorted
+            swapped.swapAt(i, i + 1)
+            let h = try Self.harness(backend)
+            for e in swapped { try h.apply(e) }
+            #expect(try h.snapshot(withFacts: true) == reference.snapshot(withFacts: true))
+        }
+    }
+
+    /// The app restored 38 (the 2025-10-01 pro_sub period, freshly signed): it adds a fact and
+    /// changes no row: Apple's newest facts already decide.
+    @Test(arguments: Backend.available)
+    func restoringAnOldPeriodChangesNothing(backend: Backend) throws {
+        let dir = try #require(Bundle.module.url(forResource: "loki", withExtension: nil, subdirectory: "Fixtures"))
+        let restored = Self.transactionFacts(try Self.object(dir.appendingPathComponent("38-loki-transaction.json")))
+        let h = try Self.harness(backend)
+        for e in try Self.events() { try h.apply(e) }
+        let before = try h.snapshot()
+        let out = try h.apply(
+            SubscriptionEvent(
+                source: .restore, signedDate: restored.signedDate, environment: "Sandbox", transaction: restored,
+                raw: "38-loki-transaction"))
+        #expect(out.changes.isEmpty, "\(out.detail)")
         #expect(try h.snapshot() == before)
     }
 }

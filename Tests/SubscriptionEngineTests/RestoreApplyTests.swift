@@ -52,7 +52,8 @@ struct RestoreApplyTests {
         #expect(ambiguous.reason == .ambiguous)
         #expect(try h.order(pending)?.status == .pending)
         #expect(try h.order(other)?.status == .pending)
-        #expect(try h.restoreLedger().isEmpty)
+        // Kept in the ledger (every JWS received is), as unmatched: no row changed.
+        #expect(try h.restoreLedger().map(\.verdict) == [.unmatched])
 
         let r = try h.restoreApply(tx("3000", original: "3000"), user: "alice", order: other)
         #expect(r.verdict == .restorable)
@@ -96,27 +97,34 @@ struct RestoreApplyTests {
         #expect(try h.snapshot() == before)
     }
 
-    @Test func unknownWritesNothing() throws {
+    /// Every JWS received is kept (issue #13): an unknown restored item changes no row and is
+    /// kept in the ledger as `unmatched`, for replay once its order exists.
+    @Test func unknownChangesNoRowAndIsKeptInTheLedger() throws {
         let h = try Harness.subscribed(token: token)
-        let before = try h.state()
+        let before = try h.snapshot()
         let r = try h.restoreApply(tx("4000", original: "4000"), user: "alice", policy: .transfer, reason: "x")
         #expect(r.verdict == .unknown)
         #expect(r.engineOutcome == nil)
-        #expect(try h.state() == before)
+        #expect(try h.snapshot() == before)
+        let kept = try h.store.read { try $0.ledger(transactionIds: ["4000"], originalTransactionIds: [], appAccountTokens: []) }
+        #expect(kept.map(\.verdict) == [.unmatched])
+        #expect(kept.first?.source == .restore)
     }
 
     // MARK: policies
 
     @Test func keepNeverMovesAnotherUsersPurchase() throws {
         let h = try Harness.subscribed(token: token)
-        let before = try h.state()
+        let before = try h.snapshot()
         let r = try h.restoreApply(tx("1001", period: 1), user: "bob", policy: .keep)
         #expect(r.verdict == .ownedByOther)
         #expect(r.reason == .keptByPolicy)
         #expect(r.owner == "alice")
         #expect(r.engineOutcome == nil)
         #expect(r.changes.isEmpty)
-        #expect(try h.state() == before)
+        #expect(try h.snapshot() == before)
+        let kept = try h.store.read { try $0.ledger(transactionIds: ["1001"], originalTransactionIds: [], appAccountTokens: []) }
+        #expect(kept.last?.verdict == .conflict)
     }
 
     @Test func transferMovesTheContractAndAllItsOrdersThenRecordsTheRenewal() throws {
@@ -170,25 +178,29 @@ struct RestoreApplyTests {
         #expect(try h.contract("3000")?.userId == "bob")
     }
 
-    @Test(arguments: ContractStatus.allCases)
-    func transferIfInactiveMovesOnlyAnInactiveContract(status: ContractStatus) throws {
+    /// `transfer-if-inactive` means "not entitled now" (issue #13): a canceled contract inside its
+    /// paid period is still the owner's; billing retry (no access) is inactive.
+    @Test(arguments: ContractStatus.allCases, [true, false])
+    func transferIfInactiveMovesOnlyAContractThatDoesNotEntitleNow(status: ContractStatus, insidePaidPeriod: Bool) throws {
         let h = try Harness.subscribed(token: token)
+        let now: Int64 = 1_800_000_000_000  // the harness's clock
         try h.store.write { s in
             var contract = try #require(try s.contract(contractId: "1000"))
             contract.status = status
+            contract.expiresDate = insidePaidPeriod ? now + day : now - day
             try s.updateContract(contract)
         }
-        let before = try h.state()
+        let before = try h.snapshot()
         let r = try h.restoreApply(tx("1000", token: token), user: "bob", policy: .transferIfInactive, reason: "r")
-        switch status {
-        case .active, .gracePeriod, .billingRetry:
+        let entitled = status == .gracePeriod || ((status == .active || status == .canceled) && insidePaidPeriod)
+        if entitled {
             #expect(r.verdict == .ownedByOther)
             #expect(r.reason == .refusedByPolicy)
             #expect(r.detail.contains("refused by policy: contract is active"))
             #expect(r.refusal == .refusedByPolicy("contract 1000 of alice is \(status.rawValue)"))
-            #expect(try h.state() == before)
+            #expect(try h.snapshot() == before)
             #expect(try h.contract("1000")?.userId == "alice")
-        case .canceled, .expired, .revoked:
+        } else {
             #expect(r.verdict == .transferred)
             #expect(r.refusal == nil)
             #expect(try h.contract("1000")?.userId == "bob")

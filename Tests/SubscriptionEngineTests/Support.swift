@@ -1,16 +1,43 @@
 import Foundation
+@_spi(Testing) import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
 import Testing
 
-/// A fresh in-memory database, an engine with a fixed clock and predictable order numbers.
+/// The backends the engine's properties are shown on: SQLite always, MySQL/MariaDB when
+/// `IAPCTL_TEST_MYSQL_URL` is set (scripts/test starts a private server).
+enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite, mysql
+
+    var testDescription: String { rawValue }
+
+    static var available: [Backend] {
+        ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] == nil ? [.sqlite] : [.sqlite, .mysql]
+    }
+}
+
+/// A fresh database, an engine with a fixed clock and predictable order numbers.
 final class Harness {
-    let store: SQLiteStore
+    let store: any Store
     let engine: SubscriptionEventEngine
     let context = EngineContext(actor: "tester", command: "notify")
+    private let cleanup: () -> Void
 
-    init() throws {
-        store = try SQLiteStore(path: ":memory:", create: true)
+    deinit { cleanup() }
+
+    init(backend: Backend = .sqlite) throws {
+        switch backend {
+        case .sqlite:
+            store = try SQLiteStore(path: ":memory:", create: true)
+            cleanup = {}
+        case .mysql:
+            let env = ProcessInfo.processInfo.environment
+            var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
+            url.database = "iapctl_e_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
+            store = try MySQLStore(url: url, password: password, create: true)
+            cleanup = { [url] in try? MySQLStore.dropDatabase(url: url, password: password) }
+        }
         _ = try store.migrate()
         let counter = Counter()
         engine = SubscriptionEventEngine(now: { 1_800_000_000_000 }, newOrderNo: { "renewal-\(counter.next())" })
@@ -34,7 +61,8 @@ final class Harness {
 
     /// Orders and contracts without surrogate ids, generated order numbers or timestamps:
     /// what "the same tables" means when comparing two replays.
-    func snapshot() throws -> [String] {
+    /// With `withFacts`, the engine's kept facts too (property 1 is about every table).
+    func snapshot(withFacts: Bool = false) throws -> [String] {
         let orders = try orders().map { o -> String in
             let no = o.no.hasPrefix("renewal-") ? "<generated>" : o.no
             return
@@ -43,7 +71,29 @@ final class Harness {
         let contracts = try contracts().map {
             "contract \($0.contractId) \($0.userId) \($0.productId) \($0.status) \($0.autoRenew) \($0.expiresDate ?? -1) \($0.nextProductId ?? "-")"
         }
-        return (orders + contracts).sorted()
+        guard withFacts else { return (orders + contracts).sorted() }
+        let lastEvents = try self.contracts().map { "contract \($0.contractId) last_event_date \($0.lastEventDate ?? -1)" }
+        var originals: Set<String> = ["1000", "2000", "2000001024993299"]
+        for c in try self.contracts() { originals.insert(c.contractId) }
+        var facts: [String] = []
+        for original in originals {
+            let kept: [Fact] = try store.read { try $0.facts(originalTransactionId: original) }
+            for f in kept {
+                let line: String = "fact \(f.kind.rawValue) \(f.key) \(f.signedDate) \(f.source.rawValue) \(f.digest)"
+                facts.append(line)
+            }
+        }
+        return (orders + contracts + lastEvents + facts).sorted()
+    }
+
+    /// `entitled --at`: the derivation of the facts signed by `time`.
+    func entitlement(_ contractId: String, at time: Int64) throws -> EntitlementAsOf.Answer {
+        try store.read { s in
+            let contract = try #require(try s.contract(contractId: contractId))
+            return EntitlementAsOf.evaluate(
+                contract: contract, orders: try s.orders(originNo: contractId), events: [], audit: [],
+                facts: try s.facts(originalTransactionId: contractId), at: time)
+        }
     }
 
     func ledger() throws -> [LedgerEntry] {

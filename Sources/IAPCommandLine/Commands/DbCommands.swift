@@ -63,12 +63,22 @@ enum DbCommands {
         let applied = try store.migrate()
         let (current, _) = try store.schemaVersion()
         let action = !exists ? "created" : applied.isEmpty ? "up to date" : "migrated"
+        let rebuilt = exists ? try rebuildFacts(store, applied: applied, invocation: invocation) : nil
         result.append("action", action)
         result.append("schema_version", current)
         result.append("migrations", .array(applied.map(JSONValue.string)))
+        if let rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
         return emit(result, invocation: invocation, report: true) {
             initLines(action: action, name: name, before: before, current: current, applied: applied)
+                + (rebuilt.map { [$0.line] } ?? [])
         }
+    }
+
+    /// After the migration that adds the engine's facts to an existing database: the facts are
+    /// rebuilt from the ledger and every row re-derived (nil when that migration was not applied now).
+    static func rebuildFacts(_ store: any Store, applied: [String], invocation: Invocation) throws -> FactRebuild.Summary? {
+        guard applied.contains(where: { $0.contains("iap_facts") }) else { return nil }
+        return try FactRebuild.run(store, actor: invocation.actor)
     }
 
     /// What `db init` says it did, on either backend (`added`: schema items added to an existing database).
@@ -201,8 +211,11 @@ extension DbCommands {
         result.append("schema_version", current)
         result.append("migrations", .array(applied.map(JSONValue.string)))
         result.append("added", .array(added.map(JSONValue.string)))
+        let rebuilt = existing == nil ? nil : try rebuildFacts(store, applied: applied, invocation: invocation)
+        if let rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
         return emit(result, invocation: invocation, report: true) {
             initLines(action: action, name: name, before: before, current: current, applied: applied, added: added)
+                + (rebuilt.map { [$0.line] } ?? [])
         }
     }
 

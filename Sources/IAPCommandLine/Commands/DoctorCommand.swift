@@ -33,7 +33,10 @@ enum DoctorCommand {
         ("shared-id", "one transactionId or appAccountToken (order number) on two orders"),
         ("old-unmatched", "unmatched ledger items older than a day"),
         ("environment", "rows of an environment the database does not accept (--environment)"),
-        ("status-vs-latest-event", "contracts whose status disagrees with their latest applied event"),
+        (
+            "status-vs-facts",
+            "contracts whose status differs from what their signed facts derive (the latest applied event where no facts are kept)"
+        ),
     ]
 
     static let day: Int64 = 86_400_000
@@ -241,17 +244,45 @@ enum DoctorCommand {
                     fix: "iapctl orders update \(order.no) --status revoked --reason " + quote("doctor: \(environment) data")))
         }
 
-        // status-vs-latest-event
+        // status-vs-facts: the stored status against the engine's derivation of the kept facts
         for contract in contracts.reversed() {
-            guard let expected = expectedStatus(contract, events: events[contract.contractId] ?? []) else { continue }
+            let facts = try session.facts(originalTransactionId: contract.contractId)
+            let derivation = Derivation.derive(FactSet(facts), now: now)
+            for derivedOrder in derivation.orders {
+                let tx = derivedOrder.transaction
+                guard let order = ordersByOrigin[contract.contractId]?.first(where: { $0.tradeNo == tx.transactionId }),
+                    order.status != derivedOrder.status
+                else { continue }
+                let signed = ISO8601.format(milliseconds: derivedOrder.signedDate)
+                findings.append(
+                    Finding(
+                        check: "status-vs-facts", entity: "order", key: order.no,
+                        problem: "status \(order.status.rawValue), but the newest signed version of transaction "
+                            + "\(tx.transactionId) (signed \(signed)) derives \(derivedOrder.status.rawValue)",
+                        fix: "iapctl orders update \(order.no) --status \(derivedOrder.status.rawValue) --reason "
+                            + quote("doctor: follow the signed facts")))
+            }
+            let expected: (status: ContractStatus, because: String)
+            if let derived = derivation.contract {
+                let reason = derived.reason("status")
+                let signed = reason?.signedDate.map { " signed \(ISO8601.format(milliseconds: $0))" } ?? ""
+                expected = (derived.status, "its signed facts derive \(derived.status.rawValue) (\(reason?.fact ?? "?")\(signed))")
+            } else if let latest = expectedStatus(contract, events: events[contract.contractId] ?? []) {
+                expected = (
+                    latest.status,
+                    "the latest applied event \(latest.event) (signed \(ISO8601.format(milliseconds: latest.signed))) "
+                        + "leaves it \(latest.status.rawValue)"
+                )
+            } else {
+                continue
+            }
             guard expected.status != contract.status else { continue }
             findings.append(
                 Finding(
-                    check: "status-vs-latest-event", entity: "contract", key: contract.contractId,
-                    problem: "status \(contract.status.rawValue), but the latest applied event \(expected.event) "
-                        + "(signed \(ISO8601.format(milliseconds: expected.signed))) leaves it \(expected.status.rawValue)",
+                    check: "status-vs-facts", entity: "contract", key: contract.contractId,
+                    problem: "status \(contract.status.rawValue), but \(expected.because)",
                     fix: "iapctl contracts update \(contract.contractId) --status \(expected.status.rawValue) --reason "
-                        + quote("doctor: follow \(expected.event) of \(ISO8601.format(milliseconds: expected.signed))")))
+                        + quote("doctor: follow the signed facts")))
         }
 
         let scanned = [("orders", orders.count), ("contracts", contracts.count), ("unmatched", unmatched.count)]

@@ -22,7 +22,8 @@ enum EntitlementCommands {
             if let entry = try session.ledgerEntry(id: id) { events.append(entry) }
         }
         let answer = EntitlementAsOf.evaluate(
-            contract: contract, orders: orders, events: events, audit: history.audit, at: time)
+            contract: contract, orders: orders, events: events, audit: history.audit,
+            facts: try session.facts(originalTransactionId: contract.contractId), at: time)
         return Subject(history: history, answer: answer, signedDates: signedDates)
     }
 

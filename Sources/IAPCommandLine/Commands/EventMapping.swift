@@ -15,7 +15,8 @@ enum EventMapping {
             return SubscriptionEvent(
                 source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType,
                 subtype: n.subtype, signedDate: n.signedDate, environment: report.environment,
-                bundleId: n.appIdentity?.bundleId, transaction: tx, renewal: renewal, raw: raw)
+                bundleId: n.appIdentity?.bundleId, transaction: tx, renewal: renewal, raw: raw,
+                status: n.data?.status.map(Int.init))
         case .transaction:
             guard let t = report.transaction, let tx = facts(t) else { return nil }
             return SubscriptionEvent(
@@ -37,7 +38,10 @@ enum EventMapping {
             purchaseDate: t.purchaseDate, originalPurchaseDate: t.originalPurchaseDate, expiresDate: t.expiresDate,
             revocationDate: t.revocationDate, revocationReason: t.revocationReason.map(Int.init), type: t.type,
             environment: t.environment, price: t.price, currency: t.currency, signedDate: t.signedDate,
-            transactionReason: t.transactionReason, isUpgraded: t.isUpgraded)
+            transactionReason: t.transactionReason, isUpgraded: t.isUpgraded, revocationType: t.revocationType,
+            revocationPercentage: t.revocationPercentage.map(Int.init), inAppOwnershipType: t.inAppOwnershipType,
+            offerType: t.offerType.map(Int.init), offerIdentifier: t.offerIdentifier, offerPeriod: t.offerPeriod,
+            appTransactionId: t.appTransactionId)
     }
 
     static func facts(_ r: RenewalInfoPayload) -> RenewalFacts {
@@ -45,7 +49,8 @@ enum EventMapping {
             originalTransactionId: r.originalTransactionId, autoRenewStatus: r.autoRenewStatus.map(Int.init),
             autoRenewProductId: r.autoRenewProductId, productId: r.productId,
             gracePeriodExpiresDate: r.gracePeriodExpiresDate, isInBillingRetryPeriod: r.isInBillingRetryPeriod,
-            expirationIntent: r.expirationIntent.map(Int.init), signedDate: r.signedDate)
+            expirationIntent: r.expirationIntent.map(Int.init), signedDate: r.signedDate, renewalDate: r.renewalDate,
+            offerType: r.offerType.map(Int.init), offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
     }
 
     /// The exit code for a refused JWS: 65 malformed, 2 failed verification.

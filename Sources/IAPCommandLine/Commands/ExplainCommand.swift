@@ -13,11 +13,14 @@ import SubscriptionEngine
 enum ExplainCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let history: OrdersShow.History? = try DbOpen.read(invocation) { session in
+        let found: (OrdersShow.History, [Fact])? = try DbOpen.read(invocation) { session in
             guard let contract = try session.contract(contractId: id) else { return nil }
-            return try OrdersShow.gather(session, orders: try session.orders(originNo: id), contract: contract)
+            return (
+                try OrdersShow.gather(session, orders: try session.orders(originNo: id), contract: contract),
+                try session.facts(originalTransactionId: id)
+            )
         }
-        guard let history, let contract = history.contract else {
+        guard let (history, facts) = found, let contract = history.contract else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
                 hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
@@ -34,8 +37,19 @@ enum ExplainCommand {
         now.append("expires_date", contract.expiresDate)
         now.append("last_event_date", contract.lastEventDate)
         now.append("summary", summary(contract, steps: steps))
+        let fields = decided(by: facts)
         invocation.emit(
             detail: DetailView(sections: [
+                DetailView.Section(
+                    key: "fields",
+                    title: "Which signed fact decides each field (\(facts.count) facts kept; the newest signed version wins)",
+                    content: .table(
+                        fields,
+                        columns: [
+                            Column("field", title: "FIELD"), Column("value", title: "VALUE"),
+                            Column("signed_date", title: "SIGNED"), Column("source", title: "FROM"),
+                            Column("fact", title: "FACT", maxWidth: 110),
+                        ])),
                 DetailView.Section(
                     key: "trace", title: "Derivation of contract \(contract.contractId) (\(steps.count) steps, signedDate order)",
                     content: .table(
@@ -48,6 +62,21 @@ enum ExplainCommand {
                 DetailView.Section(key: "current", title: "Current state", content: .fields(now)),
             ]))
         return .success
+    }
+
+    /// The engine's derivation of the kept facts: one record per contract field, with the fact
+    /// (and when it was signed) that decided it. Empty when no facts are kept.
+    static func decided(by facts: [Fact]) -> [Record] {
+        guard let derived = Derivation.derive(FactSet(facts), now: RecordClock.nowMilliseconds()).contract else { return [] }
+        return derived.reasons.map { reason in
+            var r = Record()
+            r.append("field", reason.field)
+            r.append("value", reason.value)
+            r.append("signed_date", reason.signedDate)
+            r.append("source", reason.source?.rawValue)
+            r.append("fact", reason.fact)
+            return r
+        }
     }
 
     /// One record per ledger event and manual change, in time order.
@@ -140,6 +169,8 @@ enum ExplainCommand {
             return "unmatched: " + (event.detail ?? "no order or contract to attach it to")
         case .rejected:
             return "rejected: " + (event.detail ?? "failed verification")
+        case .conflict:
+            return event.detail ?? "conflict: owned by another user; nothing changed"
         }
     }
 

@@ -47,6 +47,7 @@ struct ItemResult {
         case .applied, .duplicate, .stale, .ignored: return .success
         case .unmatched: return .notFound
         case .rejected: return .dataError
+        case .conflict: return .conflict
         }
     }
 

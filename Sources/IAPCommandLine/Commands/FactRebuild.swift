@@ -1,0 +1,75 @@
+import AppStoreJWS
+import SubscriptionEngine
+
+/// Upgrading a database made before the engine kept facts: the facts are rebuilt from the
+/// ledger's stored JWS (decoded only: each was verified when it was received) and every row is
+/// re-derived from them, with audit rows.
+enum FactRebuild {
+    /// What the rebuild did.
+    struct Summary {
+        var ledgerRows = 0
+        var factsAdded = 0
+        var subscriptions = 0
+        var changes: [Change] = []
+
+        var line: String {
+            "rebuilt \(factsAdded) fact(s) from \(ledgerRows) ledger row(s); re-derived \(subscriptions) subscription(s): "
+                + "\(changes.count) row change(s)"
+        }
+    }
+
+    /// Rebuilds the facts from every ledger row that was not refused, then re-derives each subscription.
+    static func run(_ store: any Store, actor: String) throws -> Summary {
+        let engine = SubscriptionEventEngine()
+        let context = EngineContext(actor: actor, command: "db init")
+        return try store.write { session in
+            var summary = Summary()
+            var originals = Set(try session.contracts(matching: ContractFilter()).map(\.contractId))
+            for order in try session.orders(matching: OrderFilter()) { if let origin = order.originNo { originals.insert(origin) } }
+            for entry in try session.unmatchedLedger(limit: nil) {
+                if let original = entry.originalTransactionId { originals.insert(original) }
+            }
+            for original in originals.sorted() {
+                let entries = try session.ledger(transactionIds: [], originalTransactionIds: [original], appAccountTokens: [])
+                for entry in entries where entry.verdict != .rejected && entry.verdict != .conflict {
+                    guard let event = event(entry) else { continue }
+                    summary.ledgerRows += 1
+                    for fact in event.facts where try session.insertFact(fact) { summary.factsAdded += 1 }
+                }
+                let changes = try engine.rederive(
+                    originalTransactionId: original, in: session, context: context,
+                    reason: "re-derived from the signed facts rebuilt from the ledger (db upgrade)")
+                if !(try session.facts(originalTransactionId: original).isEmpty) { summary.subscriptions += 1 }
+                summary.changes += changes
+            }
+            return summary
+        }
+    }
+
+    /// The event a stored ledger row carried, decoded without verification; nil when unreadable.
+    static func event(_ entry: LedgerEntry) -> SubscriptionEvent? {
+        guard let token = (try? WebhookBody.jwsTokens(in: entry.raw))?.first, let json = payload(token) else { return nil }
+        if entry.source == .apple {
+            guard let n = try? NotificationPayload(json: json) else { return nil }
+            let tx = n.data?.signedTransactionInfo.flatMap(payload).flatMap { try? TransactionPayload(json: $0) }
+                .flatMap(EventMapping.facts)
+            let renewal = n.data?.signedRenewalInfo.flatMap(payload).flatMap { try? RenewalInfoPayload(json: $0) }
+                .map(EventMapping.facts)
+            return SubscriptionEvent(
+                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType, subtype: n.subtype,
+                signedDate: n.signedDate, environment: n.data?.environment, bundleId: n.data?.bundleId, transaction: tx,
+                renewal: renewal, raw: entry.raw, status: n.data?.status.map(Int.init))
+        }
+        guard let t = try? TransactionPayload(json: json), let tx = EventMapping.facts(t) else { return nil }
+        return SubscriptionEvent(
+            source: entry.source, signedDate: t.signedDate, environment: t.environment, bundleId: t.bundleId, transaction: tx,
+            raw: entry.raw)
+    }
+
+    /// The decoded payload of a compact JWS (no verification).
+    static func payload(_ jws: String) -> JSONValue? {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bytes = Base64.decodeURL(parts[1]) else { return nil }
+        return try? JSONParser.parse(bytes)
+    }
+}
