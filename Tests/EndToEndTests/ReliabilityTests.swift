@@ -284,6 +284,96 @@ struct ReliabilityTests {
         #expect(stderr.contains("interrupted after 3 items: 3 committed; re-running is safe"), "\(stderr)")
     }
 
+    /// `verify --apply` too: SIGINT while the input is still open reports every applied item (here
+    /// as NDJSON, which is written at the end) and the count, and exits 130.
+    @Test(.timeLimit(.minutes(1)))
+    func ctrlCDuringVerifyApplyReportsWhatWasCommitted() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<2).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let lines = try tokens.enumerated().map {
+            try world.signedTransaction(world.transaction(String(6900 + $0.offset), original: String(6900 + $0.offset), token: $0.element))
+        }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["verify", "--apply", "-o", "ndjson"] + world.trust
+        process.currentDirectoryURL = cli.dir
+        process.environment = cli.environment
+        let input = Pipe()
+        let out = cli.path("verify-interrupted.out")
+        let err = cli.path("verify-interrupted.err")
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < 2 { usleep(100_000) }
+        usleep(200_000)
+        kill(process.processIdentifier, SIGINT)
+        let sent = Date()
+        while process.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(50_000) }
+        #expect(!process.isRunning, "verify --apply ignored Ctrl-C")
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let stdout = try String(contentsOfFile: out, encoding: .utf8)
+        let stderr = try String(contentsOfFile: err, encoding: .utf8)
+        let verdicts = stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.map { $0["verdict"] as? String }
+        #expect(verdicts == ["applied", "applied"], "\(stdout)")
+        #expect(stderr.contains("interrupted after 2 items: 2 committed; re-running is safe"), "\(stderr)")
+    }
+
+    /// `restore --apply` too: SIGINT while the device's list is still arriving reports the
+    /// restored items and the count, and exits 130.
+    @Test(.timeLimit(.minutes(1)))
+    func ctrlCDuringRestoreApplyReportsWhatWasCommitted() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<2).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let lines = try tokens.enumerated().map {
+            try world.signedTransaction(world.transaction(String(6950 + $0.offset), original: String(6950 + $0.offset), token: $0.element))
+        }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["restore", "--user", "alice", "--apply", "-o", "ndjson"] + world.trust
+        process.currentDirectoryURL = cli.dir
+        process.environment = cli.environment
+        let input = Pipe()
+        let out = cli.path("restore-interrupted.out")
+        let err = cli.path("restore-interrupted.err")
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < 2 { usleep(100_000) }
+        usleep(200_000)
+        kill(process.processIdentifier, SIGINT)
+        let sent = Date()
+        while process.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(50_000) }
+        #expect(!process.isRunning, "restore --apply ignored Ctrl-C")
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let stdout = try String(contentsOfFile: out, encoding: .utf8)
+        let stderr = try String(contentsOfFile: err, encoding: .utf8)
+        #expect(stdout.split(separator: "\n").count == 2, "\(stdout)")
+        #expect(stderr.contains("interrupted after 2 items: 2 committed; re-running is safe"), "\(stderr)")
+        #expect(try world.orders().filter { $0["status"] as? String == "paid" }.count == 2)
+    }
+
     // MARK: 10. every item has a verdict
 
     /// `verify --apply -o ndjson`: refused items (malformed, forged, the wrong kind, a poison

@@ -38,6 +38,18 @@ struct InputItems {
         !pending.isEmpty || reader.hasBufferedLine || reader.waitForInput(milliseconds: milliseconds)
     }
 
+    /// The next item, or nil at the end of the input or, when `interruptible`, once Ctrl-C arrived
+    /// (before the read, or while it waited: the read is then given up, not reported as an error).
+    mutating func next(interruptible: Bool) throws(CLIError) -> WebhookBody.Item? {
+        if interruptible && Interrupt.isRequested { return nil }
+        do {
+            return try next()
+        } catch {
+            if interruptible && Interrupt.isRequested { return nil }
+            throw error
+        }
+    }
+
     /// The next item, or nil at the end of the input.
     mutating func next() throws(CLIError) -> WebhookBody.Item? {
         if acceptsReceipts, !checkedForDER {

@@ -32,7 +32,11 @@ enum RestoreCommand {
         var reminded = false
 
         var items = InputItems(try invocation.openInput(invocation.arguments.first), acceptsReceipts: true)
-        while let item = try items.next() {
+        // Ctrl-C during `--apply`: each transaction is committed as it is applied, so what was
+        // applied is reported before the process exits 130.
+        let interruptible = apply && !dryRun
+        if interruptible { Interrupt.install() }
+        while let item = try items.next(interruptible: interruptible) {
             let jws: String
             switch item.result {
             case .failure(let failure):
@@ -82,6 +86,7 @@ enum RestoreCommand {
                             context: context, in: session)
                     }
                     if kept == nil, !dryRun { kept = result.engineOutcome?.ledgerId }
+                    if !dryRun { printer.committed += 1 }
                 } else {
                     result = try store.read { session in
                         try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
@@ -93,6 +98,14 @@ enum RestoreCommand {
                 }
                 printer.add(itemResult(result, line: item.line, tx: tx))
             }
+        }
+        if interruptible && Interrupt.isRequested {
+            if printer.count > 0 { _ = printer.finish(command: "restore") }
+            invocation.stderr.writeLine(
+                "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
+                    + "\(printer.committed) committed; re-running is safe")
+            try? invocation.stderr.flush()
+            return .interrupted
         }
         guard !items.isEmpty else {
             throw CLIError(

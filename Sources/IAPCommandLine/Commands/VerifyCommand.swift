@@ -43,7 +43,11 @@ enum VerifyCommand {
         var items = InputItems(try invocation.openInput(invocation.arguments.first), acceptsReceipts: true)
         var documents: [JSONValue] = []
         var codes: [ExitCode] = []
-        while let item = try items.next() {
+        // Ctrl-C during `--apply`: each item is committed as it is applied, so what was applied
+        // is reported (in every format) before the process exits 130.
+        let interruptible = apply && !dryRun
+        if interruptible { Interrupt.install() }
+        while let item = try items.next(interruptible: interruptible) {
             var doc: [(key: String, value: JSONValue)] = [("line", .int(Int64(item.line)))]
             var code: ExitCode = .success
             switch item.result {
@@ -92,7 +96,7 @@ enum VerifyCommand {
             documents.append(.object(doc))
             codes.append(code)
         }
-        guard !items.isEmpty else {
+        guard !items.isEmpty || (interruptible && Interrupt.isRequested) else {
             throw CLIError(
                 .noInput, "no input: expected an App Store JWS (or {\"signedPayload\": …})",
                 hint: "pipe it in, e.g. pbpaste | iapctl verify, or name a file")
@@ -101,6 +105,19 @@ enum VerifyCommand {
         case .table: break
         case .json: invocation.emit(json: documents.count == 1 ? documents[0] : .array(documents))
         case .ndjson, .csv: for d in documents { invocation.emit(json: d) }
+        }
+        if interruptible && Interrupt.isRequested {
+            let committed = documents.filter { document in
+                guard case .object(let fields) = document,
+                    let verdict = fields.first(where: { $0.key == "verdict" })?.value
+                else { return false }
+                return verdict != .string(Verdict.rejected.rawValue)
+            }.count
+            invocation.stderr.writeLine(
+                "interrupted after \(documents.count) item\(documents.count == 1 ? "" : "s"): "
+                    + "\(committed) committed; re-running is safe")
+            try? invocation.stderr.flush()
+            return .interrupted
         }
         if codes.count == 1 { return codes[0] }
         return codes.allSatisfy { $0 == .success } ? .success : .failure
