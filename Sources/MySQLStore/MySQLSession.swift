@@ -96,7 +96,7 @@ final class MySQLSession: StoreSession {
                 try one(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]) { row throws(StoreError) in try row.int(0) }
             },
             insertChain: { chain in
-                try write(MySQLSQL.insertLedgerChain, [.bytes(chain.digest), .bytes(chain.text)])
+                _ = try write(MySQLSQL.insertLedgerChain, [.bytes(chain.digest), .bytes(chain.text)])
             })
         return try write(StoreSQL.insertLedger, MySQLBindings.ledger(entry, raw: stored)).insertId
     }

@@ -110,8 +110,7 @@ struct EngineRun {
                     ?? "every fact it carries was already recorded: nothing to change")
         }
 
-        let reconciled = try reconcile(originalId, facts: all)
-        guard let derived = reconciled else {
+        guard try reconcile(originalId, facts: all) != nil else {
             let tx = event.transaction
             let token = tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
             let why =
