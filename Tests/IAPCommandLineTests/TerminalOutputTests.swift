@@ -52,6 +52,8 @@ struct TerminalOutputTests {
         #expect(lines[0].hasSuffix(": --wide)"), "\(text)")
         #expect(lines[0].hasPrefix("NO"))
         #expect(text.contains("alice") && text.contains("paid"))
+        // The row's key (the first column) is never cut: it is what support copies into a ticket.
+        #expect(text.contains(uuid), "\(text)")
         // Off a terminal nothing is left out.
         #expect(OutputRenderer.render(records: [record], format: .table).contains("2025-09-05T01:24:32Z"))
     }

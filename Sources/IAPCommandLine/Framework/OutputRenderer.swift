@@ -187,24 +187,25 @@ public enum OutputRenderer {
         var hiddenNote = ""
         if let available = style.width {
             let room = available - TextWidth.of(indent)
-            widths = fitted(widths, columns: columns, headers: headers, available: room)
-            // Still too wide: leave out columns from the right (never the first, never a
-            // `keepWhole` one) and say so after the last header ("(+2: --wide)"), rather than
-            // wrap every row.
-            while kept.count > 1 {
+            let natural = widths
+            // Narrow the columns kept; still too wide: leave out columns from the right (never the
+            // first, never a `keepWhole` one), fit the rest again from their natural widths, and say
+            // so after the last header ("(+2: --wide)"), rather than wrap every row.
+            while true {
                 let hidden = columns.count - kept.count
                 let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
-                if kept.map({ widths[$0] }).reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room {
-                    hiddenNote = note
-                    break
-                }
+                let trial = fitted(
+                    kept.map { natural[$0] }, columns: kept.map { columns[$0] }, headers: kept.map { headers[$0] },
+                    available: room - TextWidth.of(note))
+                for (position, index) in kept.enumerated() { widths[index] = trial[position] }
+                hiddenNote = note
+                if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room { break }
                 // A column holding an instruction or an error is never left out either.
                 let droppable = { (index: Int) in
                     !columns[index].keepWhole && !fullCells.contains { isInstruction($0[index]) }
                 }
                 guard let drop = kept.dropFirst().last(where: droppable) else { break }
                 kept.removeAll { $0 == drop }
-                hiddenNote = "  (+\(columns.count - kept.count): --wide)"
             }
         }
         let cells = fullCells.map { row in
@@ -254,19 +255,23 @@ public enum OutputRenderer {
     }
 
     /// Column widths narrowed so the table fits `available` terminal columns: free-text columns
-    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12, then the others down to 16;
-    /// never below the header, never a date or a `keepWhole` column. What still does not fit:
-    /// `table` leaves out columns from the right.
+    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12, then the others down to 16, then 10;
+    /// never below the header, never a date, a `keepWhole` column or the first column (the row's
+    /// key: an order number or contract id is copied from here into a ticket, so it is never cut).
+    /// What still does not fit: `table` leaves out columns from the right.
     static func fitted(_ natural: [Int], columns: [Column], headers: [String], available: Int) -> [Int] {
         var widths = natural
         var excess = widths.reduce(2 * (widths.count - 1), +) - available
         let passes: [(Column) -> Int?] = [
             { $0.keepWhole || $0.maxWidth == nil ? nil : min(12, $0.maxWidth!) },
             { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 16 },
+            // Beside a whole 36-character order number: down to 10 (or the header) before a
+            // column is left out, so STATUS stays on an 80-column terminal.
+            { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 10 },
         ]
         for floorOf in passes where excess > 0 {
             let floors = columns.enumerated().map { index, column in
-                floorOf(column).map { max($0, TextWidth.of(headers[index])) }
+                index == 0 ? nil : floorOf(column).map { max($0, TextWidth.of(headers[index])) }
             }
             while excess > 0 {
                 let candidates = widths.indices.filter { index in floors[index].map { widths[index] > $0 } ?? false }
