@@ -243,23 +243,20 @@ struct ReliabilityTests {
 
     // MARK: 14.10. Ctrl-C
 
-    /// SIGINT during a batch whose input is still open: exit 130, the committed items printed
-    /// (as a table), and "interrupted after N items: M committed; re-running is safe".
-    @Test(.timeLimit(.minutes(1)))
-    func ctrlCReportsWhatWasCommittedAndExits130() throws {
-        let cli = try CLI()
-        let world = try AppleWorld(cli: cli)
-        let tokens = (0..<3).map { _ in UUID().uuidString.lowercased() }
-        try world.database(orders: tokens.map { ($0, "alice") })
-        let lines = try tokens.enumerated().map { try purchase(world, id: String(6800 + $0.offset), token: $0.element) }
+    /// Runs `arguments` with `lines` on an input that stays open, waits until `paid` orders are
+    /// paid, sends SIGINT, and returns the exit status, stdout and stderr.
+    func interrupted(
+        _ world: AppleWorld, _ cli: CLI, _ arguments: [String], lines: [String], paid: Int
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = CLI.binary
-        process.arguments = ["notify"] + world.trust
+        process.arguments = arguments + world.trust
         process.currentDirectoryURL = cli.dir
         process.environment = cli.environment
         let input = Pipe()
-        let out = cli.path("interrupted.out")
-        let err = cli.path("interrupted.err")
+        let name = UUID().uuidString
+        let out = cli.path("\(name).out")
+        let err = cli.path("\(name).err")
         FileManager.default.createFile(atPath: out, contents: nil)
         FileManager.default.createFile(atPath: err, contents: nil)
         process.standardInput = input
@@ -269,19 +266,33 @@ struct ReliabilityTests {
         defer { if process.isRunning { process.terminate() } }
         input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < 3 { usleep(100_000) }
+        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < paid { usleep(100_000) }
         usleep(300_000)  // the results are printed right after the commit
         kill(process.processIdentifier, SIGINT)
         let sent = Date()
         while process.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(50_000) }
-        #expect(!process.isRunning, "notify ignored Ctrl-C")
+        #expect(!process.isRunning, "\(arguments[0]) ignored Ctrl-C")
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        let stdout = try String(contentsOfFile: out, encoding: .utf8)
-        let stderr = try String(contentsOfFile: err, encoding: .utf8)
-        #expect(stdout.components(separatedBy: "applied").count - 1 == 3, "\(stdout)")
-        #expect(stderr.contains("interrupted after 3 items: 3 committed; re-running is safe"), "\(stderr)")
+        return (
+            process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
+            try String(contentsOfFile: err, encoding: .utf8)
+        )
+    }
+
+    /// SIGINT during a batch whose input is still open: exit 130, the committed items printed
+    /// (as a table), and "interrupted after N items: M committed; re-running is safe".
+    @Test(.timeLimit(.minutes(1)))
+    func ctrlCReportsWhatWasCommittedAndExits130() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let tokens = (0..<3).map { _ in UUID().uuidString.lowercased() }
+        try world.database(orders: tokens.map { ($0, "alice") })
+        let lines = try tokens.enumerated().map { try purchase(world, id: String(6800 + $0.offset), token: $0.element) }
+        let run = try interrupted(world, cli, ["notify"], lines: lines, paid: 3)
+        #expect(run.status == 130)
+        #expect(run.stdout.components(separatedBy: "applied").count - 1 == 3, "\(run.stdout)")
+        #expect(run.stderr.contains("interrupted after 3 items: 3 committed; re-running is safe"), "\(run.stderr)")
     }
 
     /// `verify --apply` too: SIGINT while the input is still open reports every applied item (here
@@ -295,39 +306,13 @@ struct ReliabilityTests {
         let lines = try tokens.enumerated().map {
             try world.signedTransaction(world.transaction(String(6900 + $0.offset), original: String(6900 + $0.offset), token: $0.element))
         }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["verify", "--apply", "-o", "ndjson"] + world.trust
-        process.currentDirectoryURL = cli.dir
-        process.environment = cli.environment
-        let input = Pipe()
-        let out = cli.path("verify-interrupted.out")
-        let err = cli.path("verify-interrupted.err")
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < 2 { usleep(100_000) }
-        usleep(200_000)
-        kill(process.processIdentifier, SIGINT)
-        let sent = Date()
-        while process.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(50_000) }
-        #expect(!process.isRunning, "verify --apply ignored Ctrl-C")
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        let stdout = try String(contentsOfFile: out, encoding: .utf8)
-        let stderr = try String(contentsOfFile: err, encoding: .utf8)
-        let verdicts = stdout.split(separator: "\n").compactMap { line in
+        let run = try interrupted(world, cli, ["verify", "--apply", "-o", "ndjson"], lines: lines, paid: 2)
+        #expect(run.status == 130)
+        let verdicts = run.stdout.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }.map { $0["verdict"] as? String }
-        #expect(verdicts == ["applied", "applied"], "\(stdout)")
-        #expect(stderr.contains("interrupted after 2 items: 2 committed; re-running is safe"), "\(stderr)")
+        #expect(verdicts == ["applied", "applied"], "\(run.stdout)")
+        #expect(run.stderr.contains("interrupted after 2 items: 2 committed; re-running is safe"), "\(run.stderr)")
     }
 
     /// `restore --apply` too: SIGINT while the device's list is still arriving reports the
@@ -341,36 +326,10 @@ struct ReliabilityTests {
         let lines = try tokens.enumerated().map {
             try world.signedTransaction(world.transaction(String(6950 + $0.offset), original: String(6950 + $0.offset), token: $0.element))
         }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["restore", "--user", "alice", "--apply", "-o", "ndjson"] + world.trust
-        process.currentDirectoryURL = cli.dir
-        process.environment = cli.environment
-        let input = Pipe()
-        let out = cli.path("restore-interrupted.out")
-        let err = cli.path("restore-interrupted.err")
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, try world.orders().filter({ $0["status"] as? String == "paid" }).count < 2 { usleep(100_000) }
-        usleep(200_000)
-        kill(process.processIdentifier, SIGINT)
-        let sent = Date()
-        while process.isRunning, Date().timeIntervalSince(sent) < 10 { usleep(50_000) }
-        #expect(!process.isRunning, "restore --apply ignored Ctrl-C")
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        let stdout = try String(contentsOfFile: out, encoding: .utf8)
-        let stderr = try String(contentsOfFile: err, encoding: .utf8)
-        #expect(stdout.split(separator: "\n").count == 2, "\(stdout)")
-        #expect(stderr.contains("interrupted after 2 items: 2 committed; re-running is safe"), "\(stderr)")
+        let run = try interrupted(world, cli, ["restore", "--user", "alice", "--apply", "-o", "ndjson"], lines: lines, paid: 2)
+        #expect(run.status == 130)
+        #expect(run.stdout.split(separator: "\n").count == 2, "\(run.stdout)")
+        #expect(run.stderr.contains("interrupted after 2 items: 2 committed; re-running is safe"), "\(run.stderr)")
         #expect(try world.orders().filter { $0["status"] as? String == "paid" }.count == 2)
     }
 
