@@ -83,19 +83,8 @@ struct FaultTests {
                 tx: world.transaction(String(5600 + $0.offset), original: String(5600 + $0.offset), token: $0.element))
         }
 
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["notify", "-o", "ndjson"] + world.trust
-        process.currentDirectoryURL = cli.dir
-        process.environment = cli.environment
-        let input = Pipe()
-        let output = Pipe()
-        let errors = cli.path("frozen.err")
-        FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
+        let child = try cli.start(["notify", "-o", "ndjson"] + world.trust)
+        let (process, input, output, errors) = (child.process, child.input, child.output, child.errors)
         defer { if process.isRunning { process.terminate() } }
         let reader = LineReader(output.fileHandleForReading)
         input.fileHandleForWriting.write(Data((lines[0...1].joined(separator: "\n") + "\n").utf8))
@@ -147,19 +136,10 @@ struct FaultTests {
         let largest = try files.map { (try FileManager.default.attributesOfItem(atPath: cli.path($0))[.size] as? Int) ?? 0 }.max() ?? 0
         // Room for a few items more than the files hold now, not for 57 more.
         let blocks = (largest + 160 * 1024) / 512
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -f \(blocks); exec \"$0\" \"$@\"", CLI.binary.path, "notify", "-o", "ndjson"] + world.trust
-        process.currentDirectoryURL = cli.dir
-        process.environment = cli.environment
-        let input = Pipe()
-        let output = Pipe()
-        let errors = cli.path("full.err")
-        FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
+        let child = try cli.start(
+            ["-c", "ulimit -f \(blocks); exec \"$0\" \"$@\"", CLI.binary.path, "notify", "-o", "ndjson"] + world.trust,
+            executable: URL(fileURLWithPath: "/bin/sh"))
+        let (process, input, output, errors) = (child.process, child.input, child.output, child.errors)
         defer { if process.isRunning { process.terminate() } }
         let reader = LineReader(output.fileHandleForReading)
         input.fileHandleForWriting.write(Data((lines[0..<3].joined(separator: "\n") + "\n").utf8))

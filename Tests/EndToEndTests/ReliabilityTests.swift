@@ -248,21 +248,8 @@ struct ReliabilityTests {
     func interrupted(
         _ world: AppleWorld, _ cli: CLI, _ arguments: [String], lines: [String], paid: Int
     ) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = arguments + world.trust
-        process.currentDirectoryURL = cli.dir
-        process.environment = cli.environment
-        let input = Pipe()
-        let name = UUID().uuidString
-        let out = cli.path("\(name).out")
-        let err = cli.path("\(name).err")
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
+        let started = try cli.start(arguments + world.trust)
+        let (process, input) = (started.process, started.input)
         defer { if process.isRunning { process.terminate() } }
         input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         let deadline = Date().addingTimeInterval(20)
@@ -274,10 +261,8 @@ struct ReliabilityTests {
         #expect(!process.isRunning, "\(arguments[0]) ignored Ctrl-C")
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        return (
-            process.terminationStatus, try String(contentsOfFile: out, encoding: .utf8),
-            try String(contentsOfFile: err, encoding: .utf8)
-        )
+        let stdout = String(decoding: started.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, stdout, try String(contentsOfFile: started.errors, encoding: .utf8))
     }
 
     /// SIGINT during a batch whose input is still open: exit 130, the committed items printed

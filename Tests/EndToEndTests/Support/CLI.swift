@@ -118,6 +118,35 @@ final class CLI {
         FileManager.default.fileExists(atPath: name.hasPrefix("/") ? name : path(name))
     }
 
+    /// A process started by ``start(_:executable:)``: its input stays open until the test closes it.
+    struct Started {
+        let process: Process
+        let input: Pipe
+        /// What it writes to stdout, read as it comes.
+        let output: Pipe
+        /// The file its stderr goes to.
+        let errors: String
+    }
+
+    /// Starts `iapctl args…` (or `executable` with `args`) in this folder and environment without
+    /// waiting: stdin is a pipe that stays open, stdout a pipe, stderr a file of its own.
+    func start(_ args: [String], executable: URL = CLI.binary) throws -> Started {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = args
+        process.currentDirectoryURL = dir
+        process.environment = environment
+        let input = Pipe()
+        let output = Pipe()
+        let errors = path(".err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try process.run()
+        return Started(process: process, input: input, output: output, errors: errors)
+    }
+
     /// Runs `iapctl args…` with `stdin` (none: /dev/null) and extra environment; waits for it.
     @discardableResult
     /// `asUser` runs it as that uid (and gid) through setpriv(1), e.g. 65534 (nobody).
