@@ -14,6 +14,20 @@ public struct TrustConfiguration: Sendable {
         case now
         /// A given instant, milliseconds since the epoch.
         case fixed(Int64)
+
+        /// The instant (ms) to check a chain at, and how reports name it: `signed` is the input's
+        /// own date (a JWS's signedDate, a receipt's creation date), called `named`.
+        package func instant(signed: Int64?, named: String, now: Int64) -> (ms: Int64, label: String) {
+            switch self {
+            case .signedDate:
+                if let signed { return (signed, "at \(named) \(Timestamp.iso8601(signed))") }
+                return (now, "at now \(Timestamp.iso8601(now)) (payload has no signedDate)")
+            case .now:
+                return (now, "at now \(Timestamp.iso8601(now))")
+            case .fixed(let fixed):
+                return (fixed, "at \(Timestamp.iso8601(fixed)) (fixed)")
+            }
+        }
     }
 
     /// Trusted root certificates (DER). Default: the embedded Apple Root CA - G3.

@@ -18,7 +18,7 @@ enum ReceiptOutput {
     }
 
     /// 65 for a malformed receipt, 2 for one that failed verification.
-    static func exitCode(for failure: ReceiptFailure) -> ExitCode {
+    static func exitCode(for failure: VerificationFailure) -> ExitCode {
         failure.code.isMalformed ? .dataError : .verificationFailed
     }
 
@@ -104,7 +104,7 @@ enum ReceiptOutput {
         }
         let report = verifier.verify(base64: raw)
         guard let receipt = report.receipt, report.isValid else {
-            let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
+            let failure = report.failure ?? VerificationFailure(.invalidContainer, "not a receipt")
             return .rejected(line: line, code: exitCode(for: failure), "app receipt: " + failure.message)
         }
         guard let inApp = receipt.inApp.first(where: { $0.transactionId != nil && $0.transactionId == entry.transactionId }),
