@@ -154,7 +154,7 @@ public final class AppStoreVerifier: Sendable {
         }
         report.environment = environment
 
-        if let environment, environment == "Xcode" || environment == "LocalTesting",
+        if let environment, AppleEnvironment(rawValue: environment).isUnsignedTesting,
             configuration.environments.contains(environment)
         {
             let why = "environment \(environment): signature and certificate chain are not verified (Apple's libraries skip them)"
@@ -346,7 +346,8 @@ public final class AppStoreVerifier: Sendable {
             if let data = try fields.object("data") { return try data.string("environment") }
             if let summary = try fields.object("summary") { return try summary.string("environment") }
             if let token = try fields.object("externalPurchaseToken") {
-                return (try token.string("externalPurchaseId") ?? "").hasPrefix("SANDBOX") ? "Sandbox" : "Production"
+                return ((try token.string("externalPurchaseId") ?? "").hasPrefix("SANDBOX") ? AppleEnvironment.sandbox : .production)
+                    .rawValue
             }
             if let appData = try fields.object("appData") { return try appData.string("environment") }
             return nil
@@ -423,7 +424,9 @@ public final class AppStoreVerifier: Sendable {
             return false
         }
 
-        if carriesAppId, environment == "Production", configuration.acceptsProduction, let expected = configuration.appAppleId {
+        if carriesAppId, environment == AppleEnvironment.production.rawValue, configuration.acceptsProduction,
+            let expected = configuration.appAppleId
+        {
             guard appAppleId == expected else {
                 let found = appAppleId.map(String.init) ?? "missing"
                 report.fail(.appId, .invalidAppIdentifier, "app Apple id \(found) is not the configured \(expected)")

@@ -1,3 +1,5 @@
+import AppStoreJWS
+
 /// The whole `iapctl` command line as data: every command, option, argument and help text.
 ///
 /// Parsing, `--help`, usage errors, shell completions and man pages all come from this tree;
@@ -11,7 +13,7 @@ public enum CommandTree {
     /// Member contract statuses (`member_contracts.status`).
     public static let contractStatuses = ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"]
     /// App Store environments a payload may come from.
-    public static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+    public static let environments = AppleEnvironment.known.map(\.rawValue)
     /// Restore policies.
     public static let restorePolicies = ["keep", "transfer", "transfer-if-inactive"]
     /// Shells `completion` writes scripts for.
