@@ -324,7 +324,8 @@ struct GoldenOutputTests {
             }
         }
 
-        /// The first differing line, expected against actual, with a little context.
+        /// The first differing line, expected against actual, with a little context (quoted, so that a
+        /// space or a control character shows).
         static func diff(_ name: String, _ command: String, _ expected: String, _ actual: String) -> String {
             let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
             let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
@@ -333,8 +334,8 @@ struct GoldenOutputTests {
             text += "  first difference at line \(first + 1) (expected \(e.count) lines, got \(a.count)):\n"
             for i in max(0, first - 2)..<min(max(e.count, a.count), first + 3) {
                 let mark = i == first ? ">" : " "
-                if i < e.count { text += "\(mark) - \(e[i])\n" }
-                if i < a.count { text += "\(mark) + \(a[i])\n" }
+                if i < e.count { text += "\(mark) - \(String(reflecting: String(e[i])))\n" }
+                if i < a.count { text += "\(mark) + \(String(reflecting: String(a[i])))\n" }
             }
             return text
         }
