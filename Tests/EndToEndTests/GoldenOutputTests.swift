@@ -230,6 +230,17 @@ struct GoldenOutputTests {
             try step("36-notify-gap-report", ["notify", "--gap-report", history] + trust)
             try step("37-notify-gap-report-apply", ["notify", "--gap-report", history, "--apply"] + trust, learn: true)
             try step("38-orders-list-after-gap", ["orders", "list"])
+            try step(
+                "39-restore-receipt",
+                ["restore", "--user", "alice", receipt, "--bundle-id", "com.revenuecat.sampleapp", "--environment", "Sandbox"])
+            let batchOrders = try cli.write(
+                "new-orders.ndjson",
+                """
+                {"user": "frank", "product": "com.example.app.monthly"}
+                {"user": "grace", "product": "com.example.app.yearly"}
+
+                """)
+            try step("40-orders-create-batch", ["orders", "create", "--from", batchOrders])
         }
     }
 
