@@ -53,7 +53,7 @@ enum EventMapping {
             offerType: r.offerType.map(Int.init), offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
     }
 
-    /// The exit code for a refused JWS: 65 malformed, 2 failed verification.
+    /// The exit code for a refused JWS or receipt: 65 malformed, 2 failed verification.
     static func exitCode(for failure: VerificationFailure) -> ExitCode {
         failure.code.isMalformed ? .dataError : .verificationFailed
     }

@@ -51,7 +51,7 @@ enum RestoreCommand {
                 let report = try verifiers.receipts().verify(base64: jws)
                 guard let receipt = report.receipt, report.isValid else {
                     let failure = report.failure ?? VerificationFailure(.invalidContainer, "not a receipt")
-                    printer.add(.rejected(line: item.line, code: ReceiptOutput.exitCode(for: failure), "app receipt: " + failure.message))
+                    printer.add(.rejected(line: item.line, code: EventMapping.exitCode(for: failure), "app receipt: " + failure.message))
                     continue
                 }
                 if receipt.inApp.isEmpty {

@@ -58,7 +58,7 @@ enum VerifyCommand {
             case .success(let token) where ReceiptInput.der(fromBase64: token) != nil:
                 let report = try verifiers.receipts().verify(base64: token)
                 doc += ReceiptOutput.fields(report)
-                if let failure = report.failure { code = ReceiptOutput.exitCode(for: failure) }
+                if let failure = report.failure { code = EventMapping.exitCode(for: failure) }
                 ReceiptOutput.writeHuman(invocation, line: item.line, report: report)
                 if apply, report.isValid, let store, let receipt = report.receipt {
                     let (applied, applyCode) = try ReceiptOutput.apply(
