@@ -365,7 +365,7 @@ public final class AppStoreVerifier: Sendable {
                 let model = try NotificationPayload(json: payload)
                 report.notification = model
                 report.pass(
-                    .payload, "notification \(model.notificationType ?? "?")\(model.subtype.map { "/" + $0 } ?? "")")
+                    .payload, "notification \(model.notificationType?.rawValue ?? "?")\(model.subtype.map { "/" + $0.rawValue } ?? "")")
             case .transaction:
                 let model = try TransactionPayload(json: payload)
                 report.transaction = model

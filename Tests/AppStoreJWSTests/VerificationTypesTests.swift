@@ -43,4 +43,20 @@ struct VerificationTypesTests {
         #expect(!VerificationFailure.Code.missingCreationDate.isMalformed)
         #expect(VerificationFailure.Code.futureCreationDate.rawValue == "futureCreationDate")
     }
+
+    @Test func appleValuesAreTypedAndKeepUnknownOnes() throws {
+        #expect(NotificationType(rawValue: "DID_RENEW") == .known(.didRenew))
+        #expect(NotificationType(rawValue: "SOME_FUTURE_TYPE") == .unknown("SOME_FUTURE_TYPE"))
+        #expect(NotificationType(rawValue: "SOME_FUTURE_TYPE").rawValue == "SOME_FUTURE_TYPE")
+        #expect(NotificationSubtype(rawValue: "VOLUNTARY") == .known(.voluntary))
+        #expect(OwnershipType(rawValue: "FAMILY_SHARED") == .known(.familyShared))
+        #expect(OfferType(rawValue: 4) == .known(.winBack) && OfferType(rawValue: 99) == .unknown(99))
+        for name in NotificationTypeName.allCases {
+            #expect(NotificationType(rawValue: name.rawValue).description == name.rawValue)
+        }
+        let model = try NotificationPayload(
+            json: try JSONParser.parse(#"{"notificationType":"REFUND","subtype":"NEW_ONE","notificationUUID":"u"}"#))
+        #expect(model.notificationType == .known(.refund))
+        #expect(model.subtype == .unknown("NEW_ONE"))
+    }
 }

@@ -160,7 +160,7 @@ enum VerifyCommand {
         }
         let kind =
             report.kind == .notification
-            ? "notification \(report.notification?.notificationType ?? "?")\(report.notification?.subtype.map { "/" + $0 } ?? "")"
+            ? "notification \(report.notification?.notificationType?.rawValue ?? "?")\(report.notification?.subtype.map { "/" + $0.rawValue } ?? "")"
             : report.kind.rawValue
         out.writeLine("line \(line): \(kind): \(report.isValid ? "VALID" : "INVALID")")
         writeChecks(report, to: out, indent: "  ")
