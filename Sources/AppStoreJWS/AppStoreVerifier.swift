@@ -346,7 +346,7 @@ public final class AppStoreVerifier: Sendable {
             if let data = try fields.object("data") { return try data.string("environment") }
             if let summary = try fields.object("summary") { return try summary.string("environment") }
             if let token = try fields.object("externalPurchaseToken") {
-                return ((try token.string("externalPurchaseId") ?? "").hasPrefix("SANDBOX") ? AppleEnvironment.sandbox : .production)
+                return ((try token.string("externalPurchaseId") ?? "").hasPrefix("SANDBOX") ? EnvironmentName.sandbox : .production)
                     .rawValue
             }
             if let appData = try fields.object("appData") { return try appData.string("environment") }
@@ -424,7 +424,7 @@ public final class AppStoreVerifier: Sendable {
             return false
         }
 
-        if carriesAppId, environment == AppleEnvironment.production.rawValue, configuration.acceptsProduction,
+        if carriesAppId, environment == EnvironmentName.production.rawValue, configuration.acceptsProduction,
             let expected = configuration.appAppleId
         {
             guard appAppleId == expected else {

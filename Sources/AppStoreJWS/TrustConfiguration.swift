@@ -51,7 +51,7 @@ public struct TrustConfiguration: Sendable {
         roots: [[UInt8]] = [AppleRootCAG3.der],
         bundleId: String? = nil,
         appAppleId: Int64? = nil,
-        environments: Set<String> = [AppleEnvironment.production.rawValue],
+        environments: Set<String> = [EnvironmentName.production.rawValue],
         validationTime: ValidationTime = .signedDate,
         clock: @escaping @Sendable () -> Int64 = Timestamp.now,
         maxFutureSkewMillis: Int64 = 300_000
@@ -66,7 +66,7 @@ public struct TrustConfiguration: Sendable {
     }
 
     /// True when Production payloads are acceptable (so `appAppleId` must be configured).
-    var acceptsProduction: Bool { environments.isEmpty || environments.contains(AppleEnvironment.production.rawValue) }
+    var acceptsProduction: Bool { environments.isEmpty || environments.contains(EnvironmentName.production.rawValue) }
 
     /// Reads root certificates from a file's bytes: DER (one certificate) or PEM (one or more
     /// `CERTIFICATE` blocks). Throws when nothing usable is found.

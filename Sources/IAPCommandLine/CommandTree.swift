@@ -14,7 +14,7 @@ public enum CommandTree {
     /// Member contract statuses (`member_contracts.status`).
     public static let contractStatuses = ContractStatus.allCases.map(\.rawValue)
     /// App Store environments a payload may come from.
-    public static let environments = AppleEnvironment.known.map(\.rawValue)
+    public static let environments = EnvironmentName.allCases.map(\.rawValue)
     /// Restore policies.
     public static let restorePolicies = ["keep", "transfer", "transfer-if-inactive"]
     /// Shells `completion` writes scripts for.

@@ -29,13 +29,14 @@ struct VerificationTypesTests {
     }
 
     @Test func environmentsKeepUnknownValues() {
-        for environment in AppleEnvironment.known {
-            #expect(AppleEnvironment(rawValue: environment.rawValue) == environment)
+        for name in EnvironmentName.allCases {
+            #expect(AppleEnvironment(rawValue: name.rawValue) == .known(name))
         }
-        #expect(AppleEnvironment.known.map(\.rawValue) == ["Production", "Sandbox", "Xcode", "LocalTesting"])
+        #expect(EnvironmentName.allCases.map(\.rawValue) == ["Production", "Sandbox", "Xcode", "LocalTesting"])
         #expect(AppleEnvironment(rawValue: "Staging") == .unknown("Staging"))
         #expect(AppleEnvironment(rawValue: "Staging").rawValue == "Staging")
-        #expect(AppleEnvironment.xcode.isUnsignedTesting && !AppleEnvironment.sandbox.isUnsignedTesting)
+        #expect(AppleEnvironment(rawValue: "Xcode").isUnsignedTesting && !AppleEnvironment(rawValue: "Sandbox").isUnsignedTesting)
+        #expect(!AppleEnvironment(rawValue: "Staging").isUnsignedTesting)
     }
 
     @Test func receiptCodesShareTheFailureType() {
