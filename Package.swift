@@ -68,10 +68,17 @@ let package = Package(
             name: "MySQLStore",
             dependencies: ["SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
+        // The only module that knows both verifiers and the engine: event mapping, the verified-batch
+        // pipeline, ingest (atomic, group commit, replay) with the engine's retry policy.
+        .target(
+            name: "IAPOperations",
+            dependencies: ["AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine"]
+        ),
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "IAPOperations", "SQLiteStore",
+                "MySQLStore",
             ]
         ),
         .executableTarget(
@@ -117,6 +124,11 @@ let package = Package(
         .testTarget(
             name: "MySQLStoreTests",
             dependencies: ["MySQLStore", "SubscriptionEngine"]
+        ),
+        // IAPOperations in-process on every Store backend.
+        .testTarget(
+            name: "IAPOperationsTests",
+            dependencies: ["IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "IAPCommandLineTests",

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import MySQLStore
 import SQLiteStore
 import SubscriptionEngine

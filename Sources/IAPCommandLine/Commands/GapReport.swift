@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl notify --gap-report FILE [--apply]`: which notifications Apple sent (per saved Get
@@ -9,17 +10,6 @@ import SubscriptionEngine
 /// one JSON document, a JSON array of them, or one per line. Exit 0 when nothing is missing (or
 /// everything missing was applied), 1 when gaps remain.
 enum GapReport {
-    /// `notify`, or the gap report when `--gap-report` is given.
-    static func notify(_ invocation: Invocation) throws -> ExitCode {
-        guard invocation.parsed.value("gap-report") != nil else {
-            if invocation.flag("apply") {
-                throw CLIError.usage("--apply goes with --gap-report", hint: "notify applies its input already")
-            }
-            return try NotifyCommand.run(invocation)
-        }
-        return try run(invocation)
-    }
-
     /// One notification of the history.
     struct Item {
         var jws: String

@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
@@ -75,28 +76,25 @@ enum RestoreCommand {
                 guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer) else { continue }
                 restored = [tx]
             }
-            var kept: Int64? = nil  // a receipt is kept once, with its first applied entry
-            for tx in restored {
-                let result: RestoreResult
-                if apply {
-                    let raw = tx.isFromReceipt ? kept.map(ReceiptMapping.reference) ?? jws : jws
-                    result = try store.write(commit: !dryRun) { session in
-                        try service.apply(
-                            tx, raw: raw, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
-                            context: context, in: session)
-                    }
-                    if kept == nil, !dryRun { kept = result.engineOutcome?.ledgerId }
-                    if !dryRun { printer.committed += 1 }
-                } else {
-                    result = try store.read { session in
-                        try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
-                    }
-                }
+            func report(_ tx: TransactionFacts, _ result: RestoreResult) {
                 if let reminder = result.reminder, !reminded {
                     invocation.warn(reminder)
                     reminded = true
                 }
                 printer.add(itemResult(result, line: item.line, tx: tx))
+            }
+            if apply {
+                try ClientSubmission.restore(
+                    restored, raw: jws, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
+                    service: service, store: store, context: context, dryRun: dryRun
+                ) { tx, result in
+                    if !dryRun { printer.committed += 1 }
+                    report(tx, result)
+                }
+            } else {
+                for tx in restored {
+                    report(tx, try store.read { try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: $0) })
+                }
             }
         }
         if interruptible && Interrupt.isRequested {

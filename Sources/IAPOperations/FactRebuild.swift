@@ -4,22 +4,22 @@ import SubscriptionEngine
 /// Upgrading a database made before the engine kept facts: the facts are rebuilt from the
 /// ledger's stored JWS (decoded only: each was verified when it was received) and every row is
 /// re-derived from them, with audit rows.
-enum FactRebuild {
+public enum FactRebuild {
     /// What the rebuild did.
-    struct Summary {
-        var ledgerRows = 0
-        var factsAdded = 0
-        var subscriptions = 0
-        var changes: [Change] = []
+    public struct Summary {
+        public var ledgerRows = 0
+        public var factsAdded = 0
+        public var subscriptions = 0
+        public var changes: [Change] = []
 
-        var line: String {
+        public var line: String {
             "rebuilt \(factsAdded) fact(s) from \(ledgerRows) ledger row(s); re-derived \(subscriptions) subscription(s): "
                 + "\(changes.count) row change(s)"
         }
     }
 
     /// Rebuilds the facts from every ledger row that was not refused, then re-derives each subscription.
-    static func run(_ store: any Store, actor: String) throws -> Summary {
+    public static func run(_ store: any Store, actor: String) throws -> Summary {
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: actor, command: "db init")
         return try store.write { session in
@@ -47,7 +47,7 @@ enum FactRebuild {
     }
 
     /// The event a stored ledger row carried, decoded without verification; nil when unreadable.
-    static func event(_ entry: LedgerEntry) -> SubscriptionEvent? {
+    public static func event(_ entry: LedgerEntry) -> SubscriptionEvent? {
         guard let token = (try? WebhookBody.jwsTokens(in: entry.raw))?.first, let json = payload(token) else { return nil }
         if entry.source == .apple {
             guard let n = try? NotificationPayload(json: json) else { return nil }
@@ -67,7 +67,7 @@ enum FactRebuild {
     }
 
     /// The decoded payload of a compact JWS (no verification).
-    static func payload(_ jws: String) -> JSONValue? {
+    public static func payload(_ jws: String) -> JSONValue? {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64.decodeURL(parts[1]) else { return nil }
         return try? JSONParser.parse(bytes)
