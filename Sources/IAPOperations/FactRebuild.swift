@@ -18,6 +18,17 @@ public enum FactRebuild {
         }
     }
 
+    /// Whether migrating an existing database with `migrations` (their names) adds the engine's
+    /// facts, so that the facts must be rebuilt from the ledger afterwards.
+    public static func isNeeded(after migrations: [String]) -> Bool {
+        migrations.contains { $0.contains("iap_facts") }
+    }
+
+    /// What a dry run of such a migration says the upgrade will also do.
+    public static let plan =
+        "then rebuild the engine's facts from the ledger's stored JWS and re-derive every order and contract from them "
+        + "(changed rows get audit rows)"
+
     /// Rebuilds the facts from every ledger row that was not refused, then re-derives each subscription.
     public static func run(_ store: any Store, actor: String) throws -> Summary {
         let engine = SubscriptionEventEngine()
