@@ -72,7 +72,7 @@ let package = Package(
         // pipeline, ingest (atomic, group commit, replay) with the engine's retry policy.
         .target(
             name: "IAPOperations",
-            dependencies: ["AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine"]
+            dependencies: ["AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "COpenSSL"]
         ),
         .target(
             name: "IAPCommandLine",

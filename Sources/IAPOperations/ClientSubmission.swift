@@ -7,9 +7,11 @@ import SubscriptionEngine
 public enum ClientSubmission {
     /// What became of a verified JWS submitted with `verify --apply`.
     public enum TransactionResult {
-        /// Not a signed transaction (a notification, renewal info…): nothing written.
+        /// Not a signed transaction (a notification, renewal info…): nothing changed, kept in the
+        /// ledger as `rejected`.
         case notATransaction(PayloadKind)
-        /// A transaction without transactionId, originalTransactionId or productId: nothing written.
+        /// A transaction without transactionId, originalTransactionId or productId: nothing
+        /// changed, kept in the ledger as `rejected`.
         case incomplete
         /// Its fields do not fit the store: refused, kept in the ledger as `rejected`.
         case poison(SubscriptionEvent, why: String)
@@ -23,14 +25,32 @@ public enum ClientSubmission {
         _ report: VerificationReport, jws: String, store: any Store, engine: SubscriptionEventEngine,
         context: EngineContext, dryRun: Bool, clock: () -> Int64 = TrustConfiguration.systemClock
     ) throws -> TransactionResult {
-        guard report.kind == .transaction else { return .notATransaction(report.kind) }
-        guard let event = EventMapping.event(from: report, raw: jws, source: .client) else { return .incomplete }
+        guard report.kind == .transaction else {
+            try reject(jws, why: "not a signed transaction (\(report.kind.rawValue))", store: store, dryRun: dryRun, clock: clock)
+            return .notATransaction(report.kind)
+        }
+        guard let event = EventMapping.event(from: report, raw: jws, source: .client) else {
+            try reject(
+                jws, why: "the transaction lacks transactionId, originalTransactionId or productId", store: store,
+                dryRun: dryRun, clock: clock)
+            return .incomplete
+        }
         if let why = StoredFields.violation(event) {
             let entry = StoredFields.rejectedEntry(event, detail: why, receivedAt: clock())
             _ = try store.write(commit: !dryRun) { try $0.appendLedger(entry) }
             return .poison(event, why: why)
         }
         return .applied(event, try engine.apply(event, to: store, context: context, dryRun: dryRun))
+    }
+
+    /// A JWS or receipt submitted with `verify --apply` that was refused (failed verification, not
+    /// applicable): kept in the ledger as `rejected` with why, source `client`, once per distinct
+    /// bytes; nothing else changes. A dry run keeps nothing.
+    public static func reject(
+        _ raw: String, why: String, source: EventSource = .client, store: any Store, dryRun: Bool,
+        clock: () -> Int64 = TrustConfiguration.systemClock
+    ) throws {
+        try RejectedItems.keep(raw, source: source, why: why, store: store, dryRun: dryRun, clock: clock)
     }
 
     /// What became of one in-app entry of a receipt submitted with `verify --apply`.

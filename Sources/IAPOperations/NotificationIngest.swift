@@ -12,6 +12,14 @@ public enum Refusal {
     case failedVerification(VerificationFailure, VerificationReport, isReceipt: Bool)
     /// Verified, but not a notification the engine can apply.
     case notApplicable
+
+    /// Why, as the ledger keeps it.
+    public var reason: String {
+        switch self {
+        case .malformed(let failure), .failedVerification(let failure, _, _): failure.message
+        case .notApplicable: "not a notification the engine can apply"
+        }
+    }
 }
 
 /// One input item of `notify` after verification, ready to apply in input order.
@@ -31,11 +39,20 @@ public struct VerifiedItem {
     /// Verification warnings (e.g. Xcode data accepted unverified), reported when the item is applied.
     public let warnings: [String]
     public let verdict: Verdict
+    /// The item's JWS as received, when its bytes could be read (nil when the framing failed).
+    public let raw: String?
 
-    public init(line: Int, warnings: [String], verdict: Verdict) {
+    public init(line: Int, warnings: [String], verdict: Verdict, raw: String? = nil) {
         self.line = line
         self.warnings = warnings
         self.verdict = verdict
+        self.raw = raw
+    }
+
+    /// Whether the item needs no store at all: refused before its bytes could be read.
+    var needsNoStore: Bool {
+        if case .rejected = verdict { return raw == nil }
+        return false
     }
 
     /// Verifies one input item as a notification (on any thread) and maps it to an engine event.
@@ -50,10 +67,11 @@ public struct VerifiedItem {
         if let failure = report.failure {
             let receipt = jws.hasPrefix("MI") && ReceiptInput.der(fromBase64: jws) != nil
             return VerifiedItem(
-                line: item.line, warnings: [], verdict: .rejected(.failedVerification(failure, report, isReceipt: receipt)))
+                line: item.line, warnings: [], verdict: .rejected(.failedVerification(failure, report, isReceipt: receipt)),
+                raw: jws)
         }
         guard let event = EventMapping.event(from: report, raw: jws, source: .apple) else {
-            return VerifiedItem(line: item.line, warnings: report.warnings, verdict: .rejected(.notApplicable))
+            return VerifiedItem(line: item.line, warnings: report.warnings, verdict: .rejected(.notApplicable), raw: jws)
         }
         if let why = StoredFields.violation(event) {
             return VerifiedItem(line: item.line, warnings: report.warnings, verdict: .poison(event, why: why))
@@ -64,7 +82,8 @@ public struct VerifiedItem {
 
 /// What became of one item of a batch.
 public enum IngestResult {
-    /// Refused before the store: nothing written.
+    /// Refused: nothing changed; kept in the ledger (once per distinct bytes) when its bytes could
+    /// be read.
     case rejected(Refusal)
     /// Refused, kept in the ledger with verdict `rejected` (its fields do not fit the store).
     case poison(SubscriptionEvent, why: String)
@@ -72,7 +91,7 @@ public enum IngestResult {
     case applied(SubscriptionEvent, Outcome)
 
     /// Whether the item's work is in the store once its transaction commits (engine verdicts and
-    /// poison items kept in the ledger, not items refused before the store).
+    /// poison items; refused items count as refused even when the ledger keeps their bytes).
     public var isStored: Bool {
         if case .rejected = self { return false }
         return true
@@ -109,11 +128,17 @@ public final class NotificationIngest {
     /// Thrown inside a chunk's transaction when ``shouldStop`` says so: the chunk is rolled back.
     public struct Stopped: Error {}
 
-    /// One item inside an open write transaction: refused items as they are, a poison item's
-    /// ledger row, or the engine's outcome in its own savepoint.
+    /// One item inside an open write transaction: a refused item's ledger row (when its bytes
+    /// could be read), a poison item's ledger row, or the engine's outcome in its own savepoint.
+    /// Refused bytes are kept once (``RejectedItems``); a poison item, like any verified delivery, at
+    /// each delivery.
     public func process(_ item: VerifiedItem, in session: any StoreSession, retryingConflicts: Bool) throws -> IngestResult {
         switch item.verdict {
-        case .rejected(let refusal): return .rejected(refusal)
+        case .rejected(let refusal):
+            if let raw = item.raw {
+                try RejectedItems.keep(raw, source: .apple, why: refusal.reason, receivedAt: clock(), in: session)
+            }
+            return .rejected(refusal)
         case .poison(let event, let why):
             _ = try session.appendLedger(StoredFields.rejectedEntry(event, detail: why, receivedAt: clock()))
             return .poison(event, why: why)
@@ -158,8 +183,8 @@ public final class NotificationIngest {
 
     /// Group commit: the chunk's events in one write transaction, a savepoint each, so a failed
     /// item undoes only itself. `deliver` receives the results in input order once they are final:
-    /// leading refused items at once (they need no transaction, nor a database that works), the
-    /// rest after COMMIT; then `delivered` is called. A store error stops the run after the items
+    /// leading items refused unread at once (they need no transaction, nor a database that works),
+    /// the rest after COMMIT; then `delivered` is called. A store error stops the run after the items
     /// before it are committed and delivered (as when each had its own transaction). A chunk whose
     /// transaction failed busy was rolled back whole and nothing of it delivered: it runs again
     /// under the engine's ``RetryPolicy``.
@@ -167,7 +192,7 @@ public final class NotificationIngest {
         _ batch: [VerifiedItem], deliver: (VerifiedItem, IngestResult) -> Void, delivered: () -> Void = {}
     ) throws {
         var start = 0
-        while start < batch.count, case .rejected(let refusal) = batch[start].verdict {
+        while start < batch.count, batch[start].needsNoStore, case .rejected(let refusal) = batch[start].verdict {
             deliver(batch[start], .rejected(refusal))
             start += 1
         }

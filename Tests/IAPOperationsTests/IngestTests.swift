@@ -176,7 +176,7 @@ struct ClientSubmissionTests {
     }
 
     @Test(arguments: Backend.available)
-    func aNotificationIsNotATransactionAndWritesNothing(_ backend: Backend) throws {
+    func aNotificationIsNotATransactionAndChangesNothing(_ backend: Backend) throws {
         let world = try World(backend)
         let jws = try world.lifecycle(0)[0]
         let result = try ClientSubmission.applyTransaction(
@@ -186,7 +186,9 @@ struct ClientSubmissionTests {
             Issue.record("expected notATransaction: \(result)")
             return
         }
-        #expect(try world.counts.ledger == 0)
+        // Kept in the ledger as rejected (issue #13, property 9), nothing else.
+        #expect(try world.counts == StoreCounts(orders: 2, contracts: 0, ledger: 1, unmatched: 0, audit: 0))
+        #expect(try world.order(0)?.status == .pending)
     }
 
     @Test(arguments: Backend.available)

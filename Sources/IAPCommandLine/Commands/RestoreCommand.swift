@@ -37,6 +37,11 @@ enum RestoreCommand {
         // applied is reported before the process exits 130.
         let interruptible = apply && !dryRun
         if interruptible { Interrupt.install() }
+        /// `--apply`: a refused item whose bytes could be read is kept in the ledger (verdict rejected).
+        func keep(_ raw: String, _ why: String) throws {
+            guard apply else { return }
+            try ClientSubmission.reject(raw, why: why, source: .restore, store: store, dryRun: dryRun)
+        }
         while let item = try items.next(interruptible: interruptible) {
             let jws: String
             switch item.result {
@@ -51,6 +56,7 @@ enum RestoreCommand {
                 let report = try verifiers.receipts().verify(base64: jws)
                 guard let receipt = report.receipt, report.isValid else {
                     let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
+                    try keep(jws, "app receipt: " + failure.message)
                     printer.add(.rejected(line: item.line, code: ReceiptOutput.exitCode(for: failure), "app receipt: " + failure.message))
                     continue
                 }
@@ -73,7 +79,8 @@ enum RestoreCommand {
                     }
                 }
             } else {
-                guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer) else { continue }
+                guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer, keep: keep)
+                else { continue }
                 restored = [tx]
             }
             func report(_ tx: TransactionFacts, _ result: RestoreResult) {
@@ -116,7 +123,7 @@ enum RestoreCommand {
 
     /// The facts of a restored signed transaction, or nil after reporting why it was refused.
     static func verifiedTransaction(
-        _ jws: String, line: Int, verifiers: inout Verifiers, printer: ItemPrinter
+        _ jws: String, line: Int, verifiers: inout Verifiers, printer: ItemPrinter, keep: (String, String) throws -> Void
     ) throws -> TransactionFacts? {
         do {
             let report = try verifiers.jws().verify(jws, as: .transaction)
@@ -125,10 +132,12 @@ enum RestoreCommand {
                     report.kind == .notification
                     ? "this is a notification: restore takes the device's signed transactions"
                     : failure.code == .untrustedChain ? TrustSetup.untrustedHint : nil
+                try keep(jws, failure.message)
                 printer.add(.rejected(line: line, failure, hint: hint))
                 return nil
             }
             guard let payload = report.transaction, let tx = EventMapping.facts(payload) else {
+                try keep(jws, "not a signed transaction with transactionId, originalTransactionId and productId")
                 printer.add(
                     .rejected(
                         line: line, code: .dataError, "not a signed transaction with transactionId, originalTransactionId and productId"))

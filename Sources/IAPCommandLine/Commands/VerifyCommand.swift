@@ -67,6 +67,9 @@ enum VerifyCommand {
                         invocation: invocation)
                     doc.append(("apply", applied))
                     code = applyCode
+                } else if apply, let store, let failure = report.failure {
+                    // Refused, but received: the ledger keeps it (verdict rejected).
+                    try ClientSubmission.reject(token, why: "app receipt: " + failure.message, store: store, dryRun: dryRun)
                 }
             case .success(let jws):
                 let report = try verifiers.jws().verify(jws)
@@ -82,6 +85,9 @@ enum VerifyCommand {
                         dryRun: dryRun, invocation: invocation)
                     doc.append(("apply", applied))
                     code = applyCode
+                } else if apply, let store, let failure = report.failure {
+                    // Refused, but received: the ledger keeps it (verdict rejected).
+                    try ClientSubmission.reject(jws, why: failure.message, store: store, dryRun: dryRun)
                 }
             }
             if apply {
