@@ -45,6 +45,15 @@ struct RejectedLedgerTests {
         let kept = try (2...4).lazy.map { try cli.run(["audit", "raw", String($0)]) }.first { $0.status == 0 }
         #expect(kept?.stdout.utf8.elementsEqual(forgedTx.utf8) == true)
 
+        // restore: a look-up records nothing; --apply keeps the refused transaction (source restore).
+        let forgedRestore = try stranger.signedTransaction(world.transaction("5002", original: "5002", token: token))
+        #expect(try cli.run(["restore", "--user", "alice"] + world.trust, stdin: forgedRestore + "\n").status == 2)
+        #expect(try ledgerCount(cli) == 2)
+        let restore = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + world.trust, stdin: forgedRestore + "\n")
+        #expect(restore.status == 2, "\(restore)")
+        #expect(try restore.ndjson().first?["verdict"] as? String == "rejected")
+        #expect(try ledgerCount(cli) == 3)
+
         // Nothing else: the order is still pending, no contract.
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
     }
