@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPFoundation
 import SubscriptionEngine
 
 /// The client path through the one engine: `verify --apply` of a signed transaction or of a
@@ -23,7 +24,7 @@ public enum ClientSubmission {
     /// submission, in its own transaction (rolled back when `dryRun`).
     public static func applyTransaction(
         _ report: VerificationReport, jws: String, store: any Store, engine: SubscriptionEventEngine,
-        context: EngineContext, dryRun: Bool, clock: () -> Int64 = TrustConfiguration.systemClock
+        context: EngineContext, dryRun: Bool, clock: () -> Int64 = Timestamp.now
     ) throws -> TransactionResult {
         guard report.kind == .transaction else {
             try reject(jws, why: "not a signed transaction (\(report.kind.rawValue))", store: store, dryRun: dryRun, clock: clock)
@@ -48,7 +49,7 @@ public enum ClientSubmission {
     /// bytes; nothing else changes. A dry run keeps nothing.
     public static func reject(
         _ raw: String, why: String, source: EventSource = .client, store: any Store, dryRun: Bool,
-        clock: () -> Int64 = TrustConfiguration.systemClock
+        clock: () -> Int64 = Timestamp.now
     ) throws {
         try RejectedItems.keep(raw, source: source, why: why, store: store, dryRun: dryRun, clock: clock)
     }

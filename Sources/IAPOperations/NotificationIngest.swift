@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPFoundation
 import SubscriptionEngine
 
 /// Why an input item was refused before the engine. Typed: the command layer words it (hints,
@@ -115,7 +116,7 @@ public final class NotificationIngest {
     public init(
         store: any Store, engine: SubscriptionEventEngine = SubscriptionEventEngine(), context: EngineContext,
         timings: PhaseTimings = PhaseTimings(enabled: false), shouldStop: @escaping () -> Bool = { false },
-        clock: @escaping () -> Int64 = TrustConfiguration.systemClock
+        clock: @escaping () -> Int64 = Timestamp.now
     ) {
         self.store = store
         self.engine = engine

@@ -1,5 +1,6 @@
 import AppStoreJWS
 import COpenSSL
+import IAPFoundation
 import SubscriptionEngine
 
 /// Keeps refused items in the ledger (issue #13, property 9: every JWS received is in the ledger
@@ -48,7 +49,7 @@ public enum RejectedItems {
     @discardableResult
     public static func keep(
         _ raw: String, source: EventSource, why: String, store: any Store, dryRun: Bool,
-        clock: () -> Int64 = TrustConfiguration.systemClock
+        clock: () -> Int64 = Timestamp.now
     ) throws -> Bool {
         let receivedAt = clock()
         return try RetryPolicy.run {

@@ -137,7 +137,7 @@ enum DbCommands {
                 "database \(DbOpen.display(invocation)) has schema version \(current), newer than this "
                     + "iapctl supports (\(supported))", hint: "upgrade iapctl")
         } else {
-            let raw = StoreAccess.shellWord(DbOpen.redacted(DbOpen.raw(invocation)))
+            let raw = StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))
             let rebuild = try current > 0 && FactRebuild.isNeeded(after: Array(allMigrations().dropFirst(current)))
             invocation.warn(
                 current == 0

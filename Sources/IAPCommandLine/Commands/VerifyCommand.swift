@@ -217,7 +217,7 @@ enum VerifyCommand {
                     return (member.key, readable(payload, nested: report.nested))
                 }
                 if member.key.hasSuffix("Date") || member.key.hasSuffix("date"), let ms = member.value.int64Value {
-                    return (member.key, .string("\(ISO8601Millis.format(ms)) (\(ms))"))
+                    return (member.key, .string("\(Timestamp.iso8601Millis(ms)) (\(ms))"))
                 }
                 if case .object = member.value { return (member.key, readable(member.value, nested: nested)) }
                 return member
