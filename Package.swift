@@ -74,10 +74,17 @@ let package = Package(
             name: "MySQLStore",
             dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
+        // The only module that knows both verifiers and the engine: event mapping, the verified-batch
+        // pipeline, ingest (atomic, group commit, replay) with the engine's retry policy.
+        .target(
+            name: "IAPOperations",
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "COpenSSL"]
+        ),
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "IAPOperations",
+                "SQLiteStore", "MySQLStore",
             ]
         ),
         .executableTarget(
@@ -127,6 +134,11 @@ let package = Package(
         .testTarget(
             name: "MySQLStoreTests",
             dependencies: ["MySQLStore", "SubscriptionEngine"]
+        ),
+        // IAPOperations in-process on every Store backend.
+        .testTarget(
+            name: "IAPOperationsTests",
+            dependencies: ["IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "IAPCommandLineTests",

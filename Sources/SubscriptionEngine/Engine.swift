@@ -5,13 +5,6 @@ import IAPFoundation
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// Who is applying events, for the audit trail.
 public struct EngineContext: Sendable {
@@ -48,45 +41,32 @@ public final class SubscriptionEventEngine: Sendable {
         self.newOrderNo = newOrderNo
     }
 
-    /// Applies `event` in its own write transaction, with its ledger and audit rows.
-    ///
-    /// A unique-key race with another process is retried, and then finds the work done. A busy
-    /// database (a MySQL deadlock or lock wait timeout, SQLite's busy timeout) is retried too, at
-    /// most ``busyAttempts`` times in all with a short growing pause, since the transaction was
-    /// rolled back whole and running it again is safe.
+    /// Applies `event` in its own write transaction, with its ledger and audit rows, under the
+    /// engine's one ``RetryPolicy`` (a unique-key race is run again and then finds the work done; a
+    /// busy database, which rolled the transaction back whole, is retried with a short pause).
     /// With `dryRun` everything is rolled back and the outcome says what would have changed.
     public func apply(
         _ event: SubscriptionEvent, to store: any Store, context: EngineContext, dryRun: Bool = false
     ) throws -> Outcome {
-        var conflicts = 0
-        var busy = 1
-        while true {
-            do {
-                var outcome = try store.write(commit: !dryRun) { session in
-                    try self.apply(event, in: session, context: context)
-                }
-                if dryRun { outcome.ledgerId = nil }
-                return outcome
-            } catch StoreError.conflict where conflicts < 3 {
-                conflicts += 1
-            } catch StoreError.busy where busy < Self.busyAttempts {
-                Self.pause(beforeAttempt: busy)
-                busy += 1
+        try RetryPolicy.run {
+            var outcome = try store.write(commit: !dryRun) { session in
+                try self.apply(event, in: session, context: context)
             }
+            if dryRun { outcome.ledgerId = nil }
+            return outcome
         }
     }
 
-    /// How many times ``apply(_:to:context:dryRun:)`` runs an event whose transaction fails busy.
-    public static let busyAttempts = 3
-
-    /// 50 ms before the 2nd attempt, 200 ms before the 3rd, plus up to 50 ms of jitter so two
-    /// deadlocked processes do not collide again in step.
-    /// Batches that retry a whole transaction (group commit) use the same pauses.
-    public static func pause(beforeAttempt attempt: Int) {
-        let milliseconds = 50 * (1 << (2 * (attempt - 1))) + Int.random(in: 0..<50)
-        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-        var remaining = timespec()
-        while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
+    /// Applies `event` inside an open batch transaction, in its own savepoint, so a failure undoes
+    /// only this event; a unique-key race is run again under the ``RetryPolicy`` when
+    /// `retryingConflicts` (a batch that must fail on the first error passes false).
+    public func apply(
+        _ event: SubscriptionEvent, inSavepointOf session: any StoreSession, context: EngineContext,
+        retryingConflicts: Bool = true
+    ) throws -> Outcome {
+        try RetryPolicy.inSavepoint(of: session, retryingConflicts: retryingConflicts) {
+            try apply(event, in: session, context: context)
+        }
     }
 
     /// Applies `event` inside an open transaction; the caller commits (use a savepoint per event

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl audit list|show`: the audit trail of every change, manual or by the engine.

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
@@ -51,11 +52,13 @@ enum DbCommands {
             result.append("schema_version", current)
             result.append("supported_version", supportedByStore)
             result.append("migrations", .array(pending.map(JSONValue.string)))
+            let rebuild = FactRebuild.isNeeded(after: pending)
+            if rebuild { result.append("rebuild_facts", true) }
             return emit(result, invocation: invocation) {
                 pending.isEmpty
                     ? ["\(name) is up to date (schema v\(current)); nothing to do"]
                     : ["would migrate \(name) from schema v\(current) to v\(supportedByStore), applying:"]
-                        + pending.map { "  \($0)" }
+                        + pending.map { "  \($0)" } + (rebuild ? ["  " + FactRebuild.plan] : [])
             }
         }
         let store = try StoreAccess.open(invocation, create: true)
@@ -77,7 +80,7 @@ enum DbCommands {
     /// After the migration that adds the engine's facts to an existing database: the facts are
     /// rebuilt from the ledger and every row re-derived (nil when that migration was not applied now).
     static func rebuildFacts(_ store: any Store, applied: [String], invocation: Invocation) throws -> FactRebuild.Summary? {
-        guard applied.contains(where: { $0.contains("iap_facts") }) else { return nil }
+        guard FactRebuild.isNeeded(after: applied) else { return nil }
         return try FactRebuild.run(store, actor: invocation.actor)
     }
 
@@ -135,11 +138,13 @@ enum DbCommands {
                     + "iapctl supports (\(supported))", hint: "upgrade iapctl")
         } else {
             let raw = StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))
+            let rebuild = try current > 0 && FactRebuild.isNeeded(after: Array(allMigrations().dropFirst(current)))
             invocation.warn(
                 current == 0
                     ? "\(DbOpen.display(invocation)) has no iapctl schema; create it with: iapctl db init --db \(raw)"
                     : "schema v\(current) is older than this iapctl's (v\(supported)); migrate with: "
-                        + "iapctl db init --db \(raw)")
+                        + "iapctl db init --db \(raw)"
+                        + (rebuild ? " (it also rebuilds the engine's facts from the ledger and re-derives every row)" : ""))
         }
         invocation.emit(document: r)
         return .success
@@ -239,11 +244,13 @@ extension DbCommands {
         result.append("supported_version", supported)
         result.append("migrations", .array(pending.map(JSONValue.string)))
         result.append("statements", .array(statements.map(JSONValue.string)))
+        let rebuild = FactRebuild.isNeeded(after: pending)
+        if rebuild { result.append("rebuild_facts", true) }
         return emit(result, invocation: invocation) {
             if upToDate { return ["\(name) is up to date (schema v\(current)); nothing to do"] }
             // A SQL script: the header is comments, each statement ends with ';'.
             return ["-- would migrate \(name) from schema v\(current) to v\(supported), applying:"]
-                + pending.map { "--   \($0)" } + statements.map { "\($0);" }
+                + pending.map { "--   \($0)" } + statements.map { "\($0);" } + (rebuild ? ["-- " + FactRebuild.plan] : [])
         }
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl doctor`: checks the data's invariants; each finding comes with the command that fixes it.

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl notify --gap-report FILE [--apply]`: which notifications Apple sent (per saved Get
@@ -9,17 +10,6 @@ import SubscriptionEngine
 /// one JSON document, a JSON array of them, or one per line. Exit 0 when nothing is missing (or
 /// everything missing was applied), 1 when gaps remain.
 enum GapReport {
-    /// `notify`, or the gap report when `--gap-report` is given.
-    static func notify(_ invocation: Invocation) throws -> ExitCode {
-        guard invocation.parsed.value("gap-report") != nil else {
-            if invocation.flag("apply") {
-                throw CLIError.usage("--apply goes with --gap-report", hint: "notify applies its input already")
-            }
-            return try NotifyCommand.run(invocation)
-        }
-        return try run(invocation)
-    }
-
     /// One notification of the history.
     struct Item {
         var jws: String
@@ -56,51 +46,45 @@ enum GapReport {
     ) throws -> ExitCode {
         let store = try DbOpen.existing(invocation)
         let dryRun = invocation.flag("dry-run")
-        let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: command)
-        let unmatched = Set(try store.read { try $0.unmatchedLedger(limit: nil) }.compactMap(\.notificationUUID))
         var records: [Record] = []
-        var seen = Set<String>()
         var applied = 0
         var remaining = 0
         var rejected = 0
-        for item in items {
-            let report = verifier.verify(item.jws, as: .notification)
+        try NotificationHistory.gaps(
+            in: items.map(\.jws), verifier: verifier, store: store, engine: SubscriptionEventEngine(), context: context,
+            apply: apply, dryRun: dryRun
+        ) { gap in
             var r = Record()
-            if let failure = report.failure {
+            switch gap {
+            case .rejected(_, let failure, let uuid):
                 rejected += 1
-                r.append("notification_uuid", report.notification?.notificationUUID)
+                r.append("notification_uuid", uuid)
                 r.append("verdict", Verdict.rejected.rawValue)
                 r.append("error", failure.message)
                 invocation.stderr.writeLine("error: \(failure.message)")
-                records.append(r)
-                continue
-            }
-            guard let event = EventMapping.event(from: report, raw: item.jws, source: .apple),
-                let uuid = event.notificationUUID
-            else { continue }
-            guard seen.insert(uuid).inserted else { continue }
-            if try store.read({ try $0.processedLedgerEntry(notificationUUID: uuid) }) != nil { continue }
-            r.append("notification_uuid", uuid)
-            r.append("notification_type", event.notificationType)
-            r.append("subtype", event.subtype)
-            r.append("signed_date", event.signedDate)
-            r.append("transaction_id", event.transaction?.transactionId)
-            r.append(
-                "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
-            r.append("ledger", unmatched.contains(uuid) ? "unmatched" : "never received")
-            r.append("attempts", item.attempts.count)
-            r.append("last_attempt_result", item.attempts.last?.result)
-            r.append("last_attempt_date", item.attempts.last?.date)
-            r.append("send_attempts", item.sendAttempts)
-            if apply {
-                let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
-                r.append("verdict", outcome.verdict.rawValue)
-                r.append("detail", outcome.detail)
-                if ItemResult.exitCode(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
-            } else {
-                r.append("verdict", "missing")
-                remaining += 1
+            case .missing(let index, let event, let unmatched, let outcome):
+                let item = items[index]
+                r.append("notification_uuid", event.notificationUUID)
+                r.append("notification_type", event.notificationType)
+                r.append("subtype", event.subtype)
+                r.append("signed_date", event.signedDate)
+                r.append("transaction_id", event.transaction?.transactionId)
+                r.append(
+                    "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
+                r.append("ledger", unmatched ? "unmatched" : "never received")
+                r.append("attempts", item.attempts.count)
+                r.append("last_attempt_result", item.attempts.last?.result)
+                r.append("last_attempt_date", item.attempts.last?.date)
+                r.append("send_attempts", item.sendAttempts)
+                if let outcome {
+                    r.append("verdict", outcome.verdict.rawValue)
+                    r.append("detail", outcome.detail)
+                    if ItemResult.exitCode(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
+                } else {
+                    r.append("verdict", "missing")
+                    remaining += 1
+                }
             }
             records.append(r)
         }

@@ -26,7 +26,7 @@ public enum CommandHandlers {
                     "contracts list": ContractsCommands.list,
                     "contracts show": EntitlementCommands.contractsShow,
                     "contracts update": ContractsCommands.update,
-                    "notify": GapReport.notify,
+                    "notify": NotifyCommand.run,
                     "verify": VerifyCommand.run,
                     "restore": RestoreCommand.run,
                     "audit list": AuditCommands.list,

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 /// The result of one input item of `notify`, `verify --apply` or `restore`: what the contract's
@@ -22,13 +23,30 @@ struct ItemResult {
     /// A refused input item.
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
         ItemResult(
-            line: line, verdict: Verdict.rejected.rawValue, code: EventMapping.exitCode(for: failure),
+            line: line, verdict: Verdict.rejected.rawValue, code: exitCode(for: failure),
             error: (failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message)
                 + (hint.map { "; " + $0 } ?? ""))
     }
 
     static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {
         ItemResult(line: line, verdict: Verdict.rejected.rawValue, code: code, error: message)
+    }
+
+    /// The exit code for a refused JWS: 65 malformed, 2 failed verification.
+    static func exitCode(for failure: VerificationFailure) -> ExitCode {
+        failure.code.isMalformed ? .dataError : .verificationFailed
+    }
+
+    /// The result line of a refused poison item: its ids that fit, and why.
+    static func poison(line: Int, _ event: SubscriptionEvent, _ why: String) -> ItemResult {
+        var result = ItemResult.rejected(line: line, code: .dataError, why)
+        result.notificationUUID = StoredFields.fitting(event.notificationUUID)
+        result.notificationType = StoredFields.fitting(event.notificationType)
+        result.subtype = StoredFields.fitting(event.subtype)
+        result.transactionId = StoredFields.fitting(event.transaction?.transactionId)
+        result.originalTransactionId = StoredFields.fitting(
+            event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
+        return result
     }
 
     /// The result of applying an event through the engine.

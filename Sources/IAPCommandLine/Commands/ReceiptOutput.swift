@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPOperations
 import SubscriptionEngine
 
 /// How `verify` shows a StoreKit 1 receipt (like a JWS item: `valid`, `kind`, `checks`, `payload`)
@@ -53,21 +54,17 @@ enum ReceiptOutput {
     ) throws -> (JSONValue, ExitCode) {
         var results: [JSONValue] = []
         var code: ExitCode = .success
-        var kept: Int64? = nil
-        for entry in ReceiptMapping.entries(of: receipt) {
+        try ClientSubmission.applyReceipt(
+            receipt, raw: raw, store: store, engine: engine, context: context, dryRun: dryRun
+        ) { entry, applied in
             let result: ItemResult
-            switch ReceiptMapping.entry(entry, of: receipt) {
-            case .incomplete(let why):
-                result = .rejected(line: line, code: .dataError, why)
+            switch applied {
+            case .incomplete(let why): result = .rejected(line: line, code: .dataError, why)
             case .skipped(let why):
                 result = ItemResult(
                     line: line, verdict: Verdict.ignored.rawValue, code: .success, transactionId: entry.transactionId,
                     originalTransactionId: entry.originalTransactionId, detail: why)
-            case .facts(let facts):
-                let event = ReceiptMapping.event(facts, receipt: receipt, raw: kept.map(ReceiptMapping.reference) ?? raw)
-                let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
-                if kept == nil, !dryRun { kept = outcome.ledgerId }
-                result = .applied(line: line, event: event, outcome: outcome)
+            case .applied(let event, let outcome): result = .applied(line: line, event: event, outcome: outcome)
             }
             if code == .success { code = result.code }
             if invocation.output == .table {
@@ -81,36 +78,5 @@ enum ReceiptOutput {
             invocation.stdout.writeLine("  apply: the receipt holds no in-app purchase: nothing to apply")
         }
         return (.array(results), code)
-    }
-
-    /// `notify --replay-unmatched` of a ledger item that came from a receipt: the receipt is verified
-    /// again and the in-app entry with the item's transactionId goes through the engine once more.
-    static func replay(
-        _ entry: LedgerEntry, verifier: ReceiptVerifier, store: any Store, engine: SubscriptionEventEngine,
-        context: EngineContext, dryRun: Bool
-    ) throws -> ItemResult {
-        let line = Int(entry.id)
-        var raw = entry.raw
-        if let id = ReceiptMapping.referencedLedgerId(raw) {
-            guard let original = try store.read({ try $0.ledgerEntry(id: id) }) else {
-                return .rejected(line: line, code: .dataError, "ledger #\(id), which holds its receipt, is gone")
-            }
-            raw = original.raw
-        }
-        let report = verifier.verify(base64: raw)
-        guard let receipt = report.receipt, report.isValid else {
-            let failure = report.failure ?? VerificationFailure(.invalidContainer, "not a receipt")
-            return .rejected(line: line, code: EventMapping.exitCode(for: failure), "app receipt: " + failure.message)
-        }
-        guard let inApp = receipt.inApp.first(where: { $0.transactionId != nil && $0.transactionId == entry.transactionId }),
-            case .facts(let facts) = ReceiptMapping.entry(inApp, of: receipt)
-        else {
-            return .rejected(line: line, code: .dataError, "the receipt holds no applicable entry \(entry.transactionId ?? "?")")
-        }
-        let event = ReceiptMapping.event(facts, receipt: receipt, raw: entry.raw)  // the reference stays a reference
-        let outcome = try store.write(commit: !dryRun) { session in
-            try engine.apply(event, in: session, context: context, replaying: entry.id)
-        }
-        return .applied(line: line, event: event, outcome: outcome)
     }
 }

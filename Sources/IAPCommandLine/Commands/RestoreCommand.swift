@@ -1,6 +1,7 @@
 import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
@@ -37,6 +38,11 @@ enum RestoreCommand {
         // applied is reported before the process exits 130.
         let interruptible = apply && !dryRun
         if interruptible { Interrupt.install() }
+        /// `--apply`: a refused item whose bytes could be read is kept in the ledger (verdict rejected).
+        func keep(_ raw: String, _ why: String) throws {
+            guard apply else { return }
+            try ClientSubmission.reject(raw, why: why, source: .restore, store: store, dryRun: dryRun)
+        }
         while let item = try items.next(interruptible: interruptible) {
             let jws: String
             switch item.result {
@@ -51,7 +57,8 @@ enum RestoreCommand {
                 let report = try verifiers.receipts().verify(base64: jws)
                 guard let receipt = report.receipt, report.isValid else {
                     let failure = report.failure ?? VerificationFailure(.invalidContainer, "not a receipt")
-                    printer.add(.rejected(line: item.line, code: EventMapping.exitCode(for: failure), "app receipt: " + failure.message))
+                    try keep(jws, "app receipt: " + failure.message)
+                    printer.add(.rejected(line: item.line, code: ItemResult.exitCode(for: failure), "app receipt: " + failure.message))
                     continue
                 }
                 if receipt.inApp.isEmpty {
@@ -73,31 +80,29 @@ enum RestoreCommand {
                     }
                 }
             } else {
-                guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer) else { continue }
+                guard let tx = try verifiedTransaction(jws, line: item.line, verifiers: &verifiers, printer: printer, keep: keep)
+                else { continue }
                 restored = [tx]
             }
-            var kept: Int64? = nil  // a receipt is kept once, with its first applied entry
-            for tx in restored {
-                let result: RestoreResult
-                if apply {
-                    let raw = tx.isFromReceipt ? kept.map(ReceiptMapping.reference) ?? jws : jws
-                    result = try store.write(commit: !dryRun) { session in
-                        try service.apply(
-                            tx, raw: raw, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
-                            context: context, in: session)
-                    }
-                    if kept == nil, !dryRun { kept = result.engineOutcome?.ledgerId }
-                    if !dryRun { printer.committed += 1 }
-                } else {
-                    result = try store.read { session in
-                        try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: session)
-                    }
-                }
+            func report(_ tx: TransactionFacts, _ result: RestoreResult) {
                 if let reminder = result.reminder, !reminded {
                     invocation.warn(reminder)
                     reminded = true
                 }
                 printer.add(itemResult(result, line: item.line, tx: tx))
+            }
+            if apply {
+                try ClientSubmission.restore(
+                    restored, raw: jws, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
+                    service: service, store: store, context: context, dryRun: dryRun
+                ) { tx, result in
+                    if !dryRun { printer.committed += 1 }
+                    report(tx, result)
+                }
+            } else {
+                for tx in restored {
+                    report(tx, try store.read { try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: $0) })
+                }
             }
         }
         if interruptible && Interrupt.isRequested {
@@ -119,7 +124,7 @@ enum RestoreCommand {
 
     /// The facts of a restored signed transaction, or nil after reporting why it was refused.
     static func verifiedTransaction(
-        _ jws: String, line: Int, verifiers: inout Verifiers, printer: ItemPrinter
+        _ jws: String, line: Int, verifiers: inout Verifiers, printer: ItemPrinter, keep: (String, String) throws -> Void
     ) throws -> TransactionFacts? {
         do {
             let report = try verifiers.jws().verify(jws, as: .transaction)
@@ -128,10 +133,12 @@ enum RestoreCommand {
                     report.kind == .notification
                     ? "this is a notification: restore takes the device's signed transactions"
                     : failure.code == .untrustedChain ? TrustSetup.untrustedHint : nil
+                try keep(jws, failure.message)
                 printer.add(.rejected(line: line, failure, hint: hint))
                 return nil
             }
             guard let payload = report.transaction, let tx = EventMapping.facts(payload) else {
+                try keep(jws, "not a signed transaction with transactionId, originalTransactionId and productId")
                 printer.add(
                     .rejected(
                         line: line, code: .dataError, "not a signed transaction with transactionId, originalTransactionId and productId"))

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPOperations
 import SubscriptionEngine
 
 /// How the record-keeping commands show orders, contracts, ledger events and audit rows.

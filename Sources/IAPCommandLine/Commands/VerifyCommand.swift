@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPOperations
 import SubscriptionEngine
 
 /// The verifiers of one run, made when the first item needs one (a run of receipts needs no
@@ -53,12 +54,12 @@ enum VerifyCommand {
             switch item.result {
             case .failure(let failure):
                 doc += [("valid", .bool(false)), ("kind", .string("unknown")), ("error", .string(failure.message))]
-                code = EventMapping.exitCode(for: failure)
+                code = ItemResult.exitCode(for: failure)
                 writeHuman(invocation, line: item.line, report: nil, failure: failure)
             case .success(let token) where ReceiptInput.der(fromBase64: token) != nil:
                 let report = try verifiers.receipts().verify(base64: token)
                 doc += ReceiptOutput.fields(report)
-                if let failure = report.failure { code = EventMapping.exitCode(for: failure) }
+                if let failure = report.failure { code = ItemResult.exitCode(for: failure) }
                 ReceiptOutput.writeHuman(invocation, line: item.line, report: report)
                 if apply, report.isValid, let store, let receipt = report.receipt {
                     let (applied, applyCode) = try ReceiptOutput.apply(
@@ -66,12 +67,15 @@ enum VerifyCommand {
                         invocation: invocation)
                     doc.append(("apply", applied))
                     code = applyCode
+                } else if apply, let store, let failure = report.failure {
+                    // Refused, but received: the ledger keeps it (verdict rejected).
+                    try ClientSubmission.reject(token, why: "app receipt: " + failure.message, store: store, dryRun: dryRun)
                 }
             case .success(let jws):
                 let report = try verifiers.jws().verify(jws)
                 doc += reportFields(report)
                 if let failure = report.failure {
-                    code = EventMapping.exitCode(for: failure)
+                    code = ItemResult.exitCode(for: failure)
                     if let hint = NotifyCommand.hint(for: report) { doc.append(("hint", .string(hint))) }
                 }
                 writeHuman(invocation, line: item.line, report: report, failure: report.failure)
@@ -81,6 +85,9 @@ enum VerifyCommand {
                         dryRun: dryRun, invocation: invocation)
                     doc.append(("apply", applied))
                     code = applyCode
+                } else if apply, let store, let failure = report.failure {
+                    // Refused, but received: the ledger keeps it (verdict rejected).
+                    try ClientSubmission.reject(jws, why: failure.message, store: store, dryRun: dryRun)
                 }
             }
             if apply {
@@ -224,34 +231,33 @@ enum VerifyCommand {
         _ report: VerificationReport, jws: String, line: Int, store: any Store, engine: SubscriptionEventEngine,
         context: EngineContext, dryRun: Bool, invocation: Invocation
     ) throws -> (JSONValue, ExitCode) {
-        guard report.kind == .transaction else {
+        switch try ClientSubmission.applyTransaction(
+            report, jws: jws, store: store, engine: engine, context: context, dryRun: dryRun)
+        {
+        case .notATransaction(let kind):
             let message =
-                report.kind == .notification
+                kind == .notification
                 ? "--apply takes a signed transaction; apply notifications with `iapctl notify`"
-                : "--apply takes a signed transaction, not \(report.kind.rawValue)"
+                : "--apply takes a signed transaction, not \(kind.rawValue)"
             if invocation.output == .table { invocation.stdout.writeLine("  apply: refused: \(message)") }
             return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
-        }
-        guard let event = EventMapping.event(from: report, raw: jws, source: .client) else {
+        case .incomplete:
             let message = "the transaction lacks transactionId, originalTransactionId or productId"
             return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
-        }
-        if let why = StoredFields.violation(event) {
+        case .poison(let event, let why):
             // A poison item: refused on its own, kept in the ledger.
-            let entry = StoredFields.rejectedEntry(event, detail: why, receivedAt: Timestamp.now())
-            _ = try store.write(commit: !dryRun) { try $0.appendLedger(entry) }
             if invocation.output == .table {
                 invocation.stdout.writeLine("  apply: refused: \(why)")
             } else {
                 invocation.stderr.writeLine("error: line \(line): \(why)")
             }
-            return (StoredFields.rejectedResult(line: line, event, why).record.jsonObject(), .dataError)
+            return (ItemResult.poison(line: line, event, why).record.jsonObject(), .dataError)
+        case .applied(let event, let outcome):
+            let result = ItemResult.applied(line: line, event: event, outcome: outcome)
+            if invocation.output == .table {
+                invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(outcome.verdict.rawValue): \(outcome.detail)")
+            }
+            return (result.record.jsonObject(), result.code)
         }
-        let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
-        let result = ItemResult.applied(line: line, event: event, outcome: outcome)
-        if invocation.output == .table {
-            invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(outcome.verdict.rawValue): \(outcome.detail)")
-        }
-        return (result.record.jsonObject(), result.code)
     }
 }

@@ -216,7 +216,7 @@ final class AppleSession {
             let report = verifier.verify(jws, as: kind)
             if let failure = report.failure {
                 throw CLIError(
-                    EventMapping.exitCode(for: failure),
+                    ItemResult.exitCode(for: failure),
                     "\(what) item \(index + 1) from \(server.rawValue) does not verify: \(failure.message)",
                     hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
                         + "or print the signed items without -o and inspect them with 'iapctl verify'")

@@ -1,3 +1,4 @@
+import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
 import SubscriptionEngine
@@ -6,9 +7,9 @@ import SubscriptionEngine
 /// ``TransactionFacts`` a signed transaction gives (the client path of `verify --apply` and
 /// `restore`), flagged ``TransactionFacts/isFromReceipt`` so the engine treats them as a
 /// lower-authority submission. The only place that knows both receipts and the engine.
-enum ReceiptMapping {
+public enum ReceiptMapping {
     /// One entry's facts, or why it cannot go to the engine.
-    enum Entry {
+    public enum Entry {
         case facts(TransactionFacts)
         /// Not applicable: the reason, for people (e.g. cancelled when the receipt was made).
         case skipped(String)
@@ -19,7 +20,7 @@ enum ReceiptMapping {
     /// The receipt's in-app entries oldest purchase first (ties by transaction id), the order in which
     /// they are applied and reported: the first purchase of a subscription is then the one the
     /// product fallback links, and its renewals follow by original transaction id.
-    static func entries(of receipt: AppReceipt) -> [InAppPurchase] {
+    public static func entries(of receipt: AppReceipt) -> [InAppPurchase] {
         receipt.inApp.sorted {
             ($0.purchaseDate ?? Int64.max, $0.transactionId ?? "") < ($1.purchaseDate ?? Int64.max, $1.transactionId ?? "")
         }
@@ -29,7 +30,7 @@ enum ReceiptMapping {
     /// `signedDate` (it is when Apple signed what the entry says); there is no appAccountToken, price
     /// or product type in a receipt. An entry Apple had cancelled (refund) when the receipt was made
     /// is skipped: a receipt never revokes anything; Apple's notification does.
-    static func entry(_ entry: InAppPurchase, of receipt: AppReceipt) -> Entry {
+    public static func entry(_ entry: InAppPurchase, of receipt: AppReceipt) -> Entry {
         guard let id = entry.transactionId, !id.isEmpty, let original = entry.originalTransactionId, !original.isEmpty,
             let product = entry.productId, !product.isEmpty
         else {
@@ -50,30 +51,30 @@ enum ReceiptMapping {
 
     /// Whether a ledger item came from a receipt (its raw text is a base64 PKCS#7 or a
     /// ``reference(to:)``, never a JWS, which starts `eyJ` and holds dots).
-    static func isReceipt(_ entry: LedgerEntry) -> Bool {
+    public static func isReceipt(_ entry: LedgerEntry) -> Bool {
         entry.raw.hasPrefix(referencePrefix) || entry.raw.hasPrefix("MI") && !entry.raw.contains(".")
     }
 
-    static let referencePrefix = "app receipt of ledger #"
+    public static let referencePrefix = "app receipt of ledger #"
 
     /// The ledger text of the second and later entries of one receipt: the receipt is kept once per
     /// submission, in the row of its first applied entry, and the others point there.
-    static func reference(to ledgerId: Int64) -> String { referencePrefix + String(ledgerId) }
+    public static func reference(to ledgerId: Int64) -> String { referencePrefix + String(ledgerId) }
 
     /// The ledger id a ``reference(to:)`` names.
-    static func referencedLedgerId(_ raw: String) -> Int64? {
+    public static func referencedLedgerId(_ raw: String) -> Int64? {
         guard raw.hasPrefix(referencePrefix) else { return nil }
         return Int64(raw.dropFirst(referencePrefix.count))
     }
 
     /// The engine rule that explains a ledger item (receipt items never change a contract's state).
-    static func rule(for entry: LedgerEntry) -> EventRule {
+    public static func rule(for entry: LedgerEntry) -> EventRule {
         isReceipt(entry) ? .receiptSubmission : EventRule(type: entry.notificationType, subtype: entry.subtype)
     }
 
     /// The engine event of one entry's facts (source `client`, as `verify --apply` of a JWS); `raw`
     /// is the receipt's base64, kept in the ledger.
-    static func event(_ facts: TransactionFacts, receipt: AppReceipt, raw: String) -> SubscriptionEvent {
+    public static func event(_ facts: TransactionFacts, receipt: AppReceipt, raw: String) -> SubscriptionEvent {
         SubscriptionEvent(
             source: .client, signedDate: receipt.creationDate, environment: receipt.environment, bundleId: receipt.bundleId,
             transaction: facts, raw: raw)

@@ -4,16 +4,16 @@ import SubscriptionEngine
 /// (a poison item) is refused on its own — verdict `rejected`, kept in the ledger — instead of
 /// failing its transaction, and the same on SQLite (which would store anything) and MySQL (whose
 /// strict mode fails the statement).
-enum StoredFields {
+public enum StoredFields {
     /// Ids, product ids, notification types: `VARCHAR(255)` on MySQL.
-    static let maxId = 255
+    public static let maxId = 255
     /// `environment`: `VARCHAR(32)`.
-    static let maxEnvironment = 32
+    public static let maxEnvironment = 32
     /// `currency`: `VARCHAR(16)`.
-    static let maxCurrency = 16
+    public static let maxCurrency = 16
 
     /// Every stored text field of `event` with its limit, named as Apple names it.
-    static func fields(of event: SubscriptionEvent) -> [(name: String, value: String?, limit: Int)] {
+    public static func fields(of event: SubscriptionEvent) -> [(name: String, value: String?, limit: Int)] {
         var fields: [(String, String?, Int)] = [
             ("notificationUUID", event.notificationUUID, maxId),
             ("notificationType", event.notificationType, maxId),
@@ -41,7 +41,7 @@ enum StoredFields {
     }
 
     /// Why `event` cannot be stored (each field too long, with its length and limit), or nil.
-    static func violation(_ event: SubscriptionEvent) -> String? {
+    public static func violation(_ event: SubscriptionEvent) -> String? {
         let problems = fields(of: event).compactMap { field -> String? in
             guard let value = field.value else { return nil }
             let length = value.unicodeScalars.count
@@ -53,13 +53,13 @@ enum StoredFields {
     }
 
     /// The value when it fits, else nil (a ledger row keeps what fits; the raw JWS keeps all).
-    private static func fitting(_ value: String?, _ limit: Int = maxId) -> String? {
+    public static func fitting(_ value: String?, _ limit: Int = maxId) -> String? {
         guard let value, value.unicodeScalars.count <= limit else { return nil }
         return value
     }
 
     /// The ledger row of a refused poison item: its ids that fit, the verdict, why, the raw JWS.
-    static func rejectedEntry(_ event: SubscriptionEvent, detail: String, receivedAt: Int64) -> LedgerEntry {
+    public static func rejectedEntry(_ event: SubscriptionEvent, detail: String, receivedAt: Int64) -> LedgerEntry {
         let tx = event.transaction
         return LedgerEntry(
             receivedAt: receivedAt, source: event.source, notificationUUID: fitting(event.notificationUUID),
@@ -68,16 +68,5 @@ enum StoredFields {
             originalTransactionId: fitting(tx?.originalTransactionId ?? event.renewal?.originalTransactionId),
             appAccountToken: fitting(tx?.appAccountToken), signedDate: event.signedDate ?? tx?.signedDate,
             verdict: .rejected, detail: detail, raw: event.raw)
-    }
-
-    /// The result line of a refused poison item: its ids that fit, and why.
-    static func rejectedResult(line: Int, _ event: SubscriptionEvent, _ why: String) -> ItemResult {
-        var result = ItemResult.rejected(line: line, code: .dataError, why)
-        result.notificationUUID = fitting(event.notificationUUID)
-        result.notificationType = fitting(event.notificationType)
-        result.subtype = fitting(event.subtype)
-        result.transactionId = fitting(event.transaction?.transactionId)
-        result.originalTransactionId = fitting(event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
-        return result
     }
 }

@@ -8,22 +8,15 @@ import SubscriptionEngine
     import Darwin
 #endif
 
-/// One input item of `notify` after verification, ready to apply in input order.
-struct VerifiedItem {
-    /// What verification made of the item.
-    enum Verdict {
-        /// Refused before the engine (malformed, failed verification, not applicable).
-        case rejected(ItemResult)
-        /// A verified event whose fields do not fit the store: refused, but kept in the ledger.
-        case poison(SubscriptionEvent, ItemResult)
-        /// A verified event for the engine.
-        case event(SubscriptionEvent)
-    }
-
-    let line: Int
-    /// Verification warnings (e.g. Xcode data accepted unverified), reported when the item is applied.
-    let warnings: [String]
-    let verdict: Verdict
+/// Where ``VerifiedBatches`` reads its items: the command layer's input framing (one JWS per line,
+/// webhook bodies, API responses), which may wait for a pipe that stays open.
+public protocol IngestInput {
+    /// Whether any non-blank input was seen.
+    var isEmpty: Bool { get }
+    /// Whether `next()` can answer without waiting more than `milliseconds` for input.
+    func isReady(waiting milliseconds: Int32) -> Bool
+    /// The next item, or nil at the end of the input.
+    mutating func next() throws -> WebhookBody.Item?
 }
 
 /// Streams `notify`'s input as chunks of verified items, in input order.
@@ -31,8 +24,8 @@ struct VerifiedItem {
 /// The calling thread reads and frames the input; the signatures of the chunks ahead are verified
 /// on all cores while the caller applies the current one, so reading, verifying and writing overlap
 /// and memory stays bounded by a few chunks whatever the input size.
-final class VerifiedBatches {
-    private var items: InputItems
+public final class VerifiedBatches {
+    private var items: any IngestInput
     private let verifier: AppStoreVerifier
     private let chunkSize: Int
     private let timings: PhaseTimings
@@ -42,7 +35,7 @@ final class VerifiedBatches {
     /// its disk (COMMIT, checkpoints); memory stays bounded by `depth` chunks.
     private let depth: Int
     /// A read error met while reading ahead: thrown once the items before it were handed out.
-    private var deferredError: CLIError?
+    private var deferredError: (any Error)?
     private var reachedEnd = false
     /// Set while `next()` reads ahead with a chunk in hand: reading must not wait then.
     private var handingOut = false
@@ -50,12 +43,14 @@ final class VerifiedBatches {
     private let queue = DispatchQueue(label: "iapctl.notify.verify")
 
     /// The number of threads verification uses (the online cores, at least 1).
-    static var threadCount: Int {
+    public static var threadCount: Int {
         let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         return cores > 0 ? cores : 1
     }
 
-    init(_ items: InputItems, verifier: AppStoreVerifier, chunkSize: Int = 512, depth: Int = 3, timings: PhaseTimings) {
+    public init(
+        _ items: any IngestInput, verifier: AppStoreVerifier, chunkSize: Int = 512, depth: Int = 3, timings: PhaseTimings
+    ) {
         self.items = items
         self.verifier = verifier
         self.chunkSize = max(1, chunkSize)
@@ -68,11 +63,11 @@ final class VerifiedBatches {
     }
 
     /// Whether any non-blank input was seen.
-    var isEmpty: Bool { items.isEmpty }
+    public var isEmpty: Bool { items.isEmpty }
 
     /// The next verified chunk (never empty), or nil at the end of the input. A read error is
     /// thrown after every item read before it was returned.
-    func next() throws(CLIError) -> [VerifiedItem]? {
+    public func next() throws -> [VerifiedItem]? {
         fill()
         guard !inFlight.isEmpty else {
             if let error = deferredError {
@@ -104,7 +99,7 @@ final class VerifiedBatches {
     /// How long a chunk waits for more input before it is handed out as it is: a pipe that stays
     /// open (`tail -f log | iapctl notify`, a webhook relay) gets each complete line applied
     /// within about this time, not only at 512 items or at the end of the input.
-    static let idleMilliseconds: Int32 = 200
+    public static let idleMilliseconds: Int32 = 200
 
     /// Reads up to `chunkSize` items and starts verifying them in the background; false when
     /// nothing was started (the input ended, or paused while other chunks are in flight).
@@ -188,7 +183,7 @@ private final class VerificationJob: @unchecked Sendable {
         let before = measureCPU ? PhaseTimings.threadCPUNanoseconds() : 0
         var index = worker
         while index < chunk.count {
-            slots[index] = NotifyCommand.verify(chunk[index], with: verifier)
+            slots[index] = VerifiedItem.verify(chunk[index], with: verifier)
             index += threads
         }
         if measureCPU { cpu[worker] = PhaseTimings.threadCPUNanoseconds() - before }
@@ -216,58 +211,63 @@ private final class VerificationJob: @unchecked Sendable {
 /// Wall times are on the calling (writer) thread, whose phases add up to the run's time; the
 /// verification that overlaps them is reported as CPU time summed over the workers, plus the wall
 /// time the writer waited for it.
-final class PhaseTimings {
-    enum Phase: Int, CaseIterable {
+public final class PhaseTimings {
+    public enum Phase: Int, CaseIterable {
         case read, verifyWait, engine, commit, output
     }
 
     /// A start mark: wall and this thread's CPU clock.
-    struct Mark {
-        var wall: Int64 = 0
-        var cpu: Int64 = 0
+    public struct Mark {
+        public var wall: Int64 = 0
+        public var cpu: Int64 = 0
+
+        public init(wall: Int64 = 0, cpu: Int64 = 0) {
+            self.wall = wall
+            self.cpu = cpu
+        }
     }
 
-    let enabled: Bool
+    public let enabled: Bool
     private var wall = [Int64](repeating: 0, count: Phase.allCases.count)
     private var cpu = [Int64](repeating: 0, count: Phase.allCases.count)
     private var verifyCPU: Int64 = 0
     private let began: Int64
 
-    init(enabled: Bool) {
+    public init(enabled: Bool) {
         self.enabled = enabled
         began = enabled ? Self.monotonicNanoseconds() : 0
     }
 
     /// A start mark (zero when disabled).
-    func start() -> Mark {
+    public func start() -> Mark {
         enabled ? Mark(wall: Self.monotonicNanoseconds(), cpu: Self.threadCPUNanoseconds()) : Mark()
     }
 
     /// The time since `mark` (zero when disabled).
-    func elapsed(since mark: Mark) -> Mark {
+    public func elapsed(since mark: Mark) -> Mark {
         guard enabled else { return Mark() }
         return Mark(wall: Self.monotonicNanoseconds() - mark.wall, cpu: Self.threadCPUNanoseconds() - mark.cpu)
     }
 
     /// Adds the time since `mark` to `phase`.
-    func add(_ phase: Phase, since mark: Mark) {
+    public func add(_ phase: Phase, since mark: Mark) {
         add(phase, elapsed(since: mark))
     }
 
     /// Adds `spent` to `phase`; a negative amount takes time away (e.g. a body measured inside a transaction).
-    func add(_ phase: Phase, _ spent: Mark) {
+    public func add(_ phase: Phase, _ spent: Mark) {
         guard enabled else { return }
         wall[phase.rawValue] += spent.wall
         cpu[phase.rawValue] += spent.cpu
     }
 
-    func addVerifyCPU(_ nanoseconds: Int64) {
+    public func addVerifyCPU(_ nanoseconds: Int64) {
         guard enabled else { return }
         verifyCPU += nanoseconds
     }
 
     /// The breakdown line, or nil when disabled: `phase wall/cpu` in seconds.
-    func summary(items: Int, threads: Int, cache: (hits: Int, misses: Int, entries: Int)) -> String? {
+    public func summary(items: Int, threads: Int, cache: (hits: Int, misses: Int, entries: Int)) -> String? {
         guard enabled else { return nil }
         let total = Self.monotonicNanoseconds() - began
         func s(_ ns: Int64) -> String {
@@ -288,9 +288,9 @@ final class PhaseTimings {
             + "chain cache \(cache.hits) hits, \(cache.misses) misses"
     }
 
-    static func monotonicNanoseconds() -> Int64 { clock(CLOCK_MONOTONIC) }
-    static func threadCPUNanoseconds() -> Int64 { clock(CLOCK_THREAD_CPUTIME_ID) }
-    static func processCPUNanoseconds() -> Int64 { clock(CLOCK_PROCESS_CPUTIME_ID) }
+    public static func monotonicNanoseconds() -> Int64 { clock(CLOCK_MONOTONIC) }
+    public static func threadCPUNanoseconds() -> Int64 { clock(CLOCK_THREAD_CPUTIME_ID) }
+    public static func processCPUNanoseconds() -> Int64 { clock(CLOCK_PROCESS_CPUTIME_ID) }
 
     private static func clock(_ id: clockid_t) -> Int64 {
         var t = timespec()

@@ -2,7 +2,7 @@ import AppStoreReceipt
 import SubscriptionEngine
 import Testing
 
-@testable import IAPCommandLine
+@testable import IAPOperations
 
 /// In-app entries of a receipt → the engine's client facts.
 @Suite("Receipt mapping")

@@ -3,7 +3,7 @@ import Foundation
 import SubscriptionEngine
 import Testing
 
-@testable import IAPCommandLine
+@testable import IAPOperations
 
 /// The mapping from Apple's payloads to the engine's facts, including Apple's newer fields and
 /// notification shapes (decoded from stored JWS, as the in-place upgrade reads the ledger).

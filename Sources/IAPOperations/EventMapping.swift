@@ -2,11 +2,11 @@ import AppStoreJWS
 import SubscriptionEngine
 
 /// Turns verified Apple payloads into the engine's input. The only place that knows both.
-enum EventMapping {
+public enum EventMapping {
     /// The engine event of a verified report: a notification (source apple) or a transaction
     /// (client or restore submission). Nil for kinds the engine does not take (renewal info alone,
     /// AppTransaction).
-    static func event(from report: VerificationReport, raw: String, source: EventSource) -> SubscriptionEvent? {
+    public static func event(from report: VerificationReport, raw: String, source: EventSource) -> SubscriptionEvent? {
         switch report.kind {
         case .notification:
             guard let n = report.notification else { return nil }
@@ -28,7 +28,7 @@ enum EventMapping {
     }
 
     /// The engine's view of a signed transaction; nil when it lacks the ids the engine needs.
-    static func facts(_ t: TransactionPayload) -> TransactionFacts? {
+    public static func facts(_ t: TransactionPayload) -> TransactionFacts? {
         guard let id = t.transactionId, !id.isEmpty, let original = t.originalTransactionId, !original.isEmpty,
             let product = t.productId
         else { return nil }
@@ -44,17 +44,12 @@ enum EventMapping {
             appTransactionId: t.appTransactionId)
     }
 
-    static func facts(_ r: RenewalInfoPayload) -> RenewalFacts {
+    public static func facts(_ r: RenewalInfoPayload) -> RenewalFacts {
         RenewalFacts(
             originalTransactionId: r.originalTransactionId, autoRenewStatus: r.autoRenewStatus.map(Int.init),
             autoRenewProductId: r.autoRenewProductId, productId: r.productId,
             gracePeriodExpiresDate: r.gracePeriodExpiresDate, isInBillingRetryPeriod: r.isInBillingRetryPeriod,
             expirationIntent: r.expirationIntent.map(Int.init), signedDate: r.signedDate, renewalDate: r.renewalDate,
             offerType: r.offerType.map { Int($0.rawValue) }, offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
-    }
-
-    /// The exit code for a refused JWS or receipt: 65 malformed, 2 failed verification.
-    static func exitCode(for failure: VerificationFailure) -> ExitCode {
-        failure.code.isMalformed ? .dataError : .verificationFailed
     }
 }

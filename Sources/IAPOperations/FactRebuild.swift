@@ -4,22 +4,33 @@ import SubscriptionEngine
 /// Upgrading a database made before the engine kept facts: the facts are rebuilt from the
 /// ledger's stored JWS (decoded only: each was verified when it was received) and every row is
 /// re-derived from them, with audit rows.
-enum FactRebuild {
+public enum FactRebuild {
     /// What the rebuild did.
-    struct Summary {
-        var ledgerRows = 0
-        var factsAdded = 0
-        var subscriptions = 0
-        var changes: [Change] = []
+    public struct Summary {
+        public var ledgerRows = 0
+        public var factsAdded = 0
+        public var subscriptions = 0
+        public var changes: [Change] = []
 
-        var line: String {
+        public var line: String {
             "rebuilt \(factsAdded) fact(s) from \(ledgerRows) ledger row(s); re-derived \(subscriptions) subscription(s): "
                 + "\(changes.count) row change(s)"
         }
     }
 
+    /// Whether migrating an existing database with `migrations` (their names) adds the engine's
+    /// facts, so that the facts must be rebuilt from the ledger afterwards.
+    public static func isNeeded(after migrations: [String]) -> Bool {
+        migrations.contains { $0.contains("iap_facts") }
+    }
+
+    /// What a dry run of such a migration says the upgrade will also do.
+    public static let plan =
+        "then rebuild the engine's facts from the ledger's stored JWS and re-derive every order and contract from them "
+        + "(changed rows get audit rows)"
+
     /// Rebuilds the facts from every ledger row that was not refused, then re-derives each subscription.
-    static func run(_ store: any Store, actor: String) throws -> Summary {
+    public static func run(_ store: any Store, actor: String) throws -> Summary {
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: actor, command: "db init")
         return try store.write { session in
@@ -47,7 +58,7 @@ enum FactRebuild {
     }
 
     /// The event a stored ledger row carried, decoded without verification; nil when unreadable.
-    static func event(_ entry: LedgerEntry) -> SubscriptionEvent? {
+    public static func event(_ entry: LedgerEntry) -> SubscriptionEvent? {
         guard let token = (try? WebhookBody.jwsTokens(in: entry.raw))?.first, let json = payload(token) else { return nil }
         if entry.source == .apple {
             guard let n = try? NotificationPayload(json: json) else { return nil }
@@ -68,7 +79,7 @@ enum FactRebuild {
     }
 
     /// The decoded payload of a compact JWS (no verification).
-    static func payload(_ jws: String) -> JSONValue? {
+    public static func payload(_ jws: String) -> JSONValue? {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64.decodeURL(parts[1]) else { return nil }
         return try? JSONParser.parse(bytes)

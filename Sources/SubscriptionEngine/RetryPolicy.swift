@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one retry policy of every write that goes through the engine: one event in its own
+/// transaction (``SubscriptionEventEngine/apply(_:to:context:dryRun:)``), one event in a savepoint
+/// of a batch, and a whole batch transaction (group commit in `IAPOperations`).
+///
+/// - A unique-key race with another process (``StoreError/conflict(_:)``) is run again up to
+///   ``conflictRetries`` times, and then finds the work done.
+/// - A busy database (``StoreError/busy(_:)``: SQLite's busy timeout, a MySQL/MariaDB deadlock or
+///   lock wait timeout) rolled the transaction back whole, so running it again is safe: at most
+///   ``busyAttempts(_:)`` attempts in all, with a short growing pause (``pause(beforeAttempt:)``).
+public enum RetryPolicy {
+    /// How many times a unique-key conflict is run again.
+    public static let conflictRetries = 3
+
+    /// Attempts in all for a transaction that failed busy: 3 (SQLite's busy timeout already waited
+    /// 15 s), or 8 when the server rolled back a deadlock or gave up a lock wait (MySQL errors 1213
+    /// and 1205, named in the store's message): rare once rows are locked in a fixed order, and
+    /// short, so up to about 4 s of pauses are worth it.
+    public static func busyAttempts(_ message: String) -> Int {
+        message.contains("(MySQL error 1213") || message.contains("(MySQL error 1205") ? 8 : 3
+    }
+
+    /// 50 ms before the 2nd attempt, doubling up to 1 s, plus up to 100 ms of jitter so two
+    /// deadlocked processes do not collide again in step.
+    public static func pause(beforeAttempt attempt: Int) {
+        let milliseconds = min(50 << (attempt - 1), 1000) + Int.random(in: 0..<100)
+        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        var remaining = timespec()
+        while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
+    }
+
+    /// Runs `body` (a whole transaction) under the policy: conflicts when `conflicts` is true,
+    /// busy failures always.
+    public static func run<T>(retryingConflicts conflicts: Bool = true, _ body: () throws -> T) throws -> T {
+        var conflictCount = 0
+        var attempt = 1
+        while true {
+            do {
+                return try body()
+            } catch StoreError.conflict where conflicts && conflictCount < conflictRetries {
+                conflictCount += 1
+            } catch StoreError.busy(let message) where attempt < busyAttempts(message) {
+                pause(beforeAttempt: attempt)
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs `body` (one event inside an open transaction) in its own savepoint; a unique-key race
+    /// undoes only the savepoint and is run again under the policy. A busy failure is left to the
+    /// caller: it rolled back the whole transaction.
+    public static func inSavepoint<T>(of session: any StoreSession, retryingConflicts: Bool = true, _ body: () throws -> T)
+        throws -> T
+    {
+        var conflictCount = 0
+        while true {
+            do {
+                return try session.savepoint(body)
+            } catch StoreError.conflict where retryingConflicts && conflictCount < conflictRetries {
+                conflictCount += 1
+            }
+        }
+    }
+}

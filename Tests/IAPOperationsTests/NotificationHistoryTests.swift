@@ -1,0 +1,53 @@
+import AppStoreJWS
+import Foundation
+import IAPOperations
+import JWSForge
+import SubscriptionEngine
+import Testing
+
+/// The gap report's core on every backend: which of Apple's history the ledger never applied, and
+/// `--apply` replaying exactly those.
+@Suite("Notification history gaps")
+struct NotificationHistoryTests {
+    func gaps(_ world: World, _ history: [String], apply: Bool, dryRun: Bool = false) throws -> [NotificationHistory.Gap] {
+        var gaps: [NotificationHistory.Gap] = []
+        try NotificationHistory.gaps(
+            in: history, verifier: world.verifier, store: world.store, engine: SubscriptionEventEngine(),
+            context: world.context, apply: apply, dryRun: dryRun
+        ) { gaps.append($0) }
+        return gaps
+    }
+
+    @Test(arguments: Backend.available)
+    func onlyWhatTheLedgerNeverAppliedIsAGapAndApplyReplaysExactlyThat(_ backend: Backend) throws {
+        let world = try World(backend)
+        let forged = try RejectedItemsTests.forged(world)
+        let (received, missed) = (try world.lifecycle(0)[0], try world.lifecycle(1)[0])
+        _ = try world.commit([received])
+        let history = [forged, received, missed, missed]
+
+        let report = try gaps(world, history, apply: false)
+        #expect(report.count == 2)
+        guard case .rejected(0, _, _) = report[0], case .missing(2, let event, false, nil) = report[1] else {
+            Issue.record("unexpected gaps: \(report)")
+            return
+        }
+        #expect(event.notificationUUID == "buy-1")
+        #expect(try world.counts.ledger == 1, "a report writes nothing")
+
+        #expect(try gaps(world, history, apply: true, dryRun: true).count == 2)
+        #expect(try world.counts.ledger == 1, "a dry run writes nothing")
+
+        let applied = try gaps(world, history, apply: true)
+        guard case .missing(2, _, false, let outcome?) = applied.last else {
+            Issue.record("not applied: \(applied)")
+            return
+        }
+        #expect(outcome.verdict == .applied)
+        #expect(try world.order(1)?.status == .paid)
+        // The forged item is kept as rejected (once); nothing is missing any more.
+        #expect(try world.counts.ledger == 3)
+        #expect(try gaps(world, history, apply: true).count == 1)
+        #expect(try world.counts.ledger == 3)
+    }
+}
