@@ -156,7 +156,7 @@ enum OrdersCommands {
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
         let options = optionFields.map { "--\($0.option)" }.joined(separator: ", ")
-        let requests: [CorrectionRequest]
+        let requests: [CorrectionInput]
         if let from = invocation.parsed.value("from") {
             if key != nil {
                 throw CLIError.usage("give either <\(keyArgument)> or --from, not both")
@@ -174,7 +174,7 @@ enum OrdersCommands {
                 throw CLIError.usage("nothing to change", hint: "give at least one of \(options)")
             }
             requests = [
-                CorrectionRequest(
+                CorrectionInput(
                     line: nil, key: key, keyField: "", values: values, reason: reason, ticket: ticket)
             ]
         }
