@@ -26,7 +26,10 @@ enum GapReport {
         var attempts: [(date: Int64?, result: String?)]
 
         /// The attempts as Apple writes them (`sendAttempts`).
-        var sendAttempts: JSONValue {
+        var sendAttempts: JSONValue { Self.sendAttempts(attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) }) }
+
+        /// Attempts as Apple writes them (`sendAttempts`).
+        static func sendAttempts(_ attempts: [NotificationGaps.SendAttempt]) -> JSONValue {
             .array(
                 attempts.map {
                     .object([
@@ -48,59 +51,59 @@ enum GapReport {
             command: "notify --gap-report --apply", invocation)
     }
 
-    /// Compares `items` (Apple's notification history) with the ledger; with `apply`, replays the missing
-    /// ones through the engine. `source` names where the items came from (a file, Apple's API).
+    /// Compares `items` (Apple's notification history) with the ledger (``NotificationGaps``); with
+    /// `apply`, replays the missing ones through the engine. `source` names where the items came from (a file, Apple's API).
     static func report(
         _ items: [Item], source path: String, verifier: AppStoreVerifier, apply: Bool, command: String,
         _ invocation: Invocation
     ) throws -> ExitCode {
         let store = try DbOpen.existing(invocation)
         let dryRun = invocation.flag("dry-run")
-        let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: command)
-        let unmatched = Set(try store.read { try $0.unmatchedLedger(limit: nil) }.compactMap(\.notificationUUID))
+        let checked = items.map { item -> NotificationGaps.Item in
+            let report = verifier.verify(item.jws, as: .notification)
+            if let failure = report.failure {
+                invocation.stderr.writeLine("error: \(failure.message)")
+                return .rejected(notificationUUID: report.notification?.notificationUUID, message: failure.message)
+            }
+            guard let event = EventMapping.event(from: report, raw: item.jws, source: .apple) else { return .skipped }
+            return .notification(event, attempts: item.attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) })
+        }
+        let rows = try NotificationGaps.compare(
+            checked, store: store, apply: apply, engine: SubscriptionEventEngine(), context: context, dryRun: dryRun)
         var records: [Record] = []
-        var seen = Set<String>()
         var applied = 0
         var remaining = 0
         var rejected = 0
-        for item in items {
-            let report = verifier.verify(item.jws, as: .notification)
+        for row in rows {
             var r = Record()
-            if let failure = report.failure {
+            switch row {
+            case .rejected(let uuid, let message):
                 rejected += 1
-                r.append("notification_uuid", report.notification?.notificationUUID)
+                r.append("notification_uuid", uuid)
                 r.append("verdict", Verdict.rejected.rawValue)
-                r.append("error", failure.message)
-                invocation.stderr.writeLine("error: \(failure.message)")
-                records.append(r)
-                continue
-            }
-            guard let event = EventMapping.event(from: report, raw: item.jws, source: .apple),
-                let uuid = event.notificationUUID
-            else { continue }
-            guard seen.insert(uuid).inserted else { continue }
-            if try store.read({ try $0.processedLedgerEntry(notificationUUID: uuid) }) != nil { continue }
-            r.append("notification_uuid", uuid)
-            r.append("notification_type", event.notificationType)
-            r.append("subtype", event.subtype)
-            r.append("signed_date", event.signedDate)
-            r.append("transaction_id", event.transaction?.transactionId)
-            r.append(
-                "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
-            r.append("ledger", unmatched.contains(uuid) ? "unmatched" : "never received")
-            r.append("attempts", item.attempts.count)
-            r.append("last_attempt_result", item.attempts.last?.result)
-            r.append("last_attempt_date", item.attempts.last?.date)
-            r.append("send_attempts", item.sendAttempts)
-            if apply {
-                let outcome = try engine.apply(event, to: store, context: context, dryRun: dryRun)
-                r.append("verdict", outcome.verdict.rawValue)
-                r.append("detail", outcome.detail)
-                if ItemResult.exitCode(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
-            } else {
-                r.append("verdict", "missing")
-                remaining += 1
+                r.append("error", message)
+            case .missing(let event, let uuid, let ledger, let attempts, let outcome):
+                r.append("notification_uuid", uuid)
+                r.append("notification_type", event.notificationType)
+                r.append("subtype", event.subtype)
+                r.append("signed_date", event.signedDate)
+                r.append("transaction_id", event.transaction?.transactionId)
+                r.append(
+                    "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
+                r.append("ledger", ledger.rawValue)
+                r.append("attempts", attempts.count)
+                r.append("last_attempt_result", attempts.last?.result)
+                r.append("last_attempt_date", attempts.last?.date)
+                r.append("send_attempts", Item.sendAttempts(attempts))
+                if let outcome {
+                    r.append("verdict", outcome.verdict.rawValue)
+                    r.append("detail", outcome.detail)
+                    if ItemResult.exitCode(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
+                } else {
+                    r.append("verdict", "missing")
+                    remaining += 1
+                }
             }
             records.append(r)
         }

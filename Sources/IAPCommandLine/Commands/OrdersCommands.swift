@@ -115,8 +115,27 @@ enum OrdersCommands {
             && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (!allowSpaces && $0 == " ") }
     }
 
-    /// Orders newest first, filtered.
+    /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func list(_ invocation: Invocation) throws -> ExitCode {
+        guard let raw = invocation.parsed.value("as-of") else { return try listNow(invocation) }
+        let time = try AuditTime.parse(raw, option: "as-of", now: RecordClock.nowMilliseconds())
+        let user = invocation.parsed.value("user")
+        let status = invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:))
+        let product = invocation.parsed.value("product")
+        let limit = invocation.parsed.value("limit").flatMap { Int($0) }
+        let orders = try DbOpen.read(invocation) { session in
+            try EntitlementQuery.orders(user: user, status: status, product: product, at: time, in: session)
+        }
+        let shown = limit.map { Array(orders.prefix($0)) } ?? orders
+        invocation.emit(
+            shown.map(RowRendering.record),
+            columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
+        invocation.note("as of \(ISO8601.format(milliseconds: time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
+        return .success
+    }
+
+    /// Orders newest first, filtered.
+    static func listNow(_ invocation: Invocation) throws -> ExitCode {
         let filter = OrderFilter(
             userId: invocation.parsed.value("user"),
             status: invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:)),

@@ -49,11 +49,9 @@ enum ReceiptMapping {
 
     /// Whether a ledger item came from a receipt (its raw text is a base64 PKCS#7 or a
     /// ``reference(to:)``, never a JWS, which starts `eyJ` and holds dots).
-    static func isReceipt(_ entry: LedgerEntry) -> Bool {
-        entry.raw.hasPrefix(referencePrefix) || entry.raw.hasPrefix("MI") && !entry.raw.contains(".")
-    }
+    static func isReceipt(_ entry: LedgerEntry) -> Bool { entry.isReceiptSubmission }
 
-    static let referencePrefix = "app receipt of ledger #"
+    static let referencePrefix = LedgerEntry.receiptReferencePrefix
 
     /// The ledger text of the second and later entries of one receipt: the receipt is kept once per
     /// submission, in the row of its first applied entry, and the others point there.
@@ -63,11 +61,6 @@ enum ReceiptMapping {
     static func referencedLedgerId(_ raw: String) -> Int64? {
         guard raw.hasPrefix(referencePrefix) else { return nil }
         return Int64(raw.dropFirst(referencePrefix.count))
-    }
-
-    /// The engine rule that explains a ledger item (receipt items never change a contract's state).
-    static func rule(for entry: LedgerEntry) -> EventRule {
-        isReceipt(entry) ? .receiptSubmission : EventRule(type: entry.notificationType, subtype: entry.subtype)
     }
 
     /// The engine event of one entry's facts (source `client`, as `verify --apply` of a JWS); `raw`

@@ -97,7 +97,7 @@ enum RowRendering {
     /// `DID_RENEW/BILLING_RECOVERY`, `transaction` for client submissions without a type.
     static func eventName(_ entry: LedgerEntry) -> String {
         guard let type = entry.notificationType else {
-            return entry.source == .apple ? "-" : ReceiptMapping.isReceipt(entry) ? "receipt entry" : "transaction"
+            return entry.source == .apple ? "-" : entry.isReceiptSubmission ? "receipt entry" : "transaction"
         }
         return entry.subtype.map { "\(type)/\($0)" } ?? type
     }
