@@ -29,38 +29,10 @@ enum OrdersCommands {
                 user: user, product: product, no: invocation.parsed.value("no"), prefix: "")
             requests = [(nil, order)]
         }
-        let actor = invocation.actor
+        let context = CorrectionContext(
+            actor: invocation.actor, command: "orders create", now: RecordClock.nowMilliseconds())
         let store = try DbOpen.existing(invocation)
-        let created: [Order] = try store.write { session in
-            let now = RecordClock.nowMilliseconds()
-            var created: [Order] = []
-            var seen = Set<String>()
-            for (line, request) in requests {
-                let prefix = line.map { "line \($0): " } ?? ""
-                if !seen.insert(request.no).inserted {
-                    throw CLIError(.dataError, prefix + "order number \(request.no) appears twice in the input")
-                }
-                if try session.order(no: request.no) != nil {
-                    throw CLIError(
-                        .conflict, prefix + "order \(request.no) already exists",
-                        hint: "see it with: iapctl orders show \(request.no)")
-                }
-                var order = request
-                order.createdAt = now
-                order.updatedAt = now
-                do {
-                    order = try session.insertOrder(order)
-                } catch StoreError.conflict(let message) {
-                    throw CLIError(.conflict, prefix + message)
-                }
-                _ = try session.appendAudit(
-                    AuditEntry(
-                        at: now, actor: actor, command: "orders create", entity: .order, key: order.no,
-                        before: nil, after: Corrections.json(order)))
-                created.append(order)
-            }
-            return created
-        }
+        let created = try store.write { session in try OrderCreation.create(requests, context: context, in: session) }
         switch invocation.output {
         case .table:
             for order in created { invocation.print(order.no) }
@@ -202,5 +174,20 @@ enum OrdersCommands {
             requests, as: Row.self, store: store, invocation: invocation, command: command, dryRun: dryRun)
         Corrections.report(results, invocation: invocation, dryRun: dryRun)
         return .success
+    }
+}
+
+extension OrderCreationError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        let prefix = { (line: Int?) in line.map { "line \($0): " } ?? "" }
+        switch self {
+        case .repeated(let line, let no):
+            return CLIError(.dataError, prefix(line) + "order number \(no) appears twice in the input")
+        case .exists(let line, let no):
+            return CLIError(
+                .conflict, prefix(line) + "order \(no) already exists", hint: "see it with: iapctl orders show \(no)")
+        case .conflict(let line, let message):
+            return CLIError(.conflict, prefix(line) + message)
+        }
     }
 }
