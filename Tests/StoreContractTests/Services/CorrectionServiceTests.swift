@@ -87,13 +87,7 @@ struct CorrectionServiceTests {
     func undoPutsTheOldValuesBackOnceAndRefusesAfterADrift(backend: StoreBackend) throws {
         try withStore(backend) { store in
             try T.purchase(store)
-            let correct = { (edit: ContractEdit) in
-                try store.write {
-                    try CorrectionService.apply(
-                        [CorrectionRequest<Contract>(line: nil, key: "1000", keyField: "", values: [.set(edit)], reason: "r", ticket: nil)],
-                        context: context, in: $0)
-                }
-            }
+            let correct = { (edit: ContractEdit) in try T.correctContract(store, edit) }
             let corrected = try #require(try correct(.status(.expired)).first?.auditId)
             let undone = try store.write {
                 try AuditUndoService.undo(corrected, reason: "mistake", ticket: nil, actor: "lead", now: T.now + 1, in: $0)

@@ -89,15 +89,7 @@ struct DiagnosisTests {
         try withStore(backend) { store in
             try T.purchase(store)
             let derived = try #require(try store.read { try $0.contract(contractId: "1000") }).status
-            let context = CorrectionContext(actor: "support", command: "contracts update", now: T.now)
-            _ = try store.write {
-                try CorrectionService.apply(
-                    [
-                        CorrectionRequest<Contract>(
-                            line: nil, key: "1000", keyField: "", values: [.set(.status(.revoked))], reason: "r", ticket: nil)
-                    ],
-                    context: context, in: $0)
-            }
+            try T.correctContract(store, .status(.revoked))
             let report = try store.read {
                 try Diagnosis.examine($0, now: T.now, accepted: ["Sandbox"], environmentGiven: true)
             }

@@ -17,15 +17,7 @@ struct QueryServiceTests {
                 T.notification("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED", signed: T.start + T.day, tx: purchase, autoRenew: 1),
                 to: store, context: T.context)
             #expect(late.verdict == .stale)
-            let context = CorrectionContext(actor: "support", command: "contracts update", now: T.now)
-            _ = try store.write {
-                try CorrectionService.apply(
-                    [
-                        CorrectionRequest<Contract>(
-                            line: nil, key: "1000", keyField: "", values: [.set(.status(.expired))], reason: "r", ticket: nil)
-                    ],
-                    context: context, in: $0)
-            }
+            try T.correctContract(store, .status(.expired))
 
             let explanation = try #require(try store.read { try Explanation.explain("1000", now: T.now, in: $0) })
             #expect(explanation.contract.status == .expired)
@@ -68,15 +60,7 @@ struct QueryServiceTests {
             #expect(other.subjects.isEmpty && other.best == nil && !other.entitled)
 
             // Moved to bob today: at `during` it was still alice's.
-            let context = CorrectionContext(actor: "support", command: "contracts update", now: T.now)
-            _ = try store.write {
-                try CorrectionService.apply(
-                    [
-                        CorrectionRequest<Contract>(
-                            line: nil, key: "1000", keyField: "", values: [.set(.userId("bob"))], reason: "r", ticket: nil)
-                    ],
-                    context: context, in: $0)
-            }
+            try T.correctContract(store, .userId("bob"))
             #expect(try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: during, in: $0) }.entitled)
             #expect(try !store.read { try EntitlementQuery.entitled(user: "bob", product: nil, at: during, in: $0) }.entitled)
 

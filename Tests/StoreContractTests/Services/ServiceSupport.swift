@@ -44,4 +44,13 @@ enum T {
             notification("SUBSCRIBED", "INITIAL_BUY", signed: start, tx: tx("1000", token: no)), to: store,
             context: context)
     }
+
+    /// A hand correction of contract 1000 by `support` (`contracts update`), committed.
+    @discardableResult
+    static func correctContract(_ store: any Store, _ edit: ContractEdit, at time: Int64 = T.now) throws -> [CorrectionResult] {
+        let context = CorrectionContext(actor: "support", command: "contracts update", now: time)
+        let request = CorrectionRequest<Contract>(
+            line: nil, key: "1000", keyField: "", values: [.set(edit)], reason: "r", ticket: nil)
+        return try store.write { try CorrectionService.apply([request], context: context, in: $0) }
+    }
 }
