@@ -1,3 +1,4 @@
+import IAPFoundation
 import SubscriptionEngine
 
 /// `iapctl audit undo ID`: puts back the values an audited change replaced, as a new audited
@@ -12,7 +13,7 @@ enum AuditUndo {
         let ticket = invocation.value("ticket").flatMap { $0.isEmpty ? nil : $0 }
         let dryRun = invocation.flag("dry-run")
         let actor = invocation.actor
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let store = try DbOpen.existing(invocation)
         let results = try store.write(commit: !dryRun) { session in
             try AuditUndoService.undo(id, reason: reason, ticket: ticket, actor: actor, now: now, in: session)

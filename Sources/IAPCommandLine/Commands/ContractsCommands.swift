@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 /// `iapctl contracts list|show|update` (`contracts show --as-of`: ``EntitlementQuery``).
@@ -21,7 +22,7 @@ enum ContractsCommands {
     static func show(_ invocation: Invocation) throws -> ExitCode {
         guard let raw = invocation.parsed.value("as-of") else { return try showNow(invocation) }
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let time = try AuditTime.parse(raw, option: "as-of", now: RecordClock.nowMilliseconds())
+        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
         let asOf = try DbOpen.read(invocation) { session in try EntitlementQuery.contract(id, at: time, in: session) }
         guard let asOf else {
             throw CLIError(.notFound, "no contract with contract_id = \(id)", hint: "list them with: iapctl contracts list")
@@ -50,7 +51,7 @@ enum ContractsCommands {
         let changes = asOf.changes.map { RowRendering.record($0, structured: structured) }
         invocation.emit(
             detail: DetailView(sections: [
-                DetailView.Section(key: "as_of", title: "As of \(ISO8601.format(milliseconds: time))", content: .fields(head)),
+                DetailView.Section(key: "as_of", title: "As of \(Timestamp.iso8601(time))", content: .fields(head)),
                 DetailView.Section(key: "contract", title: "Contract", content: .fields(contract)),
                 DetailView.Section(
                     key: "orders", title: "Orders (\(orders.count))",

@@ -1,11 +1,6 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 
 /// A row kind whose hand corrections come from batch cells and option values.
 protocol Correctable: CorrectableRow {
@@ -92,7 +87,7 @@ enum Corrections {
         _ requests: [CorrectionInput], as _: Row.Type, store: any Store, invocation: Invocation,
         command: String, dryRun: Bool
     ) throws -> [CorrectionResult] {
-        let context = CorrectionContext(actor: invocation.actor, command: command, now: RecordClock.nowMilliseconds())
+        let context = CorrectionContext(actor: invocation.actor, command: command, now: Timestamp.now())
         let typed = requests.map { $0.request(for: Row.self) }
         return try store.write(commit: !dryRun) { session in
             try CorrectionService.apply(typed, context: context, in: session)
@@ -165,13 +160,6 @@ enum Corrections {
             guard let value = invocation.parsed.value(option) else { return nil }
             return (field, .string(value))
         }
-    }
-}
-
-/// The current time in milliseconds since the Unix epoch.
-enum RecordClock {
-    static func nowMilliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }
 

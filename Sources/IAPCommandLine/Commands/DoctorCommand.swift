@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 /// `iapctl doctor`: checks the data's invariants; each finding comes with the command that fixes it.
@@ -28,7 +29,7 @@ enum DoctorCommand {
     static let checks: [(name: String, about: String)] = DiagnosisCheck.allCases.map { ($0.rawValue, $0.about) }
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let accepted = Set(invocation.values("environment").isEmpty ? ["Production"] : invocation.values("environment"))
         let explicitEnvironment = invocation.settings.source(of: "environment") != .defaultValue
         let report = try DbOpen.read(invocation) { session in
@@ -98,7 +99,7 @@ enum DoctorCommand {
 
     /// The problem and the fix command of a finding.
     static func text(_ found: DiagnosisFinding) -> (problem: String, fix: String) {
-        let time = { (ms: Int64) in ISO8601.format(milliseconds: ms) }
+        let time = { (ms: Int64) in Timestamp.iso8601(ms) }
         switch found {
         case .expiredStillActive(let contract, let expires):
             return (
@@ -180,7 +181,7 @@ enum DoctorCommand {
     /// The options a fix command needs to act on what doctor examined: `--db` always, and
     /// `--config` and `--actor` when doctor was given them, each as one shell word.
     static func carriedSettings(_ invocation: Invocation) -> String {
-        var words = ["--db", StoreAccess.shellWord(DbOpen.redacted(DbOpen.raw(invocation)))]
+        var words = ["--db", StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
         if let config = invocation.value("config") { words += ["--config", StoreAccess.shellWord(config)] }
         if invocation.settings.source(of: "actor") == .commandLine, let actor = invocation.value("actor") {
             words += ["--actor", StoreAccess.shellWord(actor)]

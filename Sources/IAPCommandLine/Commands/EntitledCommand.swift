@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 /// `iapctl entitled`: whether a user was entitled at a moment (``EntitlementQuery``), with why.
@@ -7,7 +8,7 @@ enum EntitledCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.parsed.value("user") else { throw CLIError.usage("missing --user") }
         let product = invocation.parsed.value("product")
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let time = try AuditTime.option(invocation, "at", now: now) ?? now
         let verdict = try DbOpen.read(invocation) { session in
             try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
@@ -22,7 +23,7 @@ enum EntitledCommand {
         r.append("status", best?.answer.status)
         r.append(
             "reason",
-            best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(ISO8601.format(milliseconds: time))")
+            best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))")
         r.append("transaction_id", best?.answer.covering?.tradeNo)
         switch invocation.output {
         case .table:

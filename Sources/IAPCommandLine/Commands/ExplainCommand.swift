@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)
@@ -13,7 +14,7 @@ import SubscriptionEngine
 enum ExplainCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let time = RecordClock.nowMilliseconds()
+        let time = Timestamp.now()
         let found = try DbOpen.read(invocation) { session in try Explanation.explain(id, now: time, in: session) }
         guard let explanation = found else {
             throw CLIError(
@@ -138,7 +139,7 @@ enum ExplainCommand {
         case .stale:
             let against =
                 newer.map {
-                    " than \(RowRendering.eventName($0)) signed \(ISO8601.format(milliseconds: $0.signedDate ?? 0)) (ledger #\($0.id))"
+                    " than \(RowRendering.eventName($0)) signed \(Timestamp.iso8601($0.signedDate ?? 0)) (ledger #\($0.id))"
                 } ?? " than the contract's last state change"
             return "stale: signed earlier\(against), which already decided the state; state kept"
                 + (audits.isEmpty ? "" : " (money facts recorded)")
@@ -182,7 +183,7 @@ enum ExplainCommand {
         }
         let cause = last.map { "step \($0["step"].flatMap(\.int64Value) ?? 0) (\($0["event"]?.stringValue ?? "?"))" } ?? "no applied event"
         return "\(contract.status.rawValue)"
-            + (contract.expiresDate.map { ", paid until \(ISO8601.format(milliseconds: $0))" } ?? "")
+            + (contract.expiresDate.map { ", paid until \(Timestamp.iso8601($0))" } ?? "")
             + ", auto-renew \(contract.autoRenew ? "on" : "off"); last decided by \(cause)"
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)
@@ -30,7 +31,7 @@ enum OrdersCommands {
             requests = [(nil, order)]
         }
         let context = CorrectionContext(
-            actor: invocation.actor, command: "orders create", now: RecordClock.nowMilliseconds())
+            actor: invocation.actor, command: "orders create", now: Timestamp.now())
         let store = try DbOpen.existing(invocation)
         let created = try store.write { session in try OrderCreation.create(requests, context: context, in: session) }
         switch invocation.output {
@@ -90,7 +91,7 @@ enum OrdersCommands {
     /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func list(_ invocation: Invocation) throws -> ExitCode {
         guard let raw = invocation.parsed.value("as-of") else { return try listNow(invocation) }
-        let time = try AuditTime.parse(raw, option: "as-of", now: RecordClock.nowMilliseconds())
+        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
         let user = invocation.parsed.value("user")
         let status = invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:))
         let product = invocation.parsed.value("product")
@@ -102,7 +103,7 @@ enum OrdersCommands {
         invocation.emit(
             shown.map(RowRendering.record),
             columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
-        invocation.note("as of \(ISO8601.format(milliseconds: time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
+        invocation.note("as of \(Timestamp.iso8601(time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
         return .success
     }
 
