@@ -5,8 +5,7 @@ extension Order: Correctable {
     static func edit(_ field: String, _ value: JSONValue) throws(CLIError) -> OrderEdit {
         switch field {
         case "status":
-            return .status(
-                OrderStatus(rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.orderStatuses))!)
+            return .status(try FieldValue.choice(value, field: "status", of: OrderStatus.self))
         case "user_id": return .userId(try FieldValue.text(value, field: field))
         case "product_id": return .productId(try FieldValue.text(value, field: field))
         case "expires_date": return .expiresDate(try FieldValue.optionalTime(value, field: field))
@@ -21,9 +20,7 @@ extension Contract: Correctable {
     static func edit(_ field: String, _ value: JSONValue) throws(CLIError) -> ContractEdit {
         switch field {
         case "status":
-            return .status(
-                ContractStatus(
-                    rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.contractStatuses))!)
+            return .status(try FieldValue.choice(value, field: "status", of: ContractStatus.self))
         case "auto_renew": return .autoRenew(try FieldValue.flag(value, field: field))
         case "expires_date": return .expiresDate(try FieldValue.optionalTime(value, field: field))
         case "user_id": return .userId(try FieldValue.text(value, field: field))
