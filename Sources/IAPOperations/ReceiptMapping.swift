@@ -51,11 +51,9 @@ public enum ReceiptMapping {
 
     /// Whether a ledger item came from a receipt (its raw text is a base64 PKCS#7 or a
     /// ``reference(to:)``, never a JWS, which starts `eyJ` and holds dots).
-    public static func isReceipt(_ entry: LedgerEntry) -> Bool {
-        entry.raw.hasPrefix(referencePrefix) || entry.raw.hasPrefix("MI") && !entry.raw.contains(".")
-    }
+    public static func isReceipt(_ entry: LedgerEntry) -> Bool { entry.isReceiptSubmission }
 
-    public static let referencePrefix = "app receipt of ledger #"
+    public static let referencePrefix = LedgerEntry.receiptReferencePrefix
 
     /// The ledger text of the second and later entries of one receipt: the receipt is kept once per
     /// submission, in the row of its first applied entry, and the others point there.
@@ -65,11 +63,6 @@ public enum ReceiptMapping {
     public static func referencedLedgerId(_ raw: String) -> Int64? {
         guard raw.hasPrefix(referencePrefix) else { return nil }
         return Int64(raw.dropFirst(referencePrefix.count))
-    }
-
-    /// The engine rule that explains a ledger item (receipt items never change a contract's state).
-    public static func rule(for entry: LedgerEntry) -> EventRule {
-        isReceipt(entry) ? .receiptSubmission : EventRule(type: entry.notificationType, subtype: entry.subtype)
     }
 
     /// The engine event of one entry's facts (source `client`, as `verify --apply` of a JWS); `raw`

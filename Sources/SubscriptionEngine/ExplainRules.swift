@@ -70,3 +70,32 @@ public struct EventRule: Sendable, Equatable {
         }
     }
 }
+
+extension LedgerEntry {
+    /// The raw text of the second and later entries of one StoreKit 1 app receipt: the receipt is
+    /// kept once per submission, in the row of its first applied entry, and the others point there.
+    public static let receiptReferencePrefix = "app receipt of ledger #"
+
+    /// Whether this ledger item came from an app receipt (its raw text is a base64 PKCS#7 or a
+    /// reference to one, never a JWS, which starts `eyJ` and holds dots).
+    public var isReceiptSubmission: Bool {
+        raw.hasPrefix(Self.receiptReferencePrefix) || raw.hasPrefix("MI") && !raw.contains(".")
+    }
+}
+
+extension EventRule {
+    /// The rule that explains a ledger item (receipt items never change a contract's state).
+    public init(for entry: LedgerEntry) {
+        self = entry.isReceiptSubmission ? .receiptSubmission : EventRule(type: entry.notificationType, subtype: entry.subtype)
+    }
+
+    /// The ordering rule (the newest signed state change decides) applied to the ledger: the applied
+    /// state change that made `event` stale — signed later, received no later — or nil when the
+    /// ledger does not show one (the contract's last state change then came from elsewhere).
+    public static func newerStateChange(than event: LedgerEntry, in events: [LedgerEntry]) -> LedgerEntry? {
+        events.filter {
+            $0.id != event.id && $0.verdict == .applied && ($0.signedDate ?? 0) > (event.signedDate ?? 0)
+                && EventRule(for: $0).changesState && $0.receivedAt <= event.receivedAt
+        }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
+    }
+}

@@ -9,13 +9,10 @@ import Testing
 /// `--apply` replaying exactly those.
 @Suite("Notification history gaps")
 struct NotificationHistoryTests {
-    func gaps(_ world: World, _ history: [String], apply: Bool, dryRun: Bool = false) throws -> [NotificationHistory.Gap] {
-        var gaps: [NotificationHistory.Gap] = []
+    func gaps(_ world: World, _ history: [String], apply: Bool, dryRun: Bool = false) throws -> [NotificationGaps.Row] {
         try NotificationHistory.gaps(
-            in: history, verifier: world.verifier, store: world.store, engine: SubscriptionEventEngine(),
-            context: world.context, apply: apply, dryRun: dryRun
-        ) { gaps.append($0) }
-        return gaps
+            in: history.map { NotificationHistory.Entry(jws: $0) }, verifier: world.verifier, store: world.store,
+            engine: SubscriptionEventEngine(), context: world.context, apply: apply, dryRun: dryRun)
     }
 
     @Test(arguments: Backend.available)
@@ -28,7 +25,7 @@ struct NotificationHistoryTests {
 
         let report = try gaps(world, history, apply: false)
         #expect(report.count == 2)
-        guard case .rejected(0, _, _) = report[0], case .missing(2, let event, false, nil) = report[1] else {
+        guard case .rejected = report[0], case .missing(let event, _, .neverReceived, _, nil) = report[1] else {
             Issue.record("unexpected gaps: \(report)")
             return
         }
@@ -39,7 +36,7 @@ struct NotificationHistoryTests {
         #expect(try world.counts.ledger == 1, "a dry run writes nothing")
 
         let applied = try gaps(world, history, apply: true)
-        guard case .missing(2, _, false, let outcome?) = applied.last else {
+        guard case .missing(_, _, .neverReceived, _, let outcome?) = applied.last else {
             Issue.record("not applied: \(applied)")
             return
         }

@@ -12,46 +12,19 @@ enum AuditCommands {
         let order = invocation.parsed.value("order")
         let contract = invocation.parsed.value("contract")
         let command = invocation.parsed.value("command")
-        let narrowed = user != nil || order != nil || contract != nil || command != nil
         let filter = AuditFilter(
             // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
             actor: invocation.parsed.value("actor"),
             since: try AuditTime.option(invocation, "since", now: now),
-            ticket: invocation.parsed.value("ticket"),
-            limit: narrowed ? nil : limit)
-        let entries = try DbOpen.read(invocation) { session -> [AuditEntry] in
-            var entries = try session.auditEntries(matching: filter)
-            guard narrowed else { return entries }
-            var keys: Set<String>?
-            if let user {
-                var owned = Set(try session.orders(matching: OrderFilter(userId: user)).map(\.no))
-                owned.formUnion(try session.contracts(matching: ContractFilter(userId: user)).map(\.contractId))
-                keys = owned
-            }
-            var orderNo: String?
-            if let order { orderNo = try (session.order(no: order) ?? session.order(tradeNo: order))?.no ?? order }
-            entries = entries.filter { entry in
-                if let orderNo, entry.entity != .order || entry.key != orderNo { return false }
-                if let contract, entry.entity != .contract || entry.key != contract { return false }
-                if let command, !(entry.command == command || entry.command.hasPrefix(command + " ")) { return false }
-                if let user, let keys, !keys.contains(entry.key), !Self.names(user, entry) { return false }
-                return true
-            }
-            return limit.map { Array(entries.prefix($0)) } ?? entries
+            ticket: invocation.parsed.value("ticket"))
+        let narrowing = AuditQuery.Narrowing(user: user, order: order, contract: contract, command: command)
+        let entries = try DbOpen.read(invocation) { session in
+            try AuditQuery.entries(filter, narrowing: narrowing, limit: limit, in: session)
         }
         let structured = invocation.output == .json || invocation.output == .ndjson
         invocation.emit(entries.map { record($0, structured: structured) }, columns: invocation.output == .table ? columns : nil)
         if entries.isEmpty, invocation.output == .table { invocation.note("no audit rows") }
         return .success
-    }
-
-    /// Whether an audit row's before or after state names `user` (a row moved to or from them).
-    static func names(_ user: String, _ entry: AuditEntry) -> Bool {
-        for json in [entry.before, entry.after] {
-            guard let json, let members = (try? JSONText.parse(json))?.objectMembers else { continue }
-            if members.contains(where: { $0.key == "userId" && $0.value == .string(user) }) { return true }
-        }
-        return false
     }
 
     /// The table columns of `audit list`.

@@ -1,6 +1,8 @@
+import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
-/// `iapctl contracts list|show|update`.
+/// `iapctl contracts list|show|update` (`contracts show --as-of`: ``EntitlementQuery``).
 enum ContractsCommands {
     /// Contracts newest first, filtered.
     static func list(_ invocation: Invocation) throws -> ExitCode {
@@ -16,14 +18,58 @@ enum ContractsCommands {
         return .success
     }
 
-    /// A contract, its orders, its event timeline with verdicts, and its audit trail.
+    /// `contracts show ID`, or with `--as-of` the contract, its orders, events and changes as they were then.
     static func show(_ invocation: Invocation) throws -> ExitCode {
+        guard let raw = invocation.parsed.value("as-of") else { return try showNow(invocation) }
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let history: OrdersShow.History? = try DbOpen.read(invocation) { session in
-            guard let contract = try session.contract(contractId: id) else { return nil }
-            let orders = try session.orders(originNo: id)
-            return try OrdersShow.gather(session, orders: orders, contract: contract)
+        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
+        let asOf = try DbOpen.read(invocation) { session in try EntitlementQuery.contract(id, at: time, in: session) }
+        guard let asOf else {
+            throw CLIError(.notFound, "no contract with contract_id = \(id)", hint: "list them with: iapctl contracts list")
         }
+        let answer = asOf.subject.answer
+        var head = Record()
+        head.append("as_of_date", time)
+        head.append("entitled", answer.entitled)
+        head.append("status", answer.status)
+        head.append("reason", answer.reason)
+        // Only values as of `time`: the last event date as it stood then; the recording times
+        // (created_at, updated_at: when iapctl wrote the row, not when things happened) are left out.
+        var contract = RowRendering.record(answer.contract)
+        contract["status"] = .string(answer.status)
+        contract["last_event_date"] = asOf.lastEventDate.map(JSONValue.int) ?? .null
+        contract["created_at"] = nil
+        contract["updated_at"] = nil
+        let orders = answer.orders.map { order -> Record in
+            var r = RowRendering.record(order)
+            r["created_at"] = nil
+            r["updated_at"] = nil
+            return r
+        }
+        let events = asOf.events.map(RowRendering.record)
+        let structured = invocation.output == .json || invocation.output == .ndjson
+        let changes = asOf.changes.map { RowRendering.record($0, structured: structured) }
+        invocation.emit(
+            detail: DetailView(sections: [
+                DetailView.Section(key: "as_of", title: "As of \(Timestamp.iso8601(time))", content: .fields(head)),
+                DetailView.Section(key: "contract", title: "Contract", content: .fields(contract)),
+                DetailView.Section(
+                    key: "orders", title: "Orders (\(orders.count))",
+                    content: .table(orders, columns: RowRendering.orderColumns.filter { $0.key != "updated_at" })),
+                DetailView.Section(
+                    key: "events", title: "Events (\(events.count), ledger, signed by then)",
+                    content: .table(events, columns: RowRendering.ledgerColumns)),
+                DetailView.Section(
+                    key: "changes", title: "Changes (\(changes.count), audit trail, by then)",
+                    content: .table(changes, columns: RowRendering.auditColumns)),
+            ]))
+        return .success
+    }
+
+    /// A contract, its orders, its event timeline with verdicts, and its audit trail.
+    static func showNow(_ invocation: Invocation) throws -> ExitCode {
+        guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
+        let history = try DbOpen.read(invocation) { session in try RecordHistory.contract(id, in: session) }
         guard let history else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",

@@ -1,37 +1,15 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// A row kind that `orders update` / `contracts update` can correct by hand.
-protocol Correctable: Encodable {
-    /// `order` or `contract` (audit entity).
-    static var entity: EntityKind { get }
-    /// The batch fields that identify a row, in lookup order (`no`, `trade_no`).
-    static var keyFields: [String] { get }
-    /// The batch fields that may be changed.
-    static var editableFields: [String] { get }
-    /// Finds a row by one of its key fields.
-    static func find(_ key: String, field: String, in session: any StoreSession) throws -> Self?
-    /// Sets one editable field from a batch cell or option value (`.dataError` for a bad value).
-    mutating func set(_ field: String, _ value: JSONValue) throws(CLIError)
-    /// Checks uniqueness and other cross-row rules before saving (`before` is the stored row).
-    func check(against before: Self, in session: any StoreSession) throws
-    /// Writes the row.
-    func save(in session: any StoreSession) throws
-    /// The audit key (`no`, `contract_id`).
-    var auditKey: String { get }
-    /// The compared columns.
-    var columnValues: [(String, String?)] { get }
-    var updatedAt: Int64 { get set }
+/// A row kind whose hand corrections come from batch cells and option values.
+protocol Correctable: CorrectableRow {
+    /// The typed edit of one editable field from a batch cell or option value (`.dataError` for a bad value).
+    static func edit(_ field: String, _ value: JSONValue) throws(CLIError) -> Edit
 }
 
-/// One requested correction: which row, what to set, why.
-struct CorrectionRequest {
+/// One requested correction as given: which row, what to set (as given), why.
+struct CorrectionInput {
     /// The input line of a batch row (nil for the command line).
     var line: Int?
     var key: String
@@ -40,24 +18,24 @@ struct CorrectionRequest {
     var reason: String
     var ticket: String?
 
-    var prefix: String { line.map { "line \($0): " } ?? "" }
+    /// The service's request: each value parsed (a bad one is reported when its row is reached).
+    func request<Row: Correctable>(for _: Row.Type) -> CorrectionRequest<Row> {
+        CorrectionRequest(
+            line: line, key: key, keyField: keyField,
+            values: values.map { field, value in
+                do throws(CLIError) { return .set(try Row.edit(field, value)) } catch { return .invalid(error.message) }
+            }, reason: reason, ticket: ticket)
+    }
 }
 
-/// What happened to one requested correction.
-struct CorrectionResult {
-    var request: CorrectionRequest
-    var entity: EntityKind
-    var key: String
-    var changes: [FieldChange]
-}
-
-/// Applies hand corrections in one write transaction (all or nothing), auditing each change.
+/// Hand corrections from the command line: batch rows to requests, ``CorrectionService`` in one
+/// write transaction (all or nothing), and the report.
 enum Corrections {
     /// Turns batch rows into requests: the key field, editable fields, per-row `reason`/`ticket`.
     static func requests<Row: Correctable>(
         _ rows: [InputRow], for _: Row.Type, reason: String, ticket: String?
-    ) throws(CLIError) -> [CorrectionRequest] {
-        var requests: [CorrectionRequest] = []
+    ) throws(CLIError) -> [CorrectionInput] {
+        var requests: [CorrectionInput] = []
         for row in rows {
             guard let keyField = Row.keyFields.first(where: { row.value($0) != nil }),
                 let keyValue = row.value(keyField)
@@ -98,7 +76,7 @@ enum Corrections {
                     row.prefix + "nothing to change (fields: \(Row.editableFields.joined(separator: ", ")))")
             }
             requests.append(
-                CorrectionRequest(
+                CorrectionInput(
                     line: row.line, key: key, keyField: keyField, values: values, reason: rowReason, ticket: rowTicket))
         }
         return requests
@@ -106,44 +84,13 @@ enum Corrections {
 
     /// Applies `requests` in one transaction (rolled back when `dryRun`); any failure changes nothing.
     static func apply<Row: Correctable>(
-        _ requests: [CorrectionRequest], as _: Row.Type, store: any Store, invocation: Invocation,
+        _ requests: [CorrectionInput], as _: Row.Type, store: any Store, invocation: Invocation,
         command: String, dryRun: Bool
     ) throws -> [CorrectionResult] {
-        let actor = invocation.actor
-        let now = Timestamp.now()
+        let context = CorrectionContext(actor: invocation.actor, command: command, now: Timestamp.now())
+        let typed = requests.map { $0.request(for: Row.self) }
         return try store.write(commit: !dryRun) { session in
-            var results: [CorrectionResult] = []
-            for request in requests {
-                guard var row = try Row.find(request.key, field: request.keyField, in: session) else {
-                    let fields = request.line == nil ? Row.keyFields.joined(separator: " or ") : request.keyField
-                    throw CLIError(
-                        .notFound, request.prefix + "no \(Row.entity.rawValue) with \(fields) = \(request.key)",
-                        hint: "list them with: iapctl \(Row.entity == .order ? "orders" : "contracts") list")
-                }
-                let before = row
-                for (field, value) in request.values {
-                    do throws(CLIError) { try row.set(field, value) } catch { throw prefixed(error, request.prefix) }
-                }
-                let changes = RowRendering.changes(before.columnValues, row.columnValues)
-                if !changes.isEmpty {
-                    row.updatedAt = now
-                    do {
-                        try row.check(against: before, in: session)
-                        try row.save(in: session)
-                    } catch let error as CLIError {
-                        throw prefixed(error, request.prefix)
-                    } catch StoreError.conflict(let message) {
-                        throw CLIError(.conflict, request.prefix + message)
-                    }
-                    _ = try session.appendAudit(
-                        AuditEntry(
-                            at: now, actor: actor, command: command, reason: request.reason, ticket: request.ticket,
-                            entity: Row.entity, key: row.auditKey, before: json(before), after: json(row)))
-                }
-                results.append(
-                    CorrectionResult(request: request, entity: Row.entity, key: row.auditKey, changes: changes))
-            }
-            return results
+            try CorrectionService.apply(typed, context: context, in: session)
         }
     }
 
@@ -160,7 +107,7 @@ enum Corrections {
                     invocation.print("\(head): no change")
                 } else {
                     invocation.print("\(head): \(verb)")
-                    for change in result.changes {
+                    for change in RowRendering.displayed(result.changes) {
                         invocation.print("  " + RowRendering.changeText([change], separator: ""))
                     }
                 }
@@ -171,13 +118,14 @@ enum Corrections {
                 var r = Record()
                 r.append("entity", result.entity.rawValue)
                 r.append("key", result.key)
-                r.append("line", result.request.line)
+                r.append("line", result.line)
                 r.append("result", result.changes.isEmpty ? "no change" : verb)
                 r.append("dry_run", dryRun)
+                let changes = RowRendering.displayed(result.changes)
                 if structured {
-                    r.append("changes", .array(result.changes.map(RowRendering.changeObject)))
+                    r.append("changes", .array(changes.map(RowRendering.changeObject)))
                 } else {
-                    r.append("changes", RowRendering.changeText(result.changes, separator: "; "))
+                    r.append("changes", RowRendering.changeText(changes, separator: "; "))
                 }
                 return r
             }
@@ -195,12 +143,7 @@ enum Corrections {
     }
 
     /// The row as the audit trail stores it (sorted keys, as the engine writes it).
-    static func json<T: Encodable>(_ value: T) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func json<T: Encodable>(_ value: T) -> String? { CorrectionService.auditJSON(value) }
 
     /// The error with `prefix` (e.g. `line 3: `) in front of its message.
     static func prefixed(_ error: CLIError, _ prefix: String) -> CLIError {
@@ -216,6 +159,24 @@ enum Corrections {
         mapping.compactMap { option, field in
             guard let value = invocation.parsed.value(option) else { return nil }
             return (field, .string(value))
+        }
+    }
+}
+
+extension CorrectionError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        let prefix = { (line: Int?) in line.map { "line \($0): " } ?? "" }
+        switch self {
+        case .notFound(let line, let entity, let fields, let key):
+            return CLIError(
+                .notFound, prefix(line) + "no \(entity.rawValue) with \(fields) = \(key)",
+                hint: "list them with: iapctl \(entity == .order ? "orders" : "contracts") list")
+        case .invalidValue(let line, let message):
+            return CLIError(.dataError, prefix(line) + message)
+        case .tradeNoTaken(let line, let tradeNo, let order):
+            return CLIError(.conflict, prefix(line) + "trade_no \(tradeNo) already belongs to order \(order)")
+        case .conflict(let line, let message):
+            return CLIError(.conflict, prefix(line) + message)
         }
     }
 }

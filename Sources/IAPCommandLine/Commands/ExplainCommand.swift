@@ -1,5 +1,6 @@
 import AppStoreJWS
 import IAPOperations
+import IAPFoundation
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)
@@ -14,21 +15,17 @@ import SubscriptionEngine
 enum ExplainCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let found: (OrdersShow.History, [Fact])? = try DbOpen.read(invocation) { session in
-            guard let contract = try session.contract(contractId: id) else { return nil }
-            return (
-                try OrdersShow.gather(session, orders: try session.orders(originNo: id), contract: contract),
-                try session.facts(originalTransactionId: id)
-            )
-        }
-        guard let (history, facts) = found, let contract = history.contract else {
+        let time = Timestamp.now()
+        let found = try DbOpen.read(invocation) { session in try Explanation.explain(id, now: time, in: session) }
+        guard let explanation = found else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
                 hint: "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list")
         }
+        let contract = explanation.contract
         // The actors of manual steps appear only inside the rule text: --redact must know them.
-        for audit in history.audit { _ = invocation.redactor?.alias(audit.actor, .actor) }
-        let steps = trace(history, contract: contract)
+        for audit in explanation.history.audit { _ = invocation.redactor?.alias(audit.actor, .actor) }
+        let steps = trace(explanation)
         var now = Record()
         now.append("contract_id", contract.contractId)
         now.append("user_id", contract.userId)
@@ -38,12 +35,12 @@ enum ExplainCommand {
         now.append("expires_date", contract.expiresDate)
         now.append("last_event_date", contract.lastEventDate)
         now.append("summary", summary(contract, steps: steps))
-        let fields = decided(by: facts)
+        let fields = decided(explanation.fields)
         invocation.emit(
             detail: DetailView(sections: [
                 DetailView.Section(
                     key: "fields",
-                    title: "Which signed fact decides each field (\(facts.count) facts kept; the newest signed version wins)",
+                    title: "Which signed fact decides each field (\(explanation.factCount) facts kept; the newest signed version wins)",
                     content: .table(
                         fields,
                         columns: [
@@ -65,11 +62,9 @@ enum ExplainCommand {
         return .success
     }
 
-    /// The engine's derivation of the kept facts: one record per contract field, with the fact
-    /// (and when it was signed) that decided it. Empty when no facts are kept.
-    static func decided(by facts: [Fact]) -> [Record] {
-        guard let derived = Derivation.derive(FactSet(facts), now: Timestamp.now()).contract else { return [] }
-        return derived.reasons.map { reason in
+    /// One record per contract field, with the fact (and when it was signed) that decided it.
+    static func decided(_ reasons: [FieldReason]) -> [Record] {
+        reasons.map { reason in
             var r = Record()
             r.append("field", reason.field)
             r.append("value", reason.value)
@@ -80,19 +75,22 @@ enum ExplainCommand {
         }
     }
 
-    /// One record per ledger event and manual change, in time order.
-    static func trace(_ history: OrdersShow.History, contract: Contract) -> [Record] {
-        struct Item {
-            var time: Int64
-            var order: Int64
-            var record: Record
-        }
-        var items: [Item] = []
-        for event in history.events {
-            let rule = ReceiptMapping.rule(for: event)
-            let audits = history.audit.filter { $0.ledgerId == event.id }
-            let contractAudit = audits.first { $0.entity == .contract }
+    /// One record per step, numbered.
+    static func trace(_ explanation: Explanation) -> [Record] {
+        explanation.steps.enumerated().map { index, step in
             var r = Record()
+            r.append("step", index + 1)
+            r.fields += record(step).fields
+            return r
+        }
+    }
+
+    /// A ledger event or manual change as a trace row.
+    static func record(_ step: Explanation.Step) -> Record {
+        var r = Record()
+        switch step {
+        case .event(let event, let rule, let audits, let decidedBy):
+            let contractAudit = audits.first { $0.entity == .contract }
             r.append("signed_date", event.signedDate)
             r.append("event", RowRendering.eventName(event))
             r.append("rule", rule.name)
@@ -103,17 +101,14 @@ enum ExplainCommand {
             let auditIds = audits.map(\.id).sorted()
             r.append(
                 "why",
-                why(event, rule: rule, audits: audits, events: history.events)
+                why(event, rule: rule, audits: audits, decidedBy: decidedBy)
                     + (auditIds.isEmpty ? "" : " (audit " + auditIds.map { "#\($0)" }.joined(separator: ", ") + ")"))
             r.append("audit_ids", .array(auditIds.map { JSONValue.int($0) }))
             r.append("transaction_id", event.transactionId)
             r.append("ledger_id", event.id)
             r.append("received_at", event.receivedAt)
             r.append("detail", event.detail)
-            items.append(Item(time: event.signedDate ?? event.receivedAt, order: event.id, record: r))
-        }
-        for audit in history.audit where audit.ledgerId == nil && audit.before != nil {
-            var r = Record()
+        case .manual(let audit):
             r.append("signed_date", audit.at)
             r.append("event", audit.command)
             r.append("rule", "manual change by \(audit.actor)")
@@ -128,19 +123,12 @@ enum ExplainCommand {
                     + (audit.ticket.map { " [\($0)]" } ?? ""))
             r.append("audit_id", audit.id)
             r.append("audit_ids", .array([.int(audit.id)]))
-            items.append(Item(time: audit.at, order: Int64.max / 2 + audit.id, record: r))
         }
-        items.sort { ($0.time, $0.order) < ($1.time, $1.order) }
-        return items.enumerated().map { index, item in
-            var r = Record()
-            r.append("step", index + 1)
-            r.fields += item.record.fields
-            return r
-        }
+        return r
     }
 
     /// Why an event did what it did, in words.
-    static func why(_ event: LedgerEntry, rule: EventRule, audits: [AuditEntry], events: [LedgerEntry]) -> String {
+    static func why(_ event: LedgerEntry, rule: EventRule, audits: [AuditEntry], decidedBy newer: LedgerEntry?) -> String {
         switch event.verdict {
         case .applied:
             let changes = audits.map { audit -> String in
@@ -150,11 +138,6 @@ enum ExplainCommand {
             }
             return rule.transition + (changes.isEmpty ? "" : " — " + changes.joined(separator: "; "))
         case .stale:
-            let newer = events.filter {
-                $0.id != event.id && $0.verdict == .applied && ($0.signedDate ?? 0) > (event.signedDate ?? 0)
-                    && ReceiptMapping.rule(for: $0).changesState
-                    && $0.receivedAt <= event.receivedAt
-            }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
             let against =
                 newer.map {
                     " than \(RowRendering.eventName($0)) signed \(Timestamp.iso8601($0.signedDate ?? 0)) (ledger #\($0.id))"

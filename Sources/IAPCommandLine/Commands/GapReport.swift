@@ -16,7 +16,10 @@ enum GapReport {
         var attempts: [(date: Int64?, result: String?)]
 
         /// The attempts as Apple writes them (`sendAttempts`).
-        var sendAttempts: JSONValue {
+        var sendAttempts: JSONValue { Self.sendAttempts(attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) }) }
+
+        /// Attempts as Apple writes them (`sendAttempts`).
+        static func sendAttempts(_ attempts: [NotificationGaps.SendAttempt]) -> JSONValue {
             .array(
                 attempts.map {
                     .object([
@@ -38,8 +41,8 @@ enum GapReport {
             command: "notify --gap-report --apply", invocation)
     }
 
-    /// Compares `items` (Apple's notification history) with the ledger; with `apply`, replays the missing
-    /// ones through the engine. `source` names where the items came from (a file, Apple's API).
+    /// Compares `items` (Apple's notification history) with the ledger (``NotificationGaps``); with
+    /// `apply`, replays the missing ones through the engine. `source` names where the items came from (a file, Apple's API).
     static func report(
         _ items: [Item], source path: String, verifier: AppStoreVerifier, apply: Bool, command: String,
         _ invocation: Invocation
@@ -47,36 +50,35 @@ enum GapReport {
         let store = try DbOpen.existing(invocation)
         let dryRun = invocation.flag("dry-run")
         let context = EngineContext(actor: invocation.actor, command: command)
+        let rows = try NotificationHistory.gaps(
+            in: items.map { NotificationHistory.Entry(jws: $0.jws, attempts: $0.attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) }) },
+            verifier: verifier, store: store, engine: SubscriptionEventEngine(), context: context, apply: apply, dryRun: dryRun
+        ) { invocation.stderr.writeLine("error: \($0.message)") }
         var records: [Record] = []
         var applied = 0
         var remaining = 0
         var rejected = 0
-        try NotificationHistory.gaps(
-            in: items.map(\.jws), verifier: verifier, store: store, engine: SubscriptionEventEngine(), context: context,
-            apply: apply, dryRun: dryRun
-        ) { gap in
+        for row in rows {
             var r = Record()
-            switch gap {
-            case .rejected(_, let failure, let uuid):
+            switch row {
+            case .rejected(let uuid, let message):
                 rejected += 1
                 r.append("notification_uuid", uuid)
                 r.append("verdict", Verdict.rejected.rawValue)
-                r.append("error", failure.message)
-                invocation.stderr.writeLine("error: \(failure.message)")
-            case .missing(let index, let event, let unmatched, let outcome):
-                let item = items[index]
-                r.append("notification_uuid", event.notificationUUID)
+                r.append("error", message)
+            case .missing(let event, let uuid, let ledger, let attempts, let outcome):
+                r.append("notification_uuid", uuid)
                 r.append("notification_type", event.notificationType)
                 r.append("subtype", event.subtype)
                 r.append("signed_date", event.signedDate)
                 r.append("transaction_id", event.transaction?.transactionId)
                 r.append(
                     "originalTransactionId", event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
-                r.append("ledger", unmatched ? "unmatched" : "never received")
-                r.append("attempts", item.attempts.count)
-                r.append("last_attempt_result", item.attempts.last?.result)
-                r.append("last_attempt_date", item.attempts.last?.date)
-                r.append("send_attempts", item.sendAttempts)
+                r.append("ledger", ledger.rawValue)
+                r.append("attempts", attempts.count)
+                r.append("last_attempt_result", attempts.last?.result)
+                r.append("last_attempt_date", attempts.last?.date)
+                r.append("send_attempts", Item.sendAttempts(attempts))
                 if let outcome {
                     r.append("verdict", outcome.verdict.rawValue)
                     r.append("detail", outcome.detail)

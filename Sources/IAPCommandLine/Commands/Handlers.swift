@@ -20,11 +20,11 @@ public enum CommandHandlers {
                     "db init": DbCommands.initialize,
                     "db status": DbCommands.status,
                     "orders create": OrdersCommands.create,
-                    "orders list": EntitlementCommands.ordersList,
+                    "orders list": OrdersCommands.list,
                     "orders show": OrdersShow.run,
                     "orders update": OrdersCommands.update,
                     "contracts list": ContractsCommands.list,
-                    "contracts show": EntitlementCommands.contractsShow,
+                    "contracts show": ContractsCommands.show,
                     "contracts update": ContractsCommands.update,
                     "notify": NotifyCommand.run,
                     "verify": VerifyCommand.run,
@@ -34,7 +34,7 @@ public enum CommandHandlers {
                     "audit raw": AuditCommands.raw,
                     "audit undo": AuditUndo.run,
                     "doctor": DoctorCommand.run,
-                    "entitled": EntitlementCommands.entitled,
+                    "entitled": EntitledCommand.run,
                     "contracts explain": ExplainCommand.run,
                 ].merging(AppleCommands.handlers()) { $1 }.merging(AppleNotifications.handlers()) { $1 }
                     .merging(AppleWrites.handlers()) { $1 }))

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)
@@ -29,38 +30,10 @@ enum OrdersCommands {
                 user: user, product: product, no: invocation.parsed.value("no"), prefix: "")
             requests = [(nil, order)]
         }
-        let actor = invocation.actor
+        let context = CorrectionContext(
+            actor: invocation.actor, command: "orders create", now: Timestamp.now())
         let store = try DbOpen.existing(invocation)
-        let created: [Order] = try store.write { session in
-            let now = Timestamp.now()
-            var created: [Order] = []
-            var seen = Set<String>()
-            for (line, request) in requests {
-                let prefix = line.map { "line \($0): " } ?? ""
-                if !seen.insert(request.no).inserted {
-                    throw CLIError(.dataError, prefix + "order number \(request.no) appears twice in the input")
-                }
-                if try session.order(no: request.no) != nil {
-                    throw CLIError(
-                        .conflict, prefix + "order \(request.no) already exists",
-                        hint: "see it with: iapctl orders show \(request.no)")
-                }
-                var order = request
-                order.createdAt = now
-                order.updatedAt = now
-                do {
-                    order = try session.insertOrder(order)
-                } catch StoreError.conflict(let message) {
-                    throw CLIError(.conflict, prefix + message)
-                }
-                _ = try session.appendAudit(
-                    AuditEntry(
-                        at: now, actor: actor, command: "orders create", entity: .order, key: order.no,
-                        before: nil, after: Corrections.json(order)))
-                created.append(order)
-            }
-            return created
-        }
+        let created = try store.write { session in try OrderCreation.create(requests, context: context, in: session) }
         switch invocation.output {
         case .table:
             for order in created { invocation.print(order.no) }
@@ -115,8 +88,27 @@ enum OrdersCommands {
             && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (!allowSpaces && $0 == " ") }
     }
 
-    /// Orders newest first, filtered.
+    /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func list(_ invocation: Invocation) throws -> ExitCode {
+        guard let raw = invocation.parsed.value("as-of") else { return try listNow(invocation) }
+        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
+        let user = invocation.parsed.value("user")
+        let status = invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:))
+        let product = invocation.parsed.value("product")
+        let limit = invocation.parsed.value("limit").flatMap { Int($0) }
+        let orders = try DbOpen.read(invocation) { session in
+            try EntitlementQuery.orders(user: user, status: status, product: product, at: time, in: session)
+        }
+        let shown = limit.map { Array(orders.prefix($0)) } ?? orders
+        invocation.emit(
+            shown.map(RowRendering.record),
+            columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
+        invocation.note("as of \(Timestamp.iso8601(time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
+        return .success
+    }
+
+    /// Orders newest first, filtered.
+    static func listNow(_ invocation: Invocation) throws -> ExitCode {
         let filter = OrderFilter(
             userId: invocation.parsed.value("user"),
             status: invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:)),
@@ -156,7 +148,7 @@ enum OrdersCommands {
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
         let options = optionFields.map { "--\($0.option)" }.joined(separator: ", ")
-        let requests: [CorrectionRequest]
+        let requests: [CorrectionInput]
         if let from = invocation.parsed.value("from") {
             if key != nil {
                 throw CLIError.usage("give either <\(keyArgument)> or --from, not both")
@@ -174,7 +166,7 @@ enum OrdersCommands {
                 throw CLIError.usage("nothing to change", hint: "give at least one of \(options)")
             }
             requests = [
-                CorrectionRequest(
+                CorrectionInput(
                     line: nil, key: key, keyField: "", values: values, reason: reason, ticket: ticket)
             ]
         }
@@ -183,5 +175,20 @@ enum OrdersCommands {
             requests, as: Row.self, store: store, invocation: invocation, command: command, dryRun: dryRun)
         Corrections.report(results, invocation: invocation, dryRun: dryRun)
         return .success
+    }
+}
+
+extension OrderCreationError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        let prefix = { (line: Int?) in line.map { "line \($0): " } ?? "" }
+        switch self {
+        case .repeated(let line, let no):
+            return CLIError(.dataError, prefix(line) + "order number \(no) appears twice in the input")
+        case .exists(let line, let no):
+            return CLIError(
+                .conflict, prefix(line) + "order \(no) already exists", hint: "see it with: iapctl orders show \(no)")
+        case .conflict(let line, let message):
+            return CLIError(.conflict, prefix(line) + message)
+        }
     }
 }

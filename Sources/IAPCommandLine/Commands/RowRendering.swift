@@ -98,7 +98,7 @@ enum RowRendering {
     /// `DID_RENEW/BILLING_RECOVERY`, `transaction` for client submissions without a type.
     static func eventName(_ entry: LedgerEntry) -> String {
         guard let type = entry.notificationType else {
-            return entry.source == .apple ? "-" : ReceiptMapping.isReceipt(entry) ? "receipt entry" : "transaction"
+            return entry.source == .apple ? "-" : entry.isReceiptSubmission ? "receipt entry" : "transaction"
         }
         return entry.subtype.map { "\(type)/\($0)" } ?? type
     }
@@ -168,13 +168,13 @@ enum RowRendering {
             !["user_id", "product_id", "status", "expires_date", "environment"].contains($0)
         } + ["last_event_date"]
 
-    /// Field-level difference of two rows' `columnValues` (dates ISO).
-    static func changes(_ before: [(String, String?)], _ after: [(String, String?)]) -> [FieldChange] {
-        zip(before, after).compactMap { old, new in
-            guard old.1 != new.1 else { return nil }
-            return FieldChange(
-                column: new.0, before: old.1.map { displayText($0, column: new.0) },
-                after: new.1.map { displayText($0, column: new.0) })
+    /// Changes as the engine reports them (values as stored) as people read them: dates ISO-8601,
+    /// `auto_renew` true/false.
+    static func displayed(_ changes: [FieldChange]) -> [FieldChange] {
+        changes.map { change in
+            FieldChange(
+                column: change.column, before: change.before.map { displayText($0, column: change.column) },
+                after: change.after.map { displayText($0, column: change.column) })
         }
     }
 

@@ -1,0 +1,122 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Why an audited change cannot be undone. Nothing is written when one is thrown.
+public indirect enum AuditUndoError: Error, Equatable, Sendable {
+    /// No audit row with this id.
+    case notFound(Int64)
+    /// The row was undone already, by audit row `by`.
+    case alreadyUndone(Int64, by: Int64)
+    /// The row recorded a creation: there is no earlier state.
+    case creation(Int64, EntityKind, key: String)
+    /// The row's `after` state cannot be read.
+    case unreadable(Int64)
+    /// The audited order or contract no longer exists.
+    case rowGone(Int64, EntityKind, key: String)
+    /// The row changed since the audited change (the changes since, values as stored).
+    case changedSince(Int64, EntityKind, key: String, drift: [FieldChange])
+    /// The audited change set a column that cannot be set by hand.
+    case notEditable(Int64, EntityKind, column: String)
+    /// Putting the old values back broke a rule (a transactionId now on another order, a unique key).
+    case refused(Int64, CorrectionError)
+    /// A member of the engine's change set of one ledger event could not be undone, so none was.
+    case changeSet(Int64, ledgerId: Int64, members: [AuditUndoService.Member], because: AuditUndoError)
+}
+
+/// `audit undo ID`: puts back the values an audited change replaced, as a new audited correction.
+///
+/// The row must still be exactly as that change left it (else ``AuditUndoError/changedSince(_:_:key:drift:)``:
+/// someone or something changed it since, and undoing would silently discard that). The engine changes an
+/// order and its contract together for one notification: that change set is undone as a whole (newest row
+/// first) or not at all. Works in the caller's write transaction.
+public enum AuditUndoService {
+    /// One audit row of a change set.
+    public struct Member: Sendable, Equatable {
+        public var id: Int64
+        public var entity: EntityKind
+
+        public init(id: Int64, entity: EntityKind) {
+            self.id = id
+            self.entity = entity
+        }
+    }
+
+    /// The command an undo of audit row `id` is recorded under.
+    public static func command(undoing id: Int64) -> String { "audit undo \(id)" }
+
+    /// Undoes audit row `id` (and the rest of its engine change set) inside `session`.
+    ///
+    /// - Returns: one result per undone audit row (newest first); a result without changes (and without
+    ///   an audit id) when the row already holds the old values.
+    /// - Throws: ``AuditUndoError``; store errors.
+    public static func undo(
+        _ id: Int64, reason: String, ticket: String?, actor: String, now: Int64, in session: any StoreSession
+    ) throws -> [CorrectionResult] {
+        guard let entry = try session.auditEntry(id: id) else { throw AuditUndoError.notFound(id) }
+        let all = try session.auditEntries(matching: AuditFilter())
+        var set = [entry]
+        if let ledgerId = entry.ledgerId {
+            set = all.filter { $0.ledgerId == ledgerId }.sorted { $0.id > $1.id }
+        }
+        for member in set {
+            if let undo = all.first(where: { $0.command == command(undoing: member.id) }) {
+                throw AuditUndoError.alreadyUndone(member.id, by: undo.id)
+            }
+        }
+        var results: [CorrectionResult] = []
+        for member in set {
+            let context = CorrectionContext(actor: actor, command: command(undoing: member.id), now: now)
+            do {
+                switch member.entity {
+                case .order:
+                    results.append(try undo(member, as: Order.self, reason: reason, ticket: ticket, context, in: session))
+                case .contract:
+                    results.append(try undo(member, as: Contract.self, reason: reason, ticket: ticket, context, in: session))
+                }
+            } catch let error as AuditUndoError where set.count > 1 {
+                throw AuditUndoError.changeSet(
+                    id, ledgerId: entry.ledgerId ?? 0, members: set.map { Member(id: $0.id, entity: $0.entity) },
+                    because: error)
+            }
+        }
+        return results
+    }
+
+    /// Checks the row is as the audited change left it, then writes back the replaced values.
+    static func undo<Row: CorrectableRow>(
+        _ entry: AuditEntry, as _: Row.Type, reason: String, ticket: String?, _ context: CorrectionContext,
+        in session: any StoreSession
+    ) throws -> CorrectionResult {
+        guard let before: Row = decode(entry.before) else {
+            throw AuditUndoError.creation(entry.id, entry.entity, key: entry.key)
+        }
+        guard let after: Row = decode(entry.after) else { throw AuditUndoError.unreadable(entry.id) }
+        guard let current = try Row.find(entry.key, field: Row.keyFields[0], in: session) else {
+            throw AuditUndoError.rowGone(entry.id, entry.entity, key: entry.key)
+        }
+        let drift = diff(after.columnValues, current.columnValues)
+        if !drift.isEmpty { throw AuditUndoError.changedSince(entry.id, entry.entity, key: entry.key, drift: drift) }
+        var row = current
+        for (old, new) in zip(before.columnValues, after.columnValues) where old.1 != new.1 {
+            guard Row.editableFields.contains(old.0), let edit = Row.edit(copying: old.0, from: before) else {
+                throw AuditUndoError.notEditable(entry.id, entry.entity, column: old.0)
+            }
+            row.apply(edit)
+        }
+        do {
+            return try CorrectionService.save(
+                row, replacing: current, reason: reason, ticket: ticket, context: context, in: session)
+        } catch let error as CorrectionError {
+            throw AuditUndoError.refused(entry.id, error)
+        }
+    }
+
+    /// A row from its audit JSON.
+    static func decode<Row: Decodable>(_ json: String?) -> Row? {
+        guard let json else { return nil }
+        return try? JSONDecoder().decode(Row.self, from: Data(json.utf8))
+    }
+}
