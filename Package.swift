@@ -52,7 +52,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwsforge",
-            dependencies: ["JWSForge"]
+            dependencies: ["JWSForge", "CommandLineKit"]
         ),
         // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
         // libcrypto; compression by its own LZ codec).
@@ -68,10 +68,16 @@ let package = Package(
             name: "MySQLStore",
             dependencies: ["SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
+        // The command framework: command model → parser, help, completions, man pages, output
+        // formats, terminal text, input reading. Knows nothing of iapctl.
+        .target(
+            name: "CommandLineKit",
+            dependencies: ["AppStoreJWS"]
+        ),
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+                "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
             ]
         ),
         .executableTarget(
@@ -117,6 +123,10 @@ let package = Package(
         .testTarget(
             name: "MySQLStoreTests",
             dependencies: ["MySQLStore", "SubscriptionEngine"]
+        ),
+        .testTarget(
+            name: "CommandLineKitTests",
+            dependencies: ["CommandLineKit", "AppStoreJWS"]
         ),
         .testTarget(
             name: "IAPCommandLineTests",

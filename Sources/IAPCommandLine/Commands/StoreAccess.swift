@@ -111,22 +111,20 @@ enum StoreAccess {
 }
 
 extension StoreAccess {
-    /// Every handler of `handlers`, with SQLite's access errors given a file-permission hint
-    /// (the generic one speaks of MySQL users and passwords).
-    static func wrap(_ handlers: [String: CommandHandler]) -> [String: CommandHandler] {
-        handlers.mapValues { handler in
-            { invocation in
-                do {
-                    return try handler(invocation)
-                } catch StoreError.accessDenied(let message) {
-                    guard case .sqlite? = try? location(invocation.value("db") ?? "iapctl.db") else {
-                        throw StoreError.accessDenied(message)
-                    }
-                    throw CLIError(
-                        .config, message,
-                        hint: "check the permissions of the database file and its folder (ls -l); look-ups "
-                            + "(list, show, entitled, doctor, audit) need only read access, changes need write access")
+    /// `handler`, with SQLite's access errors given a file-permission hint (the generic one speaks
+    /// of MySQL users and passwords).
+    static func wrap(_ handler: @escaping CommandHandler) -> CommandHandler {
+        { invocation in
+            do {
+                return try handler(invocation)
+            } catch StoreError.accessDenied(let message) {
+                guard case .sqlite? = try? location(invocation.value("db") ?? "iapctl.db") else {
+                    throw StoreError.accessDenied(message)
                 }
+                throw CLIError(
+                    .config, message,
+                    hint: "check the permissions of the database file and its folder (ls -l); look-ups "
+                        + "(list, show, entitled, doctor, audit) need only read access, changes need write access")
             }
         }
     }

@@ -100,7 +100,7 @@ enum AppleCommands {
             CommandExample("iapctl apple lookup MK5TTTVWJH -o json", "Decoded, after verification."),
         ],
         arguments: [ArgumentSpec("order-id", help: "The order ID from the receipt e-mail (e.g. MK5TTTVWJH).")],
-        handlerKey: "apple lookup")
+        handler: runLookup)
 
     static let transactions = CommandSpec(
         name: "transactions",
@@ -111,7 +111,7 @@ enum AppleCommands {
                 abstract: "Get Transaction Info: one signed transaction.",
                 examples: [CommandExample("iapctl apple transactions get 2000000123456789 -o json", "Decoded.")],
                 arguments: [transactionArgument],
-                handlerKey: "apple transactions get"),
+                handler: runTransaction),
             CommandSpec(
                 name: "history",
                 abstract: "Get Transaction History: every transaction of the customer, all pages.",
@@ -139,7 +139,7 @@ enum AppleCommands {
                     .flag("not-revoked", help: "Only transactions not revoked."),
                 ],
                 arguments: [transactionArgument],
-                handlerKey: "apple transactions history"),
+                handler: runHistory),
         ])
 
     static let subscriptions = CommandSpec(
@@ -159,7 +159,7 @@ enum AppleCommands {
                         allowedValues: ["1", "2", "3", "4", "5"])
                 ],
                 arguments: [transactionArgument],
-                handlerKey: "apple subscriptions status")
+                handler: runStatuses)
         ])
 
     static let refunds = CommandSpec(
@@ -171,18 +171,8 @@ enum AppleCommands {
                 abstract: "Get Refund History: every refunded transaction of the customer, all pages.",
                 examples: [CommandExample("iapctl apple refunds history 2000000123456789 -o table", "Decoded.")],
                 arguments: [transactionArgument],
-                handlerKey: "apple refunds history")
+                handler: runRefunds)
         ])
-
-    static func handlers() -> [String: CommandHandler] {
-        [
-            "apple lookup": runLookup,
-            "apple transactions get": runTransaction,
-            "apple transactions history": runHistory,
-            "apple subscriptions status": runStatuses,
-            "apple refunds history": runRefunds,
-        ]
-    }
 
     static func runLookup(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)

@@ -48,7 +48,7 @@ enum AppleWrites {
             requestIdOption,
         ] + writeOptions,
         arguments: [ArgumentSpec("original", help: "The originalTransactionId (leave out with --all-active).", isOptional: true)],
-        handlerKey: "apple extend")
+        handler: runExtend)
 
     static let extendStatus = CommandSpec(
         name: "extend-status",
@@ -62,7 +62,7 @@ enum AppleWrites {
             ArgumentSpec("product", help: "The product id of the mass extension."),
             ArgumentSpec("request-id", help: "Its requestIdentifier ('apple extend --all-active' printed it)."),
         ],
-        handlerKey: "apple extend-status")
+        handler: runExtendStatus)
 
     static let consumption = CommandSpec(
         name: "consumption",
@@ -91,7 +91,7 @@ enum AppleWrites {
                 allowedValues: ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]),
         ] + writeOptions,
         arguments: [ArgumentSpec("transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")],
-        handlerKey: "apple consumption")
+        handler: runConsumption)
 
     static let setAppAccountToken = CommandSpec(
         name: "set-app-account-token",
@@ -104,16 +104,7 @@ enum AppleWrites {
         options: [OptionSpec("token", valueName: "uuid", help: "The new appAccountToken (a UUID).", isRequired: true)]
             + writeOptions,
         arguments: [ArgumentSpec("original", help: "The originalTransactionId.")],
-        handlerKey: "apple set-app-account-token")
-
-    static func handlers() -> [String: CommandHandler] {
-        [
-            "apple extend": runExtend,
-            "apple extend-status": runExtendStatus,
-            "apple consumption": runConsumption,
-            "apple set-app-account-token": runSetToken,
-        ]
-    }
+        handler: runSetToken)
 
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
         guard let days = Int64(invocation.value("days") ?? ""), (1...90).contains(days) else {

@@ -104,7 +104,8 @@ public struct Settings: Sendable {
 }
 
 extension String {
-    func trimmingSpaces() -> String {
+    /// The text without leading and trailing spaces and tabs.
+    public func trimmingSpaces() -> String {
         var slice = Substring(self)
         while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }

@@ -1,11 +1,5 @@
 import AppStoreJWS
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Everything a command handler needs: what was asked, the resolved settings, and the streams.
 ///
 /// Data goes to `stdout` (rendered in `output`); notes, warnings and diagnostics to `stderr`.
@@ -26,27 +20,19 @@ public final class Invocation {
     public let isStdoutTTY: Bool
     /// The root of the command tree (for help and generators).
     public let root: CommandSpec
-    /// `--redact`: masks ids in records before they are laid out (nil: no masking).
-    let redactor: Redactor?
+    /// Masks records before they are laid out (a program's `--redact`); nil: no masking.
+    public let masking: (any RecordMasking)?
 
     /// Whether stderr is a terminal (progress lines are drawn only then).
     public var isStderrTTY: Bool { (stderr as? FileDescriptorSink)?.isTerminal ?? false }
 
-    /// Creates an invocation (the runner does this; tests may too).
-    public convenience init(
+    /// Creates an invocation (the runner does this; tests and wrapping handlers may too).
+    public init(
         parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,
-        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec
+        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec,
+        masking: (any RecordMasking)? = nil
     ) {
-        self.init(
-            parsed: parsed, settings: settings, environment: environment, stdin: stdin, stdout: stdout,
-            stderr: stderr, isStdoutTTY: isStdoutTTY, root: root, redactor: nil)
-    }
-
-    init(
-        parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,
-        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec, redactor: Redactor?
-    ) {
-        self.redactor = redactor
+        self.masking = masking
         self.parsed = parsed
         self.settings = settings
         self.environment = environment
@@ -98,47 +84,36 @@ public final class Invocation {
             color: colorEnabled, width: tableWidth, csvRaw: settings.flag("csv-raw"), csvEscapesControls: isStdoutTTY)
     }
 
-    /// Who the audit records: `--actor` (or its env/config), else the OS user, else `uid:N`.
-    public var actor: String {
-        if let actor = settings.value("actor"), !actor.isEmpty { return actor }
-        for name in ["USER", "LOGNAME"] {
-            if let user = environment[name], !user.isEmpty { return user }
-        }
-        let uid = geteuid()
-        if let entry = getpwuid(uid), let name = entry.pointee.pw_name { return String(cString: name) }
-        return "uid:\(uid)"
-    }
-
     /// Writes a line of data to stdout (control characters made visible on a terminal).
     public func print(_ line: String) { stdout.writeLine(isStdoutTTY ? TerminalText.escape(line) : line) }
 
     /// Renders a list in the chosen output format to stdout.
     public func emit(_ records: [Record], columns: [Column]? = nil) {
-        let records = redactor.map { redactor in records.map(redactor.record) } ?? records
+        let records = masking.map { masking in records.map(masking.record) } ?? records
         write(OutputRenderer.render(records: records, columns: columns, format: output, style: outputStyle))
     }
 
     /// Renders one item in the chosen output format to stdout.
     public func emit(document: Record) {
-        let document = redactor?.record(document) ?? document
+        let document = masking?.record(document) ?? document
         write(OutputRenderer.render(document: document, format: output, style: outputStyle))
     }
 
     /// Renders a `show` view in the chosen output format to stdout.
     public func emit(detail: DetailView) {
-        let detail = redactor?.detail(detail) ?? detail
+        let detail = masking?.detail(detail) ?? detail
         write(OutputRenderer.render(detail: detail, format: output, style: outputStyle))
     }
 
     /// A JSON document (pretty for `-o json`, one line otherwise) to stdout.
     public func emit(json document: JSONValue) {
-        let document = redactor?.json(document) ?? document
+        let document = masking?.json(document) ?? document
         write((output == .json ? document.prettySerialized() : document.serialized()) + "\n")
     }
 
     /// One NDJSON line of a record (a batch streaming its results).
     public func emitLine(_ record: Record) {
-        let record = redactor?.record(record) ?? record
+        let record = masking?.record(record) ?? record
         write(record.jsonObject().serialized() + "\n")
     }
 
@@ -180,4 +155,14 @@ public final class Invocation {
         }
         return try InputReader(path: path)
     }
+}
+
+/// Masks what a command prints before it is laid out (for example ids replaced by aliases).
+public protocol RecordMasking: AnyObject {
+    /// A record with its fields masked.
+    func record(_ record: Record) -> Record
+    /// A `show` view with its fields masked.
+    func detail(_ view: DetailView) -> DetailView
+    /// A JSON document with its values masked.
+    func json(_ document: JSONValue) -> JSONValue
 }
