@@ -135,7 +135,7 @@ public struct CommandLineParser: Sendable {
             throw CLIError.usage(
                 "option '--\(long)' does not apply to '\(([root.name] + path).joined(separator: " "))'", path: path)
         }
-        if given["help"] == nil, spec.handler != nil {
+        if given[OptionSpec.help.long] == nil, spec.handler != nil {
             try checkArguments(positional, of: spec, path: path)
         }
         return ParsedInvocation(

@@ -44,13 +44,22 @@ public enum CompletionScripts {
     }
 }
 
+/// What the three scripts share: the tree and the program's name in it.
+protocol ShellScript {
+    var root: CommandSpec { get }
+}
+
+extension ShellScript {
+    /// The program name.
+    var name: String { root.name }
+    /// The program name as a shell identifier (`_iapctl`, `__iapctl_at`).
+    var ident: String { root.name.replacingDashes() }
+}
+
 /// The bash script: one function walks the words to find the command path, then completes
 /// an option's value, an option name, a subcommand or an argument.
-struct BashCompletion {
+struct BashCompletion: ShellScript {
     let root: CommandSpec
-    /// The program name, and the same as a shell identifier.
-    var name: String { root.name }
-    var ident: String { root.name.replacingDashes() }
 
     func script() -> String {
         let paths = CompletionScripts.paths(root).filter { !$0.isEmpty }
@@ -151,11 +160,8 @@ struct BashCompletion {
 
 /// The zsh script: one function per command path built on `_arguments`, groups dispatching
 /// to their subcommands' functions.
-struct ZshCompletion {
+struct ZshCompletion: ShellScript {
     let root: CommandSpec
-    /// The program name, and the same as a shell identifier.
-    var name: String { root.name }
-    var ident: String { root.name.replacingDashes() }
 
     func script() -> String {
         var out = """
@@ -250,11 +256,8 @@ struct ZshCompletion {
 
 /// The fish script: a helper computes the command path; each option and word is offered only
 /// at its path.
-struct FishCompletion {
+struct FishCompletion: ShellScript {
     let root: CommandSpec
-    /// The program name, and the same as a shell identifier.
-    var name: String { root.name }
-    var ident: String { root.name.replacingDashes() }
 
     func script() -> String {
         let paths = CompletionScripts.paths(root).filter { !$0.isEmpty }

@@ -20,7 +20,7 @@ public struct ConfigFile: Sendable {
             bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
         } catch {
             let reason = error.message.hasPrefix("cannot open ") ? String(error.message.dropFirst(12)) : error.message
-            let variable = root.options.first { $0.long == "config" }?.environmentVariable
+            let variable = root.options.first { $0.long == StandardOptions.configLong }?.environmentVariable
             throw CLIError(
                 .config, "cannot read config file \(reason)", hint: "check --config" + (variable.map { " or \($0)" } ?? ""))
         }

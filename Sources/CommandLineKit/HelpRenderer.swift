@@ -85,7 +85,7 @@ public struct HelpRenderer: Sendable {
     func sections(_ options: [OptionSpec]) -> [(String, [OptionSpec])] {
         var order: [String] = []
         var groups: [String: [OptionSpec]] = [:]
-        for option in options where option.long != "help" {
+        for option in options where option.long != OptionSpec.help.long {
             if groups[option.section] == nil { order.append(option.section) }
             groups[option.section, default: []].append(option)
         }

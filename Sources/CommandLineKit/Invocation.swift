@@ -56,14 +56,14 @@ public final class Invocation {
     public func flag(_ long: String) -> Bool { settings.flag(long) }
 
     /// The output format (`-o`); table when the command has no such option.
-    public var output: OutputFormat { settings.value("output").flatMap(OutputFormat.init(rawValue:)) ?? .table }
+    public var output: OutputFormat { settings.value(StandardOptions.output.long).flatMap(OutputFormat.init(rawValue:)) ?? .table }
     /// `-q`: only data and errors.
-    public var quiet: Bool { settings.flag("quiet") }
+    public var quiet: Bool { settings.flag(StandardOptions.quiet.long) }
     /// `-v`: extra diagnostics on stderr.
-    public var verbose: Bool { settings.flag("verbose") && !quiet }
+    public var verbose: Bool { settings.flag(StandardOptions.verbose.long) && !quiet }
     /// Colour on stdout: a terminal that is not `TERM=dumb`, `NO_COLOR` unset and no `--no-color`.
     public var colorEnabled: Bool {
-        isStdoutTTY && (environment["NO_COLOR"] ?? "").isEmpty && !settings.flag("no-color") && !dumbTerminal
+        isStdoutTTY && (environment["NO_COLOR"] ?? "").isEmpty && !settings.flag(StandardOptions.noColor.long) && !dumbTerminal
     }
 
     /// `TERM=dumb`: a terminal that understands no escape codes (no colour, no progress line).
@@ -72,7 +72,7 @@ public final class Invocation {
     /// The width tables are fitted to: the terminal's (its window size, else `COLUMNS`, else 80)
     /// when stdout is a terminal and `--wide` is not given; nil (never cut) otherwise.
     public var tableWidth: Int? {
-        guard isStdoutTTY, !settings.flag("wide") else { return nil }
+        guard isStdoutTTY, !settings.flag(StandardOptions.wide.long) else { return nil }
         if let columns = stdout.terminalColumns { return columns }
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
         return 80
@@ -81,7 +81,7 @@ public final class Invocation {
     /// How this run renders: colour, terminal width, CSV protection.
     public var outputStyle: OutputStyle {
         OutputStyle(
-            color: colorEnabled, width: tableWidth, csvRaw: settings.flag("csv-raw"), csvEscapesControls: isStdoutTTY)
+            color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY)
     }
 
     /// Writes a line of data to stdout (control characters made visible on a terminal).

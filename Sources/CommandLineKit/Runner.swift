@@ -91,7 +91,7 @@ public struct CommandLineRunner {
         let parser = CommandLineParser(root: root)
         let help = HelpRenderer(root: root)
         if parser.wantsHelp(arguments) || arguments.isEmpty {
-            // `iapctl` alone: the overview, as a person trying it first expects.
+            // The program alone: the overview, as a person trying it first expects.
             stdout.write(help.help(for: parser.bestEffortPath(arguments)))
             return .success
         }
@@ -99,7 +99,7 @@ public struct CommandLineRunner {
         do {
             let parsed = try parser.parse(arguments)
             path = parsed.path
-            if parsed.path.isEmpty, parsed.flag("version") {
+            if parsed.path.isEmpty, parsed.flag(StandardOptions.version.long) {
                 stdout.writeLine("\(root.name) \(root.program.version)")
                 return .success
             }

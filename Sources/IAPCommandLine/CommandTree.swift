@@ -45,22 +45,13 @@ public enum CommandTree {
                 + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv).",
             environmentVariable: "IAPCTL_DB", configKey: "db", defaultValue: "iapctl.db", isInherited: true,
             section: "Global options", completion: .file),
-        OptionSpec(
-            "output", short: "o", valueName: "format",
-            help: "How to print results: aligned table, one JSON document, one JSON object per line, or CSV.",
-            allowedValues: OutputFormat.allCases.map(\.rawValue), configKey: "output", defaultValue: "table",
-            isInherited: true, section: "Global options"),
-        .flag(
-            "quiet", short: "q", help: "Print less on stderr: only errors.", isInherited: true,
-            section: "Global options"),
-        .flag(
-            "verbose", short: "v", help: "Print more on stderr: each step and where settings came from.",
-            isInherited: true, section: "Global options"),
-        OptionSpec(
-            "config", valueName: "file",
+        StandardOptions.output,
+        StandardOptions.quiet,
+        StandardOptions.verbose,
+        StandardOptions.config(
             help: "A JSON file of settings keyed by long option name, e.g. {\"db\": \"…\", \"bundle-id\": \"…\"}; "
                 + "flags win over the environment, the environment over the file.",
-            environmentVariable: "IAPCTL_CONFIG", isInherited: true, section: "Global options", completion: .file),
+            environmentVariable: "IAPCTL_CONFIG"),
         OptionSpec(
             "actor", valueName: "name", help: "Who the audit trail records for manual changes.",
             environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
@@ -70,21 +61,9 @@ public enum CommandTree {
             help: "Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same "
                 + "value the same way within one run), to paste it into a ticket.",
             configKey: "redact", isInherited: true, section: "Global options"),
-        .flag(
-            "no-color",
-            help: "Never colour the output (colour is used only on a terminal, without NO_COLOR and not with "
-                + "TERM=dumb).",
-            configKey: "no-color", isInherited: true, section: "Global options"),
-        .flag(
-            "wide",
-            help: "Never cut table cells. Tables are cut (with …) only to fit a terminal's width; in a file or a "
-                + "pipe they are always whole.",
-            configKey: "wide", isInherited: true, section: "Global options"),
-        .flag(
-            "csv-raw",
-            help: "With -o csv, write cells as they are. By default a text cell starting with =, +, -, @, tab or CR "
-                + "gets a leading ' so a spreadsheet does not run it as a formula (numbers are never changed).",
-            configKey: "csv-raw", isInherited: true, section: "Global options"),
+        StandardOptions.noColor,
+        StandardOptions.wide,
+        StandardOptions.csvRaw,
     ]
 
     /// How `notify`, `verify` and `restore` decide what to trust.
@@ -203,7 +182,7 @@ public enum CommandTree {
             db, orders, contracts, notify, verify, restore, entitled, audit, doctor, AppleCommands.group, completion,
             help, versionCommand, man,
         ],
-        options: globalOptions + [.flag("version", help: "Print the version and exit.")],
+        options: globalOptions + [StandardOptions.version],
         program: program
     )
 }
