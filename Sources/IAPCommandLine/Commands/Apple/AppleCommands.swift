@@ -30,7 +30,7 @@ enum AppleCommands {
             "environment", valueName: "env",
             help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
                 + "does not know the id, as Apple advises).",
-            allowedValues: APIEnvironment.allCases.map(\.rawValue), configKey: "apple-environment",
+            allowedValues: OptionSpec.choices(APIEnvironment.self), configKey: "apple-environment",
             defaultValue: "auto", isInherited: true, section: section),
         OptionSpec(
             "max-wait", valueName: "seconds",
@@ -127,13 +127,14 @@ enum AppleCommands {
                         "product", valueName: "id", help: "Only this product id.", kind: .repeatable),
                     OptionSpec(
                         "product-type", valueName: "type", help: "Only this product type.", kind: .repeatable,
-                        allowedValues: ["AUTO_RENEWABLE", "NON_RENEWABLE", "CONSUMABLE", "NON_CONSUMABLE"]),
+                        allowedValues: OptionSpec.choices(AppleChoices.ProductType.self)),
                     OptionSpec(
                         "since", valueName: "time",
                         help: "Only purchases at or after: ISO-8601, ms, or back from now (36h, 7d)."),
                     OptionSpec("until", valueName: "time", help: "Only purchases before: ISO-8601, ms, or back from now."),
                     OptionSpec(
-                        "sort", valueName: "order", help: "By modification date.", allowedValues: ["ascending", "descending"],
+                        "sort", valueName: "order", help: "By modification date.",
+                        allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self),
                         defaultValue: "ascending"),
                     .flag("revoked", help: "Only revoked (refunded) transactions."),
                     .flag("not-revoked", help: "Only transactions not revoked."),
@@ -156,7 +157,7 @@ enum AppleCommands {
                 options: [
                     OptionSpec(
                         "status", valueName: "n", help: "Only subscriptions in this status (1–5).", kind: .repeatable,
-                        allowedValues: ["1", "2", "3", "4", "5"])
+                        allowedValues: OptionSpec.choices(AppleChoices.SubscriptionStatus.self))
                 ],
                 arguments: [transactionArgument],
                 handler: runStatuses)

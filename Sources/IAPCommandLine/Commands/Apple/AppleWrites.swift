@@ -39,7 +39,7 @@ enum AppleWrites {
             OptionSpec(
                 "reason-code", valueName: "code",
                 help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.",
-                allowedValues: ["0", "1", "2", "3"], isRequired: true),
+                allowedValues: OptionSpec.choices(AppleChoices.ExtendReasonCode.self), isRequired: true),
             .flag("all-active", help: "Every active subscriber of --product (mass extension)."),
             OptionSpec("product", valueName: "id", help: "With --all-active: the product id."),
             OptionSpec(
@@ -79,16 +79,13 @@ enum AppleWrites {
             .flag("sample-content-provided", help: "A free sample or trial was provided before the purchase."),
             OptionSpec(
                 "delivery-status", valueName: "status", help: "Whether the item was delivered and works.",
-                allowedValues: [
-                    "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
-                    "UNDELIVERED_OTHER",
-                ], isRequired: true),
+                allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self), isRequired: true),
             OptionSpec(
                 "consumption-percentage", valueName: "milli",
                 help: "How much was consumed, in thousandths of a percent (0–100000)."),
             OptionSpec(
                 "refund-preference", valueName: "pref", help: "Your preference for the refund decision.",
-                allowedValues: ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]),
+                allowedValues: OptionSpec.choices(AppleChoices.RefundPreference.self)),
         ] + writeOptions,
         arguments: [ArgumentSpec("transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")],
         handler: runConsumption)
