@@ -43,3 +43,25 @@ extension OptionSpec {
         type.allCases.map(\.rawValue)
     }
 }
+
+extension OptionSpec {
+    /// The same option with another help text (a command that explains it its own way); handlers
+    /// read it by the original value.
+    public func with(help: String, isRequired: Bool? = nil) -> OptionSpec {
+        var copy = self
+        copy.help = help
+        if let isRequired { copy.isRequired = isRequired }
+        return copy
+    }
+}
+
+extension ParsedInvocation {
+    /// The value of `option` given on the command line (the last one if repeated).
+    public func value(_ option: OptionSpec) -> String? { value(option.long) }
+
+    /// Every value of a repeatable `option` given on the command line, in order.
+    public func values(_ option: OptionSpec) -> [String] { values(option.long) }
+
+    /// Whether `option` was given on the command line.
+    public func flag(_ option: OptionSpec) -> Bool { flag(option.long) }
+}

@@ -39,82 +39,108 @@ public enum CommandTree {
 
     /// Options of every command that touches data (inherited from the root).
     public static let globalOptions: [OptionSpec] = [
-        OptionSpec(
-            "db", valueName: "url",
-            help: "The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] "
-                + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv).",
-            environmentVariable: "IAPCTL_DB", configKey: "db", defaultValue: "iapctl.db", isInherited: true,
-            section: "Global options", completion: .file),
-        StandardOptions.output,
-        StandardOptions.quiet,
-        StandardOptions.verbose,
-        StandardOptions.config(
-            help: "A JSON file of settings keyed by long option name, e.g. {\"db\": \"…\", \"bundle-id\": \"…\"}; "
-                + "flags win over the environment, the environment over the file.",
-            environmentVariable: "IAPCTL_CONFIG"),
-        OptionSpec(
-            "actor", valueName: "name", help: "Who the audit trail records for manual changes.",
-            environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
-            isInherited: true, section: "Global options"),
-        .flag(
-            "redact",
-            help: "Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same "
-                + "value the same way within one run), to paste it into a ticket.",
-            configKey: "redact", isInherited: true, section: "Global options"),
-        StandardOptions.noColor,
-        StandardOptions.wide,
-        StandardOptions.csvRaw,
+        dbOption, StandardOptions.output, StandardOptions.quiet, StandardOptions.verbose, configOption, actorOption,
+        redactOption, StandardOptions.noColor, StandardOptions.wide, StandardOptions.csvRaw,
     ]
+
+    /// `--db URL`.
+    static let dbOption = OptionSpec(
+        "db", valueName: "url",
+        help: "The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] "
+            + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv).",
+        environmentVariable: "IAPCTL_DB", configKey: "db", defaultValue: "iapctl.db", isInherited: true,
+        section: "Global options", completion: .file)
+
+    /// `--config FILE`.
+    static let configOption = StandardOptions.config(
+        help: "A JSON file of settings keyed by long option name, e.g. {\"db\": \"…\", \"bundle-id\": \"…\"}; "
+            + "flags win over the environment, the environment over the file.",
+        environmentVariable: "IAPCTL_CONFIG")
+
+    /// `--actor NAME` (see `Invocation.actor`).
+    static let actorOption = OptionSpec(
+        "actor", valueName: "name", help: "Who the audit trail records for manual changes.",
+        environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
+        isInherited: true, section: "Global options")
+
+    /// `--redact` (see `Redaction`).
+    static let redactOption = OptionSpec.flag(
+        "redact",
+        help: "Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same "
+            + "value the same way within one run), to paste it into a ticket.",
+        configKey: "redact", isInherited: true, section: "Global options")
 
     /// How `notify`, `verify` and `restore` decide what to trust.
     public static let trustOptions: [OptionSpec] = [
-        OptionSpec(
-            "root-ca", valueName: "file", help: "A trusted root certificate, DER or PEM.", kind: .repeatable,
-            configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3", section: "Trust options",
-            completion: .file),
-        OptionSpec(
-            "bundle-id", valueName: "id", help: "The app's bundle id; payloads of other apps are rejected.",
-            environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true,
-            section: "Trust options"),
-        OptionSpec(
-            "app-apple-id", valueName: "n", help: "The app's Apple id; required when Production is accepted.",
-            environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", section: "Trust options",
-            validation: .positiveInteger),
-        OptionSpec(
-            "environment", valueName: "env",
-            help: "An accepted environment. Xcode and LocalTesting only when asked for; their unsigned data is "
-                + "then accepted with a warning.",
-            kind: .repeatable, allowedValues: environments, configKey: "environment", defaultValue: "Production",
-            section: "Trust options"),
-        OptionSpec(
-            "at", valueName: "when",
-            help: "When the certificate chain must be valid: the payload's signedDate (a receipt's creation "
-                + "date) (signed), now, or an ISO-8601 time.",
-            configKey: "at", defaultValue: "signed", section: "Trust options", completion: .values(["signed", "now"]),
-            validation: .timestamp(keywords: ["signed", "now"])),
+        rootCAOption, bundleIdOption, appAppleIdOption, environmentOption, atOption,
     ]
+
+    /// `--root-ca FILE`, repeatable.
+    static let rootCAOption = OptionSpec(
+        "root-ca", valueName: "file", help: "A trusted root certificate, DER or PEM.", kind: .repeatable,
+        configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3", section: "Trust options",
+        completion: .file)
+
+    /// `--bundle-id ID`.
+    static let bundleIdOption = OptionSpec(
+        "bundle-id", valueName: "id", help: "The app's bundle id; payloads of other apps are rejected.",
+        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true,
+        section: "Trust options")
+
+    /// `--app-apple-id N`.
+    static let appAppleIdOption = OptionSpec(
+        "app-apple-id", valueName: "n", help: "The app's Apple id; required when Production is accepted.",
+        environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", section: "Trust options",
+        validation: .positiveInteger)
+
+    /// `--environment ENV`, repeatable: the accepted environments.
+    static let environmentOption = OptionSpec(
+        "environment", valueName: "env",
+        help: "An accepted environment. Xcode and LocalTesting only when asked for; their unsigned data is "
+            + "then accepted with a warning.",
+        kind: .repeatable, allowedValues: environments, configKey: "environment",
+        defaultValue: PayloadEnvironment.production.rawValue, section: "Trust options")
+
+    /// `--at WHEN`: when the certificate chain must be valid.
+    static let atOption = OptionSpec(
+        "at", valueName: "when",
+        help: "When the certificate chain must be valid: the payload's signedDate (a receipt's creation "
+            + "date) (signed), now, or an ISO-8601 time.",
+        configKey: "at", defaultValue: "signed", section: "Trust options", completion: .values(["signed", "now"]),
+        validation: .timestamp(keywords: ["signed", "now"]))
 
     /// `verify` and `restore` also read StoreKit 1 app receipts.
-    public static let receiptOptions: [OptionSpec] = [
-        OptionSpec(
-            "receipt-root-ca", valueName: "file",
-            help: "A trusted root for StoreKit 1 app receipts, DER or PEM. Give Xcode's StoreKit test "
-                + "certificate here to accept Xcode receipts (with --environment Xcode).",
-            kind: .repeatable, configKey: "receipt-root-ca", defaultDescription: "the built-in Apple Inc. Root",
-            section: "Trust options", completion: .file)
-    ]
+    public static let receiptOptions: [OptionSpec] = [receiptRootCAOption]
 
+    /// `--receipt-root-ca FILE`, repeatable.
+    static let receiptRootCAOption = OptionSpec(
+        "receipt-root-ca", valueName: "file",
+        help: "A trusted root for StoreKit 1 app receipts, DER or PEM. Give Xcode's StoreKit test "
+            + "certificate here to accept Xcode receipts (with --environment Xcode).",
+        kind: .repeatable, configKey: "receipt-root-ca", defaultDescription: "the built-in Apple Inc. Root",
+        section: "Trust options", completion: .file)
+
+    /// `--dry-run`.
     static let dryRun = OptionSpec.flag("dry-run", help: "Show what would change; write nothing.")
 
+    /// `--apply`; commands say what it applies (`applyOption.with(help:)`).
+    static let applyOption = OptionSpec.flag("apply", help: "Apply the changes.")
+
+    /// `--user USER`; commands give it their own help (`userOption(_:required:)`).
+    static let userOption = OptionSpec("user", valueName: "user", help: "The user.")
+
     static func userOption(_ help: String, required: Bool = false) -> OptionSpec {
-        OptionSpec("user", valueName: "user", help: help, isRequired: required)
+        userOption.with(help: help, isRequired: required)
     }
 
     static let limitOption = OptionSpec(
         "limit", valueName: "n", help: "Show at most this many rows.", validation: .positiveInteger)
 
+    /// `--from FILE`; commands give it their own help (`fromOption(_:)`).
+    static let fromOption = OptionSpec("from", valueName: "file", help: "A file.", completion: .file)
+
     static func fromOption(_ help: String) -> OptionSpec {
-        OptionSpec("from", valueName: "file", help: help + " '-' reads stdin.", completion: .file)
+        fromOption.with(help: help + " '-' reads stdin.")
     }
 
     static let reasonOption = OptionSpec(

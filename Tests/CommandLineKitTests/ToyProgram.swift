@@ -15,8 +15,10 @@ enum Toy {
     static let tag = OptionSpec("tag", valueName: "tag", help: "A tag.", kind: .repeatable, configKey: "tag")
 
     static func paint(_ invocation: Invocation) throws -> ExitCode {
-        invocation.print("paint \(invocation.value("color") ?? "-") \(invocation.arguments.joined(separator: ","))")
-        invocation.print("tags \(invocation.values("tag").joined(separator: ","))")
+        let color = try invocation.value(Toy.color, as: Color.self)
+        invocation.print("paint \(color?.rawValue ?? "-") \(invocation.arguments.joined(separator: ","))")
+        invocation.print("tags \(invocation.values(Toy.tag).joined(separator: ","))")
+        if let count = invocation.parsed.value(Toy.count) { invocation.print("count \(count)") }
         return .success
     }
 
@@ -92,6 +94,24 @@ struct ToyProgramTests {
         #expect(shed.code == 5)
         #expect(shed.err == "shedding\n")
         #expect(toy(["shed", "leaves", "-q"]).err.isEmpty)
+    }
+
+    @Test func optionsAreReadByTheirSpecAndChoicesByTheirEnum() throws {
+        #expect(toy(["paint", "x", "--count", "3"]).out == "paint red x\ntags \ncount 3\n")
+        #expect(OptionSpec.choices(Toy.Color.self) == ["red", "green", "blue"])
+        let variant = Toy.count.with(help: "Other help.", isRequired: true)
+        #expect(variant.long == "count" && variant.help == "Other help." && variant.isRequired)
+        // A spec whose allowed values and enum disagree is the program's error (70), not the user's.
+        let wrong = OptionSpec("color", valueName: "color", help: "A colour.", allowedValues: ["red", "pink"])
+        let root = Toy.root.replacingHandler(at: ["paint"]) { invocation in
+            _ = try invocation.value(wrong, as: Toy.Color.self)
+            return .success
+        }
+        var tree = root
+        tree.subcommands[0].options[0] = wrong
+        let run = toy(["paint", "x", "--color", "pink"], root: tree)
+        #expect(run.code == 70)
+        #expect(run.err.hasPrefix("error: --color: 'pink' is not a Color"))
     }
 
     @Test func aGroupWithoutCommandIsAUsageError() {

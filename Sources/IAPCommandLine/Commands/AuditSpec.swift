@@ -31,10 +31,8 @@ extension CommandTree {
                     OptionSpec(
                         "since", valueName: "time",
                         help: "Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)."),
-                    OptionSpec("ticket", valueName: "id", help: "Only rows recorded with this ticket."),
-                    OptionSpec(
-                        "user", valueName: "user",
-                        help: "Only changes to this user's orders and contracts (also those moved to or from them)."),
+                    ticketOption.with(help: "Only rows recorded with this ticket."),
+                    userOption("Only changes to this user's orders and contracts (also those moved to or from them)."),
                     OptionSpec(
                         "order", valueName: "key",
                         help: "Only changes to this order (its number or its transactionId)."),

@@ -22,7 +22,7 @@ extension CommandTree {
                         "iapctl db init --db sqlite:/var/lib/iapctl/shop.db --dry-run",
                         "List the migrations that would run, without running them."),
                 ],
-                options: [OptionSpec.flag("dry-run", help: "List the migrations that would run; run none.")],
+                options: [dryRun.with(help: "List the migrations that would run; run none.")],
                 handler: DbCommands.initialize),
             CommandSpec(
                 name: "status",

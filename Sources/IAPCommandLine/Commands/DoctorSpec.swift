@@ -13,11 +13,7 @@ extension CommandTree {
             CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
         ],
         options: [
-            OptionSpec(
-                "environment", valueName: "env",
-                help: "An environment the database accepts; rows of others are findings.", kind: .repeatable,
-                allowedValues: environments, configKey: "environment", defaultValue: "Production",
-                section: "Trust options")
+            environmentOption.with(help: "An environment the database accepts; rows of others are findings.")
         ],
         handler: DoctorCommand.run
     )

@@ -32,7 +32,7 @@ extension CommandTree {
                 help: "Report the notifications in these saved Get Notification History responses that the "
                     + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
                 completion: .file),
-            .flag("apply", help: "With --gap-report: replay exactly the missing notifications."),
+            applyOption.with(help: "With --gap-report: replay exactly the missing notifications."),
         ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handler: GapReport.notify

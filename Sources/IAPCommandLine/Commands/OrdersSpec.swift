@@ -95,7 +95,7 @@ extension CommandTree {
                 ],
                 options: [
                     OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: orderStatuses),
-                    OptionSpec("user", valueName: "user", help: "Move the order to this user."),
+                    userOption("Move the order to this user."),
                     OptionSpec("product", valueName: "product", help: "The corrected product id."),
                     OptionSpec(
                         "expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",

@@ -28,13 +28,13 @@ extension CommandTree {
         ],
         options: [
             userOption("The user the device belongs to.", required: true),
-            .flag("apply", help: "Apply restorable transactions through the subscription engine."),
+            applyOption.with(help: "Apply restorable transactions through the subscription engine."),
             OptionSpec(
                 "policy", valueName: "policy",
                 help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
                     + "when the other user is not entitled now (a canceled contract inside its paid period is active).",
                 allowedValues: restorePolicies, defaultValue: "keep"),
-            OptionSpec("reason", valueName: "text", help: "Why, for the audit trail (needed for transfers)."),
+            reasonOption.with(help: "Why, for the audit trail (needed for transfers).", isRequired: false),
             OptionSpec("order", valueName: "no", help: "Only consider this order number."),
             dryRun,
         ] + trustOptions + receiptOptions,

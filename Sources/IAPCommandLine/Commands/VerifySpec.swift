@@ -31,7 +31,8 @@ extension CommandTree {
                 "Check a StoreKit 1 app receipt and list its in-app purchases."),
         ],
         options: [
-            .flag("apply", help: "Run the transaction (or each in-app entry of a receipt) through the subscription engine."),
+            applyOption.with(
+                help: "Run the transaction (or each in-app entry of a receipt) through the subscription engine."),
             dryRun,
         ] + trustOptions + receiptOptions,
         arguments: [inputFile],
