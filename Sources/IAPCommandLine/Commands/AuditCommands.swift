@@ -6,17 +6,17 @@ enum AuditCommands {
     /// Audit rows newest first, filtered by actor, time and ticket.
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let now = RecordClock.nowMilliseconds()
-        let limit = invocation.parsed.value("limit").flatMap { Int($0) }
-        let user = invocation.parsed.value("user")
+        let limit = invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) }
+        let user = invocation.parsed.value(CommandTree.userOption)
         let order = invocation.parsed.value("order")
         let contract = invocation.parsed.value("contract")
         let command = invocation.parsed.value("command")
         let narrowed = user != nil || order != nil || contract != nil || command != nil
         let filter = AuditFilter(
             // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
-            actor: invocation.parsed.value("actor"),
+            actor: invocation.parsed.value(CommandTree.actorOption),
             since: try AuditTime.option(invocation, "since", now: now),
-            ticket: invocation.parsed.value("ticket"),
+            ticket: invocation.parsed.value(CommandTree.ticketOption),
             limit: narrowed ? nil : limit)
         let entries = try DbOpen.read(invocation) { session -> [AuditEntry] in
             var entries = try session.auditEntries(matching: filter)

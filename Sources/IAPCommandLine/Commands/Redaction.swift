@@ -20,7 +20,7 @@ enum Redaction {
     /// `handler`, redacting its output when `--redact` is on.
     static func wrap(_ handler: @escaping CommandHandler) -> CommandHandler {
         { invocation in
-            guard invocation.flag("redact") else { return try handler(invocation) }
+            guard invocation.flag(CommandTree.redactOption) else { return try handler(invocation) }
             return try run(handler, invocation)
         }
     }
@@ -95,7 +95,7 @@ final class Redactor: RecordMasking {
 
     init(invocation: Invocation) {
         self.invocation = invocation
-        if let user = invocation.parsed.value("user") { _ = alias(user, .user) }
+        if let user = invocation.parsed.value(CommandTree.userOption) { _ = alias(user, .user) }
         // The actor (who runs this) is masked wherever it appears, like the ids.
         _ = alias(invocation.actor, .actor)
     }

@@ -8,57 +8,81 @@ enum AppleCommands {
 
     /// Options every `apple` command inherits: the key, the server, the trust options for `-o`.
     static let options: [OptionSpec] = [
-        OptionSpec(
-            "key-file", valueName: "file",
-            help: "The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users. "
-                + "The key itself is never taken from the command line.",
-            environmentVariable: "IAPCTL_APPLE_KEY_FILE", configKey: "apple-key-file", isInherited: true,
-            section: section, completion: .file),
-        OptionSpec(
-            "key-id", valueName: "id", help: "The key's id (App Store Connect shows it next to the key).",
-            environmentVariable: "IAPCTL_APPLE_KEY_ID", configKey: "apple-key-id", isInherited: true,
-            section: section),
-        OptionSpec(
-            "issuer-id", valueName: "uuid", help: "Your issuer id (above the keys in App Store Connect).",
-            environmentVariable: "IAPCTL_APPLE_ISSUER_ID", configKey: "apple-issuer-id", isInherited: true,
-            section: section),
-        OptionSpec(
-            "bundle-id", valueName: "id", help: "The app's bundle id (the token's bid; items of other apps are rejected).",
-            environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true, isInherited: true,
-            section: section),
-        OptionSpec(
-            "environment", valueName: "env",
-            help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
-                + "does not know the id, as Apple advises).",
-            allowedValues: OptionSpec.choices(APIEnvironment.self), configKey: "apple-environment",
-            defaultValue: "auto", isInherited: true, section: section),
-        OptionSpec(
-            "max-wait", valueName: "seconds",
-            help: "The longest to wait when Apple's rate limit (429) says when to retry; beyond it iapctl stops "
-                + "and says when.",
-            configKey: "apple-max-wait", defaultValue: "60", isInherited: true, section: section,
-            validation: .positiveInteger),
-        OptionSpec(
-            "timeout", valueName: "seconds", help: "The longest one request may take.", configKey: "apple-timeout",
-            defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger),
-        OptionSpec(
-            "connect-timeout", valueName: "seconds", help: "The longest connecting to Apple may take.",
-            configKey: "apple-connect-timeout", defaultValue: "10", isInherited: true, section: section,
-            validation: .positiveInteger),
-        OptionSpec(
-            "root-ca", valueName: "file", help: "With -o: a trusted root for verifying the items, DER or PEM.",
-            kind: .repeatable, configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3",
-            isInherited: true, section: section, completion: .file),
-        OptionSpec(
-            "app-apple-id", valueName: "n", help: "With -o: the app's Apple id (needed to verify Production items).",
-            environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", isInherited: true,
-            section: section, validation: .positiveInteger),
-        OptionSpec(
-            "at", valueName: "when",
-            help: "With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time.",
-            configKey: "at", defaultValue: "signed", isInherited: true, section: section,
-            completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"])),
+        keyFileOption, keyIdOption, issuerIdOption, bundleIdOption, environmentOption, maxWaitOption,
+        timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
     ]
+
+    /// `--key-file`.
+    static let keyFileOption = OptionSpec(
+        "key-file", valueName: "file",
+        help: "The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users. "
+            + "The key itself is never taken from the command line.",
+        environmentVariable: "IAPCTL_APPLE_KEY_FILE", configKey: "apple-key-file", isInherited: true,
+        section: section, completion: .file)
+
+    /// `--key-id`.
+    static let keyIdOption = OptionSpec(
+        "key-id", valueName: "id", help: "The key's id (App Store Connect shows it next to the key).",
+        environmentVariable: "IAPCTL_APPLE_KEY_ID", configKey: "apple-key-id", isInherited: true,
+        section: section)
+
+    /// `--issuer-id`.
+    static let issuerIdOption = OptionSpec(
+        "issuer-id", valueName: "uuid", help: "Your issuer id (above the keys in App Store Connect).",
+        environmentVariable: "IAPCTL_APPLE_ISSUER_ID", configKey: "apple-issuer-id", isInherited: true,
+        section: section)
+
+    /// `--bundle-id`.
+    static let bundleIdOption = OptionSpec(
+        "bundle-id", valueName: "id", help: "The app's bundle id (the token's bid; items of other apps are rejected).",
+        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true, isInherited: true,
+        section: section)
+
+    /// `--environment`.
+    static let environmentOption = OptionSpec(
+        "environment", valueName: "env",
+        help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
+            + "does not know the id, as Apple advises).",
+        allowedValues: OptionSpec.choices(APIEnvironment.self), configKey: "apple-environment",
+        defaultValue: "auto", isInherited: true, section: section)
+
+    /// `--max-wait`.
+    static let maxWaitOption = OptionSpec(
+        "max-wait", valueName: "seconds",
+        help: "The longest to wait when Apple's rate limit (429) says when to retry; beyond it iapctl stops "
+            + "and says when.",
+        configKey: "apple-max-wait", defaultValue: "60", isInherited: true, section: section,
+        validation: .positiveInteger)
+
+    /// `--timeout`.
+    static let timeoutOption = OptionSpec(
+        "timeout", valueName: "seconds", help: "The longest one request may take.", configKey: "apple-timeout",
+        defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger)
+
+    /// `--connect-timeout`.
+    static let connectTimeoutOption = OptionSpec(
+        "connect-timeout", valueName: "seconds", help: "The longest connecting to Apple may take.",
+        configKey: "apple-connect-timeout", defaultValue: "10", isInherited: true, section: section,
+        validation: .positiveInteger)
+
+    /// `--root-ca`.
+    static let rootCAOption = OptionSpec(
+        "root-ca", valueName: "file", help: "With -o: a trusted root for verifying the items, DER or PEM.",
+        kind: .repeatable, configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3",
+        isInherited: true, section: section, completion: .file)
+
+    /// `--app-apple-id`.
+    static let appAppleIdOption = OptionSpec(
+        "app-apple-id", valueName: "n", help: "With -o: the app's Apple id (needed to verify Production items).",
+        environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", isInherited: true,
+        section: section, validation: .positiveInteger)
+
+    /// `--at`.
+    static let atOption = OptionSpec(
+        "at", valueName: "when",
+        help: "With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time.",
+        configKey: "at", defaultValue: "signed", isInherited: true, section: section,
+        completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"]))
 
     static let transactionArgument = ArgumentSpec("transaction", help: "Any transactionId of the customer.")
 

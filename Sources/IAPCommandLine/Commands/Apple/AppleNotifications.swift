@@ -84,7 +84,7 @@ enum AppleNotifications {
         }
         let apply = invocation.flag("apply")
         let gapReport = invocation.flag("gap-report") || apply
-        if invocation.flag("dry-run") && !apply { throw CLIError.usage("--dry-run goes with --apply") }
+        if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
         var body: [(key: String, value: JSONValue)] = [("startDate", .int(start)), ("endDate", .int(end))]
         if let type = invocation.value("type") {
             guard invocation.value("transaction") == nil else {

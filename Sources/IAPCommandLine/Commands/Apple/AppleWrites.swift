@@ -9,7 +9,7 @@ import SubscriptionEngine
 enum AppleWrites {
     static let writeOptions: [OptionSpec] = [
         CommandTree.reasonOption, CommandTree.ticketOption,
-        OptionSpec.flag("dry-run", help: "Print the exact request (method, URL, body); send nothing, record nothing."),
+        CommandTree.dryRun.with(help: "Print the exact request (method, URL, body); send nothing, record nothing."),
     ]
 
     static let requestIdOption = OptionSpec(
@@ -108,7 +108,7 @@ enum AppleWrites {
             throw CLIError.usage("--days must be 1 to 90 (Apple's limit)")
         }
         let code = Int64(invocation.value("reason-code") ?? "0") ?? 0
-        let reason = invocation.value("reason") ?? ""
+        let reason = invocation.value(CommandTree.reasonOption) ?? ""
         let call: APICall
         let entity: (EntityKind, String)
         if invocation.flag("all-active") {
@@ -206,7 +206,7 @@ enum AppleWrites {
             guard AppleSession.isUUID(given) else { throw CLIError.usage("--request-id '\(given)' is not a UUID") }
             return given.lowercased()
         }
-        return RequestIdentifier.derived(from: basis + "|" + (invocation.value("ticket") ?? ""))
+        return RequestIdentifier.derived(from: basis + "|" + (invocation.value(CommandTree.ticketOption) ?? ""))
     }
 
     /// Dry run: the exact request. Otherwise: send it (the database must be there first, to record it),
@@ -217,7 +217,7 @@ enum AppleWrites {
     ) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let server: APIServer = session.environment == .sandbox ? .sandbox : .production
-        if invocation.flag("dry-run") {
+        if invocation.flag(CommandTree.dryRun) {
             invocation.print("\(call.method) \(session.api.url(call, server))")
             invocation.print("Authorization: Bearer <ES256 JWT signed with key \(session.keyId), not shown>")
             if let body = call.bodyText {
@@ -261,7 +261,8 @@ enum AppleWrites {
             try session.appendAudit(
                 AuditEntry(
                     at: RecordClock.nowMilliseconds(), actor: invocation.actor, command: command,
-                    reason: invocation.value("reason"), ticket: invocation.value("ticket"), entity: entity.0,
+                    reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption),
+                    entity: entity.0,
                     key: entity.1, before: nil,
                     after: JSONValue.object([("apple_request", request), ("apple_response", response)]).serialized()))
         }
