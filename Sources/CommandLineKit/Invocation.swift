@@ -1,4 +1,4 @@
-import AppStoreJWS
+import IAPFoundation
 
 /// Everything a command handler needs: what was asked, the resolved settings, and the streams.
 ///

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

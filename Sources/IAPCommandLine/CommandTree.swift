@@ -1,3 +1,4 @@
+import IAPFoundation
 import SubscriptionEngine
 
 /// The whole `iapctl` command line as data: every command, option, argument and help text.
@@ -180,7 +181,7 @@ public enum CommandTree {
             "The global options (\\fB\\-\\-db\\fR, \\fB\\-o\\fR, \\fB\\-q\\fR, \\fB\\-v\\fR, \\fB\\-\\-config\\fR, "
             + "\\fB\\-\\-actor\\fR, \\fB\\-\\-no\\-color\\fR) are described in",
         // A password in a URL (any setting, from any source) is refused later, but must not be printed first.
-        displaySetting: { DbOpen.redacted($0) })
+        displaySetting: { URLSecrets.redacted($0) })
 
     /// The tree as written, handlers unwrapped.
     static let tree = CommandSpec(

@@ -1,6 +1,7 @@
 // jwsforge: make throwaway Apple-shaped CA chains and sign App Store JWS with them (tests and benchmarks only).
 import CommandLineKit
 import Foundation
+import IAPFoundation
 import JWSForge
 
 /// The options the commands share (read by these same values in the handlers).
@@ -161,12 +162,6 @@ func readFile(_ path: String) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-func trimmedPayload(_ text: String) -> String {
-    var text = Substring(text)
-    while let last = text.last, last.isWhitespace { text = text.dropLast() }
-    return String(text)
-}
-
 func webhookBody(_ jws: String) -> String {
     #"{"signedPayload":""# + jws + #""}"#
 }
@@ -191,7 +186,7 @@ func runCA(_ invocation: Invocation) throws -> ExitCode {
 
 func runSign(_ invocation: Invocation) throws -> ExitCode {
     let pki = try TestPKI.load(directory: invocation.required(Opt.ca))
-    let payload = trimmedPayload(try readFile("-"))
+    let payload = String(try readFile("-").trimmed(.whitespace, leading: false))
     var header: [String: Any] = [:]
     if let kid = invocation.value(Opt.kid) { header["kid"] = kid }
     if let alg = invocation.value(Opt.alg) { header["alg"] = alg }
@@ -226,8 +221,8 @@ func runNotification(_ invocation: Invocation) throws -> ExitCode {
     } else {
         jws = try builder.notification(
             type: type, subtype: invocation.value(Opt.subtype), uuid: uuid, signedDate: signedDate,
-            transactionJSON: try transactionFile.map { trimmedPayload(try readFile($0)) },
-            renewalJSON: try renewalFile.map { trimmedPayload(try readFile($0)) }, status: status)
+            transactionJSON: try transactionFile.map { String(try readFile($0).trimmed(.whitespace, leading: false)) },
+            renewalJSON: try renewalFile.map { String(try readFile($0).trimmed(.whitespace, leading: false)) }, status: status)
     }
     invocation.stdout.writeLine(invocation.flag(Opt.webhook) ? webhookBody(jws) : jws)
     return .success

@@ -1,4 +1,4 @@
-import AppStoreJWS
+import IAPFoundation
 import Testing
 
 @testable import CommandLineKit

@@ -1,5 +1,5 @@
-import AppStoreJWS
 import Foundation
+import IAPFoundation
 import Testing
 
 @testable import CommandLineKit

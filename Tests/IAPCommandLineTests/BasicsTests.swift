@@ -3,7 +3,7 @@ import Testing
 
 @testable import IAPCommandLine
 
-@Suite("Dates, input, JSON text, exit codes")
+@Suite("Exit codes, handler errors")
 struct BasicsTests {
     @Test func exitCodesAreTheContract() {
         let table: [ExitCode: Int32] = [

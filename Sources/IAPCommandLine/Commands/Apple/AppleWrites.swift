@@ -260,7 +260,7 @@ enum AppleWrites {
         let auditId = try store.write { session in
             try session.appendAudit(
                 AuditEntry(
-                    at: RecordClock.nowMilliseconds(), actor: invocation.actor, command: command,
+                    at: Timestamp.now(), actor: invocation.actor, command: command,
                     reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption),
                     entity: entity.0,
                     key: entity.1, before: nil,
