@@ -1,5 +1,3 @@
-import IAPFoundation
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
