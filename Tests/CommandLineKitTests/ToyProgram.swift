@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import CommandLineKit
@@ -163,6 +164,20 @@ struct ToyProgramTests {
         let missing = toy(["paint", "x", "--config", "/nonexistent/toy.json"])
         #expect(missing.code == 78)
         #expect(missing.err.contains("hint: check --config or TOY_CONFIG"))
+    }
+
+    @Test func aConfigFileSetsOptionsByTheirConfigKeyAndRefusesUnknownOnes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("toy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let good = folder.appendingPathComponent("good.json").path
+        try #"{"color": "Blue", "tag": ["x", "y"]}"#.write(toFile: good, atomically: true, encoding: .utf8)
+        #expect(toy(["paint", "w", "--config", good]).out == "paint blue w\ntags x,y\n")
+        #expect(toy(["paint", "w"], environment: ["TOY_CONFIG": good, "TOY_COLOR": "red"]).out.hasPrefix("paint red w"))
+        let typo = folder.appendingPathComponent("typo.json").path
+        try #"{"colour": "blue"}"#.write(toFile: typo, atomically: true, encoding: .utf8)
+        let run = toy(["paint", "w", "--config", typo])
+        #expect(run.code == 78)
+        #expect(run.err == "error: config file \(typo): unknown setting 'colour'\nhint: did you mean 'color'?\n")
     }
 
     @Test func completionScriptsUseTheProgramName() {
