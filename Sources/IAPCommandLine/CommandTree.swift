@@ -1,3 +1,4 @@
+import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
 
@@ -7,14 +8,6 @@ import SubscriptionEngine
 /// command carries its handler. Here: the root, the program's facts and the options several groups
 /// share; each group's specification lives beside its handlers (`Commands/OrdersSpec.swift`, …).
 public enum CommandTree {
-    /// The App Store environments a signed payload may name (`--environment`), in help's order.
-    public enum PayloadEnvironment: String, CaseIterable, Sendable {
-        case production = "Production"
-        case sandbox = "Sandbox"
-        case xcode = "Xcode"
-        case localTesting = "LocalTesting"
-    }
-
     /// `--auto-renew on|off`.
     public enum Switch: String, CaseIterable, Sendable {
         case on, off
@@ -30,7 +23,7 @@ public enum CommandTree {
     public static let contractStatuses = OptionSpec.choices(ContractStatus.self)
 
     /// App Store environments a payload may come from.
-    public static let environments = OptionSpec.choices(PayloadEnvironment.self)
+    public static let environments = OptionSpec.choices(EnvironmentName.self)
 
     /// Restore policies.
     public static let restorePolicies = OptionSpec.choices(RestorePolicy.self)
@@ -100,7 +93,7 @@ public enum CommandTree {
         help: "An accepted environment. Xcode and LocalTesting only when asked for; their unsigned data is "
             + "then accepted with a warning.",
         kind: .repeatable, allowedValues: environments, configKey: "environment",
-        defaultValue: PayloadEnvironment.production.rawValue, section: "Trust options")
+        defaultValue: EnvironmentName.production.rawValue, section: "Trust options")
 
     /// `--at WHEN`: when the certificate chain must be valid.
     static let atOption = OptionSpec(
