@@ -58,7 +58,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "jwsforge",
-            dependencies: ["IAPFoundation", "JWSForge"]
+            dependencies: ["IAPFoundation", "JWSForge", "CommandLineKit"]
         ),
         // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
         // libcrypto; compression by its own LZ codec).
@@ -80,10 +80,17 @@ let package = Package(
             name: "IAPOperations",
             dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "COpenSSL"]
         ),
+        // The command framework: command model → parser, help, completions, man pages, output
+        // formats, terminal text, input reading. Knows nothing of iapctl.
+        .target(
+            name: "CommandLineKit",
+            dependencies: ["IAPFoundation"]
+        ),
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "IAPOperations",
+                "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
+                "IAPOperations",
                 "SQLiteStore", "MySQLStore",
             ]
         ),
@@ -139,6 +146,10 @@ let package = Package(
         .testTarget(
             name: "IAPOperationsTests",
             dependencies: ["IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt"]
+        ),
+        .testTarget(
+            name: "CommandLineKitTests",
+            dependencies: ["CommandLineKit", "IAPFoundation"]
         ),
         .testTarget(
             name: "IAPCommandLineTests",

@@ -3,51 +3,8 @@ import Testing
 
 @testable import IAPCommandLine
 
-@Suite("Input, JSON text, exit codes")
+@Suite("Exit codes, handler errors")
 struct BasicsTests {
-    @Test func inputLinesWithLimit() throws {
-        let reader = InputReader(string: "one\r\n" + String(repeating: "x", count: 50) + "\nthree")
-        #expect(try reader.readLine(maxLength: 10) == "one")
-        #expect(throws: CLIError.self) { try reader.readLine(maxLength: 10) }
-        #expect(reader.lineNumber == 2)
-        #expect(try reader.readLine(maxLength: 10) == "three")
-        #expect(try reader.readLine(maxLength: 10) == nil)
-    }
-
-    @Test func overlongLineIsADataErrorNamingTheLine() {
-        let reader = InputReader(string: "ok\n" + String(repeating: "y", count: 20))
-        _ = try? reader.readLine(maxLength: 5)
-        do {
-            _ = try reader.readLine(maxLength: 5)
-            Issue.record("expected an error")
-        } catch {
-            #expect(error.code == .dataError)
-            #expect(error.message == "stdin:2: line longer than 5 bytes")
-        }
-    }
-
-    @Test func readsFilesByDescriptor() throws {
-        let url = try temporaryDirectory().appendingPathComponent("in.txt")
-        let big = String(repeating: "z", count: 100_000)
-        try ("a\n" + big + "\nb\n").write(to: url, atomically: true, encoding: .utf8)
-        let reader = try InputReader(path: url.path)
-        #expect(try reader.readLine() == "a")
-        #expect(try reader.readLine() == big)
-        #expect(try reader.readLine() == "b")
-        #expect(try reader.readLine() == nil)
-        #expect(try InputReader(path: url.path).readAll().count == 100_005)
-        #expect(throws: CLIError.self) { try InputReader(path: url.path + ".missing") }
-    }
-
-    @Test func jsonText() throws {
-        let value = try JSONText.parse(#" {"a": [1, -2.5e1, true, null, "\u00e9\ud83d\ude00\n"], "b": {}} "#)
-        #expect(value["a"]?.arrayValue == [.int(1), .double(-25), .bool(true), .null, .string("é😀\n")])
-        #expect(value["b"] == .object([]))
-        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse("[1,]") }
-        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse("01") }
-        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse("{} x") }
-    }
-
     @Test func exitCodesAreTheContract() {
         let table: [ExitCode: Int32] = [
             .success: 0, .failure: 1, .verificationFailed: 2, .notFound: 3, .conflict: 4, .usage: 64, .dataError: 65,
@@ -61,7 +18,7 @@ struct BasicsTests {
     }
 
     @Test func handlerErrorsBecomeMessagesAndCodes() {
-        var handlers = CommandHandlers.standard()
+        var handlers: [String: CommandHandler] = [:]
         handlers["db status"] = { _ in throw CLIError(.notFound, "no order 'x'", hint: "check the key") }
         handlers["db init"] = { _ in throw Converted() }
         handlers["orders list"] = { invocation in

@@ -4,18 +4,6 @@ import Testing
 
 @Suite("InputReader text is valid UTF-8 or refused")
 struct InputReaderTextTests {
-    @Test func readAllTextRefusesInvalidUTF8() {
-        let reader = InputReader(bytes: Array("{\"signedPayload\": \"a.b.c\"}\n".utf8) + [0xFF, 0xFE], name: "body.json")
-        #expect(throws: CLIError.self) { try reader.readAllText() }
-        do {
-            _ = try reader.readAllText()
-        } catch {
-            #expect(error.code == .dataError)
-        }
-        let ok = InputReader(bytes: Array("héllo ✓\n".utf8), name: "x")
-        #expect((try? ok.readAllText()) == "héllo ✓\n")
-    }
-
     @Test func aPrettyPrintedDocumentWithInvalidUTF8IsRefusedNotMangled() throws {
         let stdout = BufferSink()
         let stderr = BufferSink()

@@ -9,7 +9,7 @@ struct ParserTests {
     @Test func optionsAnywhereAfterThePath() throws {
         let parsed = try parser.parse(["orders", "update", "--status", "paid", "K1", "--reason=fix", "-ojson"])
         #expect(parsed.path == ["orders", "update"])
-        #expect(parsed.spec.handlerKey == "orders update")
+        #expect(parsed.spec.name == "update" && parsed.spec.isRunnable)
         #expect(parsed.value("status") == "paid")
         #expect(parsed.value("reason") == "fix")
         #expect(parsed.value("output") == "json")
@@ -106,12 +106,6 @@ struct ParserTests {
         let parsed = try parser.parse(["notify", "--at", "2025-09-05T01:24:32Z"])
         #expect(parsed.value("at") == "2025-09-05T01:24:32Z")
         #expect(try parser.parse(["notify", "--at", "now"]).value("at") == "now")
-    }
-
-    @Test func editDistanceCountsSwapsOnce() {
-        #expect(Suggestion.editDistance("stauts", "status") == 1)
-        #expect(Suggestion.editDistance("", "abc") == 3)
-        #expect(Suggestion.closest(to: "zzzzzz", among: ["list", "show"]) == nil)
     }
 
     @Test func handlerReceivesArguments() {

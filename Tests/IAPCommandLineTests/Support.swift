@@ -9,22 +9,27 @@ struct RunResult {
     var err: String
 }
 
-/// Runs iapctl in-process with injected streams.
+/// Runs iapctl in-process with injected streams; `handlers` replace the handlers of the commands
+/// at those paths (`"orders list"`) in the standard tree.
 func iapctl(
     _ arguments: [String], environment: [String: String] = [:], stdin: String = "", tty: Bool = false,
-    handlers: [String: CommandHandler]? = nil
+    handlers: [String: CommandHandler] = [:]
 ) -> RunResult {
     let out = BufferSink()
     let err = BufferSink()
+    var root = CommandTree.root
+    for (path, handler) in handlers {
+        root = root.replacingHandler(at: path.split(separator: " ").map(String.init), with: handler)
+    }
     let code = runIAPCtl(
         arguments: arguments, environment: environment, stdin: InputReader(string: stdin), stdout: out, stderr: err,
-        isStdoutTTY: tty, handlers: handlers)
+        isStdoutTTY: tty, root: root)
     return RunResult(code: code, out: out.text, err: err.text)
 }
 
-/// The standard handlers with `orders list` replaced by a probe that prints settings and arguments.
+/// `orders list`, `notify`, `orders update` and `restore` replaced by a probe that prints settings and arguments.
 func probeHandlers() -> [String: CommandHandler] {
-    var handlers = CommandHandlers.standard()
+    var handlers: [String: CommandHandler] = [:]
     let probe: CommandHandler = { invocation in
         for long in ["db", "output", "actor", "bundle-id", "app-apple-id", "at", "status", "limit", "user", "config"] {
             if let value = invocation.value(long) {

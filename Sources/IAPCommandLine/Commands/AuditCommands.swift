@@ -7,16 +7,16 @@ enum AuditCommands {
     /// Audit rows newest first, filtered by actor, time and ticket.
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
-        let limit = invocation.parsed.value("limit").flatMap { Int($0) }
-        let user = invocation.parsed.value("user")
+        let limit = invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) }
+        let user = invocation.parsed.value(CommandTree.userOption)
         let order = invocation.parsed.value("order")
         let contract = invocation.parsed.value("contract")
         let command = invocation.parsed.value("command")
         let filter = AuditFilter(
             // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
-            actor: invocation.parsed.value("actor"),
+            actor: invocation.parsed.value(CommandTree.actorOption),
             since: try AuditTime.option(invocation, "since", now: now),
-            ticket: invocation.parsed.value("ticket"))
+            ticket: invocation.parsed.value(CommandTree.ticketOption))
         let narrowing = AuditQuery.Narrowing(user: user, order: order, contract: contract, command: command)
         let entries = try DbOpen.read(invocation) { session in
             try AuditQuery.entries(filter, narrowing: narrowing, limit: limit, in: session)

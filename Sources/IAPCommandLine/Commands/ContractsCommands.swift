@@ -7,9 +7,9 @@ enum ContractsCommands {
     /// Contracts newest first, filtered.
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let filter = ContractFilter(
-            userId: invocation.parsed.value("user"),
+            userId: invocation.parsed.value(CommandTree.userOption),
             status: invocation.parsed.value("status").flatMap(ContractStatus.init(rawValue:)),
-            limit: invocation.parsed.value("limit").flatMap { Int($0) })
+            limit: invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) })
         let contracts = try DbOpen.read(invocation) { try $0.contracts(matching: filter) }
         invocation.emit(
             contracts.map(RowRendering.record),

@@ -15,7 +15,7 @@ enum DbCommands {
     /// Creates (mode 0600) or migrates the schema; idempotent. `--dry-run` lists what it would do.
     static func initialize(_ invocation: Invocation) throws -> ExitCode {
         let name = DbOpen.display(invocation)
-        let dryRun = invocation.flag("dry-run")
+        let dryRun = invocation.flag(CommandTree.dryRun)
         var exists = true
         switch try StoreAccess.location(DbOpen.raw(invocation)) {
         case .mysql(let url):

@@ -13,7 +13,7 @@ enum OrdersCommands {
     /// One order from `--user`/`--product` (`--no` to import an existing number), or one per row of `--from`.
     static func create(_ invocation: Invocation) throws -> ExitCode {
         let requests: [(line: Int?, order: Order)]
-        if let from = invocation.parsed.value("from") {
+        if let from = invocation.parsed.value(CommandTree.fromOption) {
             for option in ["user", "product", "no"] where invocation.parsed.value(option) != nil {
                 throw CLIError.usage(
                     "--from cannot be combined with --\(option)", hint: "put user, product and no in the file's rows")
@@ -21,7 +21,7 @@ enum OrdersCommands {
             let rows = try BatchInput.read(invocation, from: from)
             requests = try rows.map { row throws(CLIError) in (row.line, try newOrder(row)) }
         } else {
-            guard let user = invocation.parsed.value("user"), let product = invocation.parsed.value("product") else {
+            guard let user = invocation.parsed.value(CommandTree.userOption), let product = invocation.parsed.value("product") else {
                 throw CLIError.usage(
                     "give --user and --product, or --from FILE",
                     hint: "e.g. iapctl orders create --user u42 --product com.example.pro.monthly")
@@ -110,10 +110,10 @@ enum OrdersCommands {
     /// Orders newest first, filtered.
     static func listNow(_ invocation: Invocation) throws -> ExitCode {
         let filter = OrderFilter(
-            userId: invocation.parsed.value("user"),
+            userId: invocation.parsed.value(CommandTree.userOption),
             status: invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:)),
             productId: invocation.parsed.value("product"),
-            limit: invocation.parsed.value("limit").flatMap { Int($0) })
+            limit: invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) })
         let orders = try DbOpen.read(invocation) { try $0.orders(matching: filter) }
         invocation.emit(
             orders.map(RowRendering.record),
@@ -139,17 +139,17 @@ enum OrdersCommands {
         _ invocation: Invocation, as type: Row.Type, command: String, keyArgument: String,
         optionFields: [(option: String, field: String)]
     ) throws -> ExitCode {
-        let reason = invocation.value("reason") ?? ""
+        let reason = invocation.value(CommandTree.reasonOption) ?? ""
         guard !reason.allSatisfy(\.isWhitespace) else {
             throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'refund approved by support'")
         }
-        let ticket = invocation.value("ticket").flatMap { $0.isEmpty ? nil : $0 }
-        let dryRun = invocation.flag("dry-run")
+        let ticket = invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 }
+        let dryRun = invocation.flag(CommandTree.dryRun)
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
         let options = optionFields.map { "--\($0.option)" }.joined(separator: ", ")
         let requests: [CorrectionInput]
-        if let from = invocation.parsed.value("from") {
+        if let from = invocation.parsed.value(CommandTree.fromOption) {
             if key != nil {
                 throw CLIError.usage("give either <\(keyArgument)> or --from, not both")
             }

@@ -17,13 +17,11 @@ import SubscriptionEngine
 /// Limits: user ids shorter than 3 characters or containing spaces are recognised only in id
 /// fields, not in free text.
 enum Redaction {
-    /// Every handler of `handlers`, redacting its output when `--redact` is on.
-    static func wrap(_ handlers: [String: CommandHandler]) -> [String: CommandHandler] {
-        handlers.mapValues { handler in
-            { invocation in
-                guard invocation.flag("redact") else { return try handler(invocation) }
-                return try run(handler, invocation)
-            }
+    /// `handler`, redacting its output when `--redact` is on.
+    static func wrap(_ handler: @escaping CommandHandler) -> CommandHandler {
+        { invocation in
+            guard invocation.flag(CommandTree.redactOption) else { return try handler(invocation) }
+            return try run(handler, invocation)
         }
     }
 
@@ -33,7 +31,7 @@ enum Redaction {
             parsed: invocation.parsed, settings: invocation.settings, environment: invocation.environment,
             stdin: invocation.stdin, stdout: RedactingSink(invocation.stdout, redactor),
             stderr: RedactingSink(invocation.stderr, redactor), isStdoutTTY: invocation.isStdoutTTY,
-            root: invocation.root, redactor: redactor)
+            root: invocation.root, masking: redactor)
         defer {
             try? inner.stdout.flush()
             try? inner.stderr.flush()
@@ -81,7 +79,7 @@ final class RedactingSink: OutputSink {
 }
 
 /// Per-run aliases for sensitive values, by field and in free text.
-final class Redactor {
+final class Redactor: RecordMasking {
     /// What a value is; the alias prefix.
     enum Kind: String {
         case user, order, txn, uuid, actor, email, phone
@@ -97,7 +95,7 @@ final class Redactor {
 
     init(invocation: Invocation) {
         self.invocation = invocation
-        if let user = invocation.parsed.value("user") { _ = alias(user, .user) }
+        if let user = invocation.parsed.value(CommandTree.userOption) { _ = alias(user, .user) }
         // The actor (who runs this) is masked wherever it appears, like the ids.
         _ = alias(invocation.actor, .actor)
     }

@@ -38,7 +38,7 @@ enum StoreAccess {
     /// `readOnly` (look-ups): SQLite opens the file read-only and creates no file (MySQL relies
     /// on the user's privileges).
     static func open(_ invocation: Invocation, create: Bool = false, readOnly: Bool = false) throws -> any Store {
-        let raw = invocation.value("db") ?? "iapctl.db"
+        let raw = invocation.value(CommandTree.dbOption) ?? "iapctl.db"
         switch try location(raw) {
         case .sqlite(let path):
             return try SQLiteStore(path: path, create: create, readOnly: readOnly)
@@ -102,7 +102,7 @@ enum StoreAccess {
 
     /// The database as shown to people: never a password.
     static func displayName(_ invocation: Invocation) -> String {
-        let raw = invocation.value("db") ?? "iapctl.db"
+        let raw = invocation.value(CommandTree.dbOption) ?? "iapctl.db"
         if case .mysql(let url)? = try? location(raw) {
             return (try? MySQLURL(parsing: url).description) ?? "mysql://…"
         }
@@ -111,22 +111,20 @@ enum StoreAccess {
 }
 
 extension StoreAccess {
-    /// Every handler of `handlers`, with SQLite's access errors given a file-permission hint
-    /// (the generic one speaks of MySQL users and passwords).
-    static func wrap(_ handlers: [String: CommandHandler]) -> [String: CommandHandler] {
-        handlers.mapValues { handler in
-            { invocation in
-                do {
-                    return try handler(invocation)
-                } catch StoreError.accessDenied(let message) {
-                    guard case .sqlite? = try? location(invocation.value("db") ?? "iapctl.db") else {
-                        throw StoreError.accessDenied(message)
-                    }
-                    throw CLIError(
-                        .config, message,
-                        hint: "check the permissions of the database file and its folder (ls -l); look-ups "
-                            + "(list, show, entitled, doctor, audit) need only read access, changes need write access")
+    /// `handler`, with SQLite's access errors given a file-permission hint (the generic one speaks
+    /// of MySQL users and passwords).
+    static func wrap(_ handler: @escaping CommandHandler) -> CommandHandler {
+        { invocation in
+            do {
+                return try handler(invocation)
+            } catch StoreError.accessDenied(let message) {
+                guard case .sqlite? = try? location(invocation.value(CommandTree.dbOption) ?? "iapctl.db") else {
+                    throw StoreError.accessDenied(message)
                 }
+                throw CLIError(
+                    .config, message,
+                    hint: "check the permissions of the database file and its folder (ls -l); look-ups "
+                        + "(list, show, entitled, doctor, audit) need only read access, changes need write access")
             }
         }
     }

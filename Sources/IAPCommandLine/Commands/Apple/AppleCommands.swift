@@ -8,57 +8,81 @@ enum AppleCommands {
 
     /// Options every `apple` command inherits: the key, the server, the trust options for `-o`.
     static let options: [OptionSpec] = [
-        OptionSpec(
-            "key-file", valueName: "file",
-            help: "The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users. "
-                + "The key itself is never taken from the command line.",
-            environmentVariable: "IAPCTL_APPLE_KEY_FILE", configKey: "apple-key-file", isInherited: true,
-            section: section, completion: .file),
-        OptionSpec(
-            "key-id", valueName: "id", help: "The key's id (App Store Connect shows it next to the key).",
-            environmentVariable: "IAPCTL_APPLE_KEY_ID", configKey: "apple-key-id", isInherited: true,
-            section: section),
-        OptionSpec(
-            "issuer-id", valueName: "uuid", help: "Your issuer id (above the keys in App Store Connect).",
-            environmentVariable: "IAPCTL_APPLE_ISSUER_ID", configKey: "apple-issuer-id", isInherited: true,
-            section: section),
-        OptionSpec(
-            "bundle-id", valueName: "id", help: "The app's bundle id (the token's bid; items of other apps are rejected).",
-            environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true, isInherited: true,
-            section: section),
-        OptionSpec(
-            "environment", valueName: "env",
-            help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
-                + "does not know the id, as Apple advises).",
-            allowedValues: APIEnvironment.allCases.map(\.rawValue), configKey: "apple-environment",
-            defaultValue: "auto", isInherited: true, section: section),
-        OptionSpec(
-            "max-wait", valueName: "seconds",
-            help: "The longest to wait when Apple's rate limit (429) says when to retry; beyond it iapctl stops "
-                + "and says when.",
-            configKey: "apple-max-wait", defaultValue: "60", isInherited: true, section: section,
-            validation: .positiveInteger),
-        OptionSpec(
-            "timeout", valueName: "seconds", help: "The longest one request may take.", configKey: "apple-timeout",
-            defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger),
-        OptionSpec(
-            "connect-timeout", valueName: "seconds", help: "The longest connecting to Apple may take.",
-            configKey: "apple-connect-timeout", defaultValue: "10", isInherited: true, section: section,
-            validation: .positiveInteger),
-        OptionSpec(
-            "root-ca", valueName: "file", help: "With -o: a trusted root for verifying the items, DER or PEM.",
-            kind: .repeatable, configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3",
-            isInherited: true, section: section, completion: .file),
-        OptionSpec(
-            "app-apple-id", valueName: "n", help: "With -o: the app's Apple id (needed to verify Production items).",
-            environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", isInherited: true,
-            section: section, validation: .positiveInteger),
-        OptionSpec(
-            "at", valueName: "when",
-            help: "With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time.",
-            configKey: "at", defaultValue: "signed", isInherited: true, section: section,
-            completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"])),
+        keyFileOption, keyIdOption, issuerIdOption, bundleIdOption, environmentOption, maxWaitOption,
+        timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
     ]
+
+    /// `--key-file`.
+    static let keyFileOption = OptionSpec(
+        "key-file", valueName: "file",
+        help: "The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users. "
+            + "The key itself is never taken from the command line.",
+        environmentVariable: "IAPCTL_APPLE_KEY_FILE", configKey: "apple-key-file", isInherited: true,
+        section: section, completion: .file)
+
+    /// `--key-id`.
+    static let keyIdOption = OptionSpec(
+        "key-id", valueName: "id", help: "The key's id (App Store Connect shows it next to the key).",
+        environmentVariable: "IAPCTL_APPLE_KEY_ID", configKey: "apple-key-id", isInherited: true,
+        section: section)
+
+    /// `--issuer-id`.
+    static let issuerIdOption = OptionSpec(
+        "issuer-id", valueName: "uuid", help: "Your issuer id (above the keys in App Store Connect).",
+        environmentVariable: "IAPCTL_APPLE_ISSUER_ID", configKey: "apple-issuer-id", isInherited: true,
+        section: section)
+
+    /// `--bundle-id`.
+    static let bundleIdOption = OptionSpec(
+        "bundle-id", valueName: "id", help: "The app's bundle id (the token's bid; items of other apps are rejected).",
+        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true, isInherited: true,
+        section: section)
+
+    /// `--environment`.
+    static let environmentOption = OptionSpec(
+        "environment", valueName: "env",
+        help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
+            + "does not know the id, as Apple advises).",
+        allowedValues: OptionSpec.choices(APIEnvironment.self), configKey: "apple-environment",
+        defaultValue: "auto", isInherited: true, section: section)
+
+    /// `--max-wait`.
+    static let maxWaitOption = OptionSpec(
+        "max-wait", valueName: "seconds",
+        help: "The longest to wait when Apple's rate limit (429) says when to retry; beyond it iapctl stops "
+            + "and says when.",
+        configKey: "apple-max-wait", defaultValue: "60", isInherited: true, section: section,
+        validation: .positiveInteger)
+
+    /// `--timeout`.
+    static let timeoutOption = OptionSpec(
+        "timeout", valueName: "seconds", help: "The longest one request may take.", configKey: "apple-timeout",
+        defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger)
+
+    /// `--connect-timeout`.
+    static let connectTimeoutOption = OptionSpec(
+        "connect-timeout", valueName: "seconds", help: "The longest connecting to Apple may take.",
+        configKey: "apple-connect-timeout", defaultValue: "10", isInherited: true, section: section,
+        validation: .positiveInteger)
+
+    /// `--root-ca`.
+    static let rootCAOption = OptionSpec(
+        "root-ca", valueName: "file", help: "With -o: a trusted root for verifying the items, DER or PEM.",
+        kind: .repeatable, configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3",
+        isInherited: true, section: section, completion: .file)
+
+    /// `--app-apple-id`.
+    static let appAppleIdOption = OptionSpec(
+        "app-apple-id", valueName: "n", help: "With -o: the app's Apple id (needed to verify Production items).",
+        environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", isInherited: true,
+        section: section, validation: .positiveInteger)
+
+    /// `--at`.
+    static let atOption = OptionSpec(
+        "at", valueName: "when",
+        help: "With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time.",
+        configKey: "at", defaultValue: "signed", isInherited: true, section: section,
+        completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"]))
 
     static let transactionArgument = ArgumentSpec("transaction", help: "Any transactionId of the customer.")
 
@@ -100,7 +124,7 @@ enum AppleCommands {
             CommandExample("iapctl apple lookup MK5TTTVWJH -o json", "Decoded, after verification."),
         ],
         arguments: [ArgumentSpec("order-id", help: "The order ID from the receipt e-mail (e.g. MK5TTTVWJH).")],
-        handlerKey: "apple lookup")
+        handler: runLookup)
 
     static let transactions = CommandSpec(
         name: "transactions",
@@ -111,7 +135,7 @@ enum AppleCommands {
                 abstract: "Get Transaction Info: one signed transaction.",
                 examples: [CommandExample("iapctl apple transactions get 2000000123456789 -o json", "Decoded.")],
                 arguments: [transactionArgument],
-                handlerKey: "apple transactions get"),
+                handler: runTransaction),
             CommandSpec(
                 name: "history",
                 abstract: "Get Transaction History: every transaction of the customer, all pages.",
@@ -127,19 +151,20 @@ enum AppleCommands {
                         "product", valueName: "id", help: "Only this product id.", kind: .repeatable),
                     OptionSpec(
                         "product-type", valueName: "type", help: "Only this product type.", kind: .repeatable,
-                        allowedValues: ["AUTO_RENEWABLE", "NON_RENEWABLE", "CONSUMABLE", "NON_CONSUMABLE"]),
+                        allowedValues: OptionSpec.choices(AppleChoices.ProductType.self)),
                     OptionSpec(
                         "since", valueName: "time",
                         help: "Only purchases at or after: ISO-8601, ms, or back from now (36h, 7d)."),
                     OptionSpec("until", valueName: "time", help: "Only purchases before: ISO-8601, ms, or back from now."),
                     OptionSpec(
-                        "sort", valueName: "order", help: "By modification date.", allowedValues: ["ascending", "descending"],
+                        "sort", valueName: "order", help: "By modification date.",
+                        allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self),
                         defaultValue: "ascending"),
                     .flag("revoked", help: "Only revoked (refunded) transactions."),
                     .flag("not-revoked", help: "Only transactions not revoked."),
                 ],
                 arguments: [transactionArgument],
-                handlerKey: "apple transactions history"),
+                handler: runHistory),
         ])
 
     static let subscriptions = CommandSpec(
@@ -156,10 +181,10 @@ enum AppleCommands {
                 options: [
                     OptionSpec(
                         "status", valueName: "n", help: "Only subscriptions in this status (1–5).", kind: .repeatable,
-                        allowedValues: ["1", "2", "3", "4", "5"])
+                        allowedValues: OptionSpec.choices(AppleChoices.SubscriptionStatus.self))
                 ],
                 arguments: [transactionArgument],
-                handlerKey: "apple subscriptions status")
+                handler: runStatuses)
         ])
 
     static let refunds = CommandSpec(
@@ -171,18 +196,8 @@ enum AppleCommands {
                 abstract: "Get Refund History: every refunded transaction of the customer, all pages.",
                 examples: [CommandExample("iapctl apple refunds history 2000000123456789 -o table", "Decoded.")],
                 arguments: [transactionArgument],
-                handlerKey: "apple refunds history")
+                handler: runRefunds)
         ])
-
-    static func handlers() -> [String: CommandHandler] {
-        [
-            "apple lookup": runLookup,
-            "apple transactions get": runTransaction,
-            "apple transactions history": runHistory,
-            "apple subscriptions status": runStatuses,
-            "apple refunds history": runRefunds,
-        ]
-    }
 
     static func runLookup(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)

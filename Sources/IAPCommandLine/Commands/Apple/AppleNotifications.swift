@@ -48,14 +48,14 @@ enum AppleNotifications {
             .flag("apply", help: "Replay the notifications never applied, through the engine; print the gap report."),
             CommandTree.dryRun,
         ],
-        handlerKey: "apple notifications history")
+        handler: runHistory)
 
     static let test = CommandSpec(
         name: "test",
         abstract: "Request a Test Notification: Apple sends a TEST notification to your server URL.",
         discussion: "Prints the testNotificationToken; pass it to 'apple notifications test-status'.",
         examples: [CommandExample("iapctl apple notifications test --environment sandbox", "Ping the Sandbox URL.")],
-        handlerKey: "apple notifications test")
+        handler: runTest)
 
     static let testStatus = CommandSpec(
         name: "test-status",
@@ -66,15 +66,7 @@ enum AppleNotifications {
                 "Whether it arrived.")
         ],
         arguments: [ArgumentSpec("token", help: "The testNotificationToken 'notifications test' printed.")],
-        handlerKey: "apple notifications test-status")
-
-    static func handlers() -> [String: CommandHandler] {
-        [
-            "apple notifications history": runHistory,
-            "apple notifications test": runTest,
-            "apple notifications test-status": runTestStatus,
-        ]
-    }
+        handler: runTestStatus)
 
     /// The server a non-transaction endpoint asks: auto means Production.
     static func server(_ session: AppleSession) -> APIServer {
@@ -92,7 +84,7 @@ enum AppleNotifications {
         }
         let apply = invocation.flag("apply")
         let gapReport = invocation.flag("gap-report") || apply
-        if invocation.flag("dry-run") && !apply { throw CLIError.usage("--dry-run goes with --apply") }
+        if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
         var body: [(key: String, value: JSONValue)] = [("startDate", .int(start)), ("endDate", .int(end))]
         if let type = invocation.value("type") {
             guard invocation.value("transaction") == nil else {

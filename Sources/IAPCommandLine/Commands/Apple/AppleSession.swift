@@ -41,19 +41,19 @@ final class AppleSession {
 
     init(_ invocation: Invocation) throws {
         self.invocation = invocation
-        environment = APIEnvironment(rawValue: invocation.value("environment") ?? "auto") ?? .auto
-        guard let keyFile = invocation.value("key-file") else {
+        environment = APIEnvironment(rawValue: invocation.value(AppleCommands.environmentOption) ?? "auto") ?? .auto
+        guard let keyFile = invocation.value(AppleCommands.keyFileOption) else {
             throw CLIError(
                 .config, "no App Store Server API key: --key-file is not set",
                 hint: "pass --key-file AuthKey_KEYID.p8 (or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); "
                     + "see README 'Talking to Apple'")
         }
-        guard let keyId = invocation.value("key-id"), !keyId.isEmpty else {
+        guard let keyId = invocation.value(AppleCommands.keyIdOption), !keyId.isEmpty else {
             throw CLIError(
                 .config, "no key id: --key-id is not set",
                 hint: "the 10-character id App Store Connect shows next to the key (IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
         }
-        guard let issuerId = invocation.value("issuer-id"), !issuerId.isEmpty else {
+        guard let issuerId = invocation.value(AppleCommands.issuerIdOption), !issuerId.isEmpty else {
             throw CLIError(
                 .config, "no issuer id: --issuer-id is not set",
                 hint: "the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
@@ -65,7 +65,7 @@ final class AppleSession {
         guard Self.isUUID(issuerId) else {
             throw CLIError(.config, "--issuer-id '\(issuerId)' is not a UUID", hint: "copy it from App Store Connect")
         }
-        let bundleId = invocation.value("bundle-id") ?? ""
+        let bundleId = invocation.value(AppleCommands.bundleIdOption) ?? ""
         self.keyFile = keyFile
         self.keyId = keyId
         let key = try APIKey(pem: try Self.readKey(keyFile), keyId: keyId)
@@ -73,8 +73,8 @@ final class AppleSession {
             Timestamp.now() / 1000
         }
         let transport = CurlTransport(
-            connectTimeout: Int(invocation.value("connect-timeout") ?? "") ?? 10,
-            totalTimeout: Int(invocation.value("timeout") ?? "") ?? 60)
+            connectTimeout: Int(invocation.value(AppleCommands.connectTimeoutOption) ?? "") ?? 10,
+            totalTimeout: Int(invocation.value(AppleCommands.timeoutOption) ?? "") ?? 60)
         var endpoints = APIEndpoints.apple
         if let base = invocation.environment[Self.baseURLVariable], !base.isEmpty {
             endpoints = try APIEndpoints.testOverride(
@@ -83,7 +83,7 @@ final class AppleSession {
             invocation.warn("talking to the test server \(base) (\(Self.baseURLVariable)), not to Apple")
         }
         var policy = AppStoreServerAPI.Policy()
-        if let wait = invocation.value("max-wait").flatMap(Int64.init) { policy.maxRateLimitWait = wait * 1000 }
+        if let wait = invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init) { policy.maxRateLimitWait = wait * 1000 }
         if let ms = invocation.environment["IAPCTL_APPLE_API_BACKOFF_MS"].flatMap(Int64.init),
             invocation.environment[Self.baseURLVariable] != nil
         {
@@ -165,7 +165,7 @@ final class AppleSession {
             causes.append("an app never released on the App Store is known only to Sandbox: try --environment sandbox")
         }
         causes.append(
-            "the issuer id (--issuer-id) or the bundle id (--bundle-id \(invocation.value("bundle-id") ?? "?")) "
+            "the issuer id (--issuer-id) or the bundle id (--bundle-id \(invocation.value(AppleCommands.bundleIdOption) ?? "?")) "
                 + "does not belong to this key's team, or the key was revoked in App Store Connect")
         if sandboxTried && environment == .auto {
             causes.append("(Sandbox refused it too, so it is not an unreleased app)")
@@ -192,10 +192,10 @@ final class AppleSession {
     func verifier(for server: APIServer) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
         if let roots = try TrustSetup.roots(invocation, option: "root-ca") { configuration.roots = roots }
-        configuration.bundleId = invocation.value("bundle-id")
-        configuration.appAppleId = invocation.value("app-apple-id").flatMap(Int64.init)
+        configuration.bundleId = invocation.value(AppleCommands.bundleIdOption)
+        configuration.appAppleId = invocation.value(AppleCommands.appAppleIdOption).flatMap(Int64.init)
         configuration.environments = [server.rawValue]
-        configuration.validationTime = try TrustSetup.validationTime(invocation.value("at") ?? "signed")
+        configuration.validationTime = try TrustSetup.validationTime(invocation.value(AppleCommands.atOption) ?? "signed")
         do {
             return try AppStoreVerifier(configuration: configuration)
         } catch {

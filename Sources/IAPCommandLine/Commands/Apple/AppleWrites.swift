@@ -9,7 +9,7 @@ import SubscriptionEngine
 enum AppleWrites {
     static let writeOptions: [OptionSpec] = [
         CommandTree.reasonOption, CommandTree.ticketOption,
-        OptionSpec.flag("dry-run", help: "Print the exact request (method, URL, body); send nothing, record nothing."),
+        CommandTree.dryRun.with(help: "Print the exact request (method, URL, body); send nothing, record nothing."),
     ]
 
     static let requestIdOption = OptionSpec(
@@ -39,7 +39,7 @@ enum AppleWrites {
             OptionSpec(
                 "reason-code", valueName: "code",
                 help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.",
-                allowedValues: ["0", "1", "2", "3"], isRequired: true),
+                allowedValues: OptionSpec.choices(AppleChoices.ExtendReasonCode.self), isRequired: true),
             .flag("all-active", help: "Every active subscriber of --product (mass extension)."),
             OptionSpec("product", valueName: "id", help: "With --all-active: the product id."),
             OptionSpec(
@@ -48,7 +48,7 @@ enum AppleWrites {
             requestIdOption,
         ] + writeOptions,
         arguments: [ArgumentSpec("original", help: "The originalTransactionId (leave out with --all-active).", isOptional: true)],
-        handlerKey: "apple extend")
+        handler: runExtend)
 
     static let extendStatus = CommandSpec(
         name: "extend-status",
@@ -62,7 +62,7 @@ enum AppleWrites {
             ArgumentSpec("product", help: "The product id of the mass extension."),
             ArgumentSpec("request-id", help: "Its requestIdentifier ('apple extend --all-active' printed it)."),
         ],
-        handlerKey: "apple extend-status")
+        handler: runExtendStatus)
 
     static let consumption = CommandSpec(
         name: "consumption",
@@ -79,19 +79,16 @@ enum AppleWrites {
             .flag("sample-content-provided", help: "A free sample or trial was provided before the purchase."),
             OptionSpec(
                 "delivery-status", valueName: "status", help: "Whether the item was delivered and works.",
-                allowedValues: [
-                    "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
-                    "UNDELIVERED_OTHER",
-                ], isRequired: true),
+                allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self), isRequired: true),
             OptionSpec(
                 "consumption-percentage", valueName: "milli",
                 help: "How much was consumed, in thousandths of a percent (0–100000)."),
             OptionSpec(
                 "refund-preference", valueName: "pref", help: "Your preference for the refund decision.",
-                allowedValues: ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]),
+                allowedValues: OptionSpec.choices(AppleChoices.RefundPreference.self)),
         ] + writeOptions,
         arguments: [ArgumentSpec("transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")],
-        handlerKey: "apple consumption")
+        handler: runConsumption)
 
     static let setAppAccountToken = CommandSpec(
         name: "set-app-account-token",
@@ -104,23 +101,14 @@ enum AppleWrites {
         options: [OptionSpec("token", valueName: "uuid", help: "The new appAccountToken (a UUID).", isRequired: true)]
             + writeOptions,
         arguments: [ArgumentSpec("original", help: "The originalTransactionId.")],
-        handlerKey: "apple set-app-account-token")
-
-    static func handlers() -> [String: CommandHandler] {
-        [
-            "apple extend": runExtend,
-            "apple extend-status": runExtendStatus,
-            "apple consumption": runConsumption,
-            "apple set-app-account-token": runSetToken,
-        ]
-    }
+        handler: runSetToken)
 
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
         guard let days = Int64(invocation.value("days") ?? ""), (1...90).contains(days) else {
             throw CLIError.usage("--days must be 1 to 90 (Apple's limit)")
         }
         let code = Int64(invocation.value("reason-code") ?? "0") ?? 0
-        let reason = invocation.value("reason") ?? ""
+        let reason = invocation.value(CommandTree.reasonOption) ?? ""
         let call: APICall
         let entity: (EntityKind, String)
         if invocation.flag("all-active") {
@@ -218,7 +206,7 @@ enum AppleWrites {
             guard AppleSession.isUUID(given) else { throw CLIError.usage("--request-id '\(given)' is not a UUID") }
             return given.lowercased()
         }
-        return RequestIdentifier.derived(from: basis + "|" + (invocation.value("ticket") ?? ""))
+        return RequestIdentifier.derived(from: basis + "|" + (invocation.value(CommandTree.ticketOption) ?? ""))
     }
 
     /// Dry run: the exact request. Otherwise: send it (the database must be there first, to record it),
@@ -229,7 +217,7 @@ enum AppleWrites {
     ) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let server: APIServer = session.environment == .sandbox ? .sandbox : .production
-        if invocation.flag("dry-run") {
+        if invocation.flag(CommandTree.dryRun) {
             invocation.print("\(call.method) \(session.api.url(call, server))")
             invocation.print("Authorization: Bearer <ES256 JWT signed with key \(session.keyId), not shown>")
             if let body = call.bodyText {
@@ -273,7 +261,8 @@ enum AppleWrites {
             try session.appendAudit(
                 AuditEntry(
                     at: Timestamp.now(), actor: invocation.actor, command: command,
-                    reason: invocation.value("reason"), ticket: invocation.value("ticket"), entity: entity.0,
+                    reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption),
+                    entity: entity.0,
                     key: entity.1, before: nil,
                     after: JSONValue.object([("apple_request", request), ("apple_response", response)]).serialized()))
         }

@@ -1,11 +1,5 @@
 import IAPFoundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Everything a command handler needs: what was asked, the resolved settings, and the streams.
 ///
 /// Data goes to `stdout` (rendered in `output`); notes, warnings and diagnostics to `stderr`.
@@ -26,27 +20,19 @@ public final class Invocation {
     public let isStdoutTTY: Bool
     /// The root of the command tree (for help and generators).
     public let root: CommandSpec
-    /// `--redact`: masks ids in records before they are laid out (nil: no masking).
-    let redactor: Redactor?
+    /// Masks records before they are laid out (a program's `--redact`); nil: no masking.
+    public let masking: (any RecordMasking)?
 
     /// Whether stderr is a terminal (progress lines are drawn only then).
     public var isStderrTTY: Bool { (stderr as? FileDescriptorSink)?.isTerminal ?? false }
 
-    /// Creates an invocation (the runner does this; tests may too).
-    public convenience init(
+    /// Creates an invocation (the runner does this; tests and wrapping handlers may too).
+    public init(
         parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,
-        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec
+        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec,
+        masking: (any RecordMasking)? = nil
     ) {
-        self.init(
-            parsed: parsed, settings: settings, environment: environment, stdin: stdin, stdout: stdout,
-            stderr: stderr, isStdoutTTY: isStdoutTTY, root: root, redactor: nil)
-    }
-
-    init(
-        parsed: ParsedInvocation, settings: Settings, environment: [String: String], stdin: InputReader,
-        stdout: OutputSink, stderr: OutputSink, isStdoutTTY: Bool, root: CommandSpec, redactor: Redactor?
-    ) {
-        self.redactor = redactor
+        self.masking = masking
         self.parsed = parsed
         self.settings = settings
         self.environment = environment
@@ -70,14 +56,14 @@ public final class Invocation {
     public func flag(_ long: String) -> Bool { settings.flag(long) }
 
     /// The output format (`-o`); table when the command has no such option.
-    public var output: OutputFormat { settings.value("output").flatMap(OutputFormat.init(rawValue:)) ?? .table }
+    public var output: OutputFormat { settings.value(StandardOptions.output.long).flatMap(OutputFormat.init(rawValue:)) ?? .table }
     /// `-q`: only data and errors.
-    public var quiet: Bool { settings.flag("quiet") }
+    public var quiet: Bool { settings.flag(StandardOptions.quiet.long) }
     /// `-v`: extra diagnostics on stderr.
-    public var verbose: Bool { settings.flag("verbose") && !quiet }
+    public var verbose: Bool { settings.flag(StandardOptions.verbose.long) && !quiet }
     /// Colour on stdout: a terminal that is not `TERM=dumb`, `NO_COLOR` unset and no `--no-color`.
     public var colorEnabled: Bool {
-        isStdoutTTY && (environment["NO_COLOR"] ?? "").isEmpty && !settings.flag("no-color") && !dumbTerminal
+        isStdoutTTY && (environment["NO_COLOR"] ?? "").isEmpty && !settings.flag(StandardOptions.noColor.long) && !dumbTerminal
     }
 
     /// `TERM=dumb`: a terminal that understands no escape codes (no colour, no progress line).
@@ -86,7 +72,7 @@ public final class Invocation {
     /// The width tables are fitted to: the terminal's (its window size, else `COLUMNS`, else 80)
     /// when stdout is a terminal and `--wide` is not given; nil (never cut) otherwise.
     public var tableWidth: Int? {
-        guard isStdoutTTY, !settings.flag("wide") else { return nil }
+        guard isStdoutTTY, !settings.flag(StandardOptions.wide.long) else { return nil }
         if let columns = stdout.terminalColumns { return columns }
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
         return 80
@@ -95,18 +81,7 @@ public final class Invocation {
     /// How this run renders: colour, terminal width, CSV protection.
     public var outputStyle: OutputStyle {
         OutputStyle(
-            color: colorEnabled, width: tableWidth, csvRaw: settings.flag("csv-raw"), csvEscapesControls: isStdoutTTY)
-    }
-
-    /// Who the audit records: `--actor` (or its env/config), else the OS user, else `uid:N`.
-    public var actor: String {
-        if let actor = settings.value("actor"), !actor.isEmpty { return actor }
-        for name in ["USER", "LOGNAME"] {
-            if let user = environment[name], !user.isEmpty { return user }
-        }
-        let uid = geteuid()
-        if let entry = getpwuid(uid), let name = entry.pointee.pw_name { return String(cString: name) }
-        return "uid:\(uid)"
+            color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY)
     }
 
     /// Writes a line of data to stdout (control characters made visible on a terminal).
@@ -114,31 +89,31 @@ public final class Invocation {
 
     /// Renders a list in the chosen output format to stdout.
     public func emit(_ records: [Record], columns: [Column]? = nil) {
-        let records = redactor.map { redactor in records.map(redactor.record) } ?? records
+        let records = masking.map { masking in records.map(masking.record) } ?? records
         write(OutputRenderer.render(records: records, columns: columns, format: output, style: outputStyle))
     }
 
     /// Renders one item in the chosen output format to stdout.
     public func emit(document: Record) {
-        let document = redactor?.record(document) ?? document
+        let document = masking?.record(document) ?? document
         write(OutputRenderer.render(document: document, format: output, style: outputStyle))
     }
 
     /// Renders a `show` view in the chosen output format to stdout.
     public func emit(detail: DetailView) {
-        let detail = redactor?.detail(detail) ?? detail
+        let detail = masking?.detail(detail) ?? detail
         write(OutputRenderer.render(detail: detail, format: output, style: outputStyle))
     }
 
     /// A JSON document (pretty for `-o json`, one line otherwise) to stdout.
     public func emit(json document: JSONValue) {
-        let document = redactor?.json(document) ?? document
+        let document = masking?.json(document) ?? document
         write((output == .json ? document.prettySerialized() : document.serialized()) + "\n")
     }
 
     /// One NDJSON line of a record (a batch streaming its results).
     public func emitLine(_ record: Record) {
-        let record = redactor?.record(record) ?? record
+        let record = masking?.record(record) ?? record
         write(record.jsonObject().serialized() + "\n")
     }
 
@@ -180,4 +155,14 @@ public final class Invocation {
         }
         return try InputReader(path: path)
     }
+}
+
+/// Masks what a command prints before it is laid out (for example ids replaced by aliases).
+public protocol RecordMasking: AnyObject {
+    /// A record with its fields masked.
+    func record(_ record: Record) -> Record
+    /// A `show` view with its fields masked.
+    func detail(_ view: DetailView) -> DetailView
+    /// A JSON document with its values masked.
+    func json(_ document: JSONValue) -> JSONValue
 }

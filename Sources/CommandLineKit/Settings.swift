@@ -25,9 +25,9 @@ public struct Settings: Sendable {
         _ parsed: ParsedInvocation, environment: [String: String], root: CommandSpec
     ) throws(CLIError) -> Settings {
         var configFile: ConfigFile?
-        if let configOption = parsed.option("config") {
+        if let configOption = parsed.option(StandardOptions.configLong) {
             let path =
-                parsed.value("config")
+                parsed.value(StandardOptions.configLong)
                 ?? configOption.environmentVariable.flatMap { environment[$0] }.flatMap { $0.isEmpty ? nil : $0 }
             if let path { configFile = try ConfigFile.load(path: path, root: root) }
         }
@@ -51,7 +51,7 @@ public struct Settings: Sendable {
         for option in parsed.options where option.isRequired && resolved[option.long] == nil {
             var sources = ["--\(option.long)"]
             if let name = option.environmentVariable { sources.append("\(name)") }
-            if let key = option.configKey, parsed.option("config") != nil { sources.append("'\(key)' in --config") }
+            if let key = option.configKey, parsed.option(StandardOptions.configLong) != nil { sources.append("'\(key)' in --config") }
             throw CLIError.usage(
                 "missing required option --\(option.long) <\(option.valueName ?? "value")>",
                 hint: sources.count > 1 ? "set it with " + sources.joined(separator: ", ") : nil,

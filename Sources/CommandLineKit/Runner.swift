@@ -1,16 +1,14 @@
-import IAPFoundation
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// Runs `iapctl` in this process with the real stdin, stdout, stderr and environment.
-///
-/// `arguments` are argv without the program name. Returns the exit status (see `ExitCode`).
-public func runIAPCtl(arguments: [String]) -> Int32 {
-    runIAPCtl(
+/// Runs the program described by `root` in this process with the real stdin, stdout, stderr and
+/// environment. `arguments` are argv without the program name. Returns the exit status.
+public func runCommandLine(root: CommandSpec, arguments: [String]) -> Int32 {
+    runCommandLine(
+        root: root,
         arguments: arguments,
         environment: processEnvironment(),
         stdin: InputReader(fileDescriptor: 0, name: "stdin"),
@@ -19,22 +17,21 @@ public func runIAPCtl(arguments: [String]) -> Int32 {
         isStdoutTTY: isatty(1) == 1)
 }
 
-/// Runs `iapctl` in this process with injected streams (in-process tests, embedding).
-///
-/// `handlers` replaces the standard registry (tests); both sinks are flushed before returning.
+/// Runs the program described by `root` in this process with injected streams (in-process tests,
+/// embedding). Both sinks are flushed before returning.
 /// Never throws and never exits: every failure becomes a message on `stderr` and an exit status.
-public func runIAPCtl(
+public func runCommandLine(
+    root: CommandSpec,
     arguments: [String],
     environment: [String: String],
     stdin: InputReader,
     stdout: OutputSink,
     stderr: OutputSink,
-    isStdoutTTY: Bool = false,
-    handlers: [String: CommandHandler]? = nil
+    isStdoutTTY: Bool = false
 ) -> Int32 {
-    let runner = Runner(
-        root: CommandTree.root, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr,
-        isStdoutTTY: isStdoutTTY, handlers: handlers ?? CommandHandlers.standard())
+    let runner = CommandLineRunner(
+        root: root, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr,
+        isStdoutTTY: isStdoutTTY)
     var code = runner.run(arguments)
     do {
         try stdout.flush()
@@ -54,7 +51,7 @@ public func exitProcess(with code: Int32) -> Never {
 }
 
 /// The process environment as a dictionary.
-func processEnvironment() -> [String: String] {
+public func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
     var pointer = environ
     while let entry = pointer.pointee {
@@ -68,20 +65,33 @@ func processEnvironment() -> [String: String] {
 }
 
 /// The one path from argv to an exit status: parse, resolve settings, run the handler, report.
-struct Runner {
-    let root: CommandSpec
-    let environment: [String: String]
-    let stdin: InputReader
-    let stdout: OutputSink
-    let stderr: OutputSink
-    let isStdoutTTY: Bool
-    let handlers: [String: CommandHandler]
+public struct CommandLineRunner {
+    public let root: CommandSpec
+    public let environment: [String: String]
+    public let stdin: InputReader
+    public let stdout: OutputSink
+    public let stderr: OutputSink
+    public let isStdoutTTY: Bool
 
-    func run(_ arguments: [String]) -> ExitCode {
+    /// A runner over the tree under `root` with these streams.
+    public init(
+        root: CommandSpec, environment: [String: String], stdin: InputReader, stdout: OutputSink,
+        stderr: OutputSink, isStdoutTTY: Bool
+    ) {
+        self.root = root
+        self.environment = environment
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+        self.isStdoutTTY = isStdoutTTY
+    }
+
+    /// Parses `arguments`, resolves the settings, runs the command's handler and reports any error.
+    public func run(_ arguments: [String]) -> ExitCode {
         let parser = CommandLineParser(root: root)
         let help = HelpRenderer(root: root)
         if parser.wantsHelp(arguments) || arguments.isEmpty {
-            // `iapctl` alone: the overview, as a person trying it first expects.
+            // The program alone: the overview, as a person trying it first expects.
             stdout.write(help.help(for: parser.bestEffortPath(arguments)))
             return .success
         }
@@ -89,11 +99,11 @@ struct Runner {
         do {
             let parsed = try parser.parse(arguments)
             path = parsed.path
-            if parsed.path.isEmpty, parsed.flag("version") {
-                stdout.writeLine("\(root.name) \(CommandTree.version)")
+            if parsed.path.isEmpty, parsed.flag(StandardOptions.version.long) {
+                stdout.writeLine("\(root.name) \(root.program.version)")
                 return .success
             }
-            guard let key = parsed.spec.handlerKey else {
+            guard let handler = parsed.spec.handler else {
                 let names = parsed.spec.visibleSubcommands.map(\.name).joined(separator: ", ")
                 throw CLIError.usage(
                     parsed.path.isEmpty ? "missing command" : "missing subcommand",
@@ -104,9 +114,6 @@ struct Runner {
                 parsed: parsed, settings: settings, environment: environment, stdin: stdin, stdout: stdout,
                 stderr: stderr, isStdoutTTY: isStdoutTTY, root: root)
             if invocation.verbose { describeSettings(invocation) }
-            guard let handler = handlers[key] else {
-                throw CLIError(.software, "no handler registered for '\(key)'")
-            }
             return try handler(invocation)
         } catch let error as CLIError {
             report(error, path: error.usagePath ?? path)
@@ -146,7 +153,7 @@ struct Runner {
             }
             var value = invocation.settings.values(option.long).joined(separator: ",")
             // A password in a URL (any setting, from any source) is refused later, but must not be printed first.
-            value = URLSecrets.redacted(value)
+            value = root.program.displaySetting(value)
             invocation.debug("setting \(option.long) = \(value) (\(source))")
         }
     }

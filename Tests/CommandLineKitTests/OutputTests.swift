@@ -1,7 +1,7 @@
-import AppStoreJWS
+import IAPFoundation
 import Testing
 
-@testable import IAPCommandLine
+@testable import CommandLineKit
 
 @Suite("Output renderers")
 struct OutputTests {

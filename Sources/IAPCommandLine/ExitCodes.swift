@@ -1,33 +1,18 @@
-/// The process exit status of an `iapctl` run: the fixed table of the command-line contract.
-public enum ExitCode: Int32, Sendable, CaseIterable {
-    /// Success; duplicates, stale and ignored items are success.
-    case success = 0
-    /// A batch in which some items failed, or another failure.
-    case failure = 1
+/// iapctl's exit statuses: the framework's sysexits ones plus three of its own, and the table of
+/// the command-line contract (cli.md) that `--help` and iapctl(1) show.
+extension ExitCode {
     /// Verification failed: signature, chain, certificate, bundle id, app id or environment.
-    case verificationFailed = 2
+    public static let verificationFailed = ExitCode(2)
     /// Not found or unmatched.
-    case notFound = 3
+    public static let notFound = ExitCode(3)
     /// Conflict: owned by another user, refused by policy.
-    case conflict = 4
-    /// The command line is wrong.
-    case usage = 64
-    /// Malformed input: not JWS, not JSON, wrong shape.
-    case dataError = 65
-    /// No input, or the database does not exist.
-    case noInput = 66
-    /// The database (or Apple's API, or the network) is unavailable.
-    case unavailable = 69
-    /// Internal error.
-    case software = 70
-    /// I/O error.
-    case ioError = 74
-    /// The database is busy or locked, or Apple's rate limit is in force: retry.
-    case tempFail = 75
-    /// Configuration error.
-    case config = 78
-    /// Interrupted (Ctrl-C): what was committed is reported; re-running is safe.
-    case interrupted = 130
+    public static let conflict = ExitCode(4)
+
+    /// Every status of the contract, in the order shown.
+    public static let allCases: [ExitCode] = [
+        .success, .failure, .verificationFailed, .notFound, .conflict, .usage, .dataError, .noInput, .unavailable,
+        .software, .ioError, .tempFail, .config, .interrupted,
+    ]
 
     /// One line saying what the code means (used by help and man pages).
     public var meaning: String {
@@ -47,6 +32,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .tempFail: return "database busy or locked, or Apple's rate limit: retry"
         case .config: return "configuration error"
         case .interrupted: return "interrupted (Ctrl-C): what was committed is reported; re-running the same input is safe"
+        default: return "exit status \(rawValue)"
         }
     }
 }

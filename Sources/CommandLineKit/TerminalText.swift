@@ -4,7 +4,7 @@
 /// line), on C1 controls (U+009B is a one-character CSI, U+009D an OSC that can set the title or
 /// the clipboard) and shows bidi overrides (U+202E) as reordered text. Every human-readable
 /// output (tables, key–value views, CSV written to a terminal, stderr messages) goes through
-/// `escape`, so data from Apple, from the database or from another operator cannot drive the
+/// `escape`, so data from outside, from a database or from another operator cannot drive the
 /// terminal or disguise what is shown. Ids and audit texts are refused at input when they hold
 /// one (`containsControl`).
 public enum TerminalText {
@@ -65,13 +65,13 @@ public enum TerminalText {
         return result
     }
 
-    /// The escape sequences iapctl itself sends to a terminal: bold, reset, erase to end of line.
+    /// The escape sequences the renderer itself sends to a terminal: bold, reset, erase to end of line.
     static let ownSequences: [[Unicode.Scalar]] = ["\u{1B}[1m", "\u{1B}[0m", "\u{1B}[K"].map {
         Array($0.unicodeScalars)
     }
 
     /// The last line of defence for text written to a terminal: every control character made
-    /// visible except newline, tab, carriage return and iapctl's own bold/reset/erase sequences.
+    /// visible except newline, tab, carriage return and the renderer's own bold/reset/erase sequences.
     public static func terminalSafe(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { isControl($0) && $0 != "\n" && $0 != "\t" && $0 != "\r" }) else {
             return text

@@ -3,7 +3,7 @@ import IAPFoundation
 /// The `--config` JSON file: one object whose keys are long option names.
 ///
 /// ```json
-/// {"db": "sqlite:/var/lib/iapctl.db", "bundle-id": "com.example.app", "environment": ["Sandbox"]}
+/// {"db": "sqlite:/var/lib/app.db", "bundle-id": "com.example.app", "environment": ["Sandbox"]}
 /// ```
 /// Value options take a string (or a number), repeatable options a string or an array of strings,
 /// flags a boolean. Unknown keys and wrong types are configuration errors (exit 78), so a typo
@@ -20,7 +20,9 @@ public struct ConfigFile: Sendable {
             bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
         } catch {
             let reason = error.message.hasPrefix("cannot open ") ? String(error.message.dropFirst(12)) : error.message
-            throw CLIError(.config, "cannot read config file \(reason)", hint: "check --config or IAPCTL_CONFIG")
+            let variable = root.options.first { $0.long == StandardOptions.configLong }?.environmentVariable
+            throw CLIError(
+                .config, "cannot read config file \(reason)", hint: "check --config" + (variable.map { " or \($0)" } ?? ""))
         }
         let document: JSONValue
         do {

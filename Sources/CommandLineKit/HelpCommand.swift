@@ -1,6 +1,7 @@
-/// `iapctl help [COMMAND…]`: the help of a command, like `iapctl COMMAND… --help`.
-enum HelpCommand {
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+/// `PROGRAM help [COMMAND…]`: the help of a command, like `PROGRAM COMMAND… --help`.
+public enum HelpCommand {
+    /// The handler of a `help` command (its argument: the command path).
+    public static func run(_ invocation: Invocation) throws -> ExitCode {
         var spec = invocation.root
         var path: [String] = []
         for word in invocation.arguments {
@@ -9,13 +10,22 @@ enum HelpCommand {
                 let hint =
                     Suggestion.closest(to: word, among: names).map { "did you mean '\($0)'?" }
                     ?? (names.isEmpty ? nil : "commands: " + names.joined(separator: ", "))
-                let place = path.isEmpty ? "" : " under 'iapctl \(path.joined(separator: " "))'"
+                let place = path.isEmpty ? "" : " under '\(invocation.root.name) \(path.joined(separator: " "))'"
                 throw CLIError.usage("no command '\(word)'\(place)", hint: hint)
             }
             path.append(word)
             spec = next
         }
         invocation.stdout.write(HelpRenderer(root: invocation.root).help(for: path))
+        return .success
+    }
+}
+
+/// `PROGRAM version`: prints the program's name and version, like `--version`.
+public enum VersionCommand {
+    /// The handler of a `version` command.
+    public static func run(_ invocation: Invocation) throws -> ExitCode {
+        invocation.print("\(invocation.root.name) \(invocation.root.program.version)")
         return .success
     }
 }

@@ -77,14 +77,14 @@ public struct Record: Sendable, ExpressibleByDictionaryLiteral {
 
 /// How dates are shown.
 ///
-/// The store and Apple count time in integer milliseconds since the Unix epoch. Output fields
+/// Times are counted in integer milliseconds since the Unix epoch. Output fields
 /// whose snake-case key ends in `_date` or `_at` and whose value is an integer are dates:
 /// - table and CSV show them as ISO-8601 UTC to the second (`2025-09-05T01:24:32Z`);
 /// - JSON and NDJSON give the ISO-8601 string under the key itself and the exact integer under
 ///   `<key>_ms` right after it (`"expires_date": "2025-10-05T01:24:32Z", "expires_date_ms":
 ///   1759627472000`), so scripts get a readable and a lossless value; a missing date is `null`
 ///   in both.
-/// Apple's own camel-case payloads (`signedDate`, `expiresDate`) are passed through untouched.
+/// Camel-case keys of foreign payloads (`signedDate`, `expiresDate`) are passed through untouched.
 public enum DateFields {
     /// Whether `key` names a date field (`purchase_date`, `created_at`).
     public static func isDateKey(_ key: String) -> Bool {

@@ -11,13 +11,13 @@ public struct HelpRenderer: Sendable {
     }
 
     /// `iapctl orders list`.
-    func commandName(_ path: [String]) -> String { ([root.name] + path).joined(separator: " ") }
+    public func commandName(_ path: [String]) -> String { ([root.name] + path).joined(separator: " ") }
 
     /// The usage line(s) without the `Usage:` label.
     public func usage(for path: [String]) -> String {
         guard let spec = root.descendant(at: path) else { return commandName(path) }
         var parts = [commandName(path)]
-        if spec.handlerKey == nil, !spec.visibleSubcommands.isEmpty {
+        if spec.handler == nil, !spec.visibleSubcommands.isEmpty {
             parts.append("<command>")
         }
         let options = root.effectiveOptions(at: path)
@@ -69,8 +69,8 @@ public struct HelpRenderer: Sendable {
         if path.isEmpty {
             out.append("")
             out.append("Exit status:")
-            out += ExitCode.allCases.map {
-                TextWidth.pad(String($0.rawValue), to: 5, leading: true) + "  " + $0.meaning
+            out += root.program.exitStatuses.map {
+                TextWidth.pad(String($0.code.rawValue), to: 5, leading: true) + "  " + $0.meaning
             }
             out.append("")
             out.append("See '\(root.name) help <command>' or '\(root.name) <command> --help' for a command's help.")
@@ -85,7 +85,7 @@ public struct HelpRenderer: Sendable {
     func sections(_ options: [OptionSpec]) -> [(String, [OptionSpec])] {
         var order: [String] = []
         var groups: [String: [OptionSpec]] = [:]
-        for option in options where option.long != "help" {
+        for option in options where option.long != OptionSpec.help.long {
             if groups[option.section] == nil { order.append(option.section) }
             groups[option.section, default: []].append(option)
         }

@@ -1,7 +1,11 @@
-/// One command of the tree: its name, help text, options, arguments and subcommands.
+/// Runs one command; returns its exit status or throws a `CLIError` (or a `CLIErrorConvertible`).
+public typealias CommandHandler = @Sendable (Invocation) throws -> ExitCode
+
+/// One command of the tree: its name, help text, options, arguments, subcommands and handler.
 ///
-/// The whole command line is described by one tree of these values (see `CommandTree.root`); the
-/// parser, `--help`, usage errors, shell completions and man pages are all derived from it.
+/// The whole command line is described by one tree of these values; the parser, `--help`, usage
+/// errors, shell completions and man pages are all derived from it, and each runnable node carries
+/// the code that runs it (so a command without a handler cannot be written by mistake).
 public struct CommandSpec: Sendable {
     /// The word typed on the command line (`orders`, `list`); the root's is the program name.
     public var name: String
@@ -17,12 +21,14 @@ public struct CommandSpec: Sendable {
     public var options: [OptionSpec]
     /// Positional arguments, in order.
     public var arguments: [ArgumentSpec]
-    /// The key of the handler that runs the command (`"orders list"`); nil for a group.
-    public var handlerKey: String?
+    /// The code that runs the command; nil for a group.
+    public var handler: CommandHandler?
     /// Whether options marked inherited on ancestors apply here (false for `help`, `completion`).
     public var inheritsOptions: Bool
     /// Hidden commands are parsed but left out of help, completions and man pages.
     public var isHidden: Bool
+    /// The root only: the version, the exit-status table and what the man pages add.
+    public var program: ProgramInfo
 
     /// A command; see the properties for the meaning of each parameter.
     public init(
@@ -33,9 +39,10 @@ public struct CommandSpec: Sendable {
         subcommands: [CommandSpec] = [],
         options: [OptionSpec] = [],
         arguments: [ArgumentSpec] = [],
-        handlerKey: String? = nil,
+        handler: CommandHandler? = nil,
         inheritsOptions: Bool = true,
-        isHidden: Bool = false
+        isHidden: Bool = false,
+        program: ProgramInfo = ProgramInfo()
     ) {
         self.name = name
         self.abstract = abstract
@@ -44,9 +51,35 @@ public struct CommandSpec: Sendable {
         self.subcommands = subcommands
         self.options = options
         self.arguments = arguments
-        self.handlerKey = handlerKey
+        self.handler = handler
         self.inheritsOptions = inheritsOptions
         self.isHidden = isHidden
+        self.program = program
+    }
+
+    /// Whether the command runs (it has a handler), as opposed to a group of commands.
+    public var isRunnable: Bool { handler != nil }
+
+    /// This tree with every handler passed through `transform` (to wrap them all alike).
+    public func mapHandlers(_ transform: (@escaping CommandHandler) -> CommandHandler) -> CommandSpec {
+        var copy = self
+        copy.handler = handler.map(transform)
+        copy.subcommands = subcommands.map { $0.mapHandlers(transform) }
+        return copy
+    }
+
+    /// This tree with the handler of the command at `path` replaced (tests, embedding); the tree is
+    /// unchanged if there is no such command.
+    public func replacingHandler(at path: [String], with handler: @escaping CommandHandler) -> CommandSpec {
+        var copy = self
+        guard let first = path.first else {
+            copy.handler = handler
+            return copy
+        }
+        copy.subcommands = subcommands.map {
+            $0.name == first ? $0.replacingHandler(at: Array(path.dropFirst()), with: handler) : $0
+        }
+        return copy
     }
 
     /// The direct subcommand named `name`.
@@ -105,7 +138,7 @@ public struct CommandSpec: Sendable {
 
 /// A worked example shown in help and man pages.
 public struct CommandExample: Sendable {
-    /// The command line, starting with `iapctl`.
+    /// The command line, starting with the program name.
     public var commandLine: String
     /// What it does.
     public var explanation: String

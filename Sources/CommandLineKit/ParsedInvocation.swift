@@ -3,6 +3,8 @@
 /// Values here are exactly what the command line said (enumerated values in canonical spelling);
 /// `Settings` adds the environment, the config file and the defaults on top.
 public struct ParsedInvocation: Sendable {
+    /// The program's name (the root command's).
+    public let programName: String
     /// The command path (`["orders", "list"]`); empty for the bare program.
     public let path: [String]
     /// The command the path leads to.
@@ -33,5 +35,5 @@ public struct ParsedInvocation: Sendable {
     }
 
     /// `iapctl orders list`.
-    public var commandName: String { (["iapctl"] + path).joined(separator: " ") }
+    public var commandName: String { ([programName] + path).joined(separator: " ") }
 }

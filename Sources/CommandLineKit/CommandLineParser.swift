@@ -79,7 +79,7 @@ public struct CommandLineParser: Sendable {
             let word = arguments[index]
             if optionsEnded || word == "-" || !word.hasPrefix("-") {
                 if !optionsEnded, positional.isEmpty, !spec.subcommands.isEmpty,
-                    spec.handlerKey == nil || spec.subcommand(named: word) != nil
+                    spec.handler == nil || spec.subcommand(named: word) != nil
                 {
                     guard let next = spec.subcommand(named: word) else {
                         throw unknownCommand(word, under: spec, path: path)
@@ -133,12 +133,13 @@ public struct CommandLineParser: Sendable {
 
         for long in given.keys where !options.contains(where: { $0.long == long }) {
             throw CLIError.usage(
-                "option '--\(long)' does not apply to '\((["iapctl"] + path).joined(separator: " "))'", path: path)
+                "option '--\(long)' does not apply to '\(([root.name] + path).joined(separator: " "))'", path: path)
         }
-        if given["help"] == nil, spec.handlerKey != nil {
+        if given[OptionSpec.help.long] == nil, spec.handler != nil {
             try checkArguments(positional, of: spec, path: path)
         }
-        return ParsedInvocation(path: path, spec: spec, options: options, arguments: positional, given: given)
+        return ParsedInvocation(
+            programName: root.name, path: path, spec: spec, options: options, arguments: positional, given: given)
     }
 
     private func checkArguments(_ positional: [String], of spec: CommandSpec, path: [String]) throws {
@@ -196,7 +197,7 @@ public struct CommandLineParser: Sendable {
     private func unknownCommand(_ word: String, under spec: CommandSpec, path: [String]) -> CLIError {
         let names = spec.visibleSubcommands.map(\.name)
         let closest = Suggestion.closest(to: word, among: names)
-        let place = path.isEmpty ? "" : " for 'iapctl \(path.joined(separator: " "))'"
+        let place = path.isEmpty ? "" : " for '\(root.name) \(path.joined(separator: " "))'"
         return CLIError.usage(
             "unknown command '\(word)'\(place)",
             hint: closest.map { "did you mean '\($0)'?" } ?? "commands: \(names.joined(separator: ", "))",

@@ -7,7 +7,7 @@
 /// Ctrl-C during a batch: the handler only sets a flag. The batch stops between items (the open
 /// chunk is rolled back), reports what was committed and exits 130; a blocked read of the input
 /// returns (no `SA_RESTART`) and says so.
-enum Interrupt {
+public enum Interrupt {
     nonisolated(unsafe) private static var flag: sig_atomic_t = 0
     /// The read end of a pipe the handler writes to: a read of the input waits on it too, since
     /// the signal may land on any thread (the verification workers), not the one that reads.
@@ -15,10 +15,10 @@ enum Interrupt {
     nonisolated(unsafe) private static var wakeWriter: Int32 = -1
 
     /// Whether SIGINT arrived since ``install()``.
-    static var isRequested: Bool { flag != 0 }
+    public static var isRequested: Bool { flag != 0 }
 
     /// Catches SIGINT from now on (the default ends the process and loses the report).
-    static func install() {
+    public static func install() {
         if wakeDescriptor < 0 {
             var fds: [Int32] = [-1, -1]
             if pipe(&fds) == 0 {
@@ -54,5 +54,8 @@ enum Interrupt {
     }
 
     /// Thrown where the work stops.
-    struct Stop: Error {}
+    public struct Stop: Error {
+        /// The stop of a batch.
+        public init() {}
+    }
 }
