@@ -1,4 +1,5 @@
 internal import CMariaDB
+import StoreSQL
 import SubscriptionEngine
 
 /// One server-side prepared statement (`MYSQL_STMT`), owned here and closed once in `deinit`.
@@ -14,6 +15,8 @@ final class PreparedStatement {
     private let columnIsInteger: [Bool]
     /// Binary columns (character set 63, `binary`) are read as bytes, not text.
     private let columnIsBinary: [Bool]
+    /// The result's column names (the `AS` name, else the column's).
+    let columnNames: [String]
 
     // Result buffers: valid for the statement's lifetime, registered with mysql_stmt_bind_result.
     private let resultBinds: UnsafeMutablePointer<MYSQL_BIND>
@@ -49,6 +52,7 @@ final class PreparedStatement {
         var isInteger: [Bool] = []
         var isUnsigned: [Bool] = []
         var isBinary: [Bool] = []
+        var names: [String] = []
         if columnCount > 0 {
             guard let metadata = mysql_stmt_result_metadata(stmt) else {
                 let error = errors.statementError(stmt, context: "no result metadata [SQL: \(sql)]")
@@ -72,10 +76,12 @@ final class PreparedStatement {
                     MYSQL_TYPE_VAR_STRING, MYSQL_TYPE_STRING, MYSQL_TYPE_VARCHAR,
                 ]
                 isBinary.append(binaryTypes.contains(type) && fields[i].charsetnr == 63)
+                names.append(fields[i].name.map { String(cString: $0) } ?? "")
             }
         }
         columnIsInteger = isInteger
         columnIsBinary = isBinary
+        columnNames = names
 
         let count = max(columnCount, 1)
         resultBinds = .allocate(capacity: count)
