@@ -3,8 +3,9 @@ import Testing
 
 @testable import MySQLStore
 
-/// The MySQL schema is rendered from the shared description (StoreSchema); it must be the DDL the
-/// hand-written schema produced, to the byte (no server needed).
+/// The MySQL schema is rendered from the shared description (StoreSchema); for the migrations that
+/// were hand-written before (versions 1–4) it must be the DDL they produced, to the byte (no server
+/// needed). Later migrations are new and are not compared.
 @Suite("MySQLStore: schema rendering")
 struct SchemaRenderingTests {
     @Test func renderedSchemaIsTheLegacyDDLToTheByte() throws {
@@ -12,7 +13,7 @@ struct SchemaRenderingTests {
         let legacy = try String(contentsOf: url, encoding: .utf8)
         var out = ""
         out += "-- migrations table\n" + Schema.migrationsTableDDL + "\n"
-        for m in Schema.migrations {
+        for m in Schema.migrations where m.version <= 4 {
             out += "-- migration \(m.version): \(m.name)\n"
             for t in m.tables {
                 out += "-- create\n" + t.createStatement + "\n"
