@@ -72,7 +72,8 @@ let package = Package(
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "StoreSQL", "SQLiteStore",
+                "MySQLStore",
             ]
         ),
         .executableTarget(

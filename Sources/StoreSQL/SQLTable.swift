@@ -4,16 +4,22 @@ import SubscriptionEngine
 /// and binding both go through it, so a column is declared once.
 public struct SQLColumn<Row>: @unchecked Sendable {
     public let name: String
+    /// The property is a `Bool` (stored as 0 or 1): shown as a boolean.
+    public let isFlag: Bool
     let read: (inout Row, SQLValue, String) throws(StoreError) -> Void
     let value: (Row) -> SQLValue
 
     public init<V: SQLColumnValue>(_ name: String, _ path: WritableKeyPath<Row, V>) {
         self.name = name
+        isFlag = V.self == Bool.self || V.self == Bool?.self
         read = { row, value, source throws(StoreError) in
             row[keyPath: path] = try V(sql: value, column: name, source: source)
         }
         value = { $0[keyPath: path].sqlValue }
     }
+
+    /// The value `row` stores in this column.
+    public func value(of row: Row) -> SQLValue { value(row) }
 }
 
 /// The column table of one row type: the table's name, its `id` key and every other column in
