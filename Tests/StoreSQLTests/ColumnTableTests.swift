@@ -52,7 +52,8 @@ struct ColumnTableTests {
         let audit = StoreTables.audit
         #expect(audit.insert.hasPrefix("INSERT INTO iap_audit (at, actor, command, reason, ticket, entity, entity_key, "))
         #expect(audit.insert.hasSuffix("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
-        #expect(StoreTables.orders.update.hasSuffix("created_at = ?, updated_at = ? WHERE id = ?"))
+        #expect(StoreTables.orders.update.hasPrefix("UPDATE orders SET no = ?, user_id = ?, product_id = ?, status = ?, "))
+        #expect(StoreTables.orders.update.hasSuffix(" = ? WHERE id = ?"))
         #expect(StoreSQL.unmatchedLedger.hasPrefix("SELECT l.id AS id, l.received_at AS received_at, "))
         // One placeholder per written column in every insert, plus the id in every update.
         for (name, insert, update, count) in [
