@@ -103,7 +103,7 @@ final class Connection {
     }
 
     /// The rows of `sql` with `values` bound, read by position (schema probes).
-    func rows(_ sql: String, _ values: [MySQLValue] = []) throws(StoreError) -> [MySQLRow] {
+    func rows(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [SQLRow] {
         try statement(sql).query(values)
     }
 

@@ -133,28 +133,28 @@ final class PreparedStatement {
     /// Runs the statement with `parameters` bound; returns the rows (empty for statements without
     /// a result set).
     @discardableResult
-    func query(_ parameters: [MySQLValue]) throws(StoreError) -> [MySQLRow] {
+    func query(_ parameters: [SQLValue]) throws(StoreError) -> [SQLRow] {
         try execute(parameters)
         guard columnCount > 0 else { return [] }
         guard mysql_stmt_store_result(stmt) == 0 else {
             throw errors.statementError(stmt, context: "cannot read the result [SQL: \(sql)]")
         }
         defer { _ = mysql_stmt_free_result(stmt) }
-        var rows: [MySQLRow] = []
+        var rows: [SQLRow] = []
         while true {
             let rc = mysql_stmt_fetch(stmt)
             if rc == MYSQL_NO_DATA { break }
             guard rc == 0 || rc == MYSQL_DATA_TRUNCATED else {
                 throw errors.statementError(stmt, context: "cannot fetch a row [SQL: \(sql)]")
             }
-            rows.append(MySQLRow(values: try currentRow(), source: sql))
+            rows.append(SQLRow(values: try currentRow(), source: sql))
         }
         return rows
     }
 
     /// Runs a statement without a result set; returns the rows it matched and the new AUTO_INCREMENT id.
     @discardableResult
-    func run(_ parameters: [MySQLValue]) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
+    func run(_ parameters: [SQLValue]) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
         try execute(parameters)
         if columnCount > 0 {
             // Not expected; drain so the statement can be reused.
@@ -165,7 +165,7 @@ final class PreparedStatement {
 
     // MARK: private
 
-    private func execute(_ parameters: [MySQLValue]) throws(StoreError) {
+    private func execute(_ parameters: [SQLValue]) throws(StoreError) {
         guard parameters.count == parameterCount else {
             throw .failure(
                 "programmer error: \(parameters.count) values for \(parameterCount) placeholders [SQL: \(sql)]")
@@ -214,8 +214,8 @@ final class PreparedStatement {
     }
 
     /// Copies the fetched row out of the bound buffers, fetching long text columns in full.
-    private func currentRow() throws(StoreError) -> [MySQLValue] {
-        var values: [MySQLValue] = []
+    private func currentRow() throws(StoreError) -> [SQLValue] {
+        var values: [SQLValue] = []
         values.reserveCapacity(columnCount)
         for i in 0..<columnCount {
             if nulls[i] != 0 {

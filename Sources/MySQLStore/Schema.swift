@@ -1,7 +1,8 @@
 import StoreSQL
 
-/// The schema in MySQL's dialect, described as data so `migrate()` can create what is missing and
-/// add what an existing (seed) table lacks, without ever dropping or rewriting anything.
+/// A column as MySQL's DDL needs it (rendered from ``StoreSchema`` by ``Schema``), so `migrate()` can
+/// create what is missing and add what an existing (seed) table lacks, without ever dropping or
+/// rewriting anything.
 ///
 /// Table and column names and meanings are shared with the SQLite backend. Ids are
 /// `VARCHAR(255)` in `utf8mb4_bin` (exact, case-sensitive comparisons, like SQLite's); dates and

@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 /// What the connected database has: tables, columns and indexes (from `information_schema`).
