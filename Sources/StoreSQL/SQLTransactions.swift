@@ -1,12 +1,5 @@
+import IAPFoundation
 import SubscriptionEngine
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The one transaction runner of the SQL stores: closure transactions (a throw rolls back), nested
 /// reads joining the enclosing transaction, nested writes as savepoints, the engine's
@@ -127,7 +120,7 @@ public final class SQLTransactions {
     /// Records that `migration` was applied, now.
     public func record(_ migration: SchemaMigration) throws(StoreError) {
         _ = try connection.run(
-            StoreSQL.recordMigration, [.int(Int64(migration.version)), .text(migration.name), .int(Self.now())])
+            StoreSQL.recordMigration, [.int(Int64(migration.version)), .text(migration.name), .int(Timestamp.now())])
     }
 
     /// After a migration: the schema is this build's.
@@ -155,13 +148,6 @@ public final class SQLTransactions {
             throw .schemaMismatch(
                 "database schema version \(current) is newer than this iapctl supports (\(supported)); upgrade iapctl")
         }
-    }
-
-    /// Wall-clock milliseconds since the epoch (when a migration was applied).
-    public static func now() -> Int64 {
-        var now = timespec()
-        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return 0 }
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
 
