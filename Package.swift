@@ -78,8 +78,7 @@ let package = Package(
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "StoreSQL",
-                "SQLiteStore", "MySQLStore",
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
             ]
         ),
         .executableTarget(

@@ -1,41 +1,19 @@
 import SubscriptionEngine
 
-/// One column of a row type: its name in the database and the property that holds it. Reading
-/// and binding both go through it, so a column is declared once.
-public struct SQLColumn<Row>: @unchecked Sendable {
-    public let name: String
-    /// The property is a `Bool` (stored as 0 or 1): shown as a boolean.
-    public let isFlag: Bool
-    let read: (inout Row, SQLValue, String) throws(StoreError) -> Void
-    let value: (Row) -> SQLValue
-
-    public init<V: SQLColumnValue>(_ name: String, _ path: WritableKeyPath<Row, V>) {
-        self.name = name
-        isFlag = V.self == Bool.self || V.self == Bool?.self
-        read = { row, value, source throws(StoreError) in
-            row[keyPath: path] = try V(sql: value, column: name, source: source)
-        }
-        value = { $0[keyPath: path].sqlValue }
-    }
-
-    /// The value `row` stores in this column.
-    public func value(of row: Row) -> SQLValue { value(row) }
-}
-
-/// The column table of one row type: the table's name, its `id` key and every other column in
-/// the schema's order. The statements that read and write whole rows are generated from it, and
-/// rows are read back by column name.
+/// A table of the store over a column table (``ModelColumn``: name ↔ property): the statements that read
+/// and write whole rows are generated from it, and rows are read back by column name.
 public struct SQLTable<Row>: @unchecked Sendable {
     public let name: String
-    /// `id` first, then the written columns.
-    public let columns: [SQLColumn<Row>]
+    /// `id` first, then the written columns, in the schema's order.
+    public let columns: [ModelColumn<Row>]
     /// A row every column of which is then read from the result.
     private let blank: Row
 
-    public init(_ name: String, blank: Row, id: WritableKeyPath<Row, Int64>, _ columns: [SQLColumn<Row>]) {
+    public init(_ name: String, blank: Row, _ columns: [ModelColumn<Row>]) {
+        precondition(columns.first?.name == "id", "a column table starts with id")
         self.name = name
         self.blank = blank
-        self.columns = [SQLColumn("id", id)] + columns
+        self.columns = columns
     }
 
     public var columnNames: [String] { columns.map(\.name) }
@@ -64,10 +42,10 @@ public struct SQLTable<Row>: @unchecked Sendable {
     }
 
     /// The values of ``insert``'s placeholders.
-    public func insertValues(_ row: Row) -> [SQLValue] { columns.dropFirst().map { $0.value(row) } }
+    public func insertValues(_ row: Row) -> [SQLValue] { columns.dropFirst().map { SQLValue($0.value(of: row)) } }
 
     /// The values of ``update``'s placeholders (the id last).
-    public func updateValues(_ row: Row) -> [SQLValue] { insertValues(row) + [columns[0].value(row)] }
+    public func updateValues(_ row: Row) -> [SQLValue] { insertValues(row) + [SQLValue(columns[0].value(of: row))] }
 
     /// The result's rows as values, each column found by its name.
     public func decode(_ result: SQLResult) throws(StoreError) -> [Row] {
@@ -83,7 +61,7 @@ public struct SQLTable<Row>: @unchecked Sendable {
         for fetched in result.rows {
             var row = blank
             for (column, index) in zip(columns, positions) {
-                try column.read(&row, fetched.values[index], fetched.source)
+                try column.read(fetched.values[index].columnValue, into: &row, source: fetched.source)
             }
             rows.append(row)
         }

@@ -26,29 +26,14 @@ public struct ChainRow: Sendable {
     public var chain: [UInt8]
 }
 
-/// The column table of every stored row type: the ONE place that says which property is in which
-/// column. The schema (``StoreSchema``) says what type the column has; a test checks the two agree.
+/// The table of every stored row type over its column table: the ONE place that says which property
+/// is in which column (orders' and contracts' tables are the engine's, beside the models). The schema
+/// (``StoreSchema``) says what type each column has; a test checks the two agree.
 public enum StoreTables {
-    public static let orders = SQLTable(
-        "orders", blank: Order(no: "", userId: "", productId: ""), id: \.id,
-        [
-            SQLColumn("no", \.no), SQLColumn("user_id", \.userId), SQLColumn("product_id", \.productId),
-            SQLColumn("status", \.status), SQLColumn("trade_no", \.tradeNo), SQLColumn("origin_no", \.originNo),
-            SQLColumn("purchase_date", \.purchaseDate), SQLColumn("expires_date", \.expiresDate),
-            SQLColumn("environment", \.environment), SQLColumn("price", \.price), SQLColumn("currency", \.currency),
-            SQLColumn("created_at", \.createdAt), SQLColumn("updated_at", \.updatedAt),
-        ])
-
+    /// Orders and contracts: the engine's column tables (beside the models).
+    public static let orders = SQLTable("orders", blank: Order(no: "", userId: "", productId: ""), Order.columns)
     public static let contracts = SQLTable(
-        "member_contracts", blank: Contract(contractId: "", userId: "", productId: ""), id: \.id,
-        [
-            SQLColumn("contract_id", \.contractId), SQLColumn("user_id", \.userId),
-            SQLColumn("product_id", \.productId), SQLColumn("status", \.status),
-            SQLColumn("auto_renew", \.autoRenew), SQLColumn("expires_date", \.expiresDate),
-            SQLColumn("environment", \.environment), SQLColumn("next_product_id", \.nextProductId),
-            SQLColumn("last_event_date", \.lastEventDate), SQLColumn("created_at", \.createdAt),
-            SQLColumn("updated_at", \.updatedAt),
-        ])
+        "member_contracts", blank: Contract(contractId: "", userId: "", productId: ""), Contract.columns)
 
     /// `raw` is empty when `raw_packed` (``LedgerPacking``) or `raw_of` (the id of an earlier row with
     /// the same notification UUID and identical bytes) holds it; the session rebuilds the text.
@@ -57,27 +42,27 @@ public enum StoreTables {
         blank: LedgerRow(
             entry: LedgerEntry(receivedAt: 0, source: .apple, verdict: .rejected, raw: ""),
             stored: StoredRaw(text: "", packed: nil, rawOf: nil)),
-        id: \.entry.id,
         [
-            SQLColumn("received_at", \.entry.receivedAt), SQLColumn("source", \.entry.source),
-            SQLColumn("notification_uuid", \.entry.notificationUUID),
-            SQLColumn("notification_type", \.entry.notificationType), SQLColumn("subtype", \.entry.subtype),
-            SQLColumn("transaction_id", \.entry.transactionId),
-            SQLColumn("original_transaction_id", \.entry.originalTransactionId),
-            SQLColumn("app_account_token", \.entry.appAccountToken), SQLColumn("signed_date", \.entry.signedDate),
-            SQLColumn("verdict", \.entry.verdict), SQLColumn("detail", \.entry.detail),
-            SQLColumn("raw", \.stored.text), SQLColumn("raw_packed", \.stored.packed),
-            SQLColumn("raw_of", \.stored.rawOf),
+            ModelColumn("id", \.entry.id),
+            ModelColumn("received_at", \.entry.receivedAt), ModelColumn("source", \.entry.source),
+            ModelColumn("notification_uuid", \.entry.notificationUUID),
+            ModelColumn("notification_type", \.entry.notificationType), ModelColumn("subtype", \.entry.subtype),
+            ModelColumn("transaction_id", \.entry.transactionId),
+            ModelColumn("original_transaction_id", \.entry.originalTransactionId),
+            ModelColumn("app_account_token", \.entry.appAccountToken), ModelColumn("signed_date", \.entry.signedDate),
+            ModelColumn("verdict", \.entry.verdict), ModelColumn("detail", \.entry.detail),
+            ModelColumn("raw", \.stored.text), ModelColumn("raw_packed", \.stored.packed),
+            ModelColumn("raw_of", \.stored.rawOf),
         ])
 
     public static let audit = SQLTable(
         "iap_audit", blank: AuditEntry(at: 0, actor: "", command: "", entity: .order, key: "", before: nil, after: nil),
-        id: \.id,
         [
-            SQLColumn("at", \.at), SQLColumn("actor", \.actor), SQLColumn("command", \.command),
-            SQLColumn("reason", \.reason), SQLColumn("ticket", \.ticket), SQLColumn("entity", \.entity),
-            SQLColumn("entity_key", \.key), SQLColumn("before_json", \.before), SQLColumn("after_json", \.after),
-            SQLColumn("ledger_id", \.ledgerId),
+            ModelColumn("id", \.id),
+            ModelColumn("at", \.at), ModelColumn("actor", \.actor), ModelColumn("command", \.command),
+            ModelColumn("reason", \.reason), ModelColumn("ticket", \.ticket), ModelColumn("entity", \.entity),
+            ModelColumn("entity_key", \.key), ModelColumn("before_json", \.before), ModelColumn("after_json", \.after),
+            ModelColumn("ledger_id", \.ledgerId),
         ])
 
     public static let facts = SQLTable(
@@ -85,21 +70,21 @@ public enum StoreTables {
         blank: FactRow(
             fact: Fact(kind: .transaction, key: "", originalTransactionId: "", signedDate: 0, source: .apple, body: ""),
             digest: ""),
-        id: \.id,
         [
-            SQLColumn("kind", \.fact.kind), SQLColumn("fact_key", \.fact.key),
-            SQLColumn("original_transaction_id", \.fact.originalTransactionId),
-            SQLColumn("signed_date", \.fact.signedDate), SQLColumn("source", \.fact.source),
-            SQLColumn("digest", \.digest), SQLColumn("body", \.fact.body),
+            ModelColumn("id", \.id),
+            ModelColumn("kind", \.fact.kind), ModelColumn("fact_key", \.fact.key),
+            ModelColumn("original_transaction_id", \.fact.originalTransactionId),
+            ModelColumn("signed_date", \.fact.signedDate), ModelColumn("source", \.fact.source),
+            ModelColumn("digest", \.digest), ModelColumn("body", \.fact.body),
         ])
 
     public static let claims = SQLTable(
-        "iap_notification_claims", blank: ClaimRow(notificationUUID: ""), id: \.id,
-        [SQLColumn("notification_uuid", \.notificationUUID)])
+        "iap_notification_claims", blank: ClaimRow(notificationUUID: ""),
+        [ModelColumn("id", \.id), ModelColumn("notification_uuid", \.notificationUUID)])
 
     public static let chains = SQLTable(
-        "iap_ledger_chains", blank: ChainRow(digest: [], chain: []), id: \.id,
-        [SQLColumn("digest", \.digest), SQLColumn("chain", \.chain)])
+        "iap_ledger_chains", blank: ChainRow(digest: [], chain: []),
+        [ModelColumn("id", \.id), ModelColumn("digest", \.digest), ModelColumn("chain", \.chain)])
 
     /// Every table's name and columns, for the check against the schema.
     public static var all: [(name: String, columns: [String])] {

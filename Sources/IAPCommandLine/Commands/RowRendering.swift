@@ -1,5 +1,4 @@
 import AppStoreJWS
-import StoreSQL
 import SubscriptionEngine
 
 /// How the record-keeping commands show orders, contracts, ledger events and audit rows.
@@ -7,16 +6,16 @@ import SubscriptionEngine
 /// Records carry every column under its schema name (dates as integer ms under `*_date`/`*_at`
 /// keys, so the framework shows them as ISO-8601); the `…Columns` lists choose what tables show.
 enum RowRendering {
-    /// Every column of a stored row under its column name, in schema order, `id` last: from the
-    /// store's column table, so a new column shows without a change here.
-    static func record<Row>(_ row: Row, columns table: SQLTable<Row>) -> Record {
+    /// Every column of a row under its column name, in schema order, `id` last: from the row's
+    /// column table, so a new column shows without a change here.
+    static func record<Row>(_ row: Row, columns: [ModelColumn<Row>]) -> Record {
         var r = Record()
-        for column in table.columns.dropFirst() + table.columns.prefix(1) {
+        for column in columns.dropFirst() + columns.prefix(1) {
             switch column.value(of: row) {
             case .null: r.append(column.name, nil as String?)
-            case .int(let number) where column.isFlag: r.append(column.name, number != 0)
             case .int(let number): r.append(column.name, number)
             case .text(let text): r.append(column.name, text)
+            case .bool(let flag): r.append(column.name, flag)
             case .bytes: continue  // not shown
             }
         }
@@ -24,7 +23,7 @@ enum RowRendering {
     }
 
     /// Every column of an order, in schema order.
-    static func record(_ order: Order) -> Record { record(order, columns: StoreTables.orders) }
+    static func record(_ order: Order) -> Record { record(order, columns: Order.columns) }
 
     /// The table columns of `orders list`.
     static let orderColumns: [Column] = [
@@ -43,7 +42,7 @@ enum RowRendering {
     }
 
     /// Every column of a contract, in schema order.
-    static func record(_ contract: Contract) -> Record { record(contract, columns: StoreTables.contracts) }
+    static func record(_ contract: Contract) -> Record { record(contract, columns: Contract.columns) }
 
     /// The table columns of `contracts list`.
     static let contractColumns: [Column] = [
