@@ -60,11 +60,12 @@ let package = Package(
             name: "jwsforge",
             dependencies: ["IAPFoundation", "JWSForge", "CommandLineKit"]
         ),
-        // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
-        // libcrypto; compression by its own LZ codec).
+        // The one SQL store layer every backend shares: session, transaction runner, column tables,
+        // schema description, SQLDialect; and the ledger's packed raw form (SHA-256 from libcrypto;
+        // compression by its own LZ codec).
         .target(
             name: "StoreSQL",
-            dependencies: ["SubscriptionEngine", "COpenSSL"]
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "COpenSSL"]
         ),
         .target(
             name: "SQLiteStore",
@@ -132,15 +133,17 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreSQLTests",
-            dependencies: ["StoreSQL"]
+            dependencies: ["StoreSQL", "SubscriptionEngine"]
         ),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "SubscriptionEngine", "StoreSQL"],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "MySQLStoreTests",
-            dependencies: ["MySQLStore", "SubscriptionEngine"]
+            dependencies: ["MySQLStore", "SubscriptionEngine", "StoreSQL"],
+            resources: [.copy("Fixtures")]
         ),
         // IAPOperations in-process on every Store backend.
         .testTarget(

@@ -1,4 +1,5 @@
 internal import CMariaDB
+import StoreSQL
 import SubscriptionEngine
 
 #if canImport(Glibc)
@@ -16,10 +17,9 @@ final class Connection {
     let errors: ErrorReporter
     /// Where we are connected, for messages (never holds a password).
     let label: String
-    private var statements: [String: PreparedStatement] = [:]
-    /// Statements whose text varies with the number of values (IN lists); bounded.
-    private var shapedStatements: [String: PreparedStatement] = [:]
-    private static let shapedLimit = 32
+    /// Prepared statements by text; those whose text varies with the number of values (IN lists)
+    /// are bounded.
+    private var statements = StatementCache<PreparedStatement>(shapedLimit: 32)
 
     /// `mysql_library_init` once per process, before the first `mysql_init` (not thread-safe itself).
     private static let libraryStatus: Int32 = iapctl_mysql_library_init()
@@ -65,7 +65,6 @@ final class Connection {
     deinit {
         // Statements first (they belong to the handle), then the handle: each freed exactly once.
         statements.removeAll()
-        shapedStatements.removeAll()
         mysql_close(handle)
     }
 
@@ -95,30 +94,17 @@ final class Connection {
         }
     }
 
-    /// The prepared statement for `sql`, prepared once per connection and reused.
-    func statement(_ sql: String) throws(StoreError) -> PreparedStatement {
-        if let cached = statements[sql] { return cached }
-        let prepared = try PreparedStatement(connection: handle, sql: sql, errors: errors)
-        statements[sql] = prepared
-        return prepared
+    /// The prepared statement for `sql`, prepared once per connection and reused (`shaped`: a text
+    /// with a variable shape; at most a few are kept).
+    func statement(_ sql: String, shaped: Bool = false) throws(StoreError) -> PreparedStatement {
+        try statements.statement(sql, shaped: shaped) { [handle, errors] sql throws(StoreError) in
+            try PreparedStatement(connection: handle, sql: sql, errors: errors)
+        }
     }
 
-    /// Like ``statement(_:)`` for texts with a variable shape; at most a few are kept.
-    func shapedStatement(_ sql: String) throws(StoreError) -> PreparedStatement {
-        if let cached = shapedStatements[sql] { return cached }
-        if shapedStatements.count >= Self.shapedLimit { shapedStatements.removeAll() }
-        let prepared = try PreparedStatement(connection: handle, sql: sql, errors: errors)
-        shapedStatements[sql] = prepared
-        return prepared
-    }
-
-    func query(_ sql: String, _ values: [MySQLValue] = []) throws(StoreError) -> [MySQLRow] {
+    /// The rows of `sql` with `values` bound, read by position (schema probes).
+    func rows(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [SQLRow] {
         try statement(sql).query(values)
-    }
-
-    @discardableResult
-    func run(_ sql: String, _ values: [MySQLValue] = []) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
-        try statement(sql).run(values)
     }
 
     // MARK: private
@@ -219,4 +205,24 @@ final class Connection {
         guard let text else { return body(nil) }
         return text.withCString { body($0) }
     }
+}
+
+extension Connection: SQLConnection {
+    func query(_ sql: String, _ values: [SQLValue], shaped: Bool) throws(StoreError) -> SQLResult {
+        let prepared = try statement(sql, shaped: shaped)
+        return SQLResult(columns: prepared.columnNames, rows: try prepared.query(values))
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
+        let result = try statement(sql).run(values)
+        return (Int64(clamping: result.affectedRows), result.insertId)
+    }
+
+    /// The client cannot tell cheaply; ROLLBACK outside a transaction is harmless on a server.
+    var inTransaction: Bool { true }
+
+    var transactionAborted: StoreError? { errors.transactionAborted }
+
+    func transactionWillBegin() { errors.transactionAborted = nil }
 }

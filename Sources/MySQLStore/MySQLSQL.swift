@@ -1,33 +1,33 @@
 import StoreSQL
 
-/// MySQL/MariaDB's own statements; everything the backends share is in ``StoreSQL``.
+/// MySQL/MariaDB's dialect: what differs from the other engines, as data.
+extension SQLDialect {
+    static let mysql = SQLDialect(
+        // A listing is one point in time: REPEATABLE READ with a consistent snapshot.
+        beginRead: [
+            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
+        ],
+        beginWrite: ["START TRANSACTION READ WRITE"],
+        // Locking reads in write transactions: a concurrent writer of the same row waits for our
+        // commit and then reads the committed row (no lost updates).
+        forUpdate: " FOR UPDATE", locksRows: true,
+        noLimit: Int64.max,
+        savepoint: "SAVEPOINT {name}", releaseSavepoint: "RELEASE SAVEPOINT {name}",
+        rollbackToSavepoint: "ROLLBACK TO SAVEPOINT {name}", releaseAfterRollbackTo: false,
+        // A no-op update instead of an error, so a concurrent insert of the same key is no conflict.
+        insertIgnore: "INSERT IGNORE", onDuplicateDoNothing: "ON DUPLICATE KEY UPDATE {key} = {key}",
+        schemaProbeBegin: nil,
+        tableExists: "SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+        // After a lost connection nobody can tell whether the server committed.
+        commitOutcomeCanBeUnknown: true,
+        typeNames: [
+            .id: "BIGINT NOT NULL AUTO_INCREMENT", .string: "VARCHAR({size})", .text: "TEXT", .longText: "MEDIUMTEXT",
+            .integer: "BIGINT", .smallInteger: "TINYINT", .bytes: "VARBINARY({size})", .longBytes: "MEDIUMBLOB",
+        ])
+}
+
+/// MySQL/MariaDB's own statements beyond the shared ones (session settings, the migration lock).
 enum MySQLSQL {
-    /// No-limit value for `LIMIT ?`.
-    static let noLimit = Int64.max
-
-    /// Locking variants for write transactions: a concurrent writer of the same row waits for our
-    /// commit and then reads the committed row (no lost updates).
-    static let orderByNoForUpdate = StoreSQL.orderByNo + " FOR UPDATE"
-    static let orderByTradeNoForUpdate = StoreSQL.orderByTradeNo + " FOR UPDATE"
-    static let contractByIdForUpdate = StoreSQL.contractById + " FOR UPDATE"
-    static let ledgerByIdForUpdate = StoreSQL.ledgerById + " FOR UPDATE"
-
-    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
-    /// ascending order (a batch's fixed lock order).
-    static func lockRows(table: String, column: String, count: Int) -> String {
-        "SELECT id FROM \(table) WHERE \(column) IN (\(Array(repeating: "?", count: count).joined(separator: ", "))) "
-            + "ORDER BY \(column) FOR UPDATE"
-    }
-
-    /// A certificate chain of a packed ledger raw, unless one with its digest is stored already
-    /// (a no-op update instead of an error, so a concurrent insert of the same chain is no conflict).
-    static let insertLedgerChain =
-        "INSERT INTO iap_ledger_chains (digest, chain) VALUES (?, ?) ON DUPLICATE KEY UPDATE digest = digest"
-
-    // MARK: schema
-    static let migrationsTableExists = """
-        SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
-        """
     static let migrationLock = "SELECT GET_LOCK(?, ?)"
     static let migrationUnlock = "SELECT RELEASE_LOCK(?)"
     static let currentDatabase = "SELECT DATABASE()"

@@ -1,14 +1,5 @@
-import IAPFoundation
 import StoreSQL
 import SubscriptionEngine
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The ``Store`` over a MySQL 8 / MariaDB 10.5+ server (InnoDB), through MariaDB Connector/C.
 ///
@@ -24,12 +15,12 @@ import SubscriptionEngine
 /// committed data (REPEATABLE READ's old snapshot would let a plain read miss a row that a
 /// concurrent transaction committed). Read transactions use REPEATABLE READ with a consistent
 /// snapshot, so a listing is one point in time.
-public final class MySQLStore: Store {
+public final class MySQLStore: SQLStoreBackend {
     /// Where this store is connected (never holds a password).
     public let url: MySQLURL
     let connection: Connection
-    private var active: MySQLSession?
-    private var schemaChecked = false
+    /// The shared transaction runner over this connection (`read`, `write`, `schemaVersion`).
+    public let transactions: SQLTransactions
 
     /// Seconds `mysql_real_connect` waits for the server by default.
     public static let defaultConnectTimeoutSeconds: UInt32 = 10
@@ -59,6 +50,9 @@ public final class MySQLStore: Store {
         self.url = url
         let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
         connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        transactions = SQLTransactions(
+            connection: connection, dialect: .mysql, supported: Schema.supported, label: url.description,
+            dbArgument: "'\(url)'")
         let cap = Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds)
         if let lockWaitTimeoutSeconds {
             try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(min(lockWaitTimeoutSeconds, cap)))])
@@ -94,35 +88,8 @@ public final class MySQLStore: Store {
 
     // MARK: Store
 
-    public func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
-        if let active {
-            // Nested read: part of the enclosing transaction.
-            return try body(active)
-        }
-        try checkSchema()
-        try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        return try transaction(
-            mode: .read, begin: "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY", commit: true, body)
-    }
-
-    public func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T {
-        if let active {
-            guard active.mode == .write else {
-                throw StoreError.failure("programmer error: write transaction requested inside a read transaction")
-            }
-            // Nested write: a savepoint of the enclosing write transaction.
-            return try active.savepoint(keep: commit) { try body(active) }
-        }
-        try checkSchema()
-        return try transaction(mode: .write, begin: "START TRANSACTION READ WRITE", commit: commit, body)
-    }
-
-    public func schemaVersion() throws -> (current: Int, supported: Int) {
-        (try currentVersion(), Schema.supported)
-    }
-
     public func migrate() throws -> [String] {
-        guard active == nil else {
+        guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }
         // MySQL commits DDL implicitly, so a migration is a list of idempotent steps, each checked
@@ -135,21 +102,19 @@ public final class MySQLStore: Store {
         }
         return try withMigrationLock {
             try connection.execute(Schema.migrationsTableDDL)
-            let current = try currentVersion()
-            try Self.refuseNewer(current)
+            let current = try transactions.currentVersion()
+            try transactions.refuseNewer(current)
             var applied: [String] = []
-            for migration in Schema.migrations where migration.version > current {
+            for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
                 let snapshot = try SchemaSnapshot.read(connection)
                 for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
                     try connection.execute(step.statement)
                 }
                 for statement in migration.statements { try connection.execute(statement) }
-                try connection.run(
-                    StoreSQL.recordMigration,
-                    [.int(Int64(migration.version)), .text(migration.name), .int(Timestamp.now())])
+                try transactions.record(shared)
                 applied.append(migration.name)
             }
-            schemaChecked = true
+            transactions.schemaIsCurrent()
             return applied
         }
     }
@@ -160,8 +125,8 @@ public final class MySQLStore: Store {
         var statements: [String] = []
         let current: Int
         if snapshot.hasTable(Schema.migrationsTable) {
-            current = try currentVersion()
-            try Self.refuseNewer(current)
+            current = try transactions.currentVersion()
+            try transactions.refuseNewer(current)
         } else {
             statements.append(Schema.migrationsTableDDL)
             current = 0
@@ -218,94 +183,15 @@ public final class MySQLStore: Store {
         try connection.execute(sql)
     }
 
-    // MARK: transactions
-
-    private func transaction<T>(
-        mode: MySQLSession.Mode, begin: String, commit: Bool, _ body: (any StoreSession) throws -> T
-    ) throws -> T {
-        connection.errors.transactionAborted = nil
-        try connection.execute(begin)
-        let session = MySQLSession(connection: connection, mode: mode)
-        active = session
-        defer {
-            session.close()
-            active = nil
-        }
-        let result: T
-        do {
-            result = try body(session)
-        } catch {
-            rollbackQuietly()
-            throw error
-        }
-        if let aborted = connection.errors.transactionAborted {
-            // The body swallowed an error after which the server rolled everything back.
-            rollbackQuietly()
-            throw aborted
-        }
-        guard commit else {
-            try connection.execute("ROLLBACK")
-            return result
-        }
-        do {
-            try connection.execute("COMMIT")
-        } catch {
-            rollbackQuietly()
-            if case .unavailable(let message) = error {
-                throw StoreError.unavailable(message + " (COMMIT: whether the transaction was committed is unknown)")
-            }
-            throw error
-        }
-        return result
-    }
-
-    /// Rolls back after an error; the original error is what the caller reports.
-    private func rollbackQuietly() {
-        // A failure here (the connection is gone) leaves nothing to undo: the server rolls back
-        // an open transaction when its connection ends.
-        try? connection.execute("ROLLBACK")
-    }
+    // MARK: schema
 
     private func withMigrationLock<T>(_ body: () throws -> T) throws -> T {
         let name = "iapctl.migrate." + url.database
-        let got = try connection.query(MySQLSQL.migrationLock, [.text(name), .int(60)]).first?.optionalInt(0)
+        let got = try connection.rows(MySQLSQL.migrationLock, [.text(name), .int(60)]).first?.optionalInt(0)
         guard got == 1 else {
             throw StoreError.busy("another iapctl is migrating database \(url.database) (waited 60 s): retry")
         }
-        defer { _ = try? connection.query(MySQLSQL.migrationUnlock, [.text(name)]) }
+        defer { _ = try? connection.rows(MySQLSQL.migrationUnlock, [.text(name)]) }
         return try body()
-    }
-
-    // MARK: schema
-
-    private func currentVersion() throws -> Int {
-        let exists = try connection.query(MySQLSQL.migrationsTableExists, [.text(Schema.migrationsTable)])
-        guard try exists.first?.int(0) ?? 0 > 0 else { return 0 }
-        return Int(try connection.query(StoreSQL.maxMigration).first?.int(0) ?? 0)
-    }
-
-    /// Refuses to work on a database without the schema or with a schema from a newer iapctl.
-    private func checkSchema() throws {
-        guard !schemaChecked else { return }
-        let (current, supported) = try schemaVersion()
-        try Self.refuseNewer(current)
-        if current == 0 {
-            throw StoreError.schemaMismatch(
-                "database \(url) has no iapctl schema; create it with: iapctl db init --db '\(url)'")
-        }
-        if current < supported {
-            throw StoreError.schemaMismatch(
-                "database schema version \(current) is older than this iapctl's (\(supported)); "
-                    + "migrate it with: iapctl db init --db '\(url)'")
-        }
-        schemaChecked = true
-    }
-
-    private static func refuseNewer(_ current: Int) throws(StoreError) {
-        guard current <= Schema.supported else {
-            throw .schemaMismatch(
-                "database schema version \(current) is newer than this iapctl supports (\(Schema.supported)); "
-                    + "upgrade iapctl")
-        }
     }
 }

@@ -1,4 +1,5 @@
 internal import CMariaDB
+import StoreSQL
 import SubscriptionEngine
 
 /// One server-side prepared statement (`MYSQL_STMT`), owned here and closed once in `deinit`.
@@ -14,6 +15,8 @@ final class PreparedStatement {
     private let columnIsInteger: [Bool]
     /// Binary columns (character set 63, `binary`) are read as bytes, not text.
     private let columnIsBinary: [Bool]
+    /// The result's column names (the `AS` name, else the column's).
+    let columnNames: [String]
 
     // Result buffers: valid for the statement's lifetime, registered with mysql_stmt_bind_result.
     private let resultBinds: UnsafeMutablePointer<MYSQL_BIND>
@@ -49,6 +52,7 @@ final class PreparedStatement {
         var isInteger: [Bool] = []
         var isUnsigned: [Bool] = []
         var isBinary: [Bool] = []
+        var names: [String] = []
         if columnCount > 0 {
             guard let metadata = mysql_stmt_result_metadata(stmt) else {
                 let error = errors.statementError(stmt, context: "no result metadata [SQL: \(sql)]")
@@ -72,10 +76,12 @@ final class PreparedStatement {
                     MYSQL_TYPE_VAR_STRING, MYSQL_TYPE_STRING, MYSQL_TYPE_VARCHAR,
                 ]
                 isBinary.append(binaryTypes.contains(type) && fields[i].charsetnr == 63)
+                names.append(fields[i].name.map { String(cString: $0) } ?? "")
             }
         }
         columnIsInteger = isInteger
         columnIsBinary = isBinary
+        columnNames = names
 
         let count = max(columnCount, 1)
         resultBinds = .allocate(capacity: count)
@@ -127,28 +133,28 @@ final class PreparedStatement {
     /// Runs the statement with `parameters` bound; returns the rows (empty for statements without
     /// a result set).
     @discardableResult
-    func query(_ parameters: [MySQLValue]) throws(StoreError) -> [MySQLRow] {
+    func query(_ parameters: [SQLValue]) throws(StoreError) -> [SQLRow] {
         try execute(parameters)
         guard columnCount > 0 else { return [] }
         guard mysql_stmt_store_result(stmt) == 0 else {
             throw errors.statementError(stmt, context: "cannot read the result [SQL: \(sql)]")
         }
         defer { _ = mysql_stmt_free_result(stmt) }
-        var rows: [MySQLRow] = []
+        var rows: [SQLRow] = []
         while true {
             let rc = mysql_stmt_fetch(stmt)
             if rc == MYSQL_NO_DATA { break }
             guard rc == 0 || rc == MYSQL_DATA_TRUNCATED else {
                 throw errors.statementError(stmt, context: "cannot fetch a row [SQL: \(sql)]")
             }
-            rows.append(MySQLRow(values: try currentRow(), source: sql))
+            rows.append(SQLRow(values: try currentRow(), source: sql))
         }
         return rows
     }
 
     /// Runs a statement without a result set; returns the rows it matched and the new AUTO_INCREMENT id.
     @discardableResult
-    func run(_ parameters: [MySQLValue]) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
+    func run(_ parameters: [SQLValue]) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
         try execute(parameters)
         if columnCount > 0 {
             // Not expected; drain so the statement can be reused.
@@ -159,7 +165,7 @@ final class PreparedStatement {
 
     // MARK: private
 
-    private func execute(_ parameters: [MySQLValue]) throws(StoreError) {
+    private func execute(_ parameters: [SQLValue]) throws(StoreError) {
         guard parameters.count == parameterCount else {
             throw .failure(
                 "programmer error: \(parameters.count) values for \(parameterCount) placeholders [SQL: \(sql)]")
@@ -208,8 +214,8 @@ final class PreparedStatement {
     }
 
     /// Copies the fetched row out of the bound buffers, fetching long text columns in full.
-    private func currentRow() throws(StoreError) -> [MySQLValue] {
-        var values: [MySQLValue] = []
+    private func currentRow() throws(StoreError) -> [SQLValue] {
+        var values: [SQLValue] = []
         values.reserveCapacity(columnCount)
         for i in 0..<columnCount {
             if nulls[i] != 0 {

@@ -1,3 +1,4 @@
+import StoreSQL
 import SubscriptionEngine
 
 /// What the connected database has: tables, columns and indexes (from `information_schema`).
@@ -28,10 +29,10 @@ struct SchemaSnapshot {
     /// Reads the current database's schema.
     static func read(_ connection: Connection) throws(StoreError) -> SchemaSnapshot {
         var snapshot = SchemaSnapshot()
-        for row in try connection.query(tablesSQL) {
+        for row in try connection.rows(tablesSQL) {
             snapshot.columns[try row.text(0).lowercased(), default: []] = []
         }
-        for row in try connection.query(columnsSQL) {
+        for row in try connection.rows(columnsSQL) {
             let table = try row.text(0).lowercased()
             let column = try row.text(1).lowercased()
             snapshot.columns[table, default: []].insert(column)
@@ -41,7 +42,7 @@ struct SchemaSnapshot {
         // and index name form one index.
         var keys: [(table: String, name: String)] = []
         var built: [(unique: Bool, columns: [String])] = []
-        for row in try connection.query(indexesSQL) {
+        for row in try connection.rows(indexesSQL) {
             let table = try row.text(0).lowercased()
             let name = try row.text(1)
             let unique = try row.int(2) == 0

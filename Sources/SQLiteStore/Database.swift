@@ -1,4 +1,5 @@
 internal import CSQLite
+import StoreSQL
 import SubscriptionEngine
 
 /// One SQLite connection; owns its `sqlite3*` and closes it once, in `deinit`.
@@ -8,9 +9,7 @@ final class Database {
     let path: String
     private let handle: OpaquePointer
     /// Prepared statements reused across calls, keyed by their SQL text.
-    private var cache: [String: Statement] = [:]
-    /// Prepared statements whose SQL is generated from a shape (never from values).
-    private var shapedCache: [StatementShape: Statement] = [:]
+    private var statements = StatementCache<Statement>()
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_*`); the error mapping is the caller's.
     init(path: String, flags: Int32) throws(StoreError) {
@@ -29,8 +28,7 @@ final class Database {
     }
 
     deinit {
-        shapedCache.removeAll()
-        cache.removeAll()  // finalize every cached statement before closing
+        statements.removeAll()  // finalize every cached statement before closing
         // close_v2 never fails with SQLITE_BUSY: outstanding statements make it a zombie closed later.
         let rc = sqlite3_close_v2(handle)
         assert(rc == SQLITE_OK, "sqlite3_close_v2 failed: \(rc)")
@@ -43,19 +41,11 @@ final class Database {
     }
 
     /// The cached prepared statement for `sql`, preparing it on first use. Call `reset()` after use.
-    func cached(_ sql: String) throws(StoreError) -> Statement {
-        if let statement = cache[sql] { return statement }
-        let statement = try Statement(db: handle, sql: sql, persistent: true)
-        cache[sql] = statement
-        return statement
-    }
-
-    /// The cached statement for a generated `shape`, building its SQL with `sql` on first use only.
-    func cached(_ shape: StatementShape, sql: () -> String) throws(StoreError) -> Statement {
-        if let statement = shapedCache[shape] { return statement }
-        let statement = try Statement(db: handle, sql: sql(), persistent: true)
-        shapedCache[shape] = statement
-        return statement
+    /// `shaped`: the text varies with a number of values (IN lists; never with values).
+    func cached(_ sql: String, shaped: Bool = false) throws(StoreError) -> Statement {
+        try statements.statement(sql, shaped: shaped) { [handle] sql throws(StoreError) in
+            try Statement(db: handle, sql: sql, persistent: true)
+        }
     }
 
     /// A one-off prepared statement (not cached).
@@ -105,8 +95,20 @@ final class Database {
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 }
 
-/// The shape of a generated statement: what its SQL depends on (counts of placeholders, never values).
-enum StatementShape: Hashable {
-    /// Ledger lookup with this many placeholders for transaction ids, original ids and tokens.
-    case ledgerMentioning(Int, Int, Int)
+extension Database: SQLConnection {
+    func query(_ sql: String, _ values: [SQLValue], shaped: Bool) throws(StoreError) -> SQLResult {
+        try cached(sql, shaped: shaped).results(values)
+    }
+
+    func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
+        _ = try cached(sql).results(values)
+        return (Int64(changes), lastInsertRowID)
+    }
+
+    var inTransaction: Bool { !isAutocommit }
+
+    /// SQLite never rolls back behind the caller's back without leaving autocommit on.
+    var transactionAborted: StoreError? { nil }
+
+    func transactionWillBegin() {}
 }

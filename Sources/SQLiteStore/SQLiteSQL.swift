@@ -1,8 +1,25 @@
-/// SQLite's own statements; everything the backends share is in ``StoreSQL``.
-enum SQLiteSQL {
-    static let migrationsTableExists =
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'iap_schema_migrations'"
-    /// A certificate chain of a packed ledger raw, unless one with its digest is stored already.
-    static let insertLedgerChain =
-        "INSERT INTO iap_ledger_chains (digest, chain) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING"
+import StoreSQL
+
+/// SQLite's dialect: what differs from the other engines, as data.
+extension SQLDialect {
+    static let sqlite = SQLDialect(
+        beginRead: ["BEGIN DEFERRED"],
+        // IMMEDIATE takes the write lock up front, so check-then-insert is safe across processes.
+        beginWrite: ["BEGIN IMMEDIATE"],
+        // BEGIN IMMEDIATE already holds the only write lock.
+        forUpdate: "", locksRows: false,
+        noLimit: -1,  // SQLite's `LIMIT -1` means no limit
+        savepoint: "SAVEPOINT {name}", releaseSavepoint: "RELEASE {name}", rollbackToSavepoint: "ROLLBACK TO {name}",
+        releaseAfterRollbackTo: true,
+        insertIgnore: "INSERT OR IGNORE", onDuplicateDoNothing: "ON CONFLICT ({key}) DO NOTHING",
+        schemaProbeBegin: "BEGIN DEFERRED",
+        tableExists: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?",
+        commitOutcomeCanBeUnknown: false,
+        typeNames: [
+            .id: "INTEGER PRIMARY KEY", .string: "TEXT", .text: "TEXT", .longText: "TEXT", .integer: "INTEGER",
+            .smallInteger: "INTEGER", .bytes: "BLOB", .longBytes: "BLOB",
+        ])
 }
+
+/// Tests reach the shared session by its old name.
+typealias SQLiteSession = SQLSession

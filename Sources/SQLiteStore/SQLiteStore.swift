@@ -1,5 +1,4 @@
 internal import CSQLite
-import IAPFoundation
 import StoreSQL
 import SubscriptionEngine
 
@@ -16,12 +15,12 @@ import SubscriptionEngine
 /// One instance is one connection and is not thread-safe: use it from one thread at a time.
 /// Other processes (and other instances) on the same file wait for each other's write
 /// transactions for up to the busy timeout, then fail with ``StoreError/busy(_:)``.
-public final class SQLiteStore: Store {
+public final class SQLiteStore: SQLStoreBackend {
     /// The database file path (or `:memory:`).
     public let path: String
     let database: Database
-    private var active: SQLiteSession?
-    private var schemaChecked = false
+    /// The shared transaction runner over this connection (`read`, `write`, `schemaVersion`).
+    public let transactions: SQLTransactions
 
     /// How long a statement waits for another connection's lock by default (milliseconds).
     public static let defaultBusyTimeoutMilliseconds: Int32 = 15_000
@@ -65,6 +64,8 @@ public final class SQLiteStore: Store {
             }
             throw Self.openError(error, path: path)
         }
+        transactions = SQLTransactions(
+            connection: database, dialect: .sqlite, supported: Migrations.supported, label: path, dbArgument: path)
         do {
             try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             try configure(inMemory: inMemory)
@@ -75,147 +76,28 @@ public final class SQLiteStore: Store {
 
     // MARK: Store
 
-    public func read<T>(_ body: (any StoreSession) throws -> T) throws -> T {
-        if let active {
-            // Nested read: part of the enclosing transaction.
-            return try body(active)
-        }
-        try checkSchema()
-        return try transaction(mode: .read, begin: "BEGIN DEFERRED", commit: true, body)
-    }
-
-    public func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T {
-        if let active {
-            guard active.mode == .write else {
-                throw StoreError.failure("programmer error: write transaction requested inside a read transaction")
-            }
-            // Nested write: a savepoint of the enclosing write transaction.
-            return try active.savepoint(keep: commit) { try body(active) }
-        }
-        try checkSchema()
-        // IMMEDIATE takes the write lock up front, so check-then-insert is safe across processes.
-        return try transaction(mode: .write, begin: "BEGIN IMMEDIATE", commit: commit, body)
-    }
-
-    public func schemaVersion() throws -> (current: Int, supported: Int) {
-        let current = try inAutocommitOrActive { () throws(StoreError) in try currentVersion() }
-        return (current, Migrations.supported)
-    }
-
+    /// Runs every pending migration's script in one write transaction (SQLite's DDL is transactional).
     public func migrate() throws -> [String] {
-        guard active == nil else {
+        guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }
         try database.execute("BEGIN IMMEDIATE")
         do {
             try database.executeScript(Migrations.tableDDL)
-            let current = try currentVersion()
-            try Self.refuseNewer(current)
+            let current = try transactions.currentVersion()
+            try transactions.refuseNewer(current)
             var applied: [String] = []
-            for migration in Migrations.all where migration.version > current {
-                try database.executeScript(migration.script)
-                let record = try database.cached(StoreSQL.recordMigration)
-                defer { record.reset() }
-                try record.bind(Int64(migration.version), at: 1)
-                try record.bind(migration.name, at: 2)
-                try record.bind(Timestamp.now(), at: 3)
-                try record.run()
+            for (migration, rendered) in zip(StoreSchema.migrations, Migrations.all) where migration.version > current {
+                try database.executeScript(rendered.script)
+                try transactions.record(migration)
                 applied.append(migration.name)
             }
             try database.execute("COMMIT")
-            schemaChecked = true
+            transactions.schemaIsCurrent()
             return applied
         } catch {
-            rollbackQuietly()
+            transactions.rollbackQuietly()
             throw error
-        }
-    }
-
-    // MARK: transactions
-
-    private func transaction<T>(
-        mode: SQLiteSession.Mode, begin: String, commit: Bool, _ body: (any StoreSession) throws -> T
-    ) throws -> T {
-        try database.execute(begin)
-        let session = SQLiteSession(db: database, mode: mode)
-        active = session
-        defer {
-            session.close()
-            active = nil
-        }
-        let result: T
-        do {
-            result = try body(session)
-        } catch {
-            rollbackQuietly()
-            throw error
-        }
-        guard commit else {
-            if !database.isAutocommit { try database.execute("ROLLBACK") }
-            return result
-        }
-        do {
-            try database.execute("COMMIT")
-        } catch {
-            rollbackQuietly()
-            throw error
-        }
-        return result
-    }
-
-    /// Rolls back after an error; the original error is what the caller reports.
-    private func rollbackQuietly() {
-        guard !database.isAutocommit else { return }  // SQLite already rolled back
-        do {
-            try database.execute("ROLLBACK")
-        } catch {
-            // Nothing better to do: the connection is closed with the store and SQLite rolls back then.
-            assertionFailure("ROLLBACK failed: \(error)")
-        }
-    }
-
-    private func inAutocommitOrActive<T>(_ body: () throws(StoreError) -> T) throws -> T {
-        if active != nil { return try body() }
-        try database.execute("BEGIN DEFERRED")
-        do {
-            let result = try body()
-            try database.execute("COMMIT")
-            return result
-        } catch {
-            rollbackQuietly()
-            throw error
-        }
-    }
-
-    // MARK: schema
-
-    private func currentVersion() throws(StoreError) -> Int {
-        guard try database.scalarInt(SQLiteSQL.migrationsTableExists) ?? 0 > 0 else { return 0 }
-        return Int(try database.scalarInt(StoreSQL.maxMigration) ?? 0)
-    }
-
-    /// Refuses to work on a database without the schema or with a schema from a newer iapctl.
-    private func checkSchema() throws {
-        guard !schemaChecked else { return }
-        let (current, supported) = try schemaVersion()
-        try Self.refuseNewer(current)
-        if current == 0 {
-            throw StoreError.schemaMismatch(
-                "database \(path) has no iapctl schema; create it with: iapctl db init --db \(path)")
-        }
-        if current < supported {
-            throw StoreError.schemaMismatch(
-                "database schema version \(current) is older than this iapctl's (\(supported)); "
-                    + "migrate it with: iapctl db init --db \(path)")
-        }
-        schemaChecked = true
-    }
-
-    private static func refuseNewer(_ current: Int) throws(StoreError) {
-        guard current <= Migrations.supported else {
-            throw .schemaMismatch(
-                "database schema version \(current) is newer than this iapctl supports (\(Migrations.supported)); "
-                    + "upgrade iapctl")
         }
     }
 

@@ -1,4 +1,5 @@
 internal import CSQLite
+import StoreSQL
 import SubscriptionEngine
 
 /// One prepared statement; owns its `sqlite3_stmt` and finalizes it once, in `deinit`.
@@ -68,6 +69,16 @@ final class Statement {
         try check(sqlite3_bind_int64(handle, index, value ? 1 : 0))
     }
 
+    /// Binds any ``SQLValue``.
+    func bind(_ value: SQLValue, at index: Int32) throws(StoreError) {
+        switch value {
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .int(let number): try bind(number, at: index)
+        case .text(let text): try bind(text, at: index)
+        case .bytes(let bytes): try bind(bytes, at: index)
+        }
+    }
+
     // MARK: stepping
 
     /// Advances to the next row: true when a row is available, false when done.
@@ -117,6 +128,33 @@ final class Statement {
     func int64(_ index: Int32) -> Int64? {
         guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
         return sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` of the current row as the value SQLite holds.
+    func value(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .int(sqlite3_column_int64(handle, index))
+        case SQLITE_BLOB: return .bytes(blob(index) ?? [])
+        default: return .text(text(index) ?? "")
+        }
+    }
+
+    /// The result's column names (the `AS` name, else the column's).
+    var columnNames: [String] {
+        (0..<sqlite3_column_count(handle)).map(columnName)
+    }
+
+    /// Binds `values` at 1…, steps through every row, and resets the statement.
+    func results(_ values: [SQLValue]) throws(StoreError) -> SQLResult {
+        defer { reset() }
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+        let count = sqlite3_column_count(handle)
+        var rows: [SQLRow] = []
+        while try step() {
+            rows.append(SQLRow(values: (0..<count).map(value), source: "SQL: \(sql)"))
+        }
+        return SQLResult(columns: columnNames, rows: rows)
     }
 
     /// The text in a NOT NULL column.

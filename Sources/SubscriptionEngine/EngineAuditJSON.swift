@@ -6,40 +6,25 @@ import IAPFoundation
 /// machinery: the encoder was about half of the engine's time per notification.
 enum EngineAuditJSON {
     /// An order row as sorted-keys JSON.
-    static func encode(_ o: Order) -> String {
-        var w = JSONObjectWriter(escaping: .foundation, capacity: 384)
-        w.addIfPresent("createdAt", o.createdAt)
-        w.addIfPresent("currency", o.currency)
-        w.addIfPresent("environment", o.environment)
-        w.addIfPresent("expiresDate", o.expiresDate)
-        w.addIfPresent("id", o.id)
-        w.addIfPresent("no", o.no)
-        w.addIfPresent("originNo", o.originNo)
-        w.addIfPresent("price", o.price)
-        w.addIfPresent("productId", o.productId)
-        w.addIfPresent("purchaseDate", o.purchaseDate)
-        w.addIfPresent("status", o.status.rawValue)
-        w.addIfPresent("tradeNo", o.tradeNo)
-        w.addIfPresent("updatedAt", o.updatedAt)
-        w.addIfPresent("userId", o.userId)
-        return w.json
-    }
+    static func encode(_ o: Order) -> String { encode(o, orderColumns) }
 
     /// A contract row as sorted-keys JSON.
-    static func encode(_ c: Contract) -> String {
+    static func encode(_ c: Contract) -> String { encode(c, contractColumns) }
+
+    /// The column tables sorted by JSON key (the property's name), as `.sortedKeys` orders them.
+    private static let orderColumns = Order.columns.sorted { $0.property < $1.property }
+    private static let contractColumns = Contract.columns.sorted { $0.property < $1.property }
+
+    private static func encode<Row>(_ row: Row, _ columns: [ModelColumn<Row>]) -> String {
         var w = JSONObjectWriter(escaping: .foundation, capacity: 384)
-        w.add("autoRenew", c.autoRenew)
-        w.addIfPresent("contractId", c.contractId)
-        w.addIfPresent("createdAt", c.createdAt)
-        w.addIfPresent("environment", c.environment)
-        w.addIfPresent("expiresDate", c.expiresDate)
-        w.addIfPresent("id", c.id)
-        w.addIfPresent("lastEventDate", c.lastEventDate)
-        w.addIfPresent("nextProductId", c.nextProductId)
-        w.addIfPresent("productId", c.productId)
-        w.addIfPresent("status", c.status.rawValue)
-        w.addIfPresent("updatedAt", c.updatedAt)
-        w.addIfPresent("userId", c.userId)
+        for column in columns {
+            switch column.value(of: row) {
+            case .null, .bytes: continue  // nil members are left out
+            case .int(let number): w.add(column.property, number)
+            case .text(let text): w.add(column.property, text)
+            case .bool(let flag): w.add(column.property, flag)
+            }
+        }
         return w.json
     }
 }

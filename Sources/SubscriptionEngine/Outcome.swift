@@ -79,30 +79,6 @@ public struct FieldChange: Sendable, Equatable {
     }
 }
 
-extension Order {
-    /// The columns people care about, as text, in schema order (no ids or timestamps).
-    public var columnValues: [(String, String?)] {
-        [
-            ("no", no), ("user_id", userId), ("product_id", productId), ("status", status.rawValue),
-            ("trade_no", tradeNo), ("origin_no", originNo), ("purchase_date", purchaseDate.map(String.init)),
-            ("expires_date", expiresDate.map(String.init)), ("environment", environment),
-            ("price", price.map(String.init)), ("currency", currency),
-        ]
-    }
-}
-
-extension Contract {
-    /// The columns people care about, as text, in schema order (no ids or timestamps).
-    public var columnValues: [(String, String?)] {
-        [
-            ("contract_id", contractId), ("user_id", userId), ("product_id", productId),
-            ("status", status.rawValue), ("auto_renew", autoRenew ? "1" : "0"),
-            ("expires_date", expiresDate.map(String.init)), ("environment", environment),
-            ("next_product_id", nextProductId),
-        ]
-    }
-}
-
 /// Column-level difference of two rows given as `columnValues`.
 func diff(_ before: [(String, String?)]?, _ after: [(String, String?)]) -> [FieldChange] {
     guard let before else {

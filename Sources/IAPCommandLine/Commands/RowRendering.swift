@@ -7,25 +7,24 @@ import SubscriptionEngine
 /// Records carry every column under its schema name (dates as integer ms under `*_date`/`*_at`
 /// keys, so the framework shows them as ISO-8601); the `…Columns` lists choose what tables show.
 enum RowRendering {
-    /// Every column of an order, in schema order.
-    static func record(_ order: Order) -> Record {
+    /// Every column of a row under its column name, in schema order, `id` last: from the row's
+    /// column table, so a new column shows without a change here.
+    static func record<Row>(_ row: Row, columns: [ModelColumn<Row>]) -> Record {
         var r = Record()
-        r.append("no", order.no)
-        r.append("user_id", order.userId)
-        r.append("product_id", order.productId)
-        r.append("status", order.status.rawValue)
-        r.append("trade_no", order.tradeNo)
-        r.append("origin_no", order.originNo)
-        r.append("purchase_date", order.purchaseDate)
-        r.append("expires_date", order.expiresDate)
-        r.append("environment", order.environment)
-        r.append("price", order.price)
-        r.append("currency", order.currency)
-        r.append("created_at", order.createdAt)
-        r.append("updated_at", order.updatedAt)
-        r.append("id", order.id)
+        for column in columns.dropFirst() + columns.prefix(1) {
+            switch column.value(of: row) {
+            case .null: r.append(column.name, nil as String?)
+            case .int(let number): r.append(column.name, number)
+            case .text(let text): r.append(column.name, text)
+            case .bool(let flag): r.append(column.name, flag)
+            case .bytes: continue  // not shown
+            }
+        }
         return r
     }
+
+    /// Every column of an order, in schema order.
+    static func record(_ order: Order) -> Record { record(order, columns: Order.columns) }
 
     /// The table columns of `orders list`.
     static let orderColumns: [Column] = [
@@ -44,22 +43,7 @@ enum RowRendering {
     }
 
     /// Every column of a contract, in schema order.
-    static func record(_ contract: Contract) -> Record {
-        var r = Record()
-        r.append("contract_id", contract.contractId)
-        r.append("user_id", contract.userId)
-        r.append("product_id", contract.productId)
-        r.append("status", contract.status.rawValue)
-        r.append("auto_renew", contract.autoRenew)
-        r.append("expires_date", contract.expiresDate)
-        r.append("environment", contract.environment)
-        r.append("next_product_id", contract.nextProductId)
-        r.append("last_event_date", contract.lastEventDate)
-        r.append("created_at", contract.createdAt)
-        r.append("updated_at", contract.updatedAt)
-        r.append("id", contract.id)
-        return r
-    }
+    static func record(_ contract: Contract) -> Record { record(contract, columns: Contract.columns) }
 
     /// The table columns of `contracts list`.
     static let contractColumns: [Column] = [

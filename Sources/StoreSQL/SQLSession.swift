@@ -1,0 +1,358 @@
+import SubscriptionEngine
+
+/// One open transaction on an SQL store, for every backend; valid only inside the closure it was
+/// passed to. What differs between engines comes from the connection's ``SQLDialect``.
+///
+/// Where the dialect has row locks (MySQL), the single-row look-ups the engine updates afterwards
+/// (`order(no:)`, `order(tradeNo:)`, `contract(contractId:)`, `ledgerEntry(id:)`) are `SELECT … FOR
+/// UPDATE` in a write transaction: a concurrent writer of the same row waits for this commit and then
+/// reads the committed row. A row that does not exist yet is not locked: two writers inserting the
+/// same key race to the unique index, and the loser gets ``StoreError/conflict(_:)``. Where a write
+/// transaction holds the only write lock (SQLite's BEGIN IMMEDIATE) the plain statements are used.
+public final class SQLSession: StoreSession {
+    public enum Mode: Sendable { case read, write }
+
+    private let connection: any SQLConnection
+    private let dialect: SQLDialect
+    public let mode: Mode
+    public private(set) var isOpen = true
+    private var savepointDepth = 0
+    private let rawCodec = LedgerRawCodec()
+
+    public init(connection: any SQLConnection, dialect: SQLDialect, mode: Mode) {
+        self.connection = connection
+        self.dialect = dialect
+        self.mode = mode
+    }
+
+    /// Ends the session: any later use is a programmer error reported as a failure.
+    public func close() { isOpen = false }
+
+    // MARK: orders
+
+    public func order(no: String) throws -> Order? {
+        try rows(StoreTables.orders, locking(StoreSQL.orderByNo), [.text(no)]).first
+    }
+
+    public func order(tradeNo: String) throws -> Order? {
+        try rows(StoreTables.orders, locking(StoreSQL.orderByTradeNo), [.text(tradeNo)]).first
+    }
+
+    public func orders(originNo: String) throws -> [Order] {
+        try rows(StoreTables.orders, StoreSQL.ordersByOriginNo, [.text(originNo)])
+    }
+
+    public func orders(matching filter: OrderFilter) throws -> [Order] {
+        let values = [filter.userId, filter.status?.rawValue, filter.productId, filter.originNo]
+        let (sql, bound) = try filtered(StoreSQL.ordersMatching, values: values, limit: filter.limit)
+        return try rows(StoreTables.orders, sql, bound)
+    }
+
+    public func insertOrder(_ order: Order) throws -> Order { try inserting(StoreTables.orders, order, id: \.id) }
+
+    public func updateOrder(_ order: Order) throws {
+        try update(StoreTables.orders, order, "order", id: order.id)
+    }
+
+    // MARK: contracts
+
+    public func contract(contractId: String) throws -> Contract? {
+        try rows(StoreTables.contracts, locking(StoreSQL.contractById), [.text(contractId)]).first
+    }
+
+    public func contracts(matching filter: ContractFilter) throws -> [Contract] {
+        let values = [filter.userId, filter.status?.rawValue, filter.productId]
+        let (sql, bound) = try filtered(StoreSQL.contractsMatching, values: values, limit: filter.limit)
+        return try rows(StoreTables.contracts, sql, bound)
+    }
+
+    public func insertContract(_ contract: Contract) throws -> Contract { try inserting(StoreTables.contracts, contract, id: \.id) }
+
+    public func updateContract(_ contract: Contract) throws {
+        try update(StoreTables.contracts, contract, "contract", id: contract.id)
+    }
+
+    // MARK: ledger
+
+    public func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
+        let stored = try rawCodec.storedForm(
+            raw: entry.raw, notificationUUID: entry.notificationUUID,
+            firstCopy: { uuid, packed in
+                try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
+            },
+            insertChain: { chain in
+                let row = ChainRow(digest: chain.digest, chain: chain.text)
+                _ = try write(Self.insertChain(dialect), StoreTables.chains.insertValues(row))
+            })
+        var row = LedgerRow(entry: entry, stored: stored)
+        row.entry.raw = ""
+        return try insert(StoreTables.ledger, row)
+    }
+
+    /// A chain, unless one with its digest is stored already (no error, so a concurrent insert of
+    /// the same chain is no conflict).
+    private static func insertChain(_ dialect: SQLDialect) -> String {
+        dialect.insertIgnoringDuplicate(
+            into: StoreTables.chains.name, columns: StoreTables.chains.writtenNames, key: "digest")
+    }
+
+    /// Entries with their raw text rebuilt (packed, or held by the first copy). The rows are read
+    /// in full first: rebuilding a raw may run other statements.
+    private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws -> [LedgerEntry] {
+        try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row in
+            var entry = row.entry
+            entry.raw = try rawCodec.text(
+                of: row.stored, rowId: entry.id,
+                rowById: { id in
+                    try query(StoreSQL.ledgerRawById, [.int(id)]).rows.first.map { row throws(StoreError) in
+                        StoredRaw(text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil)
+                    }
+                },
+                chainByDigest: { digest in
+                    try query(StoreSQL.ledgerChainByDigest, [.bytes(digest)]).rows.first?.optionalBytes(0) ?? nil
+                })
+            return entry
+        }
+    }
+
+    public func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
+        let changed = try write(StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(detail), .int(id)]).changed
+        try expectOneRow(changed, "ledger row", id: id)
+    }
+
+    public func ledgerEntry(id: Int64) throws -> LedgerEntry? {
+        try ledgerEntries(locking(StoreSQL.ledgerById), [.int(id)]).first
+    }
+
+    public func claimNotification(_ uuid: String) throws -> Bool {
+        // A concurrent holder's uncommitted row makes this INSERT wait (the unique key's lock):
+        // after its commit it fails as a duplicate, after its rollback it succeeds.
+        do {
+            _ = try insert(StoreTables.claims, ClaimRow(notificationUUID: uuid))
+            return true
+        } catch .conflict {
+            return false
+        }
+    }
+
+    public func releaseNotificationClaim(_ uuid: String) throws {
+        _ = try write(StoreSQL.deleteClaim, [.text(uuid)])
+    }
+
+    public func lockRows(contractIds: [String], orderNos: [String]) throws {
+        try checkOpen()
+        guard dialect.locksRows, mode == .write else { return }
+        for (table, column, ids) in [("member_contracts", "contract_id", contractIds), ("orders", "no", orderNos)] {
+            // Sorted and in slices of at most 256 (padded, so the statements stay reusable): InnoDB
+            // locks the unique index's rows in ascending order, the same in every process.
+            let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            var start = 0
+            while start < sorted.count {
+                let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
+                start += slice.count
+                let size = Self.paddedCount(slice.count)
+                let values = (0..<size).map { SQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
+                let sql = StoreSQL.lockRows(table: table, column: column, count: size, forUpdate: dialect.forUpdate)
+                _ = try connection.query(sql, values, shaped: true)
+            }
+        }
+    }
+
+    public func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
+        try ledgerEntries(StoreSQL.processedLedger, [.text(notificationUUID)]).first
+    }
+
+    public func ledger(
+        transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]
+    ) throws -> [LedgerEntry] {
+        try checkOpen()
+        let lists = [transactionIds, originalTransactionIds, appAccountTokens]
+        // Lists are padded (repeating their last id) to a few sizes so the statements stay reusable.
+        let sizes = lists.map { Self.paddedCount($0.count) }
+        guard sizes.contains(where: { $0 > 0 }) else { return [] }
+        guard sizes.reduce(0, +) <= 30_000 else {
+            throw StoreError.failure("ledger lookup with too many ids (\(lists.map(\.count).reduce(0, +)))")
+        }
+        var values: [SQLValue] = []
+        for (list, size) in zip(lists, sizes) where size > 0 {
+            for i in 0..<size { values.append(.text(list[Swift.min(i, list.count - 1)])) }
+        }
+        return try ledgerEntries(
+            StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])), values, shaped: true)
+    }
+
+    public func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
+        try ledgerEntries(StoreSQL.unmatchedLedger, [.int(try limitValue(limit))])
+    }
+
+    // MARK: facts
+
+    public func insertFact(_ fact: Fact) throws -> Bool {
+        let digest = fact.digest
+        let count = try query(StoreSQL.factExists, [.text(fact.key), .text(digest)]).rows.first?.int(0)
+        if (count ?? 0) > 0 { return false }
+        _ = try insert(StoreTables.facts, FactRow(fact: fact, digest: digest))
+        return true
+    }
+
+    public func facts(originalTransactionId: String) throws -> [Fact] {
+        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(\.fact)
+    }
+
+    // MARK: audit
+
+    public func appendAudit(_ entry: AuditEntry) throws -> Int64 {
+        try insert(StoreTables.audit, entry)
+    }
+
+    public func audit(entity: EntityKind, key: String) throws -> [AuditEntry] {
+        try rows(StoreTables.audit, StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
+    }
+
+    public func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry] {
+        let values: [SQLValue] = [
+            SQLValue(filter.actor), SQLValue(filter.actor), SQLValue(filter.since), SQLValue(filter.since),
+            SQLValue(filter.ticket), SQLValue(filter.ticket), .int(try limitValue(filter.limit)),
+        ]
+        return try rows(StoreTables.audit, StoreSQL.auditMatching, values)
+    }
+
+    public func auditEntry(id: Int64) throws -> AuditEntry? {
+        try rows(StoreTables.audit, StoreSQL.auditById, [.int(id)]).first
+    }
+
+    // MARK: misc
+
+    public func counts() throws -> StoreCounts {
+        guard let row = try query(StoreSQL.counts, []).rows.first else {
+            throw StoreError.failure("counts returned no row [SQL: \(StoreSQL.counts)]")
+        }
+        return StoreCounts(
+            orders: Int(try row.int(0)), contracts: Int(try row.int(1)), ledger: Int(try row.int(2)),
+            unmatched: Int(try row.int(3)), audit: Int(try row.int(4)))
+    }
+
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try savepoint(keep: true, body)
+    }
+
+    /// Runs `body` in a savepoint; releases it when `keep` and `body` returns, else rolls back to it.
+    public func savepoint<T>(keep: Bool, _ body: () throws -> T) throws -> T {
+        try checkOpen()
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        // The name depends on the nesting depth only: no value is ever part of the SQL.
+        let name = "iapctl_sp\(savepointDepth)"
+        try connection.execute(SQLDialect.fill(dialect.savepoint, "name", name))
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try rollback(to: name)
+            throw error
+        }
+        if keep {
+            try connection.execute(SQLDialect.fill(dialect.releaseSavepoint, "name", name))
+        } else {
+            try rollback(to: name)
+        }
+        return result
+    }
+
+    // MARK: helpers
+
+    private func rollback(to name: String) throws(StoreError) {
+        rawCodec.forgetWrites()
+        // After a deadlock or a lost connection the server has rolled everything back, savepoints
+        // included: the caller's error is the one to report, and the transaction cannot go on.
+        if let aborted = connection.transactionAborted { throw aborted }
+        // SQLite may already have rolled the whole transaction back (e.g. after SQLITE_FULL).
+        guard connection.inTransaction else { return }
+        try connection.execute(SQLDialect.fill(dialect.rollbackToSavepoint, "name", name))
+        if dialect.releaseAfterRollbackTo {
+            try connection.execute(SQLDialect.fill(dialect.releaseSavepoint, "name", name))
+        }
+    }
+
+    private func checkOpen() throws(StoreError) {
+        guard isOpen else {
+            throw .failure("programmer error: store session used after its transaction ended")
+        }
+        // Statements after a server-side rollback would run outside any transaction: refuse them.
+        if let aborted = connection.transactionAborted { throw aborted }
+    }
+
+    /// `sql` as a locking read in a write transaction (where the dialect has row locks).
+    private func locking(_ sql: String) -> String {
+        mode == .write ? sql + dialect.forUpdate : sql
+    }
+
+    private func query(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> SQLResult {
+        try checkOpen()
+        return try connection.query(sql, values, shaped: shaped)
+    }
+
+    private func rows<Row>(_ table: SQLTable<Row>, _ sql: String, _ values: [SQLValue]) throws(StoreError) -> [Row] {
+        try table.decode(query(sql, values))
+    }
+
+    private func write(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
+        try checkOpen()
+        guard mode == .write else {
+            throw .failure("programmer error: write inside a read transaction [SQL: \(sql)]")
+        }
+        return try connection.run(sql, values)
+    }
+
+    /// `row` inserted, with the id the engine gave it.
+    private func inserting<Row>(_ table: SQLTable<Row>, _ row: Row, id: WritableKeyPath<Row, Int64>) throws(StoreError) -> Row {
+        var inserted = row
+        inserted[keyPath: id] = try insert(table, row)
+        return inserted
+    }
+
+    /// Inserts `row` (its id is the engine's) and returns the new id.
+    private func insert<Row>(_ table: SQLTable<Row>, _ row: Row) throws(StoreError) -> Int64 {
+        try write(table.insert, table.insertValues(row)).insertId
+    }
+
+    /// Rewrites every column of the row with its id; it must exist.
+    private func update<Row>(_ table: SQLTable<Row>, _ row: Row, _ what: String, id: Int64) throws(StoreError) {
+        try expectOneRow(try write(table.update, table.updateValues(row)).changed, what, id: id)
+    }
+
+    private func expectOneRow(_ changed: Int64, _ what: String, id: Int64) throws(StoreError) {
+        guard changed == 1 else { throw .failure("no \(what) with id \(id) to update") }
+    }
+
+    /// The statement for the filters present in `values`, and its values (then the limit).
+    private func filtered(
+        _ variants: [String], values: [String?], limit: Int?
+    ) throws(StoreError) -> (String, [SQLValue]) {
+        var mask = 0
+        var bound: [SQLValue] = []
+        for (bit, value) in values.enumerated() {
+            if let value {
+                mask |= 1 << bit
+                bound.append(.text(value))
+            }
+        }
+        bound.append(.int(try limitValue(limit)))
+        return (variants[mask], bound)
+    }
+
+    private func limitValue(_ limit: Int?) throws(StoreError) -> Int64 {
+        guard let limit else { return dialect.noLimit }
+        guard limit >= 0 else { throw .failure("invalid limit \(limit): must be 0 or more") }
+        return Int64(limit)
+    }
+
+    /// 0 stays 0; otherwise the next power of two up to 256, then the next multiple of 256.
+    public static func paddedCount(_ count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        if count > 256 { return (count + 255) / 256 * 256 }
+        var size = 1
+        while size < count { size <<= 1 }
+        return size
+    }
+}

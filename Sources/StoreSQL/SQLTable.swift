@@ -1,0 +1,70 @@
+import SubscriptionEngine
+
+/// A table of the store over a column table (``ModelColumn``: name ↔ property): the statements that read
+/// and write whole rows are generated from it, and rows are read back by column name.
+public struct SQLTable<Row>: @unchecked Sendable {
+    public let name: String
+    /// `id` first, then the written columns, in the schema's order.
+    public let columns: [ModelColumn<Row>]
+    /// A row every column of which is then read from the result.
+    private let blank: Row
+
+    public init(_ name: String, blank: Row, _ columns: [ModelColumn<Row>]) {
+        precondition(columns.first?.name == "id", "a column table starts with id")
+        self.name = name
+        self.blank = blank
+        self.columns = columns
+    }
+
+    public var columnNames: [String] { columns.map(\.name) }
+    /// Every column but `id`, in order: what an insert writes.
+    public var writtenNames: [String] { columnNames.dropFirst().map { $0 } }
+
+    /// `id, a, b…`, or `t.id AS id, t.a AS a…` for a table alias.
+    public func selectList(alias: String? = nil) -> String {
+        guard let alias else { return columnNames.joined(separator: ", ") }
+        return columnNames.map { "\(alias).\($0) AS \($0)" }.joined(separator: ", ")
+    }
+
+    /// `SELECT <every column> FROM <table>` followed by `rest` (a WHERE/ORDER clause or empty).
+    public func select(_ rest: String = "") -> String {
+        "SELECT \(selectList()) FROM \(name)" + (rest.isEmpty ? "" : " " + rest)
+    }
+
+    public var insert: String {
+        "INSERT INTO \(name) (\(writtenNames.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: writtenNames.count).joined(separator: ", ") + ")"
+    }
+
+    /// Rewrites every column of the row with `id = ?`.
+    public var update: String {
+        "UPDATE \(name) SET \(writtenNames.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+    }
+
+    /// The values of ``insert``'s placeholders.
+    public func insertValues(_ row: Row) -> [SQLValue] { columns.dropFirst().map { SQLValue($0.value(of: row)) } }
+
+    /// The values of ``update``'s placeholders (the id last).
+    public func updateValues(_ row: Row) -> [SQLValue] { insertValues(row) + [SQLValue(columns[0].value(of: row))] }
+
+    /// The result's rows as values, each column found by its name.
+    public func decode(_ result: SQLResult) throws(StoreError) -> [Row] {
+        var positions: [Int] = []
+        for column in columns {
+            guard let index = result.columns.firstIndex(where: { $0.lowercased() == column.name }) else {
+                throw .failure("column \(column.name) of \(name) is missing from the result [\(result.columns)]")
+            }
+            positions.append(index)
+        }
+        var rows: [Row] = []
+        rows.reserveCapacity(result.rows.count)
+        for fetched in result.rows {
+            var row = blank
+            for (column, index) in zip(columns, positions) {
+                try column.read(fetched.values[index].columnValue, into: &row, source: fetched.source)
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+}

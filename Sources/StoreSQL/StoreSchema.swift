@@ -1,0 +1,332 @@
+/// A column's type, named per engine by ``SQLDialect/typeNames``.
+public struct SQLType: Sendable, Equatable {
+    public enum Kind: Sendable, Hashable {
+        /// The row id: `INTEGER PRIMARY KEY` / `BIGINT NOT NULL AUTO_INCREMENT`.
+        case id
+        /// Short text with a maximum length (ids, codes).
+        case string
+        /// Text up to 64 KB.
+        case text
+        /// Long text (raw JWS, JSON).
+        case longText
+        /// A 64-bit integer (dates in ms, money in milliunits, ids).
+        case integer
+        /// A small integer (flags).
+        case smallInteger
+        /// Bytes with a maximum length (digests).
+        case bytes
+        /// Long bytes (packed raws, chains).
+        case longBytes
+    }
+
+    public let kind: Kind
+    public let size: Int?
+
+    public static let id = SQLType(kind: .id, size: nil)
+    public static func string(_ size: Int) -> SQLType { SQLType(kind: .string, size: size) }
+    public static let text = SQLType(kind: .text, size: nil)
+    public static let longText = SQLType(kind: .longText, size: nil)
+    public static let integer = SQLType(kind: .integer, size: nil)
+    public static let smallInteger = SQLType(kind: .smallInteger, size: nil)
+    public static func bytes(_ size: Int) -> SQLType { SQLType(kind: .bytes, size: size) }
+    public static let longBytes = SQLType(kind: .longBytes, size: nil)
+}
+
+/// A foreign key: the column refers to `table (column)`; `name` names the constraint where the
+/// engine names them.
+public struct SchemaReference: Sendable, Equatable {
+    public let name: String
+    public let table: String
+    public let column: String
+}
+
+/// One column of the schema.
+public struct SchemaColumn: Sendable, Equatable {
+    public let name: String
+    public let type: SQLType
+    public let nullable: Bool
+    /// The value rows that exist when the column is added get (`ALTER TABLE … ADD COLUMN … DEFAULT`);
+    /// a SQL literal. Not part of `CREATE TABLE`: iapctl always writes every column.
+    public let defaultForExistingRows: String?
+    /// The only values allowed (a CHECK constraint), in order.
+    public let allowed: [String]?
+    public let references: SchemaReference?
+
+    public init(
+        _ name: String, _ type: SQLType, nullable: Bool = false, defaultForExistingRows: String? = nil,
+        allowed: [String]? = nil, references: SchemaReference? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.nullable = nullable
+        self.defaultForExistingRows = defaultForExistingRows
+        self.allowed = allowed
+        self.references = references
+    }
+
+    /// `name IN ('a','b')`.
+    public var allowedCondition: String? {
+        allowed.map { "\(name) IN (" + $0.map { "'\($0)'" }.joined(separator: ",") + ")" }
+    }
+}
+
+/// An index the schema needs.
+public struct SchemaIndex: Sendable, Equatable {
+    public let name: String
+    public let columns: [String]
+    public let unique: Bool
+    /// The index exists for a foreign key's lookups: only engines that need one there make it.
+    public let forForeignKey: Bool
+
+    public init(_ name: String, _ columns: [String], unique: Bool = false, forForeignKey: Bool = false) {
+        self.name = name
+        self.columns = columns
+        self.unique = unique
+        self.forForeignKey = forForeignKey
+    }
+}
+
+/// One table: its columns (`id` first) and indexes.
+public struct SchemaTable: Sendable, Equatable {
+    public let name: String
+    public var columns: [SchemaColumn]
+    public var indexes: [SchemaIndex]
+
+    public init(_ name: String, columns: [SchemaColumn], indexes: [SchemaIndex] = []) {
+        self.name = name
+        self.columns = columns
+        self.indexes = indexes
+    }
+}
+
+/// One step of a migration.
+public enum SchemaStep: Sendable, Equatable {
+    case createTable(SchemaTable)
+    case addColumns(table: String, [SchemaColumn])
+    /// `INSERT … IGNORE INTO table (columns) <select>`: a backfill that skips what exists.
+    case insertIgnoring(table: String, columns: [String], select: String)
+}
+
+/// One ordered, recorded schema step (`iap_schema_migrations`).
+public struct SchemaMigration: Sendable, Equatable {
+    public let version: Int
+    public let name: String
+    public let steps: [SchemaStep]
+    /// Creates its tables and indexes only where missing, even where DDL is transactional.
+    public let ifMissing: Bool
+
+    public init(version: Int, name: String, steps: [SchemaStep], ifMissing: Bool = false) {
+        self.version = version
+        self.name = name
+        self.steps = steps
+        self.ifMissing = ifMissing
+    }
+
+    /// The tables this migration creates or changes, as they are after it (in order of first mention).
+    public func tables(after earlier: [SchemaTable]) -> [SchemaTable] {
+        var tables = earlier
+        var touched: [String] = []
+        for step in steps {
+            switch step {
+            case .createTable(let table):
+                tables.removeAll { $0.name == table.name }
+                tables.append(table)
+                if !touched.contains(table.name) { touched.append(table.name) }
+            case .addColumns(let name, let columns):
+                guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
+                tables[index].columns += columns
+                if !touched.contains(name) { touched.append(name) }
+            case .insertIgnoring:
+                break
+            }
+        }
+        return touched.compactMap { name in tables.first { $0.name == name } }
+    }
+}
+
+/// The ONE description of the schema, for every engine: ordered migrations, each rendered for each
+/// dialect by its backend. Never edit a released migration: append a new one.
+public enum StoreSchema {
+    private static func key(_ name: String) -> SchemaColumn {
+        SchemaColumn(name, .string(255), defaultForExistingRows: "''")
+    }
+    private static func optionalKey(_ name: String) -> SchemaColumn { SchemaColumn(name, .string(255), nullable: true) }
+    private static func date(_ name: String) -> SchemaColumn { SchemaColumn(name, .integer, nullable: true) }
+    private static func stamp(_ name: String) -> SchemaColumn {
+        SchemaColumn(name, .integer, defaultForExistingRows: "0")
+    }
+    private static let id = SchemaColumn("id", .id)
+
+    static let orders = SchemaTable(
+        "orders",
+        columns: [
+            id, key("no"), key("user_id"), key("product_id"),
+            SchemaColumn(
+                "status", .string(16), defaultForExistingRows: "'pending'",
+                allowed: ["pending", "paid", "refunded", "revoked"]),
+            optionalKey("trade_no"), optionalKey("origin_no"), date("purchase_date"), date("expires_date"),
+            SchemaColumn("environment", .string(32), nullable: true),
+            SchemaColumn("price", .integer, nullable: true),
+            SchemaColumn("currency", .string(16), nullable: true),
+            stamp("created_at"), stamp("updated_at"),
+        ],
+        indexes: [
+            SchemaIndex("uq_orders_no", ["no"], unique: true),
+            SchemaIndex("uq_orders_trade_no", ["trade_no"], unique: true),
+            SchemaIndex("idx_orders_user_id", ["user_id"]),
+            SchemaIndex("idx_orders_origin_no", ["origin_no"]),
+            SchemaIndex("idx_orders_status", ["status"]),
+            SchemaIndex("idx_orders_product_id", ["product_id"]),
+        ])
+
+    static let memberContracts = SchemaTable(
+        "member_contracts",
+        columns: [
+            id, key("contract_id"), key("user_id"), key("product_id"),
+            SchemaColumn(
+                "status", .string(16), defaultForExistingRows: "'active'",
+                allowed: ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"]),
+            SchemaColumn("auto_renew", .smallInteger, defaultForExistingRows: "0"),
+            date("expires_date"),
+            SchemaColumn("environment", .string(32), nullable: true),
+            optionalKey("next_product_id"),
+            date("last_event_date"),
+            stamp("created_at"), stamp("updated_at"),
+        ],
+        indexes: [
+            SchemaIndex("uq_member_contracts_contract_id", ["contract_id"], unique: true),
+            SchemaIndex("idx_member_contracts_user_id", ["user_id"]),
+        ])
+
+    static let ledger = SchemaTable(
+        "iap_ledger",
+        columns: [
+            id, stamp("received_at"),
+            SchemaColumn("source", .string(16), defaultForExistingRows: "'apple'"),
+            optionalKey("notification_uuid"), optionalKey("notification_type"), optionalKey("subtype"),
+            optionalKey("transaction_id"), optionalKey("original_transaction_id"), optionalKey("app_account_token"),
+            date("signed_date"),
+            SchemaColumn("verdict", .string(16), defaultForExistingRows: "'rejected'"),
+            SchemaColumn("detail", .longText, nullable: true),
+            SchemaColumn("raw", .longText),
+        ],
+        indexes: [
+            SchemaIndex("idx_iap_ledger_notification_uuid", ["notification_uuid"]),
+            SchemaIndex("idx_iap_ledger_transaction_id", ["transaction_id"]),
+            SchemaIndex("idx_iap_ledger_original_transaction_id", ["original_transaction_id"]),
+            SchemaIndex("idx_iap_ledger_app_account_token", ["app_account_token"]),
+            SchemaIndex("idx_iap_ledger_verdict", ["verdict"]),
+        ])
+
+    static let audit = SchemaTable(
+        "iap_audit",
+        columns: [
+            id, stamp("at"), key("actor"),
+            SchemaColumn("command", .text),
+            SchemaColumn("reason", .text, nullable: true),
+            optionalKey("ticket"),
+            SchemaColumn("entity", .string(16), defaultForExistingRows: "'order'"),
+            key("entity_key"),
+            SchemaColumn("before_json", .longText, nullable: true),
+            SchemaColumn("after_json", .longText, nullable: true),
+            SchemaColumn(
+                "ledger_id", .integer, nullable: true,
+                references: SchemaReference(name: "fk_iap_audit_ledger", table: "iap_ledger", column: "id")),
+        ],
+        indexes: [
+            SchemaIndex("idx_iap_audit_entity", ["entity", "entity_key"]),
+            SchemaIndex("idx_iap_audit_ledger_id", ["ledger_id"], forForeignKey: true),
+        ])
+
+    /// Ordered; never edit a released migration, append a new one.
+    public static let migrations: [SchemaMigration] = [
+        SchemaMigration(
+            version: 1, name: "v1 orders, member_contracts, iap_ledger, iap_audit",
+            steps: [.createTable(orders), .createTable(memberContracts), .createTable(ledger), .createTable(audit)]),
+        // Ledger compaction (issue 17, #18.6): see LedgerPacking. New rows keep `raw` empty and hold
+        // either the packed bytes or, for a re-delivery of identical bytes, the id of the first copy.
+        // Rows written before keep their text: every form reads back as the same raw.
+        SchemaMigration(
+            version: 2, name: "ledger compaction: packed raw, certificate chains stored once, duplicates by reference",
+            steps: [
+                .addColumns(
+                    table: "iap_ledger",
+                    [SchemaColumn("raw_packed", .longBytes, nullable: true), SchemaColumn("raw_of", .integer, nullable: true)]),
+                .createTable(
+                    SchemaTable(
+                        "iap_ledger_chains",
+                        columns: [id, SchemaColumn("digest", .bytes(32)), SchemaColumn("chain", .longBytes)],
+                        indexes: [SchemaIndex("uq_iap_ledger_chains_digest", ["digest"], unique: true)])),
+            ]),
+        // Exactly-once: the unique key a notification's processing takes before its work.
+        SchemaMigration(
+            version: 3, name: "notification claims (exactly-once)",
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_notification_claims", columns: [id, key("notification_uuid")],
+                        indexes: [SchemaIndex("uq_iap_notification_claims_uuid", ["notification_uuid"], unique: true)])),
+                .insertIgnoring(
+                    table: "iap_notification_claims", columns: ["notification_uuid"],
+                    select: StoreSQL.processedNotificationUUIDs),
+            ]),
+        // Self-contained: the engine's signed facts (issue #13). Rows are derived from them.
+        SchemaMigration(
+            version: 4, name: "engine facts (iap_facts)",
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_facts",
+                        columns: [
+                            id,
+                            SchemaColumn("kind", .string(16), allowed: ["transaction", "renewal", "notification"]),
+                            key("fact_key"), key("original_transaction_id"),
+                            SchemaColumn("signed_date", .integer, defaultForExistingRows: "0"),
+                            SchemaColumn("source", .string(16), defaultForExistingRows: "'apple'"),
+                            SchemaColumn("digest", .string(32), defaultForExistingRows: "''"),
+                            SchemaColumn("body", .longText),
+                        ],
+                        indexes: [
+                            SchemaIndex("uq_iap_facts_key_digest", ["fact_key", "digest"], unique: true),
+                            SchemaIndex("idx_iap_facts_original", ["original_transaction_id", "signed_date"]),
+                        ]))
+            ],
+            ifMissing: true),
+    ]
+
+    /// The newest version this build knows.
+    public static var supported: Int { migrations.last?.version ?? 0 }
+
+    /// Each migration with the tables it creates or changes, as they are after it.
+    public static var tablesByMigration: [(migration: SchemaMigration, tables: [SchemaTable])] {
+        var current: [SchemaTable] = []
+        var result: [(SchemaMigration, [SchemaTable])] = []
+        for migration in migrations {
+            let touched = migration.tables(after: current)
+            for table in touched {
+                if let index = current.firstIndex(where: { $0.name == table.name }) {
+                    current[index] = table
+                } else {
+                    current.append(table)
+                }
+            }
+            result.append((migration, touched))
+        }
+        return result
+    }
+
+    /// Every table of the current schema, in order of creation.
+    public static var currentTables: [SchemaTable] {
+        var current: [SchemaTable] = []
+        for (_, tables) in tablesByMigration {
+            for table in tables {
+                if let index = current.firstIndex(where: { $0.name == table.name }) {
+                    current[index] = table
+                } else {
+                    current.append(table)
+                }
+            }
+        }
+        return current
+    }
+}

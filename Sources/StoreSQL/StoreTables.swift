@@ -1,0 +1,97 @@
+import SubscriptionEngine
+
+/// A ledger row as stored: the entry (its `raw` left empty) and what the row holds for the raw.
+public struct LedgerRow: Sendable {
+    public var entry: LedgerEntry
+    public var stored: StoredRaw
+}
+
+/// A signed fact as stored: with its row id and digest (the unique key with `fact_key`).
+public struct FactRow: Sendable {
+    public var id: Int64 = 0
+    public var fact: Fact
+    public var digest: String
+}
+
+/// An exactly-once claim on a notification UUID.
+public struct ClaimRow: Sendable {
+    public var id: Int64 = 0
+    public var notificationUUID: String
+}
+
+/// A certificate chain of a packed ledger raw, stored once by its SHA-256.
+public struct ChainRow: Sendable {
+    public var id: Int64 = 0
+    public var digest: [UInt8]
+    public var chain: [UInt8]
+}
+
+/// The table of every stored row type over its column table: the ONE place that says which property
+/// is in which column (orders' and contracts' tables are the engine's, beside the models). The schema
+/// (``StoreSchema``) says what type each column has; a test checks the two agree.
+public enum StoreTables {
+    /// Orders and contracts: the engine's column tables (beside the models).
+    public static let orders = SQLTable("orders", blank: Order(no: "", userId: "", productId: ""), Order.columns)
+    public static let contracts = SQLTable(
+        "member_contracts", blank: Contract(contractId: "", userId: "", productId: ""), Contract.columns)
+
+    /// `raw` is empty when `raw_packed` (``LedgerPacking``) or `raw_of` (the id of an earlier row with
+    /// the same notification UUID and identical bytes) holds it; the session rebuilds the text.
+    public static let ledger = SQLTable(
+        "iap_ledger",
+        blank: LedgerRow(
+            entry: LedgerEntry(receivedAt: 0, source: .apple, verdict: .rejected, raw: ""),
+            stored: StoredRaw(text: "", packed: nil, rawOf: nil)),
+        [
+            ModelColumn("id", \.entry.id),
+            ModelColumn("received_at", \.entry.receivedAt), ModelColumn("source", \.entry.source),
+            ModelColumn("notification_uuid", \.entry.notificationUUID),
+            ModelColumn("notification_type", \.entry.notificationType), ModelColumn("subtype", \.entry.subtype),
+            ModelColumn("transaction_id", \.entry.transactionId),
+            ModelColumn("original_transaction_id", \.entry.originalTransactionId),
+            ModelColumn("app_account_token", \.entry.appAccountToken), ModelColumn("signed_date", \.entry.signedDate),
+            ModelColumn("verdict", \.entry.verdict), ModelColumn("detail", \.entry.detail),
+            ModelColumn("raw", \.stored.text), ModelColumn("raw_packed", \.stored.packed),
+            ModelColumn("raw_of", \.stored.rawOf),
+        ])
+
+    public static let audit = SQLTable(
+        "iap_audit", blank: AuditEntry(at: 0, actor: "", command: "", entity: .order, key: "", before: nil, after: nil),
+        [
+            ModelColumn("id", \.id),
+            ModelColumn("at", \.at), ModelColumn("actor", \.actor), ModelColumn("command", \.command),
+            ModelColumn("reason", \.reason), ModelColumn("ticket", \.ticket), ModelColumn("entity", \.entity),
+            ModelColumn("entity_key", \.key), ModelColumn("before_json", \.before), ModelColumn("after_json", \.after),
+            ModelColumn("ledger_id", \.ledgerId),
+        ])
+
+    public static let facts = SQLTable(
+        "iap_facts",
+        blank: FactRow(
+            fact: Fact(kind: .transaction, key: "", originalTransactionId: "", signedDate: 0, source: .apple, body: ""),
+            digest: ""),
+        [
+            ModelColumn("id", \.id),
+            ModelColumn("kind", \.fact.kind), ModelColumn("fact_key", \.fact.key),
+            ModelColumn("original_transaction_id", \.fact.originalTransactionId),
+            ModelColumn("signed_date", \.fact.signedDate), ModelColumn("source", \.fact.source),
+            ModelColumn("digest", \.digest), ModelColumn("body", \.fact.body),
+        ])
+
+    public static let claims = SQLTable(
+        "iap_notification_claims", blank: ClaimRow(notificationUUID: ""),
+        [ModelColumn("id", \.id), ModelColumn("notification_uuid", \.notificationUUID)])
+
+    public static let chains = SQLTable(
+        "iap_ledger_chains", blank: ChainRow(digest: [], chain: []),
+        [ModelColumn("id", \.id), ModelColumn("digest", \.digest), ModelColumn("chain", \.chain)])
+
+    /// Every table's name and columns, for the check against the schema.
+    public static var all: [(name: String, columns: [String])] {
+        [
+            (orders.name, orders.columnNames), (contracts.name, contracts.columnNames),
+            (ledger.name, ledger.columnNames), (audit.name, audit.columnNames), (facts.name, facts.columnNames),
+            (claims.name, claims.columnNames), (chains.name, chains.columnNames),
+        ]
+    }
+}
