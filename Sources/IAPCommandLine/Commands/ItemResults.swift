@@ -143,12 +143,19 @@ struct ItemResult {
     }
 }
 
-/// Prints item results as they come (ndjson streams; other formats are rendered at the end) and
-/// keeps the counts for the summary line and the exit status.
+/// Prints item results as they come (ndjson streams; other formats are rendered at the end, from
+/// rows kept in a `RowSpool`: memory stays flat however long the batch) and keeps the counts for
+/// the summary line and the exit status.
 final class ItemPrinter {
     let invocation: Invocation
     let columns: [Column]
-    private(set) var results: [ItemResult] = []
+    /// Table: the layout so far (widths, alignment); rows wait in `spool`.
+    private var table: TableLayout
+    /// CSV: every key in order of first appearance (the header).
+    private var csvKeys: [String] = []
+    private var csvKeySet: Set<String> = []
+    /// The rows waiting for the end: table cells, CSV key–cell pairs, or one pretty JSON object.
+    private let spool = RowSpool()
     private(set) var counts: [String: Int] = [:]
     private(set) var count = 0
     private var failed = false
@@ -161,6 +168,7 @@ final class ItemPrinter {
     init(_ invocation: Invocation, columns: [Column]) {
         self.invocation = invocation
         self.columns = columns
+        table = TableLayout(columns: columns, style: invocation.outputStyle)
         showsProgress = invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal
         lastProgress = TrustConfiguration.systemClock()
     }
@@ -186,10 +194,20 @@ final class ItemPrinter {
         if firstCode == nil { firstCode = result.code }
         counts[result.verdict, default: 0] += 1
         if result.code != .success { failed = true }
-        if invocation.output == .ndjson {
-            invocation.emitLine(result.record)
-        } else {
-            results.append(result)
+        switch invocation.output {
+        case .ndjson: invocation.emitLine(result.record)
+        case .table: if !columns.isEmpty { spool.append(table.add(redacted(result.tableRecord))) }
+        case .json:
+            // An object of the array, indented one level (strings hold no raw newline).
+            spool.append([redacted(result.record).jsonObject().prettySerialized().replacing("\n", with: "\n  ")])
+        case .csv:
+            var pairs: [String] = []
+            var seen = Set<String>()
+            for (key, value) in redacted(result.record(structuredChanges: false)).fields where seen.insert(key).inserted {
+                if csvKeySet.insert(key).inserted { csvKeys.append(key) }
+                pairs += [key, OutputRenderer.csvCell(value, key: key, style: invocation.outputStyle)]
+            }
+            spool.append(pairs)
         }
         progress()
         if result.verdict == Verdict.rejected.rawValue, invocation.output != .table {
@@ -204,12 +222,7 @@ final class ItemPrinter {
     /// a single item's own code; for a batch 0 or 1.
     func finish(command: String, extraNote: String? = nil) -> ExitCode {
         if progressShown { invocation.stderr.write("\r\u{1B}[K") }
-        switch invocation.output {
-        case .ndjson: break
-        case .table: if !results.isEmpty { invocation.emit(results.map(\.tableRecord), columns: columns) }
-        case .json: invocation.emit(results.map(\.record))
-        case .csv: invocation.emit(results.map { $0.record(structuredChanges: false) })
-        }
+        writeCollected()
         let order = [
             "applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected",
         ]
@@ -225,5 +238,54 @@ final class ItemPrinter {
             invocation.note(summary)
         }
         return code
+    }
+
+    private func redacted(_ record: Record) -> Record {
+        invocation.redactor?.record(record) ?? record
+    }
+
+    /// Writes the rows kept for the end, as `Invocation.emit` of them all would (same bytes).
+    private func writeCollected() {
+        var text = ""
+        func flushIfLarge() {
+            if text.utf8.count >= 65_536 {
+                invocation.emitRendered(text)
+                text = ""
+            }
+        }
+        switch invocation.output {
+        case .ndjson: return
+        case .table:
+            guard spool.count > 0 else { return }
+            let plan = table.plan()
+            text = plan.header + "\n"
+            spool.forEach { cells in
+                text += plan.line(cells) + "\n"
+                flushIfLarge()
+            }
+        case .json:
+            guard spool.count > 0 else {
+                invocation.emitRendered("[]\n")
+                return
+            }
+            text = "["
+            var first = true
+            spool.forEach { cells in
+                text += (first ? "\n  " : ",\n  ") + cells[0]
+                first = false
+                flushIfLarge()
+            }
+            text += "\n]\n"
+        case .csv:
+            let style = invocation.outputStyle
+            text = csvKeys.map { OutputRenderer.csvField($0, style: style) }.joined(separator: ",") + "\n"
+            spool.forEach { pairs in
+                var cells: [String: String] = [:]
+                for index in stride(from: 0, to: pairs.count - 1, by: 2) { cells[pairs[index]] = pairs[index + 1] }
+                text += csvKeys.map { cells[$0] ?? "" }.joined(separator: ",") + "\n"
+                flushIfLarge()
+            }
+        }
+        invocation.emitRendered(text)
     }
 }
