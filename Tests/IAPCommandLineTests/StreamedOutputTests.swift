@@ -53,4 +53,25 @@ struct StreamedOutputTests {
         let numbers: [Record] = [["a": .string("x"), "b": .int(5)], ["a": .string("y"), "b": .int(12345)]]
         #expect(OutputRenderer.render(records: numbers, format: .table) == "A      B\nx      5\ny  12345\n")
     }
+
+    @Test func autoRenewIsRewrittenAsTheCharacterBasedReplacementDoes() {
+        func reference(_ text: String) -> String {
+            var result = text
+            for (raw, shown) in [
+                ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
+            ] {
+                result = result.replacing("auto_renew " + raw, with: "auto_renew " + shown)
+            }
+            return result
+        }
+        let texts = [
+            "contract 1 updated: auto_renew 1 → 0, status active → expired; contract 2 created: auto_renew ∅ → 1",
+            "auto_renew 0 → 1", "auto_renew ∅ → 0;", "no change", "", "auto_renew", "auto_renew 1 → 0\u{301} x",
+            "漢字 auto_renew 1 → 0漢字", "auto_renew 2 → 0", "auto_renew auto_renew 0 → 1",
+        ]
+        for text in texts {
+            #expect(ItemResult.readableAutoRenew(text) == reference(text), "\(text)")
+        }
+        #expect(ItemResult.readableAutoRenew("x auto_renew 1 → 0") == "x auto_renew true → false")
+    }
 }
