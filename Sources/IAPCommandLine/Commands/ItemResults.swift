@@ -118,8 +118,9 @@ struct ItemResult {
     /// The engine's `auto_renew 1 → 0` in a detail, written `auto_renew true → false` like everywhere else.
     static func readableAutoRenew(_ text: String) -> String {
         // On the UTF-8 bytes, one pass (String.contains and four `replacing` calls were ~4 % of a
-        // large `notify`). A match ends in 0 or 1 followed by ASCII or the end: a grapheme
-        // boundary, so this changes exactly what a Character-based replacement would.
+        // large `notify`). A match followed by ASCII or the end ends at a grapheme boundary, so it
+        // is what the Character-based replacement changes; followed by anything else, that
+        // replacement decides (rare: the engine writes `, ` or `; ` after a value).
         let bytes = Array(text.utf8)
         func matches(_ needle: [UInt8], at index: Int) -> Bool {
             index + needle.count <= bytes.count && bytes[index..<(index + needle.count)].elementsEqual(needle)
@@ -130,14 +131,14 @@ struct ItemResult {
         while index < bytes.count {
             if bytes[index] == autoRenewPrefix[0], matches(autoRenewPrefix, at: index) {
                 let after = index + autoRenewPrefix.count
-                if let (raw, shown) = autoRenewForms.first(where: { raw, _ in
-                    matches(raw, at: after) && (after + raw.count == bytes.count || bytes[after + raw.count] < 0x80)
-                }) {
+                if let (raw, shown) = autoRenewForms.first(where: { raw, _ in matches(raw, at: after) }) {
+                    let end = after + raw.count
+                    guard end == bytes.count || bytes[end] < 0x80 else { return characterBasedAutoRenew(text) }
                     if !changed { out = Array(bytes[0..<index]) }
                     changed = true
                     out += autoRenewPrefix
                     out += shown
-                    index = after + raw.count
+                    index = end
                     continue
                 }
             }
@@ -145,6 +146,17 @@ struct ItemResult {
             index += 1
         }
         return changed ? String(decoding: out, as: UTF8.self) : text
+    }
+
+    /// `readableAutoRenew` on Characters (Unicode canonical equivalence, grapheme boundaries).
+    static func characterBasedAutoRenew(_ text: String) -> String {
+        var result = text
+        for (raw, shown) in [
+            ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
+        ] {
+            result = result.replacing("auto_renew " + raw, with: "auto_renew " + shown)
+        }
+        return result
     }
 
     private static let autoRenewPrefix = Array("auto_renew ".utf8)
