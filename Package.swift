@@ -27,32 +27,38 @@ let package = Package(
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
         ),
+        // Leaf basics every module may use: JSON value/parser/writer, strict base64, timestamps and
+        // the clock, trimming. Imports only FoundationEssentials.
+        .target(
+            name: "IAPFoundation"
+        ),
         .target(
             name: "AppStoreJWS",
-            dependencies: ["COpenSSL"]
+            dependencies: ["IAPFoundation", "COpenSSL"]
         ),
         // StoreKit 1 app receipts: PKCS#7 over OpenSSL, strict DER payload decoding.
         .target(
             name: "AppStoreReceipt",
-            dependencies: ["COpenSSL", "AppStoreJWS"]
+            dependencies: ["IAPFoundation", "COpenSSL", "AppStoreJWS"]
         ),
         .target(
-            name: "SubscriptionEngine"
+            name: "SubscriptionEngine",
+            dependencies: ["IAPFoundation"]
         ),
         // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
         .target(
             name: "AppStoreAPI",
-            dependencies: ["AppStoreJWS", "COpenSSL", "CCurl"]
+            dependencies: ["IAPFoundation", "AppStoreJWS", "COpenSSL", "CCurl"]
         ),
         // Test and benchmark support: throwaway CA chains with Apple's OIDs, JWS signing.
         // Not part of the shipped binary.
         .target(
             name: "JWSForge",
-            dependencies: ["COpenSSL"]
+            dependencies: ["IAPFoundation", "COpenSSL"]
         ),
         .executableTarget(
             name: "jwsforge",
-            dependencies: ["JWSForge"]
+            dependencies: ["IAPFoundation", "JWSForge"]
         ),
         // The SQL text both Store backends share, and the ledger's packed raw form (SHA-256 from
         // libcrypto; compression by its own LZ codec).
@@ -62,21 +68,25 @@ let package = Package(
         ),
         .target(
             name: "SQLiteStore",
-            dependencies: ["SubscriptionEngine", "StoreSQL", "CSQLite"]
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CSQLite"]
         ),
         .target(
             name: "MySQLStore",
-            dependencies: ["SubscriptionEngine", "StoreSQL", "CMariaDB"]
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SQLiteStore", "MySQLStore",
             ]
         ),
         .executableTarget(
             name: "iapctl",
             dependencies: ["IAPCommandLine"]
+        ),
+        .testTarget(
+            name: "IAPFoundationTests",
+            dependencies: ["IAPFoundation"]
         ),
         .testTarget(
             name: "AppStoreJWSTests",
@@ -99,7 +109,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JWSForgeTests",
-            dependencies: ["JWSForge"]
+            dependencies: ["IAPFoundation", "JWSForge"]
         ),
         // One behaviour suite run against every Store backend.
         .testTarget(

@@ -202,7 +202,7 @@ public final class AppStoreServerAPI {
                 error.kind = .rateLimited
                 error.retryAt = retryAt
                 if let retryAt {
-                    error.message += "; Apple says to try again at \(ISO8601Millis.format(retryAt))"
+                    error.message += "; Apple says to try again at \(Timestamp.iso8601Millis(retryAt))"
                     error.hint =
                         wait > policy.maxRateLimitWait
                         ? "that is more than the \(Self.seconds(policy.maxRateLimitWait)) iapctl waits; run it again then"

@@ -1,4 +1,5 @@
 internal import CCurl
+import IAPFoundation
 
 /// One HTTP exchange.
 public struct HTTPRequest: Sendable {
@@ -190,16 +191,8 @@ public final class CurlTransport: HTTPTransport {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            result[name] = String(value).trimmingTrailingSpace()
+            result[name] = String(value.trimmed(.spacesAndNewlines, leading: false))
         }
         return result
-    }
-}
-
-extension String {
-    func trimmingTrailingSpace() -> String {
-        var text = Substring(self)
-        while let last = text.last, last == " " || last == "\t" || last == "\r" { text = text.dropLast() }
-        return String(text)
     }
 }

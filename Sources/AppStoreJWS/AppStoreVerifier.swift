@@ -44,23 +44,14 @@ public final class AppStoreVerifier: Sendable {
     /// Verifies one raw compact JWS (surrounding whitespace is ignored) and decodes it; the
     /// payload kind is detected.
     public func verify(_ input: String) -> VerificationReport {
-        verifyToken(Self.trimmed(input[...]), expected: nil, depth: 0)
+        verifyToken(input.trimmed(.spacesAndNewlines), expected: nil, depth: 0)
     }
 
     /// Verifies one raw compact JWS that must be of `kind` (e.g. transactions a device restored).
     /// A payload whose kind cannot be detected is read as `kind`; one detected as another kind fails
     /// with ``VerificationFailure/Code/invalidPayload``.
     public func verify(_ input: String, as kind: PayloadKind) -> VerificationReport {
-        verifyToken(Self.trimmed(input[...]), expected: kind == .unknown ? nil : kind, depth: 0)
-    }
-
-    static func trimmed(_ text: Substring) -> Substring {
-        func isSpace(_ c: Character) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\r\n" }
-        var start = text.startIndex
-        var end = text.endIndex
-        while start < end, isSpace(text[start]) { start = text.index(after: start) }
-        while end > start, isSpace(text[text.index(before: end)]) { end = text.index(before: end) }
-        return text[start..<end]
+        verifyToken(input.trimmed(.spacesAndNewlines), expected: kind == .unknown ? nil : kind, depth: 0)
     }
 
     // MARK: - One JWS
@@ -212,7 +203,7 @@ public final class AppStoreVerifier: Sendable {
         if let signedDate, signedDate > now + configuration.maxFutureSkewMillis {
             report.fail(
                 "signed date", .futureSignedDate,
-                "signedDate \(ISO8601Millis.format(signedDate)) is \((signedDate - now) / 1000) s ahead of the clock (\(ISO8601Millis.format(now))); the limit is \(configuration.maxFutureSkewMillis / 1000) s"
+                "signedDate \(Timestamp.iso8601Millis(signedDate)) is \((signedDate - now) / 1000) s ahead of the clock (\(Timestamp.iso8601Millis(now))); the limit is \(configuration.maxFutureSkewMillis / 1000) s"
             )
             return false
         }
@@ -222,20 +213,20 @@ public final class AppStoreVerifier: Sendable {
         case .signedDate:
             if let signedDate {
                 time = signedDate
-                label = "at signedDate \(ISO8601Millis.formatSeconds(ms: signedDate))"
+                label = "at signedDate \(Timestamp.iso8601(signedDate))"
             } else {
                 time = now
-                label = "at now \(ISO8601Millis.formatSeconds(ms: now)) (payload has no signedDate)"
+                label = "at now \(Timestamp.iso8601(now)) (payload has no signedDate)"
             }
         case .now:
             time = now
-            label = "at now \(ISO8601Millis.formatSeconds(ms: now))"
+            label = "at now \(Timestamp.iso8601(now))"
         case .fixed(let fixed):
             time = fixed
-            label = "at \(ISO8601Millis.formatSeconds(ms: fixed)) (fixed)"
+            label = "at \(Timestamp.iso8601(fixed)) (fixed)"
         }
         report.validationTime = time
-        let seconds = ISO8601Millis.floorDivMod(time, 1000).0
+        let seconds = Timestamp.floorDivMod(time, 1000).0
 
         // Chain: cached when this header's chain is known valid at this time.
         let chain: ValidatedChain
@@ -249,7 +240,7 @@ public final class AppStoreVerifier: Sendable {
             report.pass("leaf key", "EC P-256")
             report.pass(
                 "validity",
-                "\(label); chain valid \(ISO8601Millis.formatSeconds(ms: chain.windowStart * 1000)) … \(ISO8601Millis.formatSeconds(ms: chain.windowEnd * 1000))"
+                "\(label); chain valid \(Timestamp.iso8601(chain.windowStart * 1000)) … \(Timestamp.iso8601(chain.windowEnd * 1000))"
             )
         } else {
             guard let certificates = Self.certificates(in: header, into: &report) else { return false }

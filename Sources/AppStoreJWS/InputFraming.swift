@@ -21,7 +21,7 @@ public enum WebhookBody {
     /// A line that starts like JSON but is not is ``VerificationFailure/Code/invalidJSON``; JSON of
     /// another shape is ``VerificationFailure/Code/invalidPayload`` (both malformed).
     public static func jwsTokens(in line: String) throws(VerificationFailure) -> [String] {
-        let text = AppStoreVerifier.trimmed(line[...])
+        let text = line.trimmed(.spacesAndNewlines)
         guard let first = text.utf8.first else { return [] }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "\"") else { return [String(text)] }
         let json: JSONValue
@@ -82,7 +82,7 @@ public enum WebhookBody {
     /// text is one (possibly pretty-printed) JSON document it is read as such; otherwise each
     /// non-blank line is read with ``jwsTokens(in:)``.
     public static func items(in text: String) -> [Item] {
-        let trimmed = AppStoreVerifier.trimmed(text[...])
+        let trimmed = text.trimmed(.spacesAndNewlines)
         if trimmed.utf8.first == UInt8(ascii: "{"), trimmed.contains("\n"),
             let json = try? JSONParser.parse(Array(trimmed.utf8))
         {

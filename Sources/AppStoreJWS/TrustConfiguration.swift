@@ -39,7 +39,7 @@ public struct TrustConfiguration: Sendable {
         appAppleId: Int64? = nil,
         environments: Set<String> = ["Production"],
         validationTime: ValidationTime = .signedDate,
-        clock: @escaping @Sendable () -> Int64 = TrustConfiguration.systemClock,
+        clock: @escaping @Sendable () -> Int64 = Timestamp.now,
         maxFutureSkewMillis: Int64 = 300_000
     ) {
         self.roots = roots
@@ -49,13 +49,6 @@ public struct TrustConfiguration: Sendable {
         self.validationTime = validationTime
         self.clock = clock
         self.maxFutureSkewMillis = maxFutureSkewMillis
-    }
-
-    /// The system's wall clock in milliseconds since the epoch.
-    @Sendable public static func systemClock() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
     /// True when Production payloads are acceptable (so `appAppleId` must be configured).

@@ -121,7 +121,7 @@ final class TrustStore: @unchecked Sendable {
         result.checks.append(
             .init(
                 "validity", .passed,
-                "\(timeLabel); chain valid \(ISO8601Millis.formatSeconds(ms: path.windowStart * 1000)) … \(ISO8601Millis.formatSeconds(ms: path.windowEnd * 1000))"
+                "\(timeLabel); chain valid \(Timestamp.iso8601(path.windowStart * 1000)) … \(Timestamp.iso8601(path.windowEnd * 1000))"
             ))
         result.chain = ValidatedChain(
             leafKey: key, windowStart: path.windowStart, windowEnd: path.windowEnd,

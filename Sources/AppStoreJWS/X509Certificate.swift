@@ -81,7 +81,7 @@ package final class X509Certificate: @unchecked Sendable {
             OpenSSLErrors.drain()
             return nil
         }
-        return ISO8601Millis.epochSeconds(
+        return Timestamp.epochSeconds(
             year: Int64(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday),
             hour: Int(tm.tm_hour), minute: Int(tm.tm_min), second: Int(tm.tm_sec))
     }

@@ -146,7 +146,7 @@ public struct AppReceipt: Sendable, Equatable {
     static func date(_ value: DERReader.Element, _ reader: DERReader, _ what: String) throws(DERError) -> Int64? {
         let text = try Self.text(value, reader, what)
         if text.isEmpty { return nil }
-        guard text.utf8.count >= 20, text.utf8.count <= 40, text.contains("T"), let ms = ISO8601Millis.parse(text) else {
+        guard text.utf8.count >= 20, text.utf8.count <= 40, text.contains("T"), let ms = Timestamp.parseISO8601(text) else {
             throw DERError(offset: value.offset, "\(what): \"\(text.prefix(40))\" is not an RFC 3339 date")
         }
         return ms

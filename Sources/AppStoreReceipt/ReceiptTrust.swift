@@ -27,7 +27,7 @@ public struct ReceiptTrust: Sendable {
         bundleId: String? = nil,
         environments: Set<String> = ["Production"],
         validationTime: TrustConfiguration.ValidationTime = .signedDate,
-        clock: @escaping @Sendable () -> Int64 = TrustConfiguration.systemClock,
+        clock: @escaping @Sendable () -> Int64 = Timestamp.now,
         maxFutureSkewMillis: Int64 = 300_000
     ) {
         self.roots = roots

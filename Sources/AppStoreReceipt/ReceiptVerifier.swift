@@ -123,16 +123,16 @@ public final class ReceiptVerifier: @unchecked Sendable {
         guard created <= now + trust.maxFutureSkewMillis else {
             report.fail(
                 "creation date", .futureCreationDate,
-                "creation date \(ISO8601Millis.formatSeconds(ms: created)) is \((created - now) / 1000) s ahead of the clock (\(ISO8601Millis.formatSeconds(ms: now)))"
+                "creation date \(Timestamp.iso8601(created)) is \((created - now) / 1000) s ahead of the clock (\(Timestamp.iso8601(now)))"
             )
             return nil
         }
-        report.pass("creation date", ISO8601Millis.formatSeconds(ms: created))
+        report.pass("creation date", Timestamp.iso8601(created))
         let result: (Int64, String)
         switch trust.validationTime {
-        case .signedDate: result = (created, "at creation date \(ISO8601Millis.formatSeconds(ms: created))")
-        case .now: result = (now, "at now \(ISO8601Millis.formatSeconds(ms: now))")
-        case .fixed(let fixed): result = (fixed, "at \(ISO8601Millis.formatSeconds(ms: fixed)) (fixed)")
+        case .signedDate: result = (created, "at creation date \(Timestamp.iso8601(created))")
+        case .now: result = (now, "at now \(Timestamp.iso8601(now))")
+        case .fixed(let fixed): result = (fixed, "at \(Timestamp.iso8601(fixed)) (fixed)")
         }
         report.validationTime = result.0
         return result
@@ -213,7 +213,7 @@ public final class ReceiptVerifier: @unchecked Sendable {
         let end = path.compactMap(\.notAfter).min() ?? 0
         report.pass(
             "validity",
-            "\(time.label); chain valid \(ISO8601Millis.formatSeconds(ms: start * 1000)) … \(ISO8601Millis.formatSeconds(ms: end * 1000))")
+            "\(time.label); chain valid \(Timestamp.iso8601(start * 1000)) … \(Timestamp.iso8601(end * 1000))")
         return true
     }
 

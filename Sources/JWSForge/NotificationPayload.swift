@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// An Apple `ResponseBodyV2DecodedPayload` with a `data` member (apple-format.md §2.3–2.4).
 public struct NotificationPayload: Sendable, Equatable {
     public var notificationType: String

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// An Apple `JWSRenewalInfoDecodedPayload` (apple-format.md §2.7), serialized in Apple's field order.
 public struct RenewalInfoPayload: Sendable, Equatable {
     public var originalTransactionId: String

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import IAPFoundation
 
 /// A throwaway EC certificate chain shaped like Apple's (root → intermediate with …6.2.1 → leaf with …6.11.1)
 /// and an ES256 JWS signer using the leaf key.
@@ -45,7 +46,7 @@ public final class TestPKI: @unchecked Sendable {
         rootDER = try root.der()
         intermediateDER = try intermediate.der()
         leafDER = try leaf.der()
-        x5cBase64 = [leafDER, intermediateDER, rootDER].map { Base64.standard($0) }
+        x5cBase64 = [leafDER, intermediateDER, rootDER].map { Base64.encodeStandard($0) }
 
         unrelatedKey = try PrivateKey.generate(.p256)
         let otherRootKey = try PrivateKey.generate(.p384)
@@ -57,7 +58,7 @@ public final class TestPKI: @unchecked Sendable {
         unrelatedRootDER = try unrelatedRoot.der()
 
         let defaultHeader = TestPKI.headerJSON(alg: "ES256", x5c: x5cBase64)
-        defaultHeaderPrefix = Array((Base64.url(Array(defaultHeader.utf8)) + ".").utf8)
+        defaultHeaderPrefix = Array((Base64.encodeURL(Array(defaultHeader.utf8)) + ".").utf8)
     }
 
     /// Makes a fresh chain (new keys each time) according to `options`.
@@ -134,7 +135,7 @@ public final class TestPKI: @unchecked Sendable {
         if header == nil, removingHeader.isEmpty, x5c == nil {
             return try compact(headerPrefix: defaultHeaderPrefix, payload: payload, form: .raw, key: leafKey)
         }
-        let x5cStrings = x5c.map { $0.map { Base64.standard($0) } }
+        let x5cStrings = x5c.map { $0.map { Base64.encodeStandard($0) } }
         return try sign(payload: payload, header: header, removingHeader: removingHeader, x5cBase64: x5cStrings)
     }
 
@@ -161,7 +162,7 @@ public final class TestPKI: @unchecked Sendable {
     }
 
     func sign(payload: String, headerJSON: String, form: SignatureForm, key: PrivateKey? = nil) throws -> String {
-        let prefix = Array((Base64.url(Array(headerJSON.utf8)) + ".").utf8)
+        let prefix = Array((Base64.encodeURL(Array(headerJSON.utf8)) + ".").utf8)
         return try compact(headerPrefix: prefix, payload: payload, form: form, key: key ?? leafKey)
     }
 
@@ -187,7 +188,7 @@ public final class TestPKI: @unchecked Sendable {
         headerPrefix: [UInt8], payload: String, form: SignatureForm, key: PrivateKey
     ) throws -> String {
         var input = headerPrefix
-        input.append(contentsOf: Base64.url(Array(payload.utf8)).utf8)
+        input.append(contentsOf: Base64.encodeURL(Array(payload.utf8)).utf8)
         let signature: [UInt8]
         switch form {
         case .empty:
@@ -201,7 +202,7 @@ public final class TestPKI: @unchecked Sendable {
             signature = try TestPKI.rawSignature(der: der, size: key.curve.coordinateSize)
         }
         input.append(UInt8(ascii: "."))
-        input.append(contentsOf: Base64.url(signature).utf8)
+        input.append(contentsOf: Base64.encodeURL(signature).utf8)
         return String(decoding: input, as: UTF8.self)
     }
 

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// An Apple `JWSTransactionDecodedPayload` (apple-format.md §2.6), serialized in Apple's field order.
 public struct TransactionPayload: Sendable, Equatable {
     public var transactionId: String

@@ -1,3 +1,4 @@
+import IAPFoundation
 import StoreSQL
 import SubscriptionEngine
 
@@ -145,7 +146,7 @@ public final class MySQLStore: Store {
                 for statement in migration.statements { try connection.execute(statement) }
                 try connection.run(
                     StoreSQL.recordMigration,
-                    [.int(Int64(migration.version)), .text(migration.name), .int(Self.nowMilliseconds())])
+                    [.int(Int64(migration.version)), .text(migration.name), .int(Timestamp.now())])
                 applied.append(migration.name)
             }
             schemaChecked = true
@@ -306,11 +307,5 @@ public final class MySQLStore: Store {
                 "database schema version \(current) is newer than this iapctl supports (\(Schema.supported)); "
                     + "upgrade iapctl")
         }
-    }
-
-    static func nowMilliseconds() -> Int64 {
-        var now = timespec()
-        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return 0 }
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -1,4 +1,5 @@
 internal import CSQLite
+import IAPFoundation
 import StoreSQL
 import SubscriptionEngine
 
@@ -117,7 +118,7 @@ public final class SQLiteStore: Store {
                 defer { record.reset() }
                 try record.bind(Int64(migration.version), at: 1)
                 try record.bind(migration.name, at: 2)
-                try record.bind(Self.nowMilliseconds(), at: 3)
+                try record.bind(Timestamp.now(), at: 3)
                 try record.run()
                 applied.append(migration.name)
             }
@@ -326,11 +327,5 @@ public final class SQLiteStore: Store {
         case .busy(let m): return .busy("database \(path): \(m)")
         default: return error
         }
-    }
-
-    static func nowMilliseconds() -> Int64 {
-        var now = timespec()
-        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return 0 }
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }

@@ -1,3 +1,4 @@
+import IAPFoundation
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -265,14 +266,14 @@ public enum Derivation {
         }!
         let tx = current.transaction
         var reasons: [FieldReason] = []
-        let txFact = "transaction \(tx.transactionId) (\(tx.productId), purchased \(ISO8601Text.format(tx.purchaseDate ?? 0)))"
+        let txFact = "transaction \(tx.transactionId) (\(tx.productId), purchased \(Timestamp.iso8601(tx.purchaseDate ?? 0)))"
         reasons.append(
             FieldReason(
                 field: "product_id", value: tx.productId, fact: "current period: " + txFact, signedDate: current.signedDate,
                 source: current.source))
         reasons.append(
             FieldReason(
-                field: "expires_date", value: tx.expiresDate.map(ISO8601Text.format) ?? "∅", fact: "current period: " + txFact,
+                field: "expires_date", value: tx.expiresDate.map(Timestamp.iso8601) ?? "∅", fact: "current period: " + txFact,
                 signedDate: current.signedDate, source: current.source))
 
         // Status: the newest statement about the subscription.
@@ -309,7 +310,7 @@ public enum Derivation {
                         time: purchased, priority: 0, status: .active,
                         reason: FieldReason(
                             field: "status", value: "active",
-                            fact: "paid period \(t.transactionId) purchased \(ISO8601Text.format(purchased))",
+                            fact: "paid period \(t.transactionId) purchased \(Timestamp.iso8601(purchased))",
                             signedDate: period.signedDate, source: period.source)))
             }
         }
@@ -324,7 +325,7 @@ public enum Derivation {
                 time: revoked, priority: 2, status: .revoked,
                 reason: FieldReason(
                     field: "status", value: "revoked",
-                    fact: "current period \(tx.transactionId) \(current.status.rawValue) \(ISO8601Text.format(revoked))",
+                    fact: "current period \(tx.transactionId) \(current.status.rawValue) \(Timestamp.iso8601(revoked))",
                     signedDate: current.signedDate, source: current.source))
         }
         var status = decided?.status ?? .active

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -39,7 +41,7 @@ public final class SubscriptionEventEngine: Sendable {
     ///   - now: milliseconds since the epoch (injectable for tests).
     ///   - newOrderNo: order numbers for orders the engine creates (renewals): a new UUID by default.
     public init(
-        now: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) },
+        now: @escaping @Sendable () -> Int64 = Timestamp.now,
         newOrderNo: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
     ) {
         self.now = now

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -158,7 +160,7 @@ struct EngineRun {
         if let newest = others.map(\.signedDate).max(), newest > signed {
             return Outcome(
                 verdict: .stale,
-                detail: "signed \(ISO8601Text.format(signed)), before facts signed \(ISO8601Text.format(newest)) that already decide "
+                detail: "signed \(Timestamp.iso8601(signed)), before facts signed \(Timestamp.iso8601(newest)) that already decide "
                     + "the rows: facts recorded, rows unchanged")
         }
         let state =

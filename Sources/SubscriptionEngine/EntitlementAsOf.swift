@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -123,21 +125,21 @@ public enum EntitlementAsOf {
         let tx = dc.current
         let covering = orders.first { $0.tradeNo == tx.transactionId }
         let statusReason = dc.reason("status")
-        let said = statusReason.map { r in r.fact + (r.signedDate.map { " signed \(ISO8601Text.format($0))" } ?? "") } ?? ""
+        let said = statusReason.map { r in r.fact + (r.signedDate.map { " signed \(Timestamp.iso8601($0))" } ?? "") } ?? ""
         func answer(_ entitled: Bool, _ status: String, _ reason: String) -> Answer {
             Answer(
                 entitled: entitled, contract: contract, orders: orders, status: status, reason: reason,
                 covering: entitled ? covering : nil)
         }
         let period =
-            "\(tx.transactionId) (\(tx.productId), \(ISO8601Text.format(tx.purchaseDate ?? 0)) → "
-            + "\(tx.expiresDate.map(ISO8601Text.format) ?? "open-ended"))"
+            "\(tx.transactionId) (\(tx.productId), \(Timestamp.iso8601(tx.purchaseDate ?? 0)) → "
+            + "\(tx.expiresDate.map(Timestamp.iso8601) ?? "open-ended"))"
         switch dc.status {
         case .revoked:
             if let revoked = tx.revocationDate {
                 let what = covering?.status.rawValue ?? "refunded"
-                let signed = statusReason?.signedDate.map { " (Apple signed \(ISO8601Text.format($0)))" } ?? ""
-                return answer(false, "revoked", "the current period \(period) was \(what) \(ISO8601Text.format(revoked))\(signed)")
+                let signed = statusReason?.signedDate.map { " (Apple signed \(Timestamp.iso8601($0)))" } ?? ""
+                return answer(false, "revoked", "the current period \(period) was \(what) \(Timestamp.iso8601(revoked))\(signed)")
             }
             return answer(false, "revoked", "revoked: \(said)")
         case .billingRetry:
@@ -145,19 +147,19 @@ public enum EntitlementAsOf {
         case .expired:
             return answer(
                 false, "expired",
-                "expired: the last period \(period) ended \(tx.expiresDate.map(ISO8601Text.format) ?? "?") (\(said))")
+                "expired: the last period \(period) ended \(tx.expiresDate.map(Timestamp.iso8601) ?? "?") (\(said))")
         case .gracePeriod:
             if let grace = dc.gracePeriodExpiresDate, time >= grace {
-                return answer(false, "billing_retry", "the billing grace period ended \(ISO8601Text.format(grace)) (\(said))")
+                return answer(false, "billing_retry", "the billing grace period ended \(Timestamp.iso8601(grace)) (\(said))")
             }
-            let until = dc.gracePeriodExpiresDate.map { " until \(ISO8601Text.format($0))" } ?? ""
+            let until = dc.gracePeriodExpiresDate.map { " until \(Timestamp.iso8601($0))" } ?? ""
             return answer(true, "grace_period", "in the billing grace period\(until): entitled while Apple retries (\(said))")
         case .active, .canceled:
             if let purchased = tx.purchaseDate, time < purchased {
                 return answer(false, "not-yet", "the current period \(period) starts after then")
             }
             if let expires = tx.expiresDate, time >= expires {
-                return answer(false, "expired", "the paid period \(period) ended \(ISO8601Text.format(expires))")
+                return answer(false, "expired", "the paid period \(period) ended \(Timestamp.iso8601(expires))")
             }
             return answer(
                 true, dc.status.rawValue,
@@ -195,7 +197,7 @@ public enum EntitlementAsOf {
         }
         let lastEvent = events.filter { ($0.signedDate ?? .max) <= time && ($0.verdict == .applied) }
             .filter { EventRule(type: $0.notificationType, subtype: $0.subtype).changesState }.last
-        let lastEventText = lastEvent.map { " (last event: \(eventName($0)) signed \(ISO8601Text.format($0.signedDate!)))" } ?? ""
+        let lastEventText = lastEvent.map { " (last event: \(eventName($0)) signed \(Timestamp.iso8601($0.signedDate!)))" } ?? ""
         switch contract.status {
         case .revoked:
             return answer(false, "revoked", "revoked" + lastEventText)
@@ -203,14 +205,14 @@ public enum EntitlementAsOf {
             return answer(false, "billing_retry", "Apple could not charge; billing retry, not entitled" + lastEventText)
         case .expired where covering == nil:
             let ended = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
-            return answer(false, "expired", "expired" + (ended.map { " \(ISO8601Text.format($0))" } ?? "") + lastEventText)
+            return answer(false, "expired", "expired" + (ended.map { " \(Timestamp.iso8601($0))" } ?? "") + lastEventText)
         case .gracePeriod:
             return answer(true, "grace_period", "in the billing grace period: entitled while Apple retries" + lastEventText)
         default:
             break
         }
         if let covering {
-            let period = "\(ISO8601Text.format(covering.purchaseDate ?? 0)) → \(ISO8601Text.format(covering.expiresDate ?? 0))"
+            let period = "\(Timestamp.iso8601(covering.purchaseDate ?? 0)) → \(Timestamp.iso8601(covering.expiresDate ?? 0))"
             let status = contract.status == .expired ? "active" : contract.status.rawValue
             return answer(
                 true, status,
@@ -226,7 +228,7 @@ public enum EntitlementAsOf {
         let lastEnd = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
         return answer(
             false, "expired",
-            "no paid period covers then" + (lastEnd.map { "; the last one ended \(ISO8601Text.format($0))" } ?? ""))
+            "no paid period covers then" + (lastEnd.map { "; the last one ended \(Timestamp.iso8601($0))" } ?? ""))
     }
 
     static func eventName(_ entry: LedgerEntry) -> String {
@@ -280,13 +282,5 @@ public enum EntitlementAsOf {
             values = contract.columnValues
         }
         return Dictionary(values.map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })
-    }
-}
-
-/// ISO-8601 UTC to the second (`2025-03-01T10:00:00Z`) for the engine's human-readable texts:
-/// change summaries and entitlement reasons.
-enum ISO8601Text {
-    static func format(_ ms: Int64) -> String {
-        Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601)
     }
 }

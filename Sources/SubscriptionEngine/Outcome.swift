@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -60,7 +62,7 @@ public struct Change: Sendable, Equatable {
     static func readable(_ column: String, _ value: String?) -> String {
         guard let value else { return "∅" }
         guard column.hasSuffix("_date"), let ms = Int64(value) else { return value }
-        return ISO8601Text.format(ms)
+        return Timestamp.iso8601(ms)
     }
 }
 

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// `iapctl restore`: which order/contract a restored transaction is, whether it belongs to the
 /// restoring user, and (with `--apply`) making the database reflect it through the one engine.
 ///
@@ -82,7 +84,7 @@ public final class RestoreService: Sendable {
             if let contract = match.contract, contract.entitles(at: engine.now()) {
                 refused.reason = .refusedByPolicy
                 let state = contract.status == .active ? "" : " (\(contract.status.rawValue))"
-                let until = contract.expiresDate.map { ", paid until \(ISO8601Text.format($0))" } ?? ""
+                let until = contract.expiresDate.map { ", paid until \(Timestamp.iso8601($0))" } ?? ""
                 refused.detail += "; refused by policy: contract is active\(state)\(until); no row changed"
                 try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
                 return refused

@@ -1,5 +1,6 @@
 // jwsforge: make throwaway Apple-shaped CA chains and sign App Store JWS with them (tests and benchmarks only).
 import Foundation
+import IAPFoundation
 import JWSForge
 
 let usage = """
@@ -109,12 +110,6 @@ func readFile(_ path: String) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-func trimmedPayload(_ text: String) -> String {
-    var text = Substring(text)
-    while let last = text.last, last.isWhitespace { text = text.dropLast() }
-    return String(text)
-}
-
 func webhookBody(_ jws: String) -> String {
     #"{"signedPayload":""# + jws + #""}"#
 }
@@ -147,7 +142,7 @@ func runCA(_ args: ArraySlice<String>) throws {
 func runSign(_ args: ArraySlice<String>) throws {
     let o = try Options(args, valued: ["--ca", "--kid", "--alg"], switches: [])
     let pki = try TestPKI.load(directory: try o.required("--ca"))
-    let payload = trimmedPayload(try readFile("-"))
+    let payload = String(try readFile("-").trimmed(.whitespace, leading: false))
     var header: [String: Any] = [:]
     if let kid = o.values["--kid"] { header["kid"] = kid }
     if let alg = o.values["--alg"] { header["alg"] = alg }
@@ -186,8 +181,9 @@ func runNotification(_ args: ArraySlice<String>) throws {
     } else {
         jws = try builder.notification(
             type: type, subtype: o.values["--subtype"], uuid: uuid, signedDate: signedDate,
-            transactionJSON: try o.values["--transaction-json"].map { trimmedPayload(try readFile($0)) },
-            renewalJSON: try o.values["--renewal-json"].map { trimmedPayload(try readFile($0)) }, status: status)
+            transactionJSON: try o.values["--transaction-json"].map { String(try readFile($0).trimmed(.whitespace, leading: false)) },
+            renewalJSON: try o.values["--renewal-json"].map { String(try readFile($0).trimmed(.whitespace, leading: false)) },
+            status: status)
     }
     print(o.flags.contains("--webhook") ? webhookBody(jws) : jws)
 }

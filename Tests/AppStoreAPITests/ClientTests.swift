@@ -206,7 +206,7 @@ struct ClientPolicyTests {
         } catch {
             #expect(error.kind == .rateLimited)
             #expect(error.retryAt == retryAt)
-            #expect(error.message.contains(ISO8601Millis.format(retryAt)))
+            #expect(error.message.contains(Timestamp.iso8601Millis(retryAt)))
         }
         #expect(recorder.sleeps.isEmpty)
     }

@@ -189,7 +189,7 @@ struct RealAppleJWSTests {
         #expect(report.validationTime == row.signedDate)
         #expect(report.check("signature")?.status == .passed)
         #expect(report.check("chain")?.detail.contains("Apple Root CA - G3") == true)
-        #expect(report.check("validity")?.detail.contains("at signedDate \(ISO8601Millis.formatSeconds(ms: row.signedDate))") == true)
+        #expect(report.check("validity")?.detail.contains("at signedDate \(Timestamp.iso8601(row.signedDate))") == true)
         #expect(report.nested.map(\.name) == row.nested)
         for (name, nested) in report.nested {
             #expect(nested.isValid, "\(row.file) \(name)")

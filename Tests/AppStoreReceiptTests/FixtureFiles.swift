@@ -22,6 +22,6 @@ enum FixtureFiles {
 
 /// Milliseconds for an ISO-8601 instant (test helper).
 func ms(_ iso: String) -> Int64 {
-    guard let value = ISO8601Millis.parse(iso) else { fatalError("bad test date \(iso)") }
+    guard let value = Timestamp.parseISO8601(iso) else { fatalError("bad test date \(iso)") }
     return value
 }

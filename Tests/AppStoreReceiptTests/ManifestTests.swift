@@ -42,12 +42,12 @@ struct ManifestTests {
         #expect(receipt.bundleId == expected["bundleId"]?.stringValue)
         #expect(receipt.appVersion == expected["appVersion"]?.stringValue)
         #expect(receipt.originalAppVersion == expected["originalAppVersion"]?.stringValue)
-        #expect(receipt.creationDate == expected["creationDate"]?.stringValue.flatMap(ISO8601Millis.parse))
+        #expect(receipt.creationDate == expected["creationDate"]?.stringValue.flatMap { Timestamp.parseISO8601($0) })
         #expect(receipt.opaqueValue.map(AppReceipt.hex) == expected["opaqueHex"]?.stringValue)
         let products = try #require(expected["inAppProductIds"]?.arrayValue).compactMap(\.stringValue)
         #expect(receipt.inApp.compactMap(\.productId) == products)
         let vip = try #require(receipt.inApp.first { $0.productId == "com.example.app.vip" })
-        #expect(vip.expiresDate == expected["vipExpiresDate"]?.stringValue.flatMap(ISO8601Millis.parse))
+        #expect(vip.expiresDate == expected["vipExpiresDate"]?.stringValue.flatMap { Timestamp.parseISO8601($0) })
     }
 
     @Test func deviceHashMatchesTheManifestsDeviceOnly() throws {

@@ -3,32 +3,8 @@ import Testing
 
 @testable import IAPCommandLine
 
-@Suite("Dates, input, JSON text, exit codes")
+@Suite("Input, JSON text, exit codes")
 struct BasicsTests {
-    @Test(arguments: [
-        (Int64(0), "1970-01-01T00:00:00Z"),
-        (1_757_035_472_000, "2025-09-05T01:24:32Z"),
-        (1_757_035_472_999, "2025-09-05T01:24:32Z"),
-        (951_782_400_000, "2000-02-29T00:00:00Z"),
-        (-1, "1969-12-31T23:59:59Z"),
-    ])
-    func isoFormatting(ms: Int64, text: String) {
-        #expect(ISO8601.format(milliseconds: ms) == text)
-    }
-
-    @Test func isoParsing() {
-        #expect(ISO8601.parse("2025-09-05T01:24:32Z") == 1_757_035_472_000)
-        #expect(ISO8601.parse("2025-09-05T09:24:32+08:00") == 1_757_035_472_000)
-        #expect(ISO8601.parse("2025-09-05T01:24:32.5Z") == 1_757_035_472_500)
-        #expect(ISO8601.parse("2025-09-05") == 1_757_030_400_000)
-        #expect(ISO8601.parse("2025-02-29") == nil)
-        #expect(ISO8601.parse("2025-09-05T01:24:32") == nil)
-        #expect(ISO8601.parse("yesterday") == nil)
-        for ms: Int64 in [0, 86_399_000, 4_102_444_800_000, -86_400_000] {
-            #expect(ISO8601.parse(ISO8601.format(milliseconds: ms)) == ms)
-        }
-    }
-
     @Test func inputLinesWithLimit() throws {
         let reader = InputReader(string: "one\r\n" + String(repeating: "x", count: 50) + "\nthree")
         #expect(try reader.readLine(maxLength: 10) == "one")

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import IAPFoundation
 import JWSForge
 
 /// Independent OpenSSL checks used by the tests (X509_verify_cert, extension lookup, ES256 verification).
@@ -72,7 +73,7 @@ enum OpenSSLCheck {
     /// Verifies the compact JWS's ES256 (raw R‖S) signature over `header.payload` with the certificate's key.
     static func verifyES256(jws: String, certificate der: [UInt8]) -> Bool {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, let raw = Base64.decode(parts[2]), raw.count == 64,
+        guard parts.count == 3, let raw = Base64.decodeURL(parts[2]), raw.count == 64,
             let cert = x509(der)
         else { return false }
         defer { X509_free(cert) }
@@ -105,7 +106,7 @@ enum OpenSSLCheck {
 
     /// Decodes one base64url JWS segment as a JSON object.
     static func json(segment: String) -> [String: Any]? {
-        guard let bytes = Base64.decode(segment) else { return nil }
+        guard let bytes = Base64.decodeURL(segment) else { return nil }
         return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 import JWSForge
 import Testing
 
@@ -16,19 +17,19 @@ struct SigningTests {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         #expect(parts.count == 3)
         #expect(!jws.contains("=") && !jws.contains("+") && !jws.contains("/"))
-        #expect(Base64.decode(parts[1]).map { String(decoding: $0, as: UTF8.self) } == payload)
-        #expect(Base64.decode(parts[2])?.count == 64)
+        #expect(Base64.decodeURL(parts[1]).map { String(decoding: $0, as: UTF8.self) } == payload)
+        #expect(Base64.decodeURL(parts[2])?.count == 64)
         #expect(OpenSSLCheck.verifyES256(jws: jws, certificate: pki.leafDER))
         // Not with another key, and not once the payload changes.
         #expect(!OpenSSLCheck.verifyES256(jws: jws, certificate: pki.intermediateDER))
-        let tampered = parts[0] + "." + Base64.url(Array(#"{"notificationType":"TEST"}"#.utf8)) + "." + parts[2]
+        let tampered = parts[0] + "." + Base64.encodeURL(Array(#"{"notificationType":"TEST"}"#.utf8)) + "." + parts[2]
         #expect(!OpenSSLCheck.verifyES256(jws: tampered, certificate: pki.leafDER))
     }
 
     @Test func headerIsAppleShaped() throws {
         let jws = try pki.sign(payload: "{}")
         let headerSegment = String(jws.split(separator: ".")[0])
-        let headerText = String(decoding: Base64.decode(headerSegment)!, as: UTF8.self)
+        let headerText = String(decoding: Base64.decodeURL(headerSegment)!, as: UTF8.self)
         #expect(headerText.hasPrefix(#"{"alg":"ES256","x5c":[""#))
         let header = try #require(OpenSSLCheck.json(segment: headerSegment))
         #expect(header["alg"] as? String == "ES256")
@@ -81,7 +82,7 @@ struct SigningTests {
 
     @Test func derSignatureIsDERAndNot64Bytes() throws {
         let jws = try pki.signWithDERSignature(payload: "{}")
-        let signature = try #require(Base64.decode(String(jws.split(separator: ".")[2])))
+        let signature = try #require(Base64.decodeURL(String(jws.split(separator: ".")[2])))
         #expect(signature.first == 0x30)
         #expect(signature.count >= 8 && signature.count <= 72 && signature.count != 64)
         #expect(!OpenSSLCheck.verifyES256(jws: jws, certificate: pki.leafDER))
@@ -89,7 +90,7 @@ struct SigningTests {
 
     @Test func zeroSignature() throws {
         let jws = try pki.signWithZeroSignature(payload: "{}")
-        #expect(Base64.decode(String(jws.split(separator: ".")[2])) == [UInt8](repeating: 0, count: 64))
+        #expect(Base64.decodeURL(String(jws.split(separator: ".")[2])) == [UInt8](repeating: 0, count: 64))
         #expect(!OpenSSLCheck.verifyES256(jws: jws, certificate: pki.leafDER))
     }
 
@@ -108,7 +109,7 @@ struct SigningTests {
 
     @Test func unrelatedKeySignatureDoesNotVerify() throws {
         let jws = try pki.signWithUnrelatedKey(payload: "{}")
-        #expect(Base64.decode(String(jws.split(separator: ".")[2]))?.count == 64)
+        #expect(Base64.decodeURL(String(jws.split(separator: ".")[2]))?.count == 64)
         #expect(!OpenSSLCheck.verifyES256(jws: jws, certificate: pki.leafDER))
     }
 
@@ -116,13 +117,13 @@ struct SigningTests {
         for length in 0..<40 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             let foundation = Data(bytes).base64EncodedString()
-            #expect(Base64.standard(bytes) == foundation)
+            #expect(Base64.encodeStandard(bytes) == foundation)
             let url = foundation.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
-            #expect(Base64.url(bytes) == url)
-            #expect(Base64.decode(url) == bytes)
-            #expect(Base64.decode(foundation) == bytes)
+            #expect(Base64.encodeURL(bytes) == url)
+            #expect(Base64.decodeURL(url) == bytes)
+            #expect(Base64.decodeStandard(foundation) == bytes)
         }
-        #expect(Base64.decode("ab!c") == nil)
+        #expect(Base64.decodeURL("ab!c") == nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 import JWSForge
 import Testing
 
@@ -73,7 +74,7 @@ struct TestPKITests {
         let pki = try TestPKI.make(options)
         #expect(OpenSSLCheck.keyInfo(pki.leafDER).bits == 384)
         let jws = try pki.sign(payload: "{}")
-        let signature = Base64.decode(String(jws.split(separator: ".")[2]))
+        let signature = Base64.decodeURL(String(jws.split(separator: ".")[2]))
         #expect(signature?.count == 96)
     }
 

@@ -5,7 +5,7 @@ import SubscriptionEngine
 enum AuditCommands {
     /// Audit rows newest first, filtered by actor, time and ticket.
     static func list(_ invocation: Invocation) throws -> ExitCode {
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let limit = invocation.parsed.value("limit").flatMap { Int($0) }
         let user = invocation.parsed.value("user")
         let order = invocation.parsed.value("order")

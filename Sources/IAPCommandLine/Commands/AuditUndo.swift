@@ -21,7 +21,7 @@ enum AuditUndo {
         let ticket = invocation.value("ticket").flatMap { $0.isEmpty ? nil : $0 }
         let dryRun = invocation.flag("dry-run")
         let context = Context(
-            auditId: id, actor: invocation.actor, now: RecordClock.nowMilliseconds(), reason: reason, ticket: ticket)
+            auditId: id, actor: invocation.actor, now: Timestamp.now(), reason: reason, ticket: ticket)
         let store = try DbOpen.existing(invocation)
         let outcomes = try store.write(commit: !dryRun) { session -> [(CorrectionResult, Int64?)] in
             guard let entry = try session.auditEntry(id: id) else {

@@ -110,7 +110,7 @@ enum Corrections {
         command: String, dryRun: Bool
     ) throws -> [CorrectionResult] {
         let actor = invocation.actor
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         return try store.write(commit: !dryRun) { session in
             var results: [CorrectionResult] = []
             for request in requests {
@@ -217,12 +217,5 @@ enum Corrections {
             guard let value = invocation.parsed.value(option) else { return nil }
             return (field, .string(value))
         }
-    }
-}
-
-/// The current time in milliseconds since the Unix epoch.
-enum RecordClock {
-    static func nowMilliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

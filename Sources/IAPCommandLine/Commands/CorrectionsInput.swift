@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 
 /// One row of a `--from` batch: its 1-based input line and its fields in input order.
 struct InputRow {
@@ -81,7 +82,7 @@ enum BatchInput {
     static func csvRows(_ text: String) throws(CLIError) -> [InputRow] {
         let records = try csvRecords(text)
         guard let header = records.first else { return [] }
-        let names = header.cells.map { $0.trimmingSpaces().lowercased() }
+        let names = header.cells.map { $0.trimmed(.spacesAndTabs).lowercased() }
         if let empty = names.firstIndex(of: "") {
             throw CLIError(.dataError, "line \(header.line): the CSV header has an empty name in column \(empty + 1)")
         }
@@ -219,7 +220,7 @@ enum FieldValue {
         case .int(let ms): return ms
         case .string(let s):
             if let ms = Int64(s) { return ms }
-            if let ms = ISO8601.parse(s) { return ms }
+            if let ms = Timestamp.parse(s, now: Timestamp.now()) { return ms }
             fallthrough
         default:
             throw CLIError(

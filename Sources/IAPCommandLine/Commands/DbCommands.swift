@@ -134,7 +134,7 @@ enum DbCommands {
                 "database \(DbOpen.display(invocation)) has schema version \(current), newer than this "
                     + "iapctl supports (\(supported))", hint: "upgrade iapctl")
         } else {
-            let raw = StoreAccess.shellWord(DbOpen.redacted(DbOpen.raw(invocation)))
+            let raw = StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))
             invocation.warn(
                 current == 0
                     ? "\(DbOpen.display(invocation)) has no iapctl schema; create it with: iapctl db init --db \(raw)"

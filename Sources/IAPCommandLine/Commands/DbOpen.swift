@@ -1,3 +1,4 @@
+import IAPFoundation
 import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
@@ -12,14 +13,10 @@ enum DbOpen {
         let raw = raw(invocation)
         switch try? StoreAccess.location(raw) {
         case .sqlite(let path)?: return path
-        case .mysql(let url)?: return redacted(url)
-        case nil: return redacted(raw)
+        case .mysql(let url)?: return URLSecrets.redacted(url)
+        case nil: return URLSecrets.redacted(raw)
         }
     }
-
-    /// A database URL as it may be printed: its whole user info and every password-like parameter
-    /// masked (`mysql://***@host/db?password=***`); a path as is.
-    static func redacted(_ url: String) -> String { MySQLURL.redacted(url) }
 
     /// Opens an existing database; a missing one is exit 66 with the `db init` hint.
     /// `readOnly` for look-ups: nothing is written or created (see `StoreAccess.open`).
@@ -41,6 +38,6 @@ enum DbOpen {
         let raw = raw(invocation)
         return CLIError(
             .noInput, "database \(display(invocation)) does not exist",
-            hint: "create it with: iapctl db init --db \(StoreAccess.shellWord(redacted(raw)))")
+            hint: "create it with: iapctl db init --db \(StoreAccess.shellWord(URLSecrets.redacted(raw)))")
     }
 }

@@ -42,7 +42,7 @@ enum DoctorCommand {
     static let day: Int64 = 86_400_000
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let accepted = Set(invocation.values("environment").isEmpty ? ["Production"] : invocation.values("environment"))
         let explicitEnvironment = invocation.settings.source(of: "environment") != .defaultValue
         var (findings, scanned) = try DbOpen.read(invocation) { session in
@@ -128,10 +128,10 @@ enum DoctorCommand {
             findings.append(
                 Finding(
                     check: "expired-still-active", entity: "contract", key: contract.contractId,
-                    problem: "\(contract.status.rawValue) but expired at \(ISO8601.format(milliseconds: expires)) "
+                    problem: "\(contract.status.rawValue) but expired at \(Timestamp.iso8601(expires)) "
                         + "and no EXPIRED notification was applied",
                     fix: "iapctl contracts update \(contract.contractId) --status expired --reason "
-                        + quote("doctor: expired at \(ISO8601.format(milliseconds: expires))")))
+                        + quote("doctor: expired at \(Timestamp.iso8601(expires))")))
         }
 
         // paid-without-transaction
@@ -218,7 +218,7 @@ enum DoctorCommand {
                 Finding(
                     check: "old-unmatched", entity: "ledger", key: String(entry.id),
                     problem: "\(RowRendering.eventName(entry)) for \(id) unmatched since "
-                        + "\(ISO8601.format(milliseconds: entry.receivedAt)): \(entry.detail ?? "")",
+                        + "\(Timestamp.iso8601(entry.receivedAt)): \(entry.detail ?? "")",
                     fix: "iapctl notify --replay-unmatched"
                         + (entry.appAccountToken.map { "  # after: iapctl orders create --no \($0) --user USER --product PRODUCT" }
                             ?? "")))
@@ -253,7 +253,7 @@ enum DoctorCommand {
                 guard let order = ordersByOrigin[contract.contractId]?.first(where: { $0.tradeNo == tx.transactionId }),
                     order.status != derivedOrder.status
                 else { continue }
-                let signed = ISO8601.format(milliseconds: derivedOrder.signedDate)
+                let signed = Timestamp.iso8601(derivedOrder.signedDate)
                 findings.append(
                     Finding(
                         check: "status-vs-facts", entity: "order", key: order.no,
@@ -265,12 +265,12 @@ enum DoctorCommand {
             let expected: (status: ContractStatus, because: String)
             if let derived = derivation.contract {
                 let reason = derived.reason("status")
-                let signed = reason?.signedDate.map { " signed \(ISO8601.format(milliseconds: $0))" } ?? ""
+                let signed = reason?.signedDate.map { " signed \(Timestamp.iso8601($0))" } ?? ""
                 expected = (derived.status, "its signed facts derive \(derived.status.rawValue) (\(reason?.fact ?? "?")\(signed))")
             } else if let latest = expectedStatus(contract, events: events[contract.contractId] ?? []) {
                 expected = (
                     latest.status,
-                    "the latest applied event \(latest.event) (signed \(ISO8601.format(milliseconds: latest.signed))) "
+                    "the latest applied event \(latest.event) (signed \(Timestamp.iso8601(latest.signed))) "
                         + "leaves it \(latest.status.rawValue)"
                 )
             } else {
@@ -331,7 +331,7 @@ enum DoctorCommand {
     /// The options a fix command needs to act on what doctor examined: `--db` always, and
     /// `--config` and `--actor` when doctor was given them, each as one shell word.
     static func carriedSettings(_ invocation: Invocation) -> String {
-        var words = ["--db", StoreAccess.shellWord(DbOpen.redacted(DbOpen.raw(invocation)))]
+        var words = ["--db", StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
         if let config = invocation.value("config") { words += ["--config", StoreAccess.shellWord(config)] }
         if invocation.settings.source(of: "actor") == .commandLine, let actor = invocation.value("actor") {
             words += ["--actor", StoreAccess.shellWord(actor)]

@@ -52,7 +52,7 @@ enum EntitlementCommands {
     static func entitled(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.parsed.value("user") else { throw CLIError.usage("missing --user") }
         let product = invocation.parsed.value("product")
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let time = try AuditTime.option(invocation, "at", now: now) ?? now
         let subjects: [Subject] = try DbOpen.read(invocation) { session in
             var contracts = try session.contracts(matching: ContractFilter(userId: user))
@@ -74,7 +74,7 @@ enum EntitlementCommands {
         r.append("status", best?.answer.status)
         r.append(
             "reason",
-            best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(ISO8601.format(milliseconds: time))")
+            best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))")
         r.append("transaction_id", best?.answer.covering?.tradeNo)
         switch invocation.output {
         case .table:
@@ -107,7 +107,7 @@ enum EntitlementCommands {
     static func contractsShow(_ invocation: Invocation) throws -> ExitCode {
         guard let raw = invocation.parsed.value("as-of") else { return try ContractsCommands.show(invocation) }
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let time = try AuditTime.parse(raw, option: "as-of", now: RecordClock.nowMilliseconds())
+        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
         let found: Subject? = try DbOpen.read(invocation) { session in
             guard let contract = try session.contract(contractId: id) else { return nil }
             return try subject(contract, at: time, in: session)
@@ -143,7 +143,7 @@ enum EntitlementCommands {
         }.map { RowRendering.record($0, structured: structured) }
         invocation.emit(
             detail: DetailView(sections: [
-                DetailView.Section(key: "as_of", title: "As of \(ISO8601.format(milliseconds: time))", content: .fields(head)),
+                DetailView.Section(key: "as_of", title: "As of \(Timestamp.iso8601(time))", content: .fields(head)),
                 DetailView.Section(key: "contract", title: "Contract", content: .fields(contract)),
                 DetailView.Section(
                     key: "orders", title: "Orders (\(orders.count))",
@@ -163,7 +163,7 @@ enum EntitlementCommands {
     /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func ordersList(_ invocation: Invocation) throws -> ExitCode {
         guard let raw = invocation.parsed.value("as-of") else { return try OrdersCommands.list(invocation) }
-        let time = try AuditTime.parse(raw, option: "as-of", now: RecordClock.nowMilliseconds())
+        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
         let user = invocation.parsed.value("user")
         let status = invocation.parsed.value("status")
         let product = invocation.parsed.value("product")
@@ -192,7 +192,7 @@ enum EntitlementCommands {
         invocation.emit(
             shown.map(RowRendering.record),
             columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
-        invocation.note("as of \(ISO8601.format(milliseconds: time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
+        invocation.note("as of \(Timestamp.iso8601(time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
         return .success
     }
 }

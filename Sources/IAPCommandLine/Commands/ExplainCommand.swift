@@ -67,7 +67,7 @@ enum ExplainCommand {
     /// The engine's derivation of the kept facts: one record per contract field, with the fact
     /// (and when it was signed) that decided it. Empty when no facts are kept.
     static func decided(by facts: [Fact]) -> [Record] {
-        guard let derived = Derivation.derive(FactSet(facts), now: RecordClock.nowMilliseconds()).contract else { return [] }
+        guard let derived = Derivation.derive(FactSet(facts), now: Timestamp.now()).contract else { return [] }
         return derived.reasons.map { reason in
             var r = Record()
             r.append("field", reason.field)
@@ -156,7 +156,7 @@ enum ExplainCommand {
             }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
             let against =
                 newer.map {
-                    " than \(RowRendering.eventName($0)) signed \(ISO8601.format(milliseconds: $0.signedDate ?? 0)) (ledger #\($0.id))"
+                    " than \(RowRendering.eventName($0)) signed \(Timestamp.iso8601($0.signedDate ?? 0)) (ledger #\($0.id))"
                 } ?? " than the contract's last state change"
             return "stale: signed earlier\(against), which already decided the state; state kept"
                 + (audits.isEmpty ? "" : " (money facts recorded)")
@@ -200,7 +200,7 @@ enum ExplainCommand {
         }
         let cause = last.map { "step \($0["step"].flatMap(\.int64Value) ?? 0) (\($0["event"]?.stringValue ?? "?"))" } ?? "no applied event"
         return "\(contract.status.rawValue)"
-            + (contract.expiresDate.map { ", paid until \(ISO8601.format(milliseconds: $0))" } ?? "")
+            + (contract.expiresDate.map { ", paid until \(Timestamp.iso8601($0))" } ?? "")
             + ", auto-renew \(contract.autoRenew ? "on" : "off"); last decided by \(cause)"
     }
 }

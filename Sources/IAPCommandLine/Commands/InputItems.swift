@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPFoundation
 
 #if canImport(Glibc)
     import Glibc
@@ -90,7 +91,7 @@ struct InputItems {
             guard var line else { return nil }
             // A byte-order mark (Windows editors, some clipboards) is not part of the input.
             if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
-            let trimmed = line.trimmingSpaces()
+            let trimmed = String(line.trimmed(.spacesAndTabs))
             if trimmed.isEmpty { continue }
             sawInput = true
             if PasteDamage.isJWSFragment(trimmed) {
@@ -148,7 +149,7 @@ struct InputItems {
         else { return nil }
         var text = first
         while text.utf8.count / 4 * 3 < expected, let next = try reader.readLine(maxLength: maxLine) {
-            let trimmed = next.trimmingSpaces()
+            let trimmed = String(next.trimmed(.spacesAndTabs))
             if trimmed.isEmpty { break }
             guard isBase64(trimmed) else {
                 carried = (next, reader.lineNumber)
@@ -181,7 +182,7 @@ struct InputItems {
         var last = number
         var joined = first
         while let next = try reader.readLine(maxLength: maxLine) {
-            let trimmed = next.trimmingSpaces()
+            let trimmed = String(next.trimmed(.spacesAndTabs))
             guard PasteDamage.isContinuation(trimmed) else {
                 carried = (next, reader.lineNumber)
                 break

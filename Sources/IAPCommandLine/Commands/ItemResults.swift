@@ -206,13 +206,13 @@ final class ItemPrinter {
         self.columns = columns
         table = TableLayout(columns: columns, style: invocation.outputStyle)
         showsProgress = invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal
-        lastProgress = TrustConfiguration.systemClock()
+        lastProgress = Timestamp.now()
     }
 
     /// Redraws `N items…` on stderr when a second has passed since the last time.
     private func progress() {
         guard showsProgress, count % 256 == 0 else { return }
-        let now = TrustConfiguration.systemClock()
+        let now = Timestamp.now()
         guard now - lastProgress >= 1000 else { return }
         lastProgress = now
         progressShown = true

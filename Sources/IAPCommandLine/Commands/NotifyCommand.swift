@@ -64,7 +64,7 @@ enum NotifyCommand {
             case .rejected(let result): return result
             case .poison(let event, let result):
                 _ = try session.appendLedger(
-                    StoredFields.rejectedEntry(event, detail: result.error ?? "rejected", receivedAt: TrustConfiguration.systemClock()))
+                    StoredFields.rejectedEntry(event, detail: result.error ?? "rejected", receivedAt: Timestamp.now()))
                 return result
             case .event(let event):
                 return .applied(line: item.line, event: event, outcome: try applyInSavepoint(event, session, retry: retry))

@@ -32,7 +32,7 @@ enum OrdersCommands {
         let actor = invocation.actor
         let store = try DbOpen.existing(invocation)
         let created: [Order] = try store.write { session in
-            let now = RecordClock.nowMilliseconds()
+            let now = Timestamp.now()
             var created: [Order] = []
             var seen = Set<String>()
             for (line, request) in requests {

@@ -1,4 +1,5 @@
 import AppStoreReceipt
+import IAPFoundation
 import SubscriptionEngine
 
 /// Turns the in-app entries of a verified StoreKit 1 receipt into the engine's input: the same
@@ -36,7 +37,7 @@ enum ReceiptMapping {
         }
         if let cancelled = entry.cancellationDate {
             return .skipped(
-                "transaction \(id) was cancelled on \(ISO8601.format(milliseconds: cancelled)) according to the receipt; "
+                "transaction \(id) was cancelled on \(Timestamp.iso8601(cancelled)) according to the receipt; "
                     + "a receipt never revokes: apply Apple's REFUND notification")
         }
         var facts = TransactionFacts(

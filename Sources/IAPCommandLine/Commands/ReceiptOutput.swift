@@ -34,7 +34,7 @@ enum ReceiptOutput {
         for warning in report.warnings { out.writeLine("  warning: \(warning)") }
         if let failure = report.failure { out.writeLine("  error: \(failure.message)") }
         guard let receipt = report.receipt else { return }
-        func date(_ ms: Int64?) -> String { ms.map { ISO8601.format(milliseconds: $0) } ?? "-" }
+        func date(_ ms: Int64?) -> String { ms.map { Timestamp.iso8601($0) } ?? "-" }
         out.writeLine("  receipt:")
         out.writeLine("    type \(receipt.receiptType ?? "-"), bundle \(receipt.bundleId ?? "-"), created \(date(receipt.creationDate))")
         out.writeLine("    app version \(receipt.appVersion ?? "-"), original \(receipt.originalAppVersion ?? "-")")

@@ -1,5 +1,6 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPFoundation
 import SubscriptionEngine
 
 /// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
@@ -20,7 +21,7 @@ enum RestoreCommand {
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply (look-ups never write)") }
         let policy = RestorePolicy(rawValue: invocation.value("policy") ?? "keep") ?? .keep
         let reason = invocation.value("reason")
-        if apply, policy != .keep, (reason ?? "").trimmingSpaces().isEmpty {
+        if apply, policy != .keep, (reason ?? "").trimmed(.spacesAndTabs).isEmpty {
             throw CLIError.usage("--policy \(policy.rawValue) moves purchases between users: give --reason TEXT for the audit trail")
         }
         let explicitOrder = invocation.value("order")
@@ -157,7 +158,7 @@ enum RestoreCommand {
             ("contract", result.contractId.map(JSONValue.string) ?? .null),
             ("owner", result.owner.map(JSONValue.string) ?? .null),
             ("status", result.contractStatus.map { .string($0.rawValue) } ?? .null),
-            ("expires", result.contractExpires.map { .string(ISO8601.format(milliseconds: $0)) } ?? .null),
+            ("expires", result.contractExpires.map { .string(Timestamp.iso8601($0)) } ?? .null),
         ]
         if let previous = result.previousOwner { item.extra.append(("previousOwner", .string(previous))) }
         if let outcome = result.engineOutcome { item.extra.append(("engineVerdict", .string(outcome.verdict.rawValue))) }

@@ -210,7 +210,7 @@ enum RowRendering {
         case .null: return nil
         case .string(let text): return text
         case .int(let number):
-            return DateFields.isDateKey(column) ? ISO8601.format(milliseconds: number) : String(number)
+            return DateFields.isDateKey(column) ? Timestamp.iso8601(number) : String(number)
         case .bool(let flag): return flag ? "true" : "false"
         default: return value.serialized()
         }
@@ -218,7 +218,7 @@ enum RowRendering {
 
     /// A `columnValues` text for a change line: dates as ISO-8601, `auto_renew` as true/false.
     static func displayText(_ text: String, column: String) -> String {
-        if DateFields.isDateKey(column), let ms = Int64(text) { return ISO8601.format(milliseconds: ms) }
+        if DateFields.isDateKey(column), let ms = Int64(text) { return Timestamp.iso8601(ms) }
         if column == "auto_renew" { return text == "1" ? "true" : text == "0" ? "false" : text }
         return text
     }

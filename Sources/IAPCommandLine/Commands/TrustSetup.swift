@@ -88,15 +88,14 @@ enum TrustSetup {
         return roots
     }
 
-    /// `signed`, `now`, or an ISO-8601 instant.
+    /// `signed`, `now`, or a time in the grammar of every time option (``Timestamp/parse(_:now:)``).
     static func validationTime(_ raw: String) throws(CLIError) -> TrustConfiguration.ValidationTime {
         switch raw.lowercased() {
         case "signed", "signeddate", "signed-date": return .signedDate
         case "now": return .now
         default:
-            guard let ms = ISO8601.parse(raw) else {
-                throw CLIError.usage(
-                    "--at '\(raw)' is not signed, now, or an ISO-8601 time", hint: "e.g. --at 2025-10-01T00:00:00Z")
+            guard let ms = Timestamp.parse(raw, now: Timestamp.now()) else {
+                throw CLIError.usage("--at '\(raw)' is not signed, now, or a time", hint: "use signed or " + Timestamp.inputForms)
             }
             return .fixed(ms)
         }

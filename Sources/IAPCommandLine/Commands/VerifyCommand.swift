@@ -210,7 +210,7 @@ enum VerifyCommand {
                     return (member.key, readable(payload, nested: report.nested))
                 }
                 if member.key.hasSuffix("Date") || member.key.hasSuffix("date"), let ms = member.value.int64Value {
-                    return (member.key, .string("\(ISO8601Millis.format(ms)) (\(ms))"))
+                    return (member.key, .string("\(Timestamp.iso8601Millis(ms)) (\(ms))"))
                 }
                 if case .object = member.value { return (member.key, readable(member.value, nested: nested)) }
                 return member
@@ -236,7 +236,7 @@ enum VerifyCommand {
         }
         if let why = StoredFields.violation(event) {
             // A poison item: refused on its own, kept in the ledger.
-            let entry = StoredFields.rejectedEntry(event, detail: why, receivedAt: TrustConfiguration.systemClock())
+            let entry = StoredFields.rejectedEntry(event, detail: why, receivedAt: Timestamp.now())
             _ = try store.write(commit: !dryRun) { try $0.appendLedger(entry) }
             if invocation.output == .table {
                 invocation.stdout.writeLine("  apply: refused: \(why)")

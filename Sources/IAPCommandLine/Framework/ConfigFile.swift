@@ -1,4 +1,4 @@
-import AppStoreJWS
+import IAPFoundation
 
 /// The `--config` JSON file: one object whose keys are long option names.
 ///

@@ -1,4 +1,4 @@
-import AppStoreJWS
+import IAPFoundation
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// man(7) pages generated from the command tree: `iapctl.1` and one page per top-level command
 /// (`iapctl-orders.1` covers `orders create|list|show|update`).
 public enum ManPages {
@@ -88,10 +90,10 @@ public enum ManPages {
             lines.append(".PP")
             if paragraph.first?.hasPrefix(" ") == true {
                 lines.append(".nf")
-                lines += paragraph.map { escape($0.trimmingSpaces()) }
+                lines += paragraph.map { escape(String($0.trimmed(.spacesAndTabs))) }
                 lines.append(".fi")
             } else {
-                lines.append(escape(paragraph.map { $0.trimmingSpaces() }.joined(separator: " ")))
+                lines.append(escape(paragraph.map { $0.trimmed(.spacesAndTabs) }.joined(separator: " ")))
             }
         }
         return lines

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// One named option (`--status S`, `-o FORMAT`, `--dry-run`) with its help, values and sources.
 public struct OptionSpec: Sendable {
     /// How many values the option takes.
@@ -137,10 +139,11 @@ public struct OptionSpec: Sendable {
             if let number = Int(value), number >= 1 { return nil }
             return "'\(value)' is not a positive integer"
         case .timestamp(let keywords):
-            if keywords.contains(value) || ISO8601.parse(value) != nil { return nil }
+            if keywords.contains(value) || Timestamp.parse(value, now: 0) != nil { return nil }
             let words = keywords.map { "'\($0)'" }.joined(separator: ", ")
             return "'\(value)' is not \(words.isEmpty ? "" : words + " or ")an ISO-8601 time "
-                + "(2025-09-05T01:24:32Z, 2025-09-05T09:24:32+08:00, 2025-09-05)"
+                + "(2025-09-05T01:24:32Z, 2025-09-05T09:24:32+08:00, 2025-09-05), milliseconds since 1970"
+                + (keywords.contains("now") ? "" : ", now,") + " or a span back like 36h or 7d"
         }
     }
 }

@@ -1,4 +1,4 @@
-import AppStoreJWS
+import IAPFoundation
 
 /// One output item: fields in a fixed order (the order JSON, CSV and tables show them in).
 ///
@@ -93,7 +93,7 @@ public enum DateFields {
 
     /// The ISO-8601 string of an integer ms value; other values unchanged.
     static func jsonValue(_ value: JSONValue) -> JSONValue {
-        if case .int(let ms) = value { return .string(ISO8601.format(milliseconds: ms)) }
+        if case .int(let ms) = value { return .string(Timestamp.iso8601(ms)) }
         return value
     }
 }

@@ -1,4 +1,4 @@
-import AppStoreJWS
+import IAPFoundation
 
 /// How human-readable output is laid out and how CSV is protected.
 public struct OutputStyle: Sendable {
@@ -132,7 +132,7 @@ public enum OutputRenderer {
         switch value {
         case .null: return ""
         case .string(let text): return text
-        case .int(let number): return DateFields.isDateKey(key) ? ISO8601.format(milliseconds: number) : String(number)
+        case .int(let number): return DateFields.isDateKey(key) ? Timestamp.iso8601(number) : String(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .double, .array, .object: return value.serialized()
         }

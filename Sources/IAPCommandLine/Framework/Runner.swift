@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -144,7 +146,7 @@ struct Runner {
             }
             var value = invocation.settings.values(option.long).joined(separator: ",")
             // A password in a URL (any setting, from any source) is refused later, but must not be printed first.
-            value = DbOpen.redacted(value)
+            value = URLSecrets.redacted(value)
             invocation.debug("setting \(option.long) = \(value) (\(source))")
         }
     }

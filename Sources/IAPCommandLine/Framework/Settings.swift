@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// Option values resolved from every source, in order: command line > environment > `--config`
 /// file > default.
 ///
@@ -65,7 +67,7 @@ public struct Settings: Sendable {
         case .value:
             return [text]
         case .repeatable:
-            return text.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            return text.split(separator: ",").map { String($0.trimmed(.spacesAndTabs)) }.filter { !$0.isEmpty }
         case .flag:
             switch text.lowercased() {
             case "1", "true", "yes", "on": return ["true"]
@@ -101,13 +103,4 @@ public struct Settings: Sendable {
 
     /// Where the value of an option came from.
     public func source(of long: String) -> Source { resolved[long]?.source ?? .unset }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-        return String(slice)
-    }
 }

@@ -216,7 +216,7 @@ enum AppleCommands {
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         var query: [(String, String)] = []
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         if let since = invocation.value("since") {
             query.append(("startDate", String(try AuditTime.parse(since, option: "since", now: now))))
         }

@@ -82,7 +82,7 @@ enum AppleNotifications {
     }
 
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
-        let now = RecordClock.nowMilliseconds()
+        let now = Timestamp.now()
         let start = try AuditTime.parse(invocation.value("since") ?? "", option: "since", now: now)
         let end = try AuditTime.option(invocation, "until", now: now) ?? now
         guard start < end else { throw CLIError.usage("--since must be before --until") }

@@ -70,7 +70,7 @@ final class AppleSession {
         self.keyId = keyId
         let key = try APIKey(pem: try Self.readKey(keyFile), keyId: keyId)
         let tokens = TokenIssuer(key: key, issuerId: issuerId, bundleId: bundleId) {
-            RecordClock.nowMilliseconds() / 1000
+            Timestamp.now() / 1000
         }
         let transport = CurlTransport(
             connectTimeout: Int(invocation.value("connect-timeout") ?? "") ?? 10,
@@ -91,7 +91,7 @@ final class AppleSession {
         }
         api = AppStoreServerAPI(
             tokens: tokens, transport: transport, endpoints: endpoints, policy: policy,
-            nowMs: RecordClock.nowMilliseconds,
+            nowMs: Timestamp.now,
             sleepMs: { ms in
                 var time = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int(ms % 1000) * 1_000_000)
                 var left = timespec()

@@ -272,7 +272,7 @@ enum AppleWrites {
         let auditId = try store.write { session in
             try session.appendAudit(
                 AuditEntry(
-                    at: RecordClock.nowMilliseconds(), actor: invocation.actor, command: command,
+                    at: Timestamp.now(), actor: invocation.actor, command: command,
                     reason: invocation.value("reason"), ticket: invocation.value("ticket"), entity: entity.0,
                     key: entity.1, before: nil,
                     after: JSONValue.object([("apple_request", request), ("apple_response", response)]).serialized()))

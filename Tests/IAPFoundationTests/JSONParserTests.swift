@@ -1,6 +1,6 @@
 import Testing
 
-@testable import AppStoreJWS
+@testable import IAPFoundation
 
 @Suite("Strict JSON parser")
 struct JSONParserTests {

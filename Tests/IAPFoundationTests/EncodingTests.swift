@@ -1,6 +1,6 @@
 import Testing
 
-@testable import AppStoreJWS
+@testable import IAPFoundation
 
 @Suite("Base64 and ISO-8601 helpers")
 struct EncodingTests {
@@ -35,29 +35,29 @@ struct EncodingTests {
     }
 
     @Test func isoFormatting() {
-        #expect(ISO8601Millis.format(1757035472686) == "2025-09-05T01:24:32.686Z")
-        #expect(ISO8601Millis.format(0) == "1970-01-01T00:00:00.000Z")
-        #expect(ISO8601Millis.format(-1) == "1969-12-31T23:59:59.999Z")
-        #expect(ISO8601Millis.format(951_782_400_000) == "2000-02-29T00:00:00.000Z")
-        #expect(ISO8601Millis.formatSeconds(ms: 1757035472686) == "2025-09-05T01:24:32Z")
+        #expect(Timestamp.iso8601Millis(1757035472686) == "2025-09-05T01:24:32.686Z")
+        #expect(Timestamp.iso8601Millis(0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.iso8601Millis(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.iso8601Millis(951_782_400_000) == "2000-02-29T00:00:00.000Z")
+        #expect(Timestamp.iso8601(1757035472686) == "2025-09-05T01:24:32Z")
     }
 
     @Test func isoParsing() {
-        #expect(ISO8601Millis.parse("2025-09-05T01:24:32.686Z") == 1757035472686)
-        #expect(ISO8601Millis.parse("2025-09-05T01:24:32Z") == 1757035472000)
-        #expect(ISO8601Millis.parse("2025-09-05T03:24:32.6+02:00") == 1757035472600)
-        #expect(ISO8601Millis.parse("2025-09-04T20:24:32.68655-0500") == 1757035472686)
-        #expect(ISO8601Millis.parse("2025-09-05") == 1757030400000)
-        #expect(ISO8601Millis.parse("2025-09-05T01:24") == 1757035440000)
-        #expect(ISO8601Millis.parse("2024-02-29T00:00:00Z") != nil)
+        #expect(Timestamp.parseISO8601("2025-09-05T01:24:32.686Z") == 1757035472686)
+        #expect(Timestamp.parseISO8601("2025-09-05T01:24:32Z") == 1757035472000)
+        #expect(Timestamp.parseISO8601("2025-09-05T03:24:32.6+02:00") == 1757035472600)
+        #expect(Timestamp.parseISO8601("2025-09-04T20:24:32.68655-0500") == 1757035472686)
+        #expect(Timestamp.parseISO8601("2025-09-05") == 1757030400000)
+        #expect(Timestamp.parseISO8601("2025-09-05T01:24") == 1757035440000)
+        #expect(Timestamp.parseISO8601("2024-02-29T00:00:00Z") != nil)
         for bad in [
             "2023-02-29", "2025-13-01", "2025-09-05T24:00:00Z", "2025-09-05T01:24:32+", "yesterday", "2025-9-5",
             "2025-09-05T01:24:32.Z", "2025-09-05T01:24:32Zjunk", "",
         ] {
-            #expect(ISO8601Millis.parse(bad) == nil, "\(bad)")
+            #expect(Timestamp.parseISO8601(bad) == nil, "\(bad)")
         }
         for value: Int64 in [0, 1, 999, 1757035472686, 4_102_444_800_000, -86_400_001] {
-            #expect(ISO8601Millis.parse(ISO8601Millis.format(value)) == value)
+            #expect(Timestamp.parseISO8601(Timestamp.iso8601Millis(value)) == value)
         }
     }
 }

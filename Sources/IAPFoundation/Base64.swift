@@ -1,8 +1,15 @@
-/// Strict base64 decoders (RFC 4648): base64url without padding for JWS segments, and
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Strict base64 decoders (RFC 4648), which the platform does not offer: base64url without padding for JWS segments, and
 /// standard base64 with padding for the DER certificates of an `x5c` header.
 ///
 /// Both refuse characters outside their alphabet, whitespace, impossible lengths and
-/// non-zero trailing bits, so one byte string has exactly one accepted encoding.
+/// non-zero trailing bits, so one byte string has exactly one accepted encoding. Encoding is the
+/// platform's (`Data.base64EncodedString`).
 public enum Base64 {
     private static let invalid: UInt8 = 0xFF
 
@@ -30,6 +37,12 @@ public enum Base64 {
         return text.withUTF8 { decode($0, table: urlTable, padded: false) }
     }
 
+    /// Decodes unpadded base64url from a string.
+    public static func decodeURL(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { decode($0, table: urlTable, padded: false) }
+    }
+
     /// Decodes standard, padded base64 (`A–Z a–z 0–9 + /`, `=`); nil if anything is off.
     public static func decodeStandard<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
         decode(text, table: standardTable, padded: true)
@@ -41,42 +54,23 @@ public enum Base64 {
         return text.withUTF8 { decode($0, table: standardTable, padded: true) }
     }
 
-    /// Encodes bytes as unpadded base64url.
-    public static func encodeURL(_ bytes: [UInt8]) -> String {
-        encode(bytes, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8), pad: false)
-    }
-
-    /// Encodes bytes as standard, padded base64.
-    public static func encodeStandard(_ bytes: [UInt8]) -> String {
-        encode(bytes, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8), pad: true)
-    }
-
-    private static func encode(_ bytes: [UInt8], alphabet: [UInt8], pad: Bool) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            out.append(alphabet[Int(n & 63)])
-            i += 3
-        }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let n = UInt32(bytes[i]) << 16
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            if pad { out.append(contentsOf: [61, 61]) }
-        } else if rest == 2 {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            if pad { out.append(61) }
+    /// Encodes bytes as unpadded base64url (the platform's encoder; `+/` → `-_`, no `=`).
+    public static func encodeURL<C: Collection<UInt8>>(_ bytes: C) -> String {
+        var out = Array(Data(bytes).base64EncodedString().utf8)
+        while out.last == UInt8(ascii: "=") { out.removeLast() }
+        for i in out.indices {
+            if out[i] == UInt8(ascii: "+") {
+                out[i] = UInt8(ascii: "-")
+            } else if out[i] == UInt8(ascii: "/") {
+                out[i] = UInt8(ascii: "_")
+            }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Encodes bytes as standard, padded base64 (the platform's encoder).
+    public static func encodeStandard<C: Collection<UInt8>>(_ bytes: C) -> String {
+        Data(bytes).base64EncodedString()
     }
 
     private static func decode<S: Collection<UInt8>>(_ text: S, table: [UInt8], padded: Bool) -> [UInt8]? {

@@ -1,7 +1,5 @@
-import AppStoreJWS
-
 /// JSON for the command line's own inputs (the `--config` file, batch rows, stored audit JSON):
-/// AppStoreJWS's strict RFC 8259 parser, with errors placed by line and column for people.
+/// the strict RFC 8259 parser, with errors placed by line and column for people.
 public enum JSONText {
     /// Why a text is not JSON, with the 1-based line and column of the problem.
     public struct SyntaxError: Error, Sendable, CustomStringConvertible {

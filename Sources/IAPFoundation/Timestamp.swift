@@ -1,13 +1,42 @@
-/// ISO-8601 UTC text for Apple's millisecond timestamps, and a parser for `--at` style input.
-public enum ISO8601Millis {
-    /// Formats milliseconds since the Unix epoch as `2025-09-05T01:24:32.686Z`.
-    public static func format(_ ms: Int64) -> String {
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Time as the whole program counts it: integer milliseconds since the Unix epoch (UTC), as Apple
+/// and the store do. This is the one place that reads the wall clock, writes ISO-8601 text and
+/// reads the time people type (every time option: `--at`, `--as-of`, `--since`, `--until`,
+/// `--expires`).
+///
+/// Output keeps its own exact formatter rather than `Date.ISO8601FormatStyle`: they agree byte for
+/// byte from 1582-10-15 to 9999 (a test checks this), but before the Gregorian reform the platform
+/// counts Julian days while ISO-8601 and Apple count proleptic Gregorian ones, and a hostile
+/// payload may carry any date; the exact formatter is also much faster on the per-row output path.
+public enum Timestamp {
+    /// The wall clock: milliseconds since the epoch, rounded toward the past.
+    @Sendable public static func now() -> Int64 {
+        var ts = timespec()
+        guard clock_gettime(CLOCK_REALTIME, &ts) == 0 else { return 0 }
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// `2025-09-05T01:24:32.686Z` for milliseconds since the Unix epoch.
+    public static func iso8601Millis(_ ms: Int64) -> String {
         let (seconds, millis) = floorDivMod(ms, 1000)
         return formatSeconds(seconds) + "." + pad(Int(millis), 3) + "Z"
     }
 
-    /// Formats milliseconds since the Unix epoch without the fraction: `2025-09-05T01:24:32Z`.
-    public static func formatSeconds(ms: Int64) -> String {
+    /// `2025-09-05T01:24:32Z` for milliseconds since the Unix epoch (the sub-second part dropped,
+    /// rounding toward the past).
+    public static func iso8601(_ ms: Int64) -> String {
         formatSeconds(floorDivMod(ms, 1000).0) + "Z"
     }
 
@@ -19,14 +48,45 @@ public enum ISO8601Millis {
         return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2))"
     }
 
+    /// The one grammar of every time option, in milliseconds since the epoch: ISO-8601 (a time of
+    /// day must say its zone), integer milliseconds since 1970 (at least 10 digits, so a forgotten
+    /// unit is not read as 1970), `now`, or a span back from `now` (`90m`, `36h`, `7d`, `2w`).
+    /// Surrounding spaces and tabs are ignored; nil for anything else.
+    public static func parse(_ text: String, now: Int64) -> Int64? {
+        let trimmed = String(text.trimmed(.spacesAndTabs))
+        if trimmed.lowercased() == "now" { return now }
+        if let ms = Int64(trimmed), trimmed.count >= 10 { return ms }
+        if let ms = parseISO8601(trimmed, zoneRequired: true) { return ms }
+        if let unit = trimmed.last, let amount = Int64(trimmed.dropLast()), amount >= 0 {
+            let scale: Int64? =
+                switch unit {
+                case "m": 60_000
+                case "h": 3_600_000
+                case "d": 86_400_000
+                case "w": 7 * 86_400_000
+                default: nil
+                }
+            if let scale {
+                let (back, overflow) = amount.multipliedReportingOverflow(by: scale)
+                return overflow ? nil : now - back
+            }
+        }
+        return nil
+    }
+
+    /// What ``parse(_:now:)`` accepts, for error hints.
+    public static let inputForms =
+        "ISO-8601 (2025-06-01T12:00:00Z), milliseconds since 1970, now, or a span back like 36h or 7d"
+
     /// Parses ISO-8601 text into milliseconds since the Unix epoch.
     ///
     /// Accepts `YYYY-MM-DD` (midnight UTC), `YYYY-MM-DDTHH:MM[:SS[.fff…]]` followed by `Z`,
-    /// `±HH:MM` or `±HHMM` (a missing offset means UTC); `t`/space for `T` and `z` for `Z`.
-    /// Fractions beyond milliseconds are truncated. Returns nil for anything else or an
-    /// impossible date.
-    public static func parse(_ text: String) -> Int64? {
+    /// `±HH:MM` or `±HHMM`; `t`/space for `T` and `z` for `Z`. A missing offset means UTC unless
+    /// `zoneRequired` (what people type: a local time is ambiguous on a server). Fractions beyond
+    /// milliseconds are truncated. Returns nil for anything else or an impossible date.
+    public static func parseISO8601(_ text: String, zoneRequired: Bool = false) -> Int64? {
         let b = Array(text.utf8)
+        if zoneRequired, b.count > 10, !hasZone(b) { return nil }
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
@@ -92,12 +152,22 @@ public enum ISO8601Millis {
         return seconds * 1000 + Int64(millis)
     }
 
+    /// Ends in `Z`/`z`, `±HH:MM` or `±HHMM`.
+    private static func hasZone(_ b: [UInt8]) -> Bool {
+        if let last = b.last, last == UInt8(ascii: "Z") || last == UInt8(ascii: "z") { return true }
+        for length in [6, 5] where b.count > 10 + length {
+            let sign = b[b.count - length]
+            if sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { return true }
+        }
+        return false
+    }
+
     /// Seconds since the epoch for a UTC civil date and time.
-    static func epochSeconds(year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64 {
+    public static func epochSeconds(year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int64 {
         daysFromCivil(year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
-    static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+    public static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         var q = a / b
         var r = a % b
         if r < 0 {
