@@ -60,11 +60,11 @@ public final class AppStoreVerifier: Sendable {
         var report = VerificationReport()
         let size = token.utf8.count
         if size == 0 {
-            report.fail("format", .invalidJWTFormat, "input is empty")
+            report.fail(.format, .invalidJWTFormat, "input is empty")
             return report
         }
         if size > Self.maxInputBytes {
-            report.fail("format", .invalidJWTFormat, "input is \(size) bytes; the limit is \(Self.maxInputBytes)")
+            report.fail(.format, .invalidJWTFormat, "input is \(size) bytes; the limit is \(Self.maxInputBytes)")
             return report
         }
 
@@ -86,7 +86,7 @@ public final class AppStoreVerifier: Sendable {
         guard dotOffsets.count == 2 else {
             let segments = dotOffsets.count + 1
             report.fail(
-                "format", .invalidJWTFormat, "not a compact JWS: \(segments) dot-separated segment\(segments == 1 ? "" : "s"), 3 expected")
+                .format, .invalidJWTFormat, "not a compact JWS: \(segments) dot-separated segment\(segments == 1 ? "" : "s"), 3 expected")
             return report
         }
         let dots = dotOffsets.map { utf8.index(utf8.startIndex, offsetBy: $0) }
@@ -94,11 +94,11 @@ public final class AppStoreVerifier: Sendable {
         let payloadSegment = token[utf8.index(after: dots[0])..<dots[1]]
         let signatureSegment = token[utf8.index(after: dots[1])...]
         guard !headerSegment.isEmpty else {
-            report.fail("format", .invalidJWTFormat, "the header segment is empty")
+            report.fail(.format, .invalidJWTFormat, "the header segment is empty")
             return report
         }
         guard !payloadSegment.isEmpty else {
-            report.fail("format", .invalidJWTFormat, "the payload segment is empty")
+            report.fail(.format, .invalidJWTFormat, "the payload segment is empty")
             return report
         }
 
@@ -109,7 +109,7 @@ public final class AppStoreVerifier: Sendable {
             header = cached
         } else {
             guard let bytes = Base64.decodeURL(headerSegment) else {
-                report.fail("format", .invalidJWTFormat, "the header segment is not base64url")
+                report.fail(.format, .invalidJWTFormat, "the header segment is not base64url")
                 return report
             }
             guard let json = decodeJSON(bytes, what: "header", into: &report) else { return report }
@@ -120,24 +120,24 @@ public final class AppStoreVerifier: Sendable {
         // understands none, so such a JWS is refused (Apple never sends one).
         if let crit = header["crit"] {
             report.fail(
-                "format", .invalidJWTFormat, "header crit \(crit.serialized().prefix(80)) names extensions iapctl does not understand")
+                .format, .invalidJWTFormat, "header crit \(crit.serialized().prefix(80)) names extensions iapctl does not understand")
             return report
         }
 
         // Payload.
         guard let payloadBytes = Base64.decodeURL(payloadSegment) else {
-            report.fail("format", .invalidJWTFormat, "the payload segment is not base64url")
+            report.fail(.format, .invalidJWTFormat, "the payload segment is not base64url")
             return report
         }
         guard let payload = decodeJSON(payloadBytes, what: "payload", into: &report) else { return report }
         report.payload = payload
         report.kind = Self.detectKind(payload)
         if let expected, report.kind == .unknown { report.kind = expected }
-        report.pass("format", "compact JWS: header \(headerSegment.utf8.count) B, payload \(payloadBytes.count) B, \(report.kind.rawValue)")
+        report.pass(.format, "compact JWS: header \(headerSegment.utf8.count) B, payload \(payloadBytes.count) B, \(report.kind.rawValue)")
 
         if let expected, report.kind != expected {
             report.fail(
-                "kind", .invalidPayload, "payload is \(Self.describe(report.kind)), expected \(Self.describe(expected))")
+                .kind, .invalidPayload, "payload is \(Self.describe(report.kind)), expected \(Self.describe(expected))")
             return report
         }
 
@@ -149,18 +149,18 @@ public final class AppStoreVerifier: Sendable {
             environment = try Self.environment(of: report.kind, fields)
             signedDate = try fields.date(report.kind == .appTransaction ? "receiptCreationDate" : "signedDate")
         } catch {
-            report.fail("payload", error.code, error.message)
+            report.fail(.payload, error.code, error.message)
             return report
         }
         report.environment = environment
 
-        if let environment, environment == "Xcode" || environment == "LocalTesting",
+        if let environment, AppleEnvironment(rawValue: environment).isUnsignedTesting,
             configuration.environments.contains(environment)
         {
             let why = "environment \(environment): signature and certificate chain are not verified (Apple's libraries skip them)"
-            report.skip("algorithm", why)
-            report.skip("chain", why)
-            report.skip("signature", why)
+            report.skip(.algorithm, why)
+            report.skip(.chain, why)
+            report.skip(.signature, why)
             report.warnings.append("\(environment) data accepted WITHOUT signature or certificate chain verification")
         } else {
             guard
@@ -182,11 +182,11 @@ public final class AppStoreVerifier: Sendable {
         do {
             value = try JSONParser.parse(bytes)
         } catch {
-            report.fail("format", .invalidJSON, "the \(what) is not valid JSON: \(error)")
+            report.fail(.format, .invalidJSON, "the \(what) is not valid JSON: \(error)")
             return nil
         }
         guard case .object = value else {
-            report.fail("format", .invalidJSON, "the \(what) is JSON \(value.typeName), not an object")
+            report.fail(.format, .invalidJSON, "the \(what) is JSON \(value.typeName), not an object")
             return nil
         }
         return value
@@ -202,29 +202,12 @@ public final class AppStoreVerifier: Sendable {
         let now = configuration.clock()
         if let signedDate, signedDate > now + configuration.maxFutureSkewMillis {
             report.fail(
-                "signed date", .futureSignedDate,
+                .signedDate, .futureSignedDate,
                 "signedDate \(Timestamp.iso8601Millis(signedDate)) is \((signedDate - now) / 1000) s ahead of the clock (\(Timestamp.iso8601Millis(now))); the limit is \(configuration.maxFutureSkewMillis / 1000) s"
             )
             return false
         }
-        let time: Int64
-        let label: String
-        switch configuration.validationTime {
-        case .signedDate:
-            if let signedDate {
-                time = signedDate
-                label = "at signedDate \(Timestamp.iso8601(signedDate))"
-            } else {
-                time = now
-                label = "at now \(Timestamp.iso8601(now)) (payload has no signedDate)"
-            }
-        case .now:
-            time = now
-            label = "at now \(Timestamp.iso8601(now))"
-        case .fixed(let fixed):
-            time = fixed
-            label = "at \(Timestamp.iso8601(fixed)) (fixed)"
-        }
+        let (time, label) = configuration.validationTime.instant(signed: signedDate, named: "signedDate", now: now)
         report.validationTime = time
         let seconds = Timestamp.floorDivMod(time, 1000).0
 
@@ -232,14 +215,14 @@ public final class AppStoreVerifier: Sendable {
         let chain: ValidatedChain
         if let entry = cache.lookup(key, at: seconds) {
             chain = entry.chain
-            report.pass("algorithm", "ES256")
-            report.pass("x5c", "3 certificates")
-            report.pass("chain", "\(chain.leafName) → \(chain.intermediateName) → \(chain.rootName) (trusted root; cached)")
-            report.pass("leaf OID", AppleOID.receiptSigning)
-            report.pass("intermediate OID", AppleOID.wwdrIntermediate)
-            report.pass("leaf key", "EC P-256")
+            report.pass(.algorithm, "ES256")
+            report.pass(.x5c, "3 certificates")
+            report.pass(.chain, "\(chain.leafName) → \(chain.intermediateName) → \(chain.rootName) (trusted root; cached)")
+            report.pass(.leafOID, AppleOID.receiptSigning)
+            report.pass(.intermediateOID, AppleOID.wwdrIntermediate)
+            report.pass(.leafKey, "EC P-256")
             report.pass(
-                "validity",
+                .validity,
                 "\(label); chain valid \(Timestamp.iso8601(chain.windowStart * 1000)) … \(Timestamp.iso8601(chain.windowEnd * 1000))"
             )
         } else {
@@ -247,7 +230,7 @@ public final class AppStoreVerifier: Sendable {
             let evaluation = trust.evaluate(leaf: certificates[0], intermediate: certificates[1], at: seconds, timeLabel: label)
             report.checks.append(contentsOf: evaluation.checks)
             if let failure = evaluation.failure {
-                report.failure = failure
+                report.outcome = .refused(failure)
                 return false
             }
             guard let validated = evaluation.chain else { return false }
@@ -257,7 +240,7 @@ public final class AppStoreVerifier: Sendable {
 
         // Signature over ASCII(header.payload).
         guard let signature = Base64.decodeURL(signatureSegment) else {
-            report.fail("signature", .invalidJWTFormat, "the signature segment is not base64url")
+            report.fail(.signature, .invalidJWTFormat, "the signature segment is not base64url")
             return false
         }
         var text = token
@@ -267,10 +250,10 @@ public final class AppStoreVerifier: Sendable {
                 key: chain.leafKey)
         }
         if let problem {
-            report.fail("signature", .invalidSignature, problem)
+            report.fail(.signature, .invalidSignature, problem)
             return false
         }
-        report.pass("signature", "ES256 by \"\(chain.leafName)\"")
+        report.pass(.signature, "ES256 by \"\(chain.leafName)\"")
         return true
     }
 
@@ -278,52 +261,52 @@ public final class AppStoreVerifier: Sendable {
     private static func certificates(in header: JSONValue, into report: inout VerificationReport) -> [X509Certificate]? {
         switch header["alg"] {
         case .string("ES256"):
-            report.pass("algorithm", "ES256")
+            report.pass(.algorithm, "ES256")
         case .string(let other):
-            report.fail("algorithm", .unsupportedAlgorithm, "header alg is \"\(other.prefix(40))\"; only ES256 is accepted")
+            report.fail(.algorithm, .unsupportedAlgorithm, "header alg is \"\(other.prefix(40))\"; only ES256 is accepted")
             return nil
         case nil, .null:
-            report.fail("algorithm", .unsupportedAlgorithm, "header has no alg; only ES256 is accepted")
+            report.fail(.algorithm, .unsupportedAlgorithm, "header has no alg; only ES256 is accepted")
             return nil
         case let other?:
-            report.fail("algorithm", .unsupportedAlgorithm, "header alg is a JSON \(other.typeName); only ES256 is accepted")
+            report.fail(.algorithm, .unsupportedAlgorithm, "header alg is a JSON \(other.typeName); only ES256 is accepted")
             return nil
         }
         guard let x5c = header["x5c"], !x5c.isNull else {
-            report.fail("x5c", .missingX5C, "header has no x5c certificate chain")
+            report.fail(.x5c, .missingX5C, "header has no x5c certificate chain")
             return nil
         }
         guard case .array(let items) = x5c else {
-            report.fail("x5c", .missingX5C, "header x5c is a JSON \(x5c.typeName), not an array")
+            report.fail(.x5c, .missingX5C, "header x5c is a JSON \(x5c.typeName), not an array")
             return nil
         }
         guard !items.isEmpty else {
-            report.fail("x5c", .missingX5C, "header x5c is empty")
+            report.fail(.x5c, .missingX5C, "header x5c is empty")
             return nil
         }
         guard items.count == 3 else {
             report.fail(
-                "x5c", .invalidChainLength,
+                .x5c, .invalidChainLength,
                 "x5c holds \(items.count) certificate\(items.count == 1 ? "" : "s"); exactly 3 expected (leaf, intermediate, root)")
             return nil
         }
         var certificates: [X509Certificate] = []
         for (i, item) in items.enumerated() {
             guard case .string(let text) = item else {
-                report.fail("x5c", .invalidCertificate, "x5c[\(i)] is a JSON \(item.typeName), not a base64 string")
+                report.fail(.x5c, .invalidCertificate, "x5c[\(i)] is a JSON \(item.typeName), not a base64 string")
                 return nil
             }
             guard let der = Base64.decodeStandard(text) else {
-                report.fail("x5c", .invalidCertificate, "x5c[\(i)] is not standard base64")
+                report.fail(.x5c, .invalidCertificate, "x5c[\(i)] is not standard base64")
                 return nil
             }
             guard let certificate = X509Certificate.parse(der: der) else {
-                report.fail("x5c", .invalidCertificate, "x5c[\(i)] is not a DER X.509 certificate")
+                report.fail(.x5c, .invalidCertificate, "x5c[\(i)] is not a DER X.509 certificate")
                 return nil
             }
             certificates.append(certificate)
         }
-        report.pass("x5c", "3 certificates")
+        report.pass(.x5c, "3 certificates")
         return certificates
     }
 
@@ -363,7 +346,8 @@ public final class AppStoreVerifier: Sendable {
             if let data = try fields.object("data") { return try data.string("environment") }
             if let summary = try fields.object("summary") { return try summary.string("environment") }
             if let token = try fields.object("externalPurchaseToken") {
-                return (try token.string("externalPurchaseId") ?? "").hasPrefix("SANDBOX") ? "Sandbox" : "Production"
+                return ((try token.string("externalPurchaseId") ?? "").hasPrefix("SANDBOX") ? EnvironmentName.sandbox : .production)
+                    .rawValue
             }
             if let appData = try fields.object("appData") { return try appData.string("environment") }
             return nil
@@ -381,26 +365,26 @@ public final class AppStoreVerifier: Sendable {
                 let model = try NotificationPayload(json: payload)
                 report.notification = model
                 report.pass(
-                    "payload", "notification \(model.notificationType ?? "?")\(model.subtype.map { "/" + $0 } ?? "")")
+                    .payload, "notification \(model.notificationType?.rawValue ?? "?")\(model.subtype.map { "/" + $0.rawValue } ?? "")")
             case .transaction:
                 let model = try TransactionPayload(json: payload)
                 report.transaction = model
-                report.pass("payload", "transaction \(model.transactionId ?? "?")")
+                report.pass(.payload, "transaction \(model.transactionId ?? "?")")
             case .renewalInfo:
                 let model = try RenewalInfoPayload(json: payload)
                 report.renewalInfo = model
-                report.pass("payload", "renewal info of \(model.originalTransactionId ?? "?")")
+                report.pass(.payload, "renewal info of \(model.originalTransactionId ?? "?")")
             case .appTransaction:
                 let model = try AppTransactionPayload(json: payload)
                 report.appTransaction = model
-                report.pass("payload", "AppTransaction \(model.appTransactionId ?? "")")
+                report.pass(.payload, "AppTransaction \(model.appTransactionId ?? "")")
             case .unknown:
-                report.pass("payload", "unknown payload kind; fields kept as JSON")
+                report.pass(.payload, "unknown payload kind; fields kept as JSON")
                 report.warnings.append("payload kind not recognised: only signature, chain and present identity fields were checked")
             }
             return true
         } catch {
-            report.fail("payload", error.code, error.message)
+            report.fail(.payload, error.code, error.message)
             return false
         }
     }
@@ -433,51 +417,33 @@ public final class AppStoreVerifier: Sendable {
         }
 
         if !carriesBundle {
-            report.skip("bundle id", report.kind == .renewalInfo ? "renewal info carries no bundle id" : "payload carries no bundle id")
-        } else if let expected = configuration.bundleId {
-            guard let bundleId else {
-                report.fail("bundle id", .invalidAppIdentifier, "payload has no bundle id; expected \"\(expected)\"")
-                return false
-            }
-            guard bundleId == expected else {
-                report.fail(
-                    "bundle id", .invalidAppIdentifier, "bundle id \"\(bundleId.prefix(200))\" is not the configured \"\(expected)\"")
-                return false
-            }
-            report.pass("bundle id", bundleId)
-        } else {
-            report.skip("bundle id", "no bundle id configured")
+            report.skip(.bundleId, report.kind == .renewalInfo ? "renewal info carries no bundle id" : "payload carries no bundle id")
+        } else if !AppIdentityCheck.bundleId(
+            bundleId, expected: configuration.bundleId, missing: "payload has no bundle id", into: &report)
+        {
+            return false
         }
 
-        if carriesAppId, environment == "Production", configuration.acceptsProduction, let expected = configuration.appAppleId {
+        if carriesAppId, environment == EnvironmentName.production.rawValue, configuration.acceptsProduction,
+            let expected = configuration.appAppleId
+        {
             guard appAppleId == expected else {
                 let found = appAppleId.map(String.init) ?? "missing"
-                report.fail("app id", .invalidAppIdentifier, "app Apple id \(found) is not the configured \(expected)")
+                report.fail(.appId, .invalidAppIdentifier, "app Apple id \(found) is not the configured \(expected)")
                 return false
             }
-            report.pass("app id", String(expected))
+            report.pass(.appId, String(expected))
         } else {
             report.skip(
-                "app id",
+                .appId,
                 carriesAppId ? "checked only for Production" : "\(Self.describe(report.kind).dropFirst(2)) carries no app Apple id")
         }
 
-        if configuration.environments.isEmpty {
-            report.skip("environment", "any environment accepted (\(environment ?? "none"))")
-        } else if let environment {
-            guard configuration.environments.contains(environment) else {
-                report.fail(
-                    "environment", .invalidEnvironment,
-                    "environment \"\(environment.prefix(40))\" is not accepted (accepted: \(configuration.environments.sorted().joined(separator: ", ")))"
-                )
-                return false
-            }
-            report.pass("environment", environment)
-        } else {
-            report.fail("environment", .invalidEnvironment, "payload has no environment")
-            return false
-        }
-        return true
+        return AppIdentityCheck.environment(
+            .init(
+                value: environment, unchecked: environment ?? "none", missing: "payload has no environment",
+                subject: { "environment \"\($0.prefix(40))\"" }),
+            accepted: configuration.environments, into: &report)
     }
 
     // MARK: - Nested JWS
@@ -495,10 +461,10 @@ public final class AppStoreVerifier: Sendable {
             let nested = verifyToken(job.jws[...], expected: job.kind, depth: depth + 1)
             report.nested.append((name: job.name, report: nested))
             if let failure = nested.failure {
-                report.fail("nested \(job.name)", failure.code, "\(job.name): \(failure.message)")
+                report.fail(.nested(job.name), failure.code, "\(job.name): \(failure.message)")
                 return
             }
-            report.pass("nested \(job.name)", "\(Self.describe(job.kind).split(separator: " ").last ?? "") valid")
+            report.pass(.nested(job.name), "\(Self.describe(job.kind).split(separator: " ").last ?? "") valid")
         }
     }
 }

@@ -74,7 +74,7 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
 
     /// Derived: "Sandbox" when `externalPurchaseId` starts with "SANDBOX", else "Production".
     public var environment: String {
-        (externalPurchaseId ?? "").hasPrefix("SANDBOX") ? "Sandbox" : "Production"
+        ((externalPurchaseId ?? "").hasPrefix("SANDBOX") ? EnvironmentName.sandbox : .production).rawValue
     }
 }
 

@@ -1,9 +1,9 @@
 /// A decoded App Store Server Notification V2 (`ResponseBodyV2DecodedPayload`).
 public struct NotificationPayload: Sendable, Equatable {
-    /// Raw type, e.g. "DID_RENEW"; unknown values are kept.
-    public var notificationType: String?
-    /// Raw subtype, e.g. "VOLUNTARY".
-    public var subtype: String?
+    /// e.g. DID_RENEW; unknown values are kept as sent.
+    public var notificationType: NotificationType?
+    /// e.g. VOLUNTARY; unknown values are kept as sent.
+    public var subtype: NotificationSubtype?
     /// Idempotency key.
     public var notificationUUID: String?
     public var version: String?
@@ -19,8 +19,8 @@ public struct NotificationPayload: Sendable, Equatable {
     /// Builds the model from a decoded payload; a known field of the wrong JSON type throws ``VerificationFailure/Code/invalidPayload``.
     public init(json: JSONValue) throws(VerificationFailure) {
         let r = try PayloadFields(json, path: "")
-        notificationType = try r.string("notificationType")
-        subtype = try r.string("subtype")
+        notificationType = try r.string("notificationType").map(NotificationType.init(rawValue:))
+        subtype = try r.string("subtype").map(NotificationSubtype.init(rawValue:))
         notificationUUID = try r.string("notificationUUID")
         version = try r.string("version")
         signedDate = try r.date("signedDate")

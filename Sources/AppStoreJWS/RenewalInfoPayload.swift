@@ -11,7 +11,7 @@ public struct RenewalInfoPayload: Sendable, Equatable {
     /// 0 not responded, 1 consented (raw).
     public var priceIncreaseStatus: Int32?
     public var gracePeriodExpiresDate: Int64?
-    public var offerType: Int32?
+    public var offerType: OfferType?
     public var offerIdentifier: String?
     public var signedDate: Int64?
     public var environment: String?
@@ -44,7 +44,7 @@ public struct RenewalInfoPayload: Sendable, Equatable {
         isInBillingRetryPeriod = try r.bool("isInBillingRetryPeriod")
         priceIncreaseStatus = try r.int32("priceIncreaseStatus")
         gracePeriodExpiresDate = try r.date("gracePeriodExpiresDate")
-        offerType = try r.int32("offerType")
+        offerType = try r.int32("offerType").map(OfferType.init(rawValue:))
         offerIdentifier = try r.string("offerIdentifier")
         signedDate = try r.date("signedDate")
         environment = try r.string("environment")

@@ -21,14 +21,14 @@ public struct TransactionPayload: Sendable, Equatable {
     /// UUID the app set at purchase; `""` is read as nil.
     public var appAccountToken: String?
     /// FAMILY_SHARED, PURCHASED (raw).
-    public var inAppOwnershipType: String?
+    public var inAppOwnershipType: OwnershipType?
     public var signedDate: Int64?
     /// 0 REFUNDED_FOR_OTHER_REASON, 1 REFUNDED_DUE_TO_ISSUE (raw).
     public var revocationReason: Int32?
     public var revocationDate: Int64?
     public var isUpgraded: Bool?
     /// 1 INTRODUCTORY, 2 PROMOTIONAL, 3 OFFER_CODE, 4 WIN_BACK (raw).
-    public var offerType: Int32?
+    public var offerType: OfferType?
     public var offerIdentifier: String?
     public var environment: String?
     /// ISO 3166-1 alpha-3.
@@ -69,12 +69,12 @@ public struct TransactionPayload: Sendable, Equatable {
         quantity = try r.int32("quantity")
         type = try r.string("type")
         appAccountToken = try r.token("appAccountToken")
-        inAppOwnershipType = try r.string("inAppOwnershipType")
+        inAppOwnershipType = try r.string("inAppOwnershipType").map(OwnershipType.init(rawValue:))
         signedDate = try r.date("signedDate")
         revocationReason = try r.int32("revocationReason")
         revocationDate = try r.date("revocationDate")
         isUpgraded = try r.bool("isUpgraded")
-        offerType = try r.int32("offerType")
+        offerType = try r.int32("offerType").map(OfferType.init(rawValue:))
         offerIdentifier = try r.string("offerIdentifier")
         environment = try r.string("environment")
         storefront = try r.string("storefront")

@@ -14,6 +14,20 @@ public struct TrustConfiguration: Sendable {
         case now
         /// A given instant, milliseconds since the epoch.
         case fixed(Int64)
+
+        /// The instant (ms) to check a chain at, and how reports name it: `signed` is the input's
+        /// own date (a JWS's signedDate, a receipt's creation date), called `named`.
+        package func instant(signed: Int64?, named: String, now: Int64) -> (ms: Int64, label: String) {
+            switch self {
+            case .signedDate:
+                if let signed { return (signed, "at \(named) \(Timestamp.iso8601(signed))") }
+                return (now, "at now \(Timestamp.iso8601(now)) (payload has no signedDate)")
+            case .now:
+                return (now, "at now \(Timestamp.iso8601(now))")
+            case .fixed(let fixed):
+                return (fixed, "at \(Timestamp.iso8601(fixed)) (fixed)")
+            }
+        }
     }
 
     /// Trusted root certificates (DER). Default: the embedded Apple Root CA - G3.
@@ -37,7 +51,7 @@ public struct TrustConfiguration: Sendable {
         roots: [[UInt8]] = [AppleRootCAG3.der],
         bundleId: String? = nil,
         appAppleId: Int64? = nil,
-        environments: Set<String> = ["Production"],
+        environments: Set<String> = [EnvironmentName.production.rawValue],
         validationTime: ValidationTime = .signedDate,
         clock: @escaping @Sendable () -> Int64 = Timestamp.now,
         maxFutureSkewMillis: Int64 = 300_000
@@ -52,7 +66,7 @@ public struct TrustConfiguration: Sendable {
     }
 
     /// True when Production payloads are acceptable (so `appAppleId` must be configured).
-    var acceptsProduction: Bool { environments.isEmpty || environments.contains("Production") }
+    var acceptsProduction: Bool { environments.isEmpty || environments.contains(EnvironmentName.production.rawValue) }
 
     /// Reads root certificates from a file's bytes: DER (one certificate) or PEM (one or more
     /// `CERTIFICATE` blocks). Throws when nothing usable is found.

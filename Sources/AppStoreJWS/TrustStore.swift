@@ -27,7 +27,7 @@ final class ValidatedChain: @unchecked Sendable {
 
 /// The configured trust anchors in an OpenSSL `X509_STORE` (built once per verifier) and
 /// Apple's chain policy: leaf = x5c[0] → intermediate = x5c[1] → one configured root.
-final class TrustStore: @unchecked Sendable {
+package final class TrustStore: @unchecked Sendable {
     private let store: OpaquePointer
     let roots: [X509Certificate]
     private let receiptOID: OwnedObject
@@ -41,19 +41,8 @@ final class TrustStore: @unchecked Sendable {
     }
 
     init(roots: [X509Certificate]) throws(TrustConfigurationError) {
-        guard let store = X509_STORE_new() else {
-            OpenSSLErrors.drain()
-            throw TrustConfigurationError.openSSL("X509_STORE_new failed")
-        }
-        self.store = store
+        self.store = try Self.rootStore(roots)
         self.roots = roots
-        for (index, root) in roots.enumerated() where X509_STORE_add_cert(store, root.pointer) != 1 {
-            let reasons = OpenSSLErrors.drain()
-            // A duplicate root is harmless; anything else is a configuration problem.
-            if !reasons.contains(where: { $0.contains("already in hash table") }) {
-                throw TrustConfigurationError.invalidRoot(index: index, reason: reasons.first ?? "X509_STORE_add_cert failed")
-            }
-        }
         guard let receipt = OwnedObject(oid: AppleOID.receiptSigning), let wwdr = OwnedObject(oid: AppleOID.wwdrIntermediate) else {
             throw TrustConfigurationError.openSSL("OBJ_txt2obj failed")
         }
@@ -62,6 +51,23 @@ final class TrustStore: @unchecked Sendable {
     }
 
     deinit { X509_STORE_free(store) }
+
+    /// An OpenSSL store of the configured roots (the caller frees it), for the JWS and the receipt
+    /// verifier alike. A duplicate root is harmless; anything else is a configuration problem.
+    package static func rootStore(_ roots: [X509Certificate]) throws(TrustConfigurationError) -> OpaquePointer {
+        guard let store = X509_STORE_new() else {
+            OpenSSLErrors.drain()
+            throw TrustConfigurationError.openSSL("X509_STORE_new failed")
+        }
+        for (index, root) in roots.enumerated() where X509_STORE_add_cert(store, root.pointer) != 1 {
+            let reasons = OpenSSLErrors.drain()
+            if !reasons.contains(where: { $0.contains("already in hash table") }) {
+                X509_STORE_free(store)
+                throw TrustConfigurationError.invalidRoot(index: index, reason: reasons.first ?? "X509_STORE_add_cert failed")
+            }
+        }
+        return store
+    }
 
     /// Builds and checks the path at `seconds` and applies Apple's OID and key policy.
     /// Check order: chain, leaf OID, intermediate OID, leaf key, validity.
@@ -85,42 +91,42 @@ final class TrustStore: @unchecked Sendable {
         }
         result.checks.append(
             .init(
-                "chain", .passed, "\(leaf.subjectName) → \(intermediate.subjectName) → \(path.rootName) (trusted root)"))
+                .chain, .passed, "\(leaf.subjectName) → \(intermediate.subjectName) → \(path.rootName) (trusted root)"))
 
         guard leaf.hasExtension(receiptOID) else {
-            result.checks.append(.init("leaf OID", .failed, "leaf lacks \(AppleOID.receiptSigning)"))
+            result.checks.append(.init(.leafOID, .failed, "leaf lacks \(AppleOID.receiptSigning)"))
             result.failure = VerificationFailure(
                 .missingLeafOID,
                 "leaf certificate \"\(leaf.subjectName)\" lacks Apple's receipt-signing extension \(AppleOID.receiptSigning)")
             return result
         }
-        result.checks.append(.init("leaf OID", .passed, AppleOID.receiptSigning))
+        result.checks.append(.init(.leafOID, .passed, AppleOID.receiptSigning))
 
         guard intermediate.hasExtension(wwdrOID) else {
-            result.checks.append(.init("intermediate OID", .failed, "intermediate lacks \(AppleOID.wwdrIntermediate)"))
+            result.checks.append(.init(.intermediateOID, .failed, "intermediate lacks \(AppleOID.wwdrIntermediate)"))
             result.failure = VerificationFailure(
                 .missingIntermediateOID,
                 "intermediate certificate \"\(intermediate.subjectName)\" lacks Apple's WWDR extension \(AppleOID.wwdrIntermediate)")
             return result
         }
-        result.checks.append(.init("intermediate OID", .passed, AppleOID.wwdrIntermediate))
+        result.checks.append(.init(.intermediateOID, .passed, AppleOID.wwdrIntermediate))
 
         guard let key = leaf.p256PublicKey() else {
             let description = leaf.keyDescription()
-            result.checks.append(.init("leaf key", .failed, description))
+            result.checks.append(.init(.leafKey, .failed, description))
             result.failure = VerificationFailure(.invalidCertificate, "leaf key is \(description), ES256 needs EC P-256")
             return result
         }
-        result.checks.append(.init("leaf key", .passed, "EC P-256"))
+        result.checks.append(.init(.leafKey, .passed, "EC P-256"))
 
         if let timeError {
-            result.checks.append(.init("validity", .failed, "\(timeLabel): \(timeError)"))
+            result.checks.append(.init(.validity, .failed, "\(timeLabel): \(timeError)"))
             result.failure = VerificationFailure(.certificateExpiredOrNotYetValid, "\(timeError) (\(timeLabel))")
             return result
         }
         result.checks.append(
             .init(
-                "validity", .passed,
+                .validity, .passed,
                 "\(timeLabel); chain valid \(Timestamp.iso8601(path.windowStart * 1000)) … \(Timestamp.iso8601(path.windowEnd * 1000))"
             ))
         result.chain = ValidatedChain(
@@ -134,7 +140,7 @@ final class TrustStore: @unchecked Sendable {
     ) -> Evaluation {
         var result = result
         let text = error.describe(leaf: leaf, intermediate: intermediate)
-        result.checks.append(.init("chain", .failed, text))
+        result.checks.append(.init(.chain, .failed, text))
         result.failure = VerificationFailure(.untrustedChain, "certificate chain not trusted: \(text)")
         return result
     }

@@ -1,4 +1,5 @@
-/// Why a JWS was refused: a stable code and a precise message (never the whole token).
+/// Why a JWS or a StoreKit 1 receipt was refused: a stable code and a precise message (never the
+/// whole token or receipt).
 public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// Stable failure codes (tests and scripts match these, not the messages).
     public enum Code: String, Sendable, CaseIterable {
@@ -24,20 +25,28 @@ public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConve
         case missingLeafOID
         /// The intermediate lacks Apple's WWDR OID 1.2.840.113635.100.6.2.1.
         case missingIntermediateOID
-        /// The ES256 signature does not verify (or is not 64 bytes R‖S, or r/s out of range).
+        /// The ES256 signature does not verify (or is not 64 bytes R‖S, or r/s out of range); for a
+        /// receipt, the PKCS#7 signature over the content does not verify.
         case invalidSignature
         /// `signedDate` lies more than five minutes in the future.
         case futureSignedDate
         /// Bundle id (or, in Production, app Apple id) differs from the configuration.
         case invalidAppIdentifier
-        /// The payload's environment is not among the accepted ones.
+        /// The payload's environment (a receipt's type) is not among the accepted ones.
         case invalidEnvironment
+        /// Receipts: not a PKCS#7 signedData of data with one signer and its content (or not
+        /// base64, too large).
+        case invalidContainer
+        /// Receipts: no creation date (field 12) to check the chain at.
+        case missingCreationDate
+        /// Receipts: the creation date lies more than five minutes in the future.
+        case futureCreationDate
 
-        /// True for input that is not a well-formed JWS/JSON of the right shape (CLI exit 65);
-        /// every other failure is a verification failure (CLI exit 2).
+        /// True for input that is not a well-formed JWS/JSON or receipt of the right shape (CLI
+        /// exit 65); every other failure is a verification failure (CLI exit 2).
         public var isMalformed: Bool {
             switch self {
-            case .invalidJWTFormat, .invalidJSON, .invalidPayload: return true
+            case .invalidJWTFormat, .invalidJSON, .invalidPayload, .invalidContainer: return true
             default: return false
             }
         }

@@ -47,8 +47,8 @@ public struct AppReceipt: Sendable, Equatable {
     public var environment: String? {
         switch receiptType {
         case nil: return nil
-        case "Production", "ProductionVPP": return "Production"
-        case "ProductionSandbox", "ProductionVPPSandbox": return "Sandbox"
+        case "Production", "ProductionVPP": return EnvironmentName.production.rawValue
+        case "ProductionSandbox", "ProductionVPPSandbox": return EnvironmentName.sandbox.rawValue
         case let other?: return other
         }
     }

@@ -35,10 +35,10 @@ public enum ReceiptInput {
     /// The base64 receipt in a JSON body `{"receipt-data": "…"}` (other members, such as
     /// `password` or `exclude-old-transactions`, are ignored); nil when the object has no such member.
     /// Throws when `receipt-data` is not a string.
-    public static func receiptData(in json: JSONValue) throws(ReceiptFailure) -> String? {
+    public static func receiptData(in json: JSONValue) throws(VerificationFailure) -> String? {
         guard let value = json["receipt-data"] else { return nil }
         guard case .string(let text) = value else {
-            throw ReceiptFailure(.invalidContainer, "receipt-data must be a string, found \(value.typeName)")
+            throw VerificationFailure(.invalidContainer, "receipt-data must be a string, found \(value.typeName)")
         }
         return text
     }

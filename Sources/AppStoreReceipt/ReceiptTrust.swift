@@ -25,7 +25,7 @@ public struct ReceiptTrust: Sendable {
     public init(
         roots: [[UInt8]] = [AppleIncRootCA.der],
         bundleId: String? = nil,
-        environments: Set<String> = ["Production"],
+        environments: Set<String> = [EnvironmentName.production.rawValue],
         validationTime: TrustConfiguration.ValidationTime = .signedDate,
         clock: @escaping @Sendable () -> Int64 = Timestamp.now,
         maxFutureSkewMillis: Int64 = 300_000

@@ -24,23 +24,14 @@ public final class ReceiptVerifier: @unchecked Sendable {
     /// Builds a verifier; throws when a root is not a certificate or there is none.
     public init(trust: ReceiptTrust = ReceiptTrust()) throws(TrustConfigurationError) {
         guard !trust.roots.isEmpty else { throw .noRoots }
-        guard let store = X509_STORE_new() else {
-            OpenSSLErrors.drain()
-            throw .openSSL("X509_STORE_new failed")
-        }
+        var roots: [X509Certificate] = []
         for (index, der) in trust.roots.enumerated() {
             guard let root = X509Certificate(der: der) else {
-                X509_STORE_free(store)
                 throw .invalidRoot(index: index, reason: "not a DER X.509 certificate")
             }
-            if X509_STORE_add_cert(store, root.pointer) != 1 {
-                let reasons = OpenSSLErrors.drain()
-                if !reasons.contains(where: { $0.contains("already in hash table") }) {
-                    X509_STORE_free(store)
-                    throw .invalidRoot(index: index, reason: reasons.first ?? "X509_STORE_add_cert failed")
-                }
-            }
+            roots.append(root)
         }
+        let store = try TrustStore.rootStore(roots)
         guard let receipt = OwnedObject(oid: AppleOID.receiptSigning),
             let wwdr = OwnedObject(oid: trust.intermediateOID ?? AppleOID.wwdrIntermediate)
         else {
@@ -59,7 +50,7 @@ public final class ReceiptVerifier: @unchecked Sendable {
     public func verify(base64 text: String) -> ReceiptReport {
         guard let der = ReceiptInput.der(fromBase64: text) else {
             var report = ReceiptReport()
-            report.fail("format", .invalidContainer, "the receipt is not standard base64")
+            report.fail(.format, .invalidContainer, "the receipt is not standard base64")
             return report
         }
         return verify(der: der)
@@ -69,39 +60,39 @@ public final class ReceiptVerifier: @unchecked Sendable {
     public func verify(der: [UInt8]) -> ReceiptReport {
         var report = ReceiptReport()
         guard der.count <= Self.maxInputBytes else {
-            report.fail("format", .invalidContainer, "receipt is \(der.count) bytes; the limit is \(Self.maxInputBytes)")
+            report.fail(.format, .invalidContainer, "receipt is \(der.count) bytes; the limit is \(Self.maxInputBytes)")
             return report
         }
         let container: SignedContainer
         do {
             container = try SignedContainer(der: der)
         } catch {
-            report.fail("format", error.code, error.message)
+            report.fail(.format, error.code, error.message)
             return report
         }
         report.pass(
-            "format", "PKCS#7 signedData, \(der.count) B, content \(container.content.count) B, \(container.certificateCount) certificates")
+            .format, "PKCS#7 signedData, \(der.count) B, content \(container.content.count) B, \(container.certificateCount) certificates")
 
         let signer: X509Certificate
         switch container.verifySignature() {
         case .failure(let failure):
-            report.fail("signature", failure.code, failure.message)
+            report.fail(.signature, failure.code, failure.message)
             return report
         case .success(let certificate):
             signer = certificate
-            report.pass("signature", "by \"\(signer.subjectName)\"")
+            report.pass(.signature, "by \"\(signer.subjectName)\"")
         }
 
         let receipt: AppReceipt
         do {
             receipt = try AppReceipt(der: container.content)
         } catch {
-            report.fail("payload", .invalidPayload, "the receipt payload is not valid DER: \(error)")
+            report.fail(.payload, .invalidPayload, "the receipt payload is not valid DER: \(error)")
             return report
         }
         report.receipt = receipt
         report.pass(
-            "payload",
+            .payload,
             "\(receipt.receiptType ?? "no type"), \(receipt.bundleId ?? "no bundle id"), \(receipt.inApp.count) in-app entr\(receipt.inApp.count == 1 ? "y" : "ies")"
                 + (container.content.first == 0x04 ? " (unwrapped from an extra OCTET STRING)" : "")
         )
@@ -117,23 +108,18 @@ public final class ReceiptVerifier: @unchecked Sendable {
     private func validationTime(_ receipt: AppReceipt, into report: inout ReceiptReport) -> (ms: Int64, label: String)? {
         let now = trust.clock()
         guard let created = receipt.creationDate else {
-            report.fail("creation date", .missingCreationDate, "the receipt has no creation date (field 12)")
+            report.fail(.creationDate, .missingCreationDate, "the receipt has no creation date (field 12)")
             return nil
         }
         guard created <= now + trust.maxFutureSkewMillis else {
             report.fail(
-                "creation date", .futureCreationDate,
+                .creationDate, .futureCreationDate,
                 "creation date \(Timestamp.iso8601(created)) is \((created - now) / 1000) s ahead of the clock (\(Timestamp.iso8601(now)))"
             )
             return nil
         }
-        report.pass("creation date", Timestamp.iso8601(created))
-        let result: (Int64, String)
-        switch trust.validationTime {
-        case .signedDate: result = (created, "at creation date \(Timestamp.iso8601(created))")
-        case .now: result = (now, "at now \(Timestamp.iso8601(now))")
-        case .fixed(let fixed): result = (fixed, "at \(Timestamp.iso8601(fixed)) (fixed)")
-        }
+        report.pass(.creationDate, Timestamp.iso8601(created))
+        let result = trust.validationTime.instant(signed: created, named: "creation date", now: now)
         report.validationTime = result.0
         return result
     }
@@ -154,65 +140,65 @@ public final class ReceiptVerifier: @unchecked Sendable {
             switch container.withUntrusted({ buildPath(signer: signer, untrusted: $0, seconds: seconds, checkTime: false) }) {
             case .success(let found): path = found
             case .failure(let other):
-                report.fail("chain", .untrustedChain, "certificate chain not trusted: \(other.message)", detail: other.message)
+                report.fail(.chain, .untrustedChain, "certificate chain not trusted: \(other.message)", detail: other.message)
                 return false
             }
         case .failure(let error):
-            report.fail("chain", .untrustedChain, "certificate chain not trusted: \(error.message)", detail: error.message)
+            report.fail(.chain, .untrustedChain, "certificate chain not trusted: \(error.message)", detail: error.message)
             return false
         }
 
         if let stray = container.certificatesOffPath(path) {
             report.fail(
-                "chain", .untrustedChain,
+                .chain, .untrustedChain,
                 "the receipt carries certificate \"\(stray)\", which is not on its verified chain (altered or foreign)")
             return false
         }
         if path.count == 1 {
             // Only a configured self-signed certificate ends a path of one: Xcode's StoreKit testing.
             report.isSelfSigned = true
-            report.pass("chain", "\"\(signer.subjectName)\" is self-signed and trusted explicitly (--receipt-root-ca)")
+            report.pass(.chain, "\"\(signer.subjectName)\" is self-signed and trusted explicitly (--receipt-root-ca)")
             let why = "self-signed test certificate: Apple's OIDs do not apply"
-            report.skip("leaf OID", why)
-            report.skip("intermediate OID", why)
+            report.skip(.leafOID, why)
+            report.skip(.intermediateOID, why)
             report.warnings.append(
                 "signed by the self-signed \"\(signer.subjectName)\" certificate you trusted explicitly (Xcode StoreKit testing), not by Apple"
             )
         } else {
             guard path.count == 3 else {
                 report.fail(
-                    "chain", .untrustedChain,
+                    .chain, .untrustedChain,
                     "certificate chain not trusted: path is not signer → intermediate → configured root (length \(path.count))")
                 return false
             }
-            report.pass("chain", path.map { "\"\($0.subjectName)\"" }.joined(separator: " → ") + " (trusted root)")
+            report.pass(.chain, path.map { "\"\($0.subjectName)\"" }.joined(separator: " → ") + " (trusted root)")
             guard signer.hasExtension(receiptOID) else {
                 report.fail(
-                    "leaf OID", .missingLeafOID,
+                    .leafOID, .missingLeafOID,
                     "signer \"\(signer.subjectName)\" lacks Apple's receipt-signing extension \(AppleOID.receiptSigning)")
                 return false
             }
-            report.pass("leaf OID", AppleOID.receiptSigning)
+            report.pass(.leafOID, AppleOID.receiptSigning)
             if trust.intermediateOID == nil {
-                report.skip("intermediate OID", "not required by this configuration")
+                report.skip(.intermediateOID, "not required by this configuration")
             } else if !path[1].hasExtension(wwdrOID) {
                 report.fail(
-                    "intermediate OID", .missingIntermediateOID,
+                    .intermediateOID, .missingIntermediateOID,
                     "intermediate \"\(path[1].subjectName)\" lacks the WWDR extension \(trust.intermediateOID ?? "")")
                 return false
             } else {
-                report.pass("intermediate OID", trust.intermediateOID ?? "")
+                report.pass(.intermediateOID, trust.intermediateOID ?? "")
             }
         }
 
         if let timeError {
-            report.fail("validity", .certificateExpiredOrNotYetValid, "\(timeError) (\(time.label))", detail: "\(time.label): \(timeError)")
+            report.fail(.validity, .certificateExpiredOrNotYetValid, "\(timeError) (\(time.label))", detail: "\(time.label): \(timeError)")
             return false
         }
         let start = path.compactMap(\.notBefore).max() ?? 0
         let end = path.compactMap(\.notAfter).min() ?? 0
         report.pass(
-            "validity",
+            .validity,
             "\(time.label); chain valid \(Timestamp.iso8601(start * 1000)) … \(Timestamp.iso8601(end * 1000))")
         return true
     }
@@ -269,37 +255,17 @@ public final class ReceiptVerifier: @unchecked Sendable {
     // MARK: - App checks
 
     private func checkApp(_ receipt: AppReceipt, into report: inout ReceiptReport) -> Bool {
-        if let expected = trust.bundleId {
-            guard let bundleId = receipt.bundleId else {
-                report.fail("bundle id", .invalidAppIdentifier, "the receipt has no bundle id (field 2); expected \"\(expected)\"")
-                return false
-            }
-            guard bundleId == expected else {
-                report.fail(
-                    "bundle id", .invalidAppIdentifier, "bundle id \"\(bundleId.prefix(200))\" is not the configured \"\(expected)\"")
-                return false
-            }
-            report.pass("bundle id", bundleId)
-        } else {
-            report.skip("bundle id", "no bundle id configured")
-        }
-
-        if trust.environments.isEmpty {
-            report.skip("environment", "any environment accepted (\(receipt.receiptType ?? "no receipt type"))")
-            return true
-        }
-        guard let type = receipt.receiptType, let environment = receipt.environment else {
-            report.fail("environment", .invalidEnvironment, "the receipt has no receipt type (field 0)")
-            return false
-        }
-        guard trust.environments.contains(environment) else {
-            report.fail(
-                "environment", .invalidEnvironment,
-                "receipt type \"\(type.prefix(40))\" (\(environment)) is not accepted (accepted: \(trust.environments.sorted().joined(separator: ", ")))"
-            )
-            return false
-        }
-        report.pass("environment", type == environment ? type : "\(type) (\(environment))")
-        return true
+        guard
+            AppIdentityCheck.bundleId(
+                receipt.bundleId, expected: trust.bundleId, missing: "the receipt has no bundle id (field 2)", into: &report)
+        else { return false }
+        let type = receipt.receiptType
+        return AppIdentityCheck.environment(
+            .init(
+                value: type == nil ? nil : receipt.environment, unchecked: type ?? "no receipt type",
+                missing: "the receipt has no receipt type (field 0)",
+                subject: { "receipt type \"\((type ?? "").prefix(40))\" (\($0))" },
+                passed: { type == $0 ? $0 : "\(type ?? "") (\($0))" }),
+            accepted: trust.environments, into: &report)
     }
 }

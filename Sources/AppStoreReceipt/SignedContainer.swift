@@ -16,10 +16,10 @@ final class SignedContainer {
     /// The signed content: the receipt payload.
     let content: [UInt8]
 
-    /// Parses `der`; throws ``ReceiptFailure/Code/invalidContainer`` with the reason.
-    init(der: [UInt8]) throws(ReceiptFailure) {
+    /// Parses `der`; throws ``VerificationFailure/Code/invalidContainer`` with the reason.
+    init(der: [UInt8]) throws(VerificationFailure) {
         defer { OpenSSLErrors.drain() }
-        func refuse(_ why: String) -> ReceiptFailure { ReceiptFailure(.invalidContainer, why) }
+        func refuse(_ why: String) -> VerificationFailure { VerificationFailure(.invalidContainer, why) }
         guard !der.isEmpty else { throw refuse("input is empty") }
         var parsed: OpaquePointer? = nil
         let consumed: Int = der.withUnsafeBufferPointer { buffer in
@@ -109,24 +109,25 @@ final class SignedContainer {
 
     /// Verifies the signature over the content with the signer's certificate (taken from the
     /// receipt; trust is decided separately). Returns the signer, or why it failed.
-    func verifySignature() -> Result<X509Certificate, ReceiptFailure> {
+    func verifySignature() -> Result<X509Certificate, VerificationFailure> {
         defer { OpenSSLErrors.drain() }
-        guard let sink = BIO_new(BIO_s_null()) else { return .failure(ReceiptFailure(.invalidSignature, "BIO_new failed")) }
+        guard let sink = BIO_new(BIO_s_null()) else { return .failure(VerificationFailure(.invalidSignature, "BIO_new failed")) }
         defer { BIO_free(sink) }
         let flags = UInt32(CMS_NO_SIGNER_CERT_VERIFY | CMS_BINARY)
         guard CMS_verify(cms, nil, nil, nil, sink, flags) == 1 else {
             let reasons = OpenSSLErrors.drain()
-            return .failure(ReceiptFailure(.invalidSignature, "the signature does not verify (\(reasons.first ?? "CMS_verify failed"))"))
+            return .failure(
+                VerificationFailure(.invalidSignature, "the signature does not verify (\(reasons.first ?? "CMS_verify failed"))"))
         }
         guard let signers = CMS_get0_signers(cms) else {
-            return .failure(ReceiptFailure(.invalidSignature, "no signer certificate"))
+            return .failure(VerificationFailure(.invalidSignature, "no signer certificate"))
         }
         defer { OPENSSL_sk_free(signers) }
         guard OPENSSL_sk_num(signers) == 1, let raw = OPENSSL_sk_value(signers, 0) else {
-            return .failure(ReceiptFailure(.invalidSignature, "not exactly one signer certificate"))
+            return .failure(VerificationFailure(.invalidSignature, "not exactly one signer certificate"))
         }
         guard let signer = X509Certificate(copying: OpaquePointer(raw)) else {
-            return .failure(ReceiptFailure(.invalidSignature, "unreadable signer certificate"))
+            return .failure(VerificationFailure(.invalidSignature, "unreadable signer certificate"))
         }
         return .success(signer)
     }

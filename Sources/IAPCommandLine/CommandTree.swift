@@ -1,3 +1,6 @@
+import AppStoreJWS
+import SubscriptionEngine
+
 /// The whole `iapctl` command line as data: every command, option, argument and help text.
 ///
 /// Parsing, `--help`, usage errors, shell completions and man pages all come from this tree;
@@ -7,11 +10,11 @@ public enum CommandTree {
     public static let version = "0.1.0"
 
     /// Order statuses (`orders.status`).
-    public static let orderStatuses = ["pending", "paid", "refunded", "revoked"]
+    public static let orderStatuses = OrderStatus.allCases.map(\.rawValue)
     /// Member contract statuses (`member_contracts.status`).
-    public static let contractStatuses = ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"]
+    public static let contractStatuses = ContractStatus.allCases.map(\.rawValue)
     /// App Store environments a payload may come from.
-    public static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+    public static let environments = EnvironmentName.allCases.map(\.rawValue)
     /// Restore policies.
     public static let restorePolicies = ["keep", "transfer", "transfer-if-inactive"]
     /// Shells `completion` writes scripts for.

@@ -248,11 +248,14 @@ enum FieldValue {
     }
 
     /// One of `allowed`, matched without regard to case.
-    static func choice(_ value: JSONValue, field: String, allowed: [String]) throws(CLIError) -> String {
+    static func choice<Choice: CaseIterable & RawRepresentable<String>>(
+        _ value: JSONValue, field: String, of type: Choice.Type = Choice.self
+    ) throws(CLIError) -> Choice {
         let text = value.stringValue ?? ""
-        if let match = allowed.first(where: { $0.lowercased() == text.lowercased() }) { return match }
+        if let match = Choice.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) { return match }
         throw CLIError(
-            .dataError, "unknown \(field) \(quoted(value)) (allowed: \(allowed.joined(separator: ", ")))")
+            .dataError,
+            "unknown \(field) \(quoted(value)) (allowed: \(Choice.allCases.map(\.rawValue).joined(separator: ", ")))")
     }
 
     static func quoted(_ value: JSONValue) -> String {

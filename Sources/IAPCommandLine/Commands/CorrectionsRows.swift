@@ -19,8 +19,7 @@ extension Order: Correctable {
     mutating func set(_ field: String, _ value: JSONValue) throws(CLIError) {
         switch field {
         case "status":
-            status = OrderStatus(
-                rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.orderStatuses))!
+            status = try FieldValue.choice(value, field: "status", of: OrderStatus.self)
         case "user_id": userId = try FieldValue.text(value, field: field)
         case "product_id": productId = try FieldValue.text(value, field: field)
         case "expires_date": expiresDate = try FieldValue.optionalTime(value, field: field)
@@ -55,8 +54,7 @@ extension Contract: Correctable {
     mutating func set(_ field: String, _ value: JSONValue) throws(CLIError) {
         switch field {
         case "status":
-            status = ContractStatus(
-                rawValue: try FieldValue.choice(value, field: "status", allowed: CommandTree.contractStatuses))!
+            status = try FieldValue.choice(value, field: "status", of: ContractStatus.self)
         case "auto_renew": autoRenew = try FieldValue.flag(value, field: field)
         case "expires_date": expiresDate = try FieldValue.optionalTime(value, field: field)
         case "user_id": userId = try FieldValue.text(value, field: field)

@@ -13,8 +13,8 @@ enum EventMapping {
             let tx = report.nestedReport("signedTransactionInfo")?.transaction.flatMap(facts)
             let renewal = report.nestedReport("signedRenewalInfo")?.renewalInfo.map(facts)
             return SubscriptionEvent(
-                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType,
-                subtype: n.subtype, signedDate: n.signedDate, environment: report.environment,
+                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType?.rawValue,
+                subtype: n.subtype?.rawValue, signedDate: n.signedDate, environment: report.environment,
                 bundleId: n.appIdentity?.bundleId, transaction: tx, renewal: renewal, raw: raw,
                 status: n.data?.status.map(Int.init))
         case .transaction:
@@ -39,8 +39,8 @@ enum EventMapping {
             revocationDate: t.revocationDate, revocationReason: t.revocationReason.map(Int.init), type: t.type,
             environment: t.environment, price: t.price, currency: t.currency, signedDate: t.signedDate,
             transactionReason: t.transactionReason, isUpgraded: t.isUpgraded, revocationType: t.revocationType,
-            revocationPercentage: t.revocationPercentage.map(Int.init), inAppOwnershipType: t.inAppOwnershipType,
-            offerType: t.offerType.map(Int.init), offerIdentifier: t.offerIdentifier, offerPeriod: t.offerPeriod,
+            revocationPercentage: t.revocationPercentage.map(Int.init), inAppOwnershipType: t.inAppOwnershipType?.rawValue,
+            offerType: t.offerType.map { Int($0.rawValue) }, offerIdentifier: t.offerIdentifier, offerPeriod: t.offerPeriod,
             appTransactionId: t.appTransactionId)
     }
 
@@ -50,10 +50,10 @@ enum EventMapping {
             autoRenewProductId: r.autoRenewProductId, productId: r.productId,
             gracePeriodExpiresDate: r.gracePeriodExpiresDate, isInBillingRetryPeriod: r.isInBillingRetryPeriod,
             expirationIntent: r.expirationIntent.map(Int.init), signedDate: r.signedDate, renewalDate: r.renewalDate,
-            offerType: r.offerType.map(Int.init), offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
+            offerType: r.offerType.map { Int($0.rawValue) }, offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
     }
 
-    /// The exit code for a refused JWS: 65 malformed, 2 failed verification.
+    /// The exit code for a refused JWS or receipt: 65 malformed, 2 failed verification.
     static func exitCode(for failure: VerificationFailure) -> ExitCode {
         failure.code.isMalformed ? .dataError : .verificationFailed
     }

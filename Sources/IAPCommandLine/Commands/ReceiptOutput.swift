@@ -17,11 +17,6 @@ enum ReceiptOutput {
         return fields
     }
 
-    /// 65 for a malformed receipt, 2 for one that failed verification.
-    static func exitCode(for failure: ReceiptFailure) -> ExitCode {
-        failure.code.isMalformed ? .dataError : .verificationFailed
-    }
-
     /// The table-mode view: checks, then the receipt fields and one line per in-app entry.
     static func writeHuman(_ invocation: Invocation, line: Int, report: ReceiptReport) {
         guard invocation.output == .table else {
@@ -104,8 +99,8 @@ enum ReceiptOutput {
         }
         let report = verifier.verify(base64: raw)
         guard let receipt = report.receipt, report.isValid else {
-            let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
-            return .rejected(line: line, code: exitCode(for: failure), "app receipt: " + failure.message)
+            let failure = report.failure ?? VerificationFailure(.invalidContainer, "not a receipt")
+            return .rejected(line: line, code: EventMapping.exitCode(for: failure), "app receipt: " + failure.message)
         }
         guard let inApp = receipt.inApp.first(where: { $0.transactionId != nil && $0.transactionId == entry.transactionId }),
             case .facts(let facts) = ReceiptMapping.entry(inApp, of: receipt)

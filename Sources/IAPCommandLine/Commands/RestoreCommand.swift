@@ -50,8 +50,8 @@ enum RestoreCommand {
             if ReceiptInput.der(fromBase64: jws) != nil {
                 let report = try verifiers.receipts().verify(base64: jws)
                 guard let receipt = report.receipt, report.isValid else {
-                    let failure = report.failure ?? ReceiptFailure(.invalidContainer, "not a receipt")
-                    printer.add(.rejected(line: item.line, code: ReceiptOutput.exitCode(for: failure), "app receipt: " + failure.message))
+                    let failure = report.failure ?? VerificationFailure(.invalidContainer, "not a receipt")
+                    printer.add(.rejected(line: item.line, code: EventMapping.exitCode(for: failure), "app receipt: " + failure.message))
                     continue
                 }
                 if receipt.inApp.isEmpty {

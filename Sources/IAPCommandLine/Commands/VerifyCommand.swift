@@ -58,7 +58,7 @@ enum VerifyCommand {
             case .success(let token) where ReceiptInput.der(fromBase64: token) != nil:
                 let report = try verifiers.receipts().verify(base64: token)
                 doc += ReceiptOutput.fields(report)
-                if let failure = report.failure { code = ReceiptOutput.exitCode(for: failure) }
+                if let failure = report.failure { code = EventMapping.exitCode(for: failure) }
                 ReceiptOutput.writeHuman(invocation, line: item.line, report: report)
                 if apply, report.isValid, let store, let receipt = report.receipt {
                     let (applied, applyCode) = try ReceiptOutput.apply(
@@ -143,7 +143,7 @@ enum VerifyCommand {
     static func checksJSON(_ checks: [VerificationReport.Check]) -> JSONValue {
         .array(
             checks.map {
-                .object([("name", .string($0.name)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))])
+                .object([("name", .string($0.name.description)), ("status", .string($0.status.rawValue)), ("detail", .string($0.detail))])
             })
     }
 
@@ -160,7 +160,7 @@ enum VerifyCommand {
         }
         let kind =
             report.kind == .notification
-            ? "notification \(report.notification?.notificationType ?? "?")\(report.notification?.subtype.map { "/" + $0 } ?? "")"
+            ? "notification \(report.notification?.notificationType?.rawValue ?? "?")\(report.notification?.subtype.map { "/" + $0.rawValue } ?? "")"
             : report.kind.rawValue
         out.writeLine("line \(line): \(kind): \(report.isValid ? "VALID" : "INVALID")")
         writeChecks(report, to: out, indent: "  ")
@@ -187,7 +187,7 @@ enum VerifyCommand {
 
     /// One line per check: `[ok  ] name  detail`.
     static func writeCheckLines(_ checks: [VerificationReport.Check], to out: OutputSink, indent: String) {
-        let width = checks.map(\.name.count).max() ?? 0
+        let width = checks.map(\.name.description.count).max() ?? 0
         for check in checks {
             let mark: String
             switch check.status {
@@ -196,8 +196,10 @@ enum VerifyCommand {
             case .skipped: mark = "skip"
             }
             // A failed chain in a person's words, not OpenSSL's.
-            let detail = check.status == .failed && check.name == "chain" ? TrustSetup.plainWords(check.detail) : check.detail
-            out.writeLine("\(indent)[\(mark)] \(check.name + String(repeating: " ", count: width - check.name.count))  \(detail)")
+            let detail = check.status == .failed && check.name == .chain ? TrustSetup.plainWords(check.detail) : check.detail
+            out.writeLine(
+                "\(indent)[\(mark)] \(check.name.description + String(repeating: " ", count: width - check.name.description.count))  \(detail)"
+            )
         }
     }
 

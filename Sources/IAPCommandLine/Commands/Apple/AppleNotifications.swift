@@ -147,8 +147,8 @@ enum AppleNotifications {
         var r = Record()
         let notification = report.notification
         r.append("notification_uuid", notification?.notificationUUID)
-        r.append("notification_type", notification?.notificationType)
-        r.append("subtype", notification?.subtype)
+        r.append("notification_type", notification?.notificationType?.rawValue)
+        r.append("subtype", notification?.subtype?.rawValue)
         r.append("signed_date", notification?.signedDate)
         let transaction = report.nestedReport("signedTransactionInfo")?.transaction
         r.append("transaction_id", transaction?.transactionId)
