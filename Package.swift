@@ -156,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "JWSForge", "AppStoreReceipt"]
+            dependencies: ["IAPCommandLine", "CommandLineKit", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "EndToEndTests",

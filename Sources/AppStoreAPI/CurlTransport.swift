@@ -47,7 +47,20 @@ public final class CurlTransport: HTTPTransport {
     /// The largest response body accepted.
     public static let maxBody = 16 << 20
 
-    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// libcurl, loaded (`dlopen`) and initialised on the first request of the process; see CCurl/shim.h.
+    private nonisolated(unsafe) static let library: Result<UnsafePointer<iapctl_curl_api>, AppStoreAPIError> = {
+        let api = UnsafeMutablePointer<iapctl_curl_api>.allocate(capacity: 1)
+        api.initialize(to: iapctl_curl_api())
+        switch iapctl_curl_load(api) {
+        case 0: return .success(UnsafePointer(api))
+        case -1:
+            let why = String(cString: iapctl_curl_load_error())
+            return .failure(
+                AppStoreAPIError(
+                    .internal, "cannot load libcurl (\(why)); install it (Debian: apt-get install libcurl4)"))
+        default: return .failure(AppStoreAPIError(.internal, "libcurl could not start"))
+        }
+    }()
 
     public init(connectTimeout: Int = 10, totalTimeout: Int = 60, caFile: String? = nil) {
         self.connectTimeout = connectTimeout
@@ -62,14 +75,15 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
-        guard Self.globalInit, let handle = curl_easy_init() else {
+        let api = try Self.library.get()
+        guard let handle = iapctl_curl_easy_init(api) else {
             throw AppStoreAPIError(.internal, "libcurl could not start")
         }
-        defer { curl_easy_cleanup(handle) }
+        defer { iapctl_curl_easy_cleanup(api, handle) }
         var list: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(list) }
+        defer { iapctl_curl_slist_free_all(api, list) }
         for (name, value) in request.headers {
-            guard let grown = curl_slist_append(list, "\(name): \(value)") else {
+            guard let grown = iapctl_curl_slist_append(api, list, "\(name): \(value)") else {
                 throw AppStoreAPIError(.internal, "libcurl: out of memory")
             }
             list = grown
@@ -92,52 +106,53 @@ public final class CurlTransport: HTTPTransport {
             return length
         }
         var setup: [CURLcode] = [
-            iapctl_curl_set_string(handle, CURLOPT_URL, request.url),
-            iapctl_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https"),
-            iapctl_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1),
-            iapctl_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2),
-            iapctl_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-            iapctl_curl_set_long(handle, CURLOPT_NOSIGNAL, 1),
-            iapctl_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, connectTimeout),
-            iapctl_curl_set_long(handle, CURLOPT_TIMEOUT, totalTimeout),
-            iapctl_curl_set_string(handle, CURLOPT_USERAGENT, "iapctl"),
-            iapctl_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method),
-            iapctl_curl_set_slist(handle, CURLOPT_HTTPHEADER, list),
-            iapctl_curl_set_write_function(handle, CURLOPT_WRITEFUNCTION, collect),
-            iapctl_curl_set_pointer(handle, CURLOPT_WRITEDATA, bodyContext),
-            iapctl_curl_set_write_function(handle, CURLOPT_HEADERFUNCTION, collect),
-            iapctl_curl_set_pointer(handle, CURLOPT_HEADERDATA, headerContext),
+            iapctl_curl_set_string(api, handle, CURLOPT_URL, request.url),
+            iapctl_curl_set_string(api, handle, CURLOPT_PROTOCOLS_STR, "https"),
+            iapctl_curl_set_long(api, handle, CURLOPT_SSL_VERIFYPEER, 1),
+            iapctl_curl_set_long(api, handle, CURLOPT_SSL_VERIFYHOST, 2),
+            iapctl_curl_set_long(api, handle, CURLOPT_FOLLOWLOCATION, 0),
+            iapctl_curl_set_long(api, handle, CURLOPT_NOSIGNAL, 1),
+            iapctl_curl_set_long(api, handle, CURLOPT_CONNECTTIMEOUT, connectTimeout),
+            iapctl_curl_set_long(api, handle, CURLOPT_TIMEOUT, totalTimeout),
+            iapctl_curl_set_string(api, handle, CURLOPT_USERAGENT, "iapctl"),
+            iapctl_curl_set_string(api, handle, CURLOPT_CUSTOMREQUEST, request.method),
+            iapctl_curl_set_slist(api, handle, CURLOPT_HTTPHEADER, list),
+            iapctl_curl_set_write_function(api, handle, CURLOPT_WRITEFUNCTION, collect),
+            iapctl_curl_set_pointer(api, handle, CURLOPT_WRITEDATA, bodyContext),
+            iapctl_curl_set_write_function(api, handle, CURLOPT_HEADERFUNCTION, collect),
+            iapctl_curl_set_pointer(api, handle, CURLOPT_HEADERDATA, headerContext),
         ]
-        if let caFile { setup.append(iapctl_curl_set_string(handle, CURLOPT_CAINFO, caFile)) }
+        if let caFile { setup.append(iapctl_curl_set_string(api, handle, CURLOPT_CAINFO, caFile)) }
         if let payload = request.body {
-            setup.append(iapctl_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, payload.count))
+            setup.append(iapctl_curl_set_long(api, handle, CURLOPT_POSTFIELDSIZE, payload.count))
             if payload.isEmpty {
-                setup.append(iapctl_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, ""))
+                setup.append(iapctl_curl_set_string(api, handle, CURLOPT_COPYPOSTFIELDS, ""))
             } else {
                 setup.append(
                     payload.withUnsafeBytes {
                         iapctl_curl_set_string(
-                            handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+                            api, handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress!.assumingMemoryBound(to: CChar.self))
                     })
             }
         }
         if let failed = setup.first(where: { $0 != CURLE_OK }) {
             throw AppStoreAPIError(.internal, "libcurl refused an option: \(Self.describe(failed))")
         }
-        let result = curl_easy_perform(handle)
+        let result = iapctl_curl_easy_perform(api, handle)
         if body.overflow {
             throw AppStoreAPIError(.malformedResponse, "the answer of \(Self.host(request.url)) is larger than 16 MiB")
         }
         guard result == CURLE_OK else { throw Self.transportError(result, url: request.url) }
         var status = 0
-        guard iapctl_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
+        guard iapctl_curl_get_long(api, handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
             throw AppStoreAPIError(.internal, "libcurl has no response code")
         }
         return HTTPResponse(status: status, headers: Self.parseHeaders(headers.bytes), body: body.bytes)
     }
 
     static func describe(_ code: CURLcode) -> String {
-        String(cString: curl_easy_strerror(code))
+        guard case .success(let api) = library else { return "curl error \(code.rawValue)" }
+        return String(cString: iapctl_curl_easy_strerror(api, code))
     }
 
     static func host(_ url: String) -> String {

@@ -117,6 +117,11 @@ public final class Invocation {
         write(record.jsonObject().serialized() + "\n")
     }
 
+    /// Output already rendered in the chosen format (a batch writing what it kept), to stdout.
+    public func emitRendered(_ text: String) {
+        write(text)
+    }
+
     /// Rendered output to stdout; JSON on a terminal gets C1 and bidi controls as `\u` escapes.
     private func write(_ text: String) {
         let onTerminal = isStdoutTTY && (output == .json || output == .ndjson)

@@ -148,7 +148,7 @@ public enum OutputRenderer {
     static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
 
     /// One CSV cell of a value: strings that look like formulas are neutralised (not numbers or dates).
-    static func csvCell(_ value: JSONValue?, key: String, style: OutputStyle) -> String {
+    public static func csvCell(_ value: JSONValue?, key: String, style: OutputStyle) -> String {
         var text = cellText(value, key: key)
         if !style.csvRaw, case .string? = value, let first = text.unicodeScalars.first, formulaStarts.contains(first) {
             text = "'" + text
@@ -158,7 +158,7 @@ public enum OutputRenderer {
 
     /// RFC 4180: quoted when it holds a comma, quote, CR or LF (quotes doubled); on a terminal,
     /// control characters are made visible first.
-    static func csvField(_ text: String, style: OutputStyle) -> String {
+    public static func csvField(_ text: String, style: OutputStyle) -> String {
         csvField(style.csvEscapesControls ? TerminalText.escape(text) : text)
     }
 
@@ -175,76 +175,11 @@ public enum OutputRenderer {
 
     static func table(records: [Record], columns: [Column], style: OutputStyle, indent: String) -> String {
         guard !records.isEmpty, !columns.isEmpty else { return "" }
-        let fullCells: [[String]] = records.map { record in
-            columns.map { tableText(record[$0.key], key: $0.key) }
-        }
-        let headers = columns.map(\.header)
-        var widths = headers.map(TextWidth.of)
-        for row in fullCells {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TextWidth.of(cell)) }
-        }
-        var kept = Array(columns.indices)
-        var hiddenNote = ""
-        if let available = style.width {
-            let room = available - TextWidth.of(indent)
-            let natural = widths
-            // Narrow the columns kept; still too wide: leave out columns from the right (never the
-            // first, never a `keepWhole` one), fit the rest again from their natural widths, and say
-            // so after the last header ("(+2: --wide)"), rather than wrap every row.
-            while true {
-                let hidden = columns.count - kept.count
-                let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
-                let trial = fitted(
-                    kept.map { natural[$0] }, columns: kept.map { columns[$0] }, headers: kept.map { headers[$0] },
-                    available: room - TextWidth.of(note))
-                for (position, index) in kept.enumerated() { widths[index] = trial[position] }
-                hiddenNote = note
-                if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room { break }
-                // A column holding an instruction or an error is never left out either.
-                let droppable = { (index: Int) in
-                    !columns[index].keepWhole && !fullCells.contains { isInstruction($0[index]) }
-                }
-                guard let drop = kept.dropFirst().last(where: droppable) else { break }
-                kept.removeAll { $0 == drop }
-            }
-        }
-        let cells = fullCells.map { row in
-            row.enumerated().map { index, cell in
-                TextWidth.of(cell) > widths[index] && !isInstruction(cell)
-                    ? TextWidth.truncate(cell, to: widths[index]) : cell
-            }
-        }
-        let rightAligned: [Bool] = columns.map { column in
-            switch column.alignment {
-            case .left: return false
-            case .right: return true
-            case .automatic:
-                guard !DateFields.isDateKey(column.key) else { return false }
-                var sawNumber = false
-                for record in records {
-                    switch record[column.key] {
-                    case .int?, .double?: sawNumber = true
-                    case .null?, nil: continue
-                    default: return false
-                    }
-                }
-                return sawNumber
-            }
-        }
-        func line(_ row: [String], header: Bool) -> String {
-            var parts: [String] = []
-            for (position, index) in kept.enumerated() {
-                let cell = row[index]
-                let isLast = position == kept.count - 1
-                let padded =
-                    isLast && !rightAligned[index]
-                    ? cell : TextWidth.pad(cell, to: widths[index], leading: rightAligned[index])
-                parts.append(header && style.color ? bold + padded + reset : padded)
-            }
-            return indent + parts.joined(separator: "  ")
-        }
-        var lines = [line(headers, header: true) + hiddenNote]
-        lines += cells.map { line($0, header: false) }
+        var layout = TableLayout(columns: columns, style: style, indent: indent)
+        let rows = records.map { layout.add($0) }
+        let plan = layout.plan()
+        var lines = [plan.header]
+        lines += rows.map(plan.line)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -35,7 +35,10 @@ final class Connection {
     init(url: MySQLURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
         errors = ErrorReporter()
         label = url.description
-        guard Self.libraryStatus == 0 else { throw .failure("cannot initialise the MariaDB client library") }
+        guard Self.libraryStatus == 0 else {
+            throw .failure(
+                "cannot load or initialise the MariaDB client library (libmariadb.so.3: install Debian's libmariadb3)")
+        }
         guard let handle = mysql_init(nil) else { throw .failure("cannot allocate a MariaDB client handle") }
         self.handle = handle
         // From here on deinit closes the handle, whatever fails below.

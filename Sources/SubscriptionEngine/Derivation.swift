@@ -1,4 +1,5 @@
 import IAPFoundation
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -48,19 +49,16 @@ public struct FactSet: Sendable, Equatable {
 
     /// Adds more facts (those signed after `cutoff`, if given, are left out).
     public mutating func add(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
-        let decoder = JSONDecoder()
         for fact in facts where cutoff == nil || fact.signedDate <= cutoff! {
-            switch fact.kind {
-            case .transaction:
-                guard let tx = FactCoding.decode(TransactionFacts.self, fact.body, with: decoder) else { continue }
+            switch DecodedFacts.decode(fact) {
+            case .transaction(let tx):
                 transactions[fact.key, default: []].append(
                     Versioned(value: tx, signedDate: fact.signedDate, source: fact.source, body: fact.body))
-            case .renewal:
-                guard let renewal = FactCoding.decode(RenewalFacts.self, fact.body, with: decoder) else { continue }
+            case .renewal(let renewal):
                 renewals.append(Versioned(value: renewal, signedDate: fact.signedDate, source: fact.source, body: fact.body))
-            case .notification:
-                guard let note = FactCoding.decode(NotificationFact.self, fact.body, with: decoder) else { continue }
+            case .notification(let note):
                 notifications.append(Versioned(value: note, signedDate: fact.signedDate, source: fact.source, body: fact.body))
+            case .unreadable: continue
             }
         }
     }
@@ -76,6 +74,44 @@ public struct FactSet: Sendable, Equatable {
             versions.filter { !(excludingReceipts && $0.value.isFromReceipt) }.map(\.signedDate)
         }
         return (transactionDates + renewals.map(\.signedDate) + notifications.map(\.signedDate)).max()
+    }
+}
+
+/// Fact bodies decoded once per process: every event reads all facts of its contract again, and
+/// decoding their JSON was ~7 % of a large `notify` (issue 17). A body is canonical JSON and decodes
+/// to the same value every time, so the body (with its kind) is the key; the cache is bounded.
+enum DecodedFacts {
+    enum Value: Sendable {
+        case transaction(TransactionFacts)
+        case renewal(RenewalFacts)
+        case notification(NotificationFact)
+        case unreadable
+    }
+
+    struct Key: Hashable, Sendable {
+        var kind: Fact.Kind
+        var body: String
+    }
+
+    /// At most this many bodies are kept (then the cache starts again): a few MB.
+    static let limit = 4096
+    private static let cache = Mutex<[Key: Value]>([:])
+
+    static func decode(_ fact: Fact) -> Value {
+        let key = Key(kind: fact.kind, body: fact.body)
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        let value: Value
+        switch fact.kind {
+        case .transaction: value = FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
+        case .renewal: value = FactCoding.decode(RenewalFacts.self, fact.body).map { .renewal($0) } ?? .unreadable
+        case .notification:
+            value = FactCoding.decode(NotificationFact.self, fact.body).map { .notification($0) } ?? .unreadable
+        }
+        cache.withLock { cache in
+            if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
+            cache[key] = value
+        }
+        return value
     }
 }
 

@@ -24,4 +24,27 @@ struct CRC32Tests {
             }
         }
     }
+
+    @Test("eight bytes a step gives the byte-at-a-time result at every length and alignment")
+    func slicedEqualsBytewise() {
+        // The textbook bitwise CRC-32, one bit at a time: an independent reference.
+        func reference(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+            }
+            return crc ^ 0xFFFF_FFFF
+        }
+        var state: UInt32 = 12345
+        let data = (0..<300).map { _ -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        for start in 0..<9 {
+            for end in stride(from: start, through: data.count, by: 7) {
+                #expect(CRC32.checksum(Array(data[start..<end])) == reference(data[start..<end]))
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 import AppStoreJWS
-import IAPOperations
 import IAPFoundation
+import IAPOperations
 import SubscriptionEngine
 
 /// `iapctl doctor`: checks the data's invariants; each finding comes with the command that fixes it.

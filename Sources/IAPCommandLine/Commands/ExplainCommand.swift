@@ -1,6 +1,6 @@
 import AppStoreJWS
-import IAPOperations
 import IAPFoundation
+import IAPOperations
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)

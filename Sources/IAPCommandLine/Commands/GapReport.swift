@@ -51,7 +51,10 @@ enum GapReport {
         let dryRun = invocation.flag("dry-run")
         let context = EngineContext(actor: invocation.actor, command: command)
         let rows = try NotificationHistory.gaps(
-            in: items.map { NotificationHistory.Entry(jws: $0.jws, attempts: $0.attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) }) },
+            in: items.map {
+                NotificationHistory.Entry(
+                    jws: $0.jws, attempts: $0.attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) })
+            },
             verifier: verifier, store: store, engine: SubscriptionEventEngine(), context: context, apply: apply, dryRun: dryRun
         ) { invocation.stderr.writeLine("error: \($0.message)") }
         var records: [Record] = []

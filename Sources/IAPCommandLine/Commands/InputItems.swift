@@ -2,6 +2,12 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Streams the JWS of a command's input: one per line (raw JWS, webhook body, or an App Store
 /// Server API response carrying several), or one pretty-printed JSON document.
 struct InputItems {
@@ -216,6 +222,15 @@ enum PasteDamage {
     /// The start of a JWS (`eyJ` is `{"` in base64url) with fewer than three segments.
     static func isJWSFragment(_ line: String) -> Bool {
         guard line.hasPrefix("eyJ") else { return false }
+        // A whole JWS (two dots) is no fragment: found with memchr, before checking every byte
+        // of a 15 KB line (that check was ~2.6 % of a large `notify`).
+        var text = line
+        let hasTwoDots = text.withUTF8 { bytes -> Bool in
+            guard let base = bytes.baseAddress, let first = memchr(base, 0x2E, bytes.count) else { return false }
+            let next = base.distance(to: first.assumingMemoryBound(to: UInt8.self)) + 1
+            return memchr(base + next, 0x2E, bytes.count - next) != nil
+        }
+        if hasTwoDots { return false }
         var dots = 0
         for byte in line.utf8 {
             if byte == UInt8(ascii: ".") {
