@@ -133,7 +133,7 @@ complete -c iapctl -n '__iapctl_at "orders list"' -l user -x -d 'Only this user\
 complete -c iapctl -n '__iapctl_at "orders list"' -l status -x -a 'pending paid refunded revoked' -d 'Only orders in this status'
 complete -c iapctl -n '__iapctl_at "orders list"' -l product -x -d 'Only orders of this product id'
 complete -c iapctl -n '__iapctl_at "orders list"' -l limit -x -d 'Show at most this many rows'
-complete -c iapctl -n '__iapctl_at "orders list"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601, ms, or back from now (36h, 7d)'
+complete -c iapctl -n '__iapctl_at "orders list"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "orders list"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "orders show"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -161,7 +161,7 @@ complete -c iapctl -n '__iapctl_at "orders update"' -l csv-raw -d 'With -o csv, 
 complete -c iapctl -n '__iapctl_at "orders update"' -l status -x -a 'pending paid refunded revoked' -d 'The new status'
 complete -c iapctl -n '__iapctl_at "orders update"' -l user -x -d 'Move the order to this user'
 complete -c iapctl -n '__iapctl_at "orders update"' -l product -x -d 'The corrected product id'
-complete -c iapctl -n '__iapctl_at "orders update"' -l expires -x -d 'The new expiry, ISO-8601 (e.g'
+complete -c iapctl -n '__iapctl_at "orders update"' -l expires -x -d 'The new expiry: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "orders update"' -l trade-no -x -d 'The Apple transactionId; \'\' clears it'
 complete -c iapctl -n '__iapctl_at "orders update"' -l origin-no -x -d 'The Apple originalTransactionId; \'\' clears it'
 complete -c iapctl -n '__iapctl_at "orders update"' -l reason -x -d 'Why: recorded in the audit trail with the actor and the change'
@@ -211,7 +211,7 @@ complete -c iapctl -n '__iapctl_at "contracts show"' -l redact -d 'Mask user ids
 complete -c iapctl -n '__iapctl_at "contracts show"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
 complete -c iapctl -n '__iapctl_at "contracts show"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "contracts show"' -l csv-raw -d 'With -o csv, write cells as they are'
-complete -c iapctl -n '__iapctl_at "contracts show"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601, ms, or back from now (36h, 7d)'
+complete -c iapctl -n '__iapctl_at "contracts show"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "contracts show"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "contracts explain"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -240,7 +240,7 @@ complete -c iapctl -n '__iapctl_at "contracts update"' -l status -x -a 'active c
 complete -c iapctl -n '__iapctl_at "contracts update"' -l reason -x -d 'Why: recorded in the audit trail with the actor and the change'
 complete -c iapctl -n '__iapctl_at "contracts update"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
 complete -c iapctl -n '__iapctl_at "contracts update"' -l auto-renew -x -a 'on off' -d 'Turn the auto-renew flag on or off'
-complete -c iapctl -n '__iapctl_at "contracts update"' -l expires -x -d 'The new expiry, ISO-8601 (e.g'
+complete -c iapctl -n '__iapctl_at "contracts update"' -l expires -x -d 'The new expiry: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "contracts update"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "contracts update"' -s h -l help -d 'Show this help and exit'
 
@@ -263,7 +263,7 @@ complete -c iapctl -n '__iapctl_at "notify"' -l root-ca -r -F -d 'A trusted root
 complete -c iapctl -n '__iapctl_at "notify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "notify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "notify"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "notify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "notify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), or ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "notify"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "notify"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "notify"' -F
@@ -284,7 +284,7 @@ complete -c iapctl -n '__iapctl_at "verify"' -l root-ca -r -F -d 'A trusted root
 complete -c iapctl -n '__iapctl_at "verify"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "verify"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "verify"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "verify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "verify"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), or ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "verify"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "verify"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "verify"' -F
@@ -309,7 +309,7 @@ complete -c iapctl -n '__iapctl_at "restore"' -l root-ca -r -F -d 'A trusted roo
 complete -c iapctl -n '__iapctl_at "restore"' -l bundle-id -x -d 'The app\'s bundle id; payloads of other apps are rejected'
 complete -c iapctl -n '__iapctl_at "restore"' -l app-apple-id -x -d 'The app\'s Apple id; required when Production is accepted'
 complete -c iapctl -n '__iapctl_at "restore"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
-complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), or ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "restore"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
 complete -c iapctl -n '__iapctl_at "restore"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "restore"' -F
@@ -326,7 +326,7 @@ complete -c iapctl -n '__iapctl_at "entitled"' -l wide -d 'Never cut table cells
 complete -c iapctl -n '__iapctl_at "entitled"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "entitled"' -l user -x -d 'The user (your account id)'
 complete -c iapctl -n '__iapctl_at "entitled"' -l product -x -d 'Only this product id'
-complete -c iapctl -n '__iapctl_at "entitled"' -l at -x -d 'The moment to answer for: ISO-8601, ms, now, or back from now (36h, 7d)'
+complete -c iapctl -n '__iapctl_at "entitled"' -l at -x -d 'The moment to answer for: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "entitled"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "audit"' -a list -d 'List audit rows, newest first'
@@ -355,7 +355,7 @@ complete -c iapctl -n '__iapctl_at "audit list"' -l redact -d 'Mask user ids, or
 complete -c iapctl -n '__iapctl_at "audit list"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
 complete -c iapctl -n '__iapctl_at "audit list"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "audit list"' -l csv-raw -d 'With -o csv, write cells as they are'
-complete -c iapctl -n '__iapctl_at "audit list"' -l since -x -d 'Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)'
+complete -c iapctl -n '__iapctl_at "audit list"' -l since -x -d 'Only rows at or after this time: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "audit list"' -l ticket -x -d 'Only rows recorded with this ticket'
 complete -c iapctl -n '__iapctl_at "audit list"' -l user -x -d 'Only changes to this user\'s orders and contracts (also those moved to or from them)'
 complete -c iapctl -n '__iapctl_at "audit list"' -l order -x -d 'Only changes to this order (its number or its transactionId)'

@@ -99,7 +99,7 @@ public enum CommandTree {
     static let atOption = OptionSpec(
         "at", valueName: "when",
         help: "When the certificate chain must be valid: the payload's signedDate (a receipt's creation "
-            + "date) (signed), now, or an ISO-8601 time.",
+            + "date) (signed), or \(timeForms).",
         configKey: "at", defaultValue: "signed", section: "Trust options", completion: .values(["signed", "now"]),
         validation: .timestamp(keywords: ["signed", "now"]))
 
@@ -147,7 +147,12 @@ public enum CommandTree {
     static let asOfOption = OptionSpec(
         "as-of", valueName: "time",
         help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
-            + "ISO-8601, ms, or back from now (36h, 7d).")
+            + "\(timeForms).")
+
+    /// What every time option accepts (the grammar of `Timestamp.parse`), for help text.
+    static let timeForms =
+        "ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), "
+        + "milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)"
 
     static let inputFile = ArgumentSpec(
         "file", help: "Where to read from; stdin when left out or '-'.", isOptional: true, completion: .file)

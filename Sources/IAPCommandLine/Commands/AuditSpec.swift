@@ -30,7 +30,7 @@ extension CommandTree {
                 options: [
                     OptionSpec(
                         "since", valueName: "time",
-                        help: "Only rows at or after this time: ISO-8601, ms, or back from now (36h, 7d)."),
+                        help: "Only rows at or after this time: \(timeForms)."),
                     ticketOption.with(help: "Only rows recorded with this ticket."),
                     userOption("Only changes to this user's orders and contracts (also those moved to or from them)."),
                     OptionSpec(

@@ -6,12 +6,12 @@ import SubscriptionEngine
 enum AuditUndo {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let id = try AuditCommands.auditId(invocation)
-        let reason = invocation.value("reason") ?? ""
+        let reason = invocation.value(CommandTree.reasonOption) ?? ""
         guard !reason.allSatisfy(\.isWhitespace) else {
             throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'status set to refunded by mistake'")
         }
-        let ticket = invocation.value("ticket").flatMap { $0.isEmpty ? nil : $0 }
-        let dryRun = invocation.flag("dry-run")
+        let ticket = invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 }
+        let dryRun = invocation.flag(CommandTree.dryRun)
         let actor = invocation.actor
         let now = Timestamp.now()
         let store = try DbOpen.existing(invocation)

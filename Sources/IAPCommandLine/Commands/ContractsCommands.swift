@@ -20,7 +20,7 @@ enum ContractsCommands {
 
     /// `contracts show ID`, or with `--as-of` the contract, its orders, events and changes as they were then.
     static func show(_ invocation: Invocation) throws -> ExitCode {
-        guard let raw = invocation.parsed.value("as-of") else { return try showNow(invocation) }
+        guard let raw = invocation.parsed.value(CommandTree.asOfOption) else { return try showNow(invocation) }
         guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
         let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
         let asOf = try DbOpen.read(invocation) { session in try EntitlementQuery.contract(id, at: time, in: session) }

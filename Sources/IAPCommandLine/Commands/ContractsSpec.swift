@@ -78,7 +78,7 @@ extension CommandTree {
                         "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
                         allowedValues: OptionSpec.choices(Switch.self)),
                     OptionSpec(
-                        "expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",
+                        "expires", valueName: "time", help: "The new expiry: \(timeForms).",
                         validation: .timestamp(keywords: [])),
                     dryRun,
                 ],

@@ -6,7 +6,7 @@ import SubscriptionEngine
 /// Opening the database for the record-keeping commands, with the contract's messages.
 enum DbOpen {
     /// The `--db` value as given (default `iapctl.db`).
-    static func raw(_ invocation: Invocation) -> String { invocation.value("db") ?? "iapctl.db" }
+    static func raw(_ invocation: Invocation) -> String { invocation.value(CommandTree.dbOption) ?? "iapctl.db" }
 
     /// Where the database is, for people: the path, or the URL without any password.
     static func display(_ invocation: Invocation) -> String {

@@ -31,8 +31,9 @@ enum DoctorCommand {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
-        let accepted = Set(invocation.values("environment").isEmpty ? ["Production"] : invocation.values("environment"))
-        let explicitEnvironment = invocation.settings.source(of: "environment") != .defaultValue
+        let environments = invocation.values(CommandTree.environmentOption)
+        let accepted = Set(environments.isEmpty ? ["Production"] : environments)
+        let explicitEnvironment = invocation.settings.source(of: CommandTree.environmentOption.long) != .defaultValue
         let report = try DbOpen.read(invocation) { session in
             try Diagnosis.examine(session, now: now, accepted: accepted, environmentGiven: explicitEnvironment)
         }
@@ -183,8 +184,10 @@ enum DoctorCommand {
     /// `--config` and `--actor` when doctor was given them, each as one shell word.
     static func carriedSettings(_ invocation: Invocation) -> String {
         var words = ["--db", StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
-        if let config = invocation.value("config") { words += ["--config", StoreAccess.shellWord(config)] }
-        if invocation.settings.source(of: "actor") == .commandLine, let actor = invocation.value("actor") {
+        if let config = invocation.value(CommandTree.configOption) { words += ["--config", StoreAccess.shellWord(config)] }
+        if invocation.settings.source(of: CommandTree.actorOption.long) == .commandLine,
+            let actor = invocation.value(CommandTree.actorOption)
+        {
             words += ["--actor", StoreAccess.shellWord(actor)]
         }
         return words.joined(separator: " ")

@@ -6,7 +6,7 @@ import SubscriptionEngine
 enum EntitledCommand {
     /// `iapctl entitled --user U [--product P] [--at T]`: yes (exit 0) or no (exit 1), with why.
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let user = invocation.parsed.value("user") else { throw CLIError.usage("missing --user") }
+        guard let user = invocation.parsed.value(CommandTree.userOption) else { throw CLIError.usage("missing --user") }
         let product = invocation.parsed.value("product")
         let now = Timestamp.now()
         let time = try AuditTime.option(invocation, "at", now: now) ?? now

@@ -22,7 +22,7 @@ extension CommandTree {
             OptionSpec("product", valueName: "product", help: "Only this product id."),
             OptionSpec(
                 "at", valueName: "time",
-                help: "The moment to answer for: ISO-8601, ms, now, or back from now (36h, 7d).", defaultValue: "now"),
+                help: "The moment to answer for: \(timeForms).", defaultValue: "now"),
         ],
         handler: EntitledCommand.run
     )

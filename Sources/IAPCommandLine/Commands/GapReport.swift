@@ -37,7 +37,7 @@ enum GapReport {
         }
         let items = try read(try invocation.openInput(path).readAllText(), name: path)
         return try report(
-            items, source: path, verifier: try TrustSetup.verifier(invocation), apply: invocation.flag("apply"),
+            items, source: path, verifier: try TrustSetup.verifier(invocation), apply: invocation.flag(CommandTree.applyOption),
             command: "notify --gap-report --apply", invocation)
     }
 
@@ -48,7 +48,7 @@ enum GapReport {
         _ invocation: Invocation
     ) throws -> ExitCode {
         let store = try DbOpen.existing(invocation)
-        let dryRun = invocation.flag("dry-run")
+        let dryRun = invocation.flag(CommandTree.dryRun)
         let context = EngineContext(actor: invocation.actor, command: command)
         let rows = try NotificationHistory.gaps(
             in: items.map {

@@ -14,7 +14,7 @@ enum NotifyCommand {
     /// `notify`, or the gap report when `--gap-report` is given.
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard invocation.parsed.value("gap-report") != nil else {
-            if invocation.flag("apply") {
+            if invocation.flag(CommandTree.applyOption) {
                 throw CLIError.usage("--apply goes with --gap-report", hint: "notify applies its input already")
             }
             return try ingest(invocation)
@@ -42,7 +42,7 @@ enum NotifyCommand {
         let ingest = NotificationIngest(
             store: store, context: EngineContext(actor: invocation.actor, command: "notify"), timings: timings,
             shouldStop: { Interrupt.isRequested })
-        let dryRun = invocation.flag("dry-run")
+        let dryRun = invocation.flag(CommandTree.dryRun)
         let printer = ItemPrinter(invocation, columns: columns)
         var count = 0
         defer {
@@ -203,7 +203,7 @@ enum NotifyCommand {
     static func replayUnmatched(_ invocation: Invocation, verifier: AppStoreVerifier, store: any Store) throws -> ExitCode {
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: "notify --replay-unmatched")
-        let dryRun = invocation.flag("dry-run")
+        let dryRun = invocation.flag(CommandTree.dryRun)
         let printer = ItemPrinter(invocation, columns: [Column("line", title: "LEDGER")] + columns.dropFirst())
         let entries = try UnmatchedReplay.pending(in: store)
         var receipts: ReceiptVerifier? = nil

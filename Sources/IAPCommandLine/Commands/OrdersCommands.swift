@@ -90,12 +90,12 @@ enum OrdersCommands {
 
     /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func list(_ invocation: Invocation) throws -> ExitCode {
-        guard let raw = invocation.parsed.value("as-of") else { return try listNow(invocation) }
+        guard let raw = invocation.parsed.value(CommandTree.asOfOption) else { return try listNow(invocation) }
         let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
-        let user = invocation.parsed.value("user")
+        let user = invocation.parsed.value(CommandTree.userOption)
         let status = invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:))
         let product = invocation.parsed.value("product")
-        let limit = invocation.parsed.value("limit").flatMap { Int($0) }
+        let limit = invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) }
         let orders = try DbOpen.read(invocation) { session in
             try EntitlementQuery.orders(user: user, status: status, product: product, at: time, in: session)
         }

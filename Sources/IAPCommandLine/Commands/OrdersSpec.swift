@@ -98,7 +98,7 @@ extension CommandTree {
                     userOption("Move the order to this user."),
                     OptionSpec("product", valueName: "product", help: "The corrected product id."),
                     OptionSpec(
-                        "expires", valueName: "time", help: "The new expiry, ISO-8601 (e.g. 2025-12-31T00:00:00Z).",
+                        "expires", valueName: "time", help: "The new expiry: \(timeForms).",
                         validation: .timestamp(keywords: [])),
                     OptionSpec("trade-no", valueName: "id", help: "The Apple transactionId; '' clears it."),
                     OptionSpec("origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it."),

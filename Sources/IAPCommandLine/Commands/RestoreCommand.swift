@@ -13,15 +13,15 @@ enum RestoreCommand {
     ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let user = invocation.value("user"), !user.isEmpty else { throw CLIError.usage("--user is required") }
+        guard let user = invocation.value(CommandTree.userOption), !user.isEmpty else { throw CLIError.usage("--user is required") }
         guard user.count <= FieldValue.maxLength else {
             throw CLIError.usage("--user is \(user.count) characters long; the limit is \(FieldValue.maxLength)")
         }
-        let apply = invocation.flag("apply")
-        let dryRun = invocation.flag("dry-run")
+        let apply = invocation.flag(CommandTree.applyOption)
+        let dryRun = invocation.flag(CommandTree.dryRun)
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply (look-ups never write)") }
         let policy = RestorePolicy(rawValue: invocation.value("policy") ?? "keep") ?? .keep
-        let reason = invocation.value("reason")
+        let reason = invocation.value(CommandTree.reasonOption)
         if apply, policy != .keep, (reason ?? "").trimmed(.spacesAndTabs).isEmpty {
             throw CLIError.usage("--policy \(policy.rawValue) moves purchases between users: give --reason TEXT for the audit trail")
         }

@@ -33,19 +33,19 @@ enum TrustSetup {
 
     static func verifier(_ invocation: Invocation) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
-        let rootFiles = invocation.values("root-ca")
+        let rootFiles = invocation.values(CommandTree.rootCAOption)
         rootsInUse = rootFiles.isEmpty ? builtInRoot : rootFiles.joined(separator: ", ") + " (--root-ca)"
         if let roots = try roots(invocation, option: "root-ca") { configuration.roots = roots }
-        configuration.bundleId = invocation.value("bundle-id")
-        if let raw = invocation.value("app-apple-id") {
+        configuration.bundleId = invocation.value(CommandTree.bundleIdOption)
+        if let raw = invocation.value(CommandTree.appAppleIdOption) {
             guard let id = Int64(raw), id > 0 else {
                 throw CLIError.usage("--app-apple-id must be a positive integer, got '\(raw)'")
             }
             configuration.appAppleId = id
         }
-        let environments = invocation.values("environment")
+        let environments = invocation.values(CommandTree.environmentOption)
         configuration.environments = Set(environments.isEmpty ? ["Production"] : environments)
-        configuration.validationTime = try validationTime(invocation.value("at") ?? "signed")
+        configuration.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
         do {
             return try AppStoreVerifier(configuration: configuration)
         } catch {
@@ -61,10 +61,10 @@ enum TrustSetup {
     static func receiptVerifier(_ invocation: Invocation) throws -> ReceiptVerifier {
         var trust = ReceiptTrust()
         if let roots = try roots(invocation, option: "receipt-root-ca") { trust.roots = roots }
-        trust.bundleId = invocation.value("bundle-id")
-        let environments = invocation.values("environment")
+        trust.bundleId = invocation.value(CommandTree.bundleIdOption)
+        let environments = invocation.values(CommandTree.environmentOption)
         trust.environments = Set(environments.isEmpty ? ["Production"] : environments)
-        trust.validationTime = try validationTime(invocation.value("at") ?? "signed")
+        trust.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
         do {
             return try ReceiptVerifier(trust: trust)
         } catch {

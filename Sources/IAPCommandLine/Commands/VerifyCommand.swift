@@ -34,8 +34,8 @@ struct Verifiers {
 enum VerifyCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         var verifiers = Verifiers(invocation)
-        let apply = invocation.flag("apply")
-        let dryRun = invocation.flag("dry-run")
+        let apply = invocation.flag(CommandTree.applyOption)
+        let dryRun = invocation.flag(CommandTree.dryRun)
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply") }
         let store: (any Store)? = apply ? try StoreAccess.open(invocation) : nil
         let engine = SubscriptionEventEngine()
