@@ -1,5 +1,6 @@
 import AppStoreAPI
 import AppStoreJWS
+import IAPOperations
 
 #if canImport(Glibc)
     import Glibc
@@ -211,19 +212,15 @@ final class AppleSession {
         -> [VerificationReport]
     {
         let verifier = try verifier(for: server)
-        var reports: [VerificationReport] = []
-        for (index, jws) in items.enumerated() {
-            let report = verifier.verify(jws, as: kind)
-            if let failure = report.failure {
-                throw CLIError(
-                    ItemResult.exitCode(for: failure),
-                    "\(what) item \(index + 1) from \(server.rawValue) does not verify: \(failure.message)",
-                    hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
-                        + "or print the signed items without -o and inspect them with 'iapctl verify'")
-            }
-            reports.append(report)
+        do {
+            return try AppleItems.verified(items, as: kind, with: verifier)
+        } catch {
+            throw CLIError(
+                ItemResult.exitCode(for: error.failure),
+                "\(what) item \(error.index + 1) from \(server.rawValue) does not verify: \(error.failure.message)",
+                hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
+                    + "or print the signed items without -o and inspect them with 'iapctl verify'")
         }
-        return reports
     }
 
     /// Prints signed items one per line (default), or decoded after verification (`-o`).
