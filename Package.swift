@@ -148,7 +148,9 @@ let package = Package(
         // IAPOperations in-process on every Store backend.
         .testTarget(
             name: "IAPOperationsTests",
-            dependencies: ["IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt"]
+            dependencies: [
+                "IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
+            ]
         ),
         .testTarget(
             name: "CommandLineKitTests",
