@@ -78,6 +78,26 @@ public struct AppleWrite: Sendable {
         RequestIdentifier.derived(from: basis + "|" + (ticket ?? ""))
     }
 
+    /// The server it goes to when it names no transaction: Production, or Sandbox with `--environment sandbox`.
+    public static func server(for environment: APIEnvironment) -> APIServer {
+        environment == .sandbox ? .sandbox : .production
+    }
+
+    /// Sends it. Apple's refusal is returned, not thrown (it is recorded too); `sandboxTried`: whether
+    /// Sandbox was (or may have been) asked. A write Apple refused as unknown in Production changed
+    /// nothing there: asking Sandbox then is safe.
+    public func send(_ api: AppStoreServerAPI, _ environment: APIEnvironment) -> (
+        result: Result<APIAnswer, AppStoreAPIError>, sandboxTried: Bool
+    ) {
+        do {
+            return (
+                .success(byTransaction ? try api.send(call, environment) : try api.send(call, to: Self.server(for: environment))), false
+            )
+        } catch {
+            return (.failure(error), byTransaction ? environment != .production : environment == .sandbox)
+        }
+    }
+
     /// The audit row's `after`: the request as sent and Apple's answer or refusal. `environment`: the
     /// `--environment` asked, named when no server answered.
     public func auditAfter(_ result: Result<APIAnswer, AppStoreAPIError>, environment: APIEnvironment) -> String {

@@ -206,7 +206,7 @@ enum AppleWrites {
     {
         let session = try AppleSession(invocation)
         let call = write.call
-        let server: APIServer = session.environment == .sandbox ? .sandbox : .production
+        let server = AppleWrite.server(for: session.environment)
         if invocation.flag(CommandTree.dryRun) {
             invocation.print("\(call.method) \(session.api.url(call, server))")
             invocation.print("Authorization: Bearer <ES256 JWT signed with key \(session.keyId), not shown>")
@@ -222,15 +222,8 @@ enum AppleWrites {
             return .success
         }
         let store = try DbOpen.existing(invocation)
-        let result: Result<APIAnswer, AppStoreAPIError>
-        do {
-            // A write Apple refused as unknown in Production changed nothing there: asking Sandbox is safe.
-            result = .success(
-                write.byTransaction ? try session.api.send(call, session.environment) : try session.api.send(call, to: server))
-        } catch {
-            let sandboxTried = write.byTransaction ? session.environment != .production : session.environment == .sandbox
-            result = .failure(session.explained(error, sandboxTried: sandboxTried))
-        }
+        let sent = write.send(session.api, session.environment)
+        let result = sent.result.mapError { session.explained($0, sandboxTried: sent.sandboxTried) }
         let auditId = try write.record(
             result, environment: session.environment, in: store, actor: invocation.actor,
             reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption))
