@@ -79,7 +79,7 @@ let package = Package(
         // pipeline, ingest (atomic, group commit, replay) with the engine's retry policy.
         .target(
             name: "IAPOperations",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "COpenSSL"]
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "COpenSSL"]
         ),
         // The command framework: command model → parser, help, completions, man pages, output
         // formats, terminal text, input reading. Knows nothing of iapctl.
@@ -148,7 +148,9 @@ let package = Package(
         // IAPOperations in-process on every Store backend.
         .testTarget(
             name: "IAPOperationsTests",
-            dependencies: ["IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt"]
+            dependencies: [
+                "IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
+            ]
         ),
         .testTarget(
             name: "CommandLineKitTests",

@@ -204,49 +204,41 @@ enum AppleCommands {
         let orderId = invocation.arguments[0]
         let call = Endpoint.lookup(orderId: orderId)
         // Order IDs exist only in Production: auto asks Sandbox only when Production refuses the token.
-        let answer = try session.send(call, sandboxOnNotFound: false)
-        let status = answer.json?["status"]?.int64Value
-        let items = try strings(answer.json?["signedTransactions"], call: call, optional: status == 1)
-        guard status == 0 else {
+        let lookup = try OrderLookup(try session.send(call, sandboxOnNotFound: false), call: call)
+        guard lookup.status == 0 else {
             throw CLIError(
-                .notFound, "Apple says order ID \(orderId) is invalid (status \(status.map(String.init) ?? "missing"))",
+                .notFound, "Apple says order ID \(orderId) is invalid (status \(lookup.status.map(String.init) ?? "missing"))",
                 hint: "check it against the customer's receipt e-mail (e.g. MK5TTTVWJH); it is not a transactionId")
         }
-        try session.emitTransactions(items, from: answer.server, what: "lookup \(orderId)")
-        invocation.note("order ID \(orderId): \(items.count) transaction(s) from \(answer.server.rawValue)")
-        return items.isEmpty ? .notFound : .success
+        let found = lookup.transactions
+        try session.emitTransactions(found.items, from: found.server, what: "lookup \(orderId)")
+        invocation.note("order ID \(orderId): \(found.items.count) transaction(s) from \(found.server.rawValue)")
+        return found.items.isEmpty ? .notFound : .success
     }
 
     static func runTransaction(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let call = Endpoint.transaction(invocation.arguments[0])
         let answer = try session.send(call)
-        guard let jws = answer.json?["signedTransactionInfo"]?.stringValue else {
-            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no signedTransactionInfo")
-        }
+        let jws = try AppStoreServerAPI.requiredString(answer, "signedTransactionInfo", call: call)
         try session.emitTransactions([jws], from: answer.server, what: "transaction")
         return .success
     }
 
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        var query: [(String, String)] = []
+        var query = TransactionHistoryQuery(
+            products: invocation.values("product"), productTypes: invocation.values("product-type"),
+            sort: invocation.value("sort") ?? "ascending")
         let now = Timestamp.now()
-        if let since = invocation.value("since") {
-            query.append(("startDate", String(try AuditTime.parse(since, option: "since", now: now))))
-        }
-        if let until = invocation.value("until") {
-            query.append(("endDate", String(try AuditTime.parse(until, option: "until", now: now))))
-        }
-        query += invocation.values("product").map { ("productId", $0) }
-        query += invocation.values("product-type").map { ("productType", $0) }
-        query.append(("sort", (invocation.value("sort") ?? "ascending").uppercased()))
+        if let since = invocation.value("since") { query.start = try AuditTime.parse(since, option: "since", now: now) }
+        if let until = invocation.value("until") { query.end = try AuditTime.parse(until, option: "until", now: now) }
         if invocation.flag("revoked") && invocation.flag("not-revoked") {
             throw CLIError.usage("--revoked and --not-revoked exclude each other")
         }
-        if invocation.flag("revoked") { query.append(("revoked", "true")) }
-        if invocation.flag("not-revoked") { query.append(("revoked", "false")) }
-        let call = Endpoint.transactionHistory(invocation.arguments[0], query: query)
+        if invocation.flag("revoked") { query.revoked = true }
+        if invocation.flag("not-revoked") { query.revoked = false }
+        let call = Endpoint.transactionHistory(invocation.arguments[0], query: query.items)
         return try walk(session, call, what: "transaction history")
     }
 
@@ -257,16 +249,15 @@ enum AppleCommands {
 
     /// All pages of a revision-paginated history, then its items.
     static func walk(_ session: AppleSession, _ call: APICall, what: String) throws -> ExitCode {
-        let (server, pages) = try session.explaining(followsEnvironment: true) { () throws(AppStoreAPIError) in
-            try session.api.walkRevisions(call, session.environment) { pages, items in
+        let found = try session.explaining(followsEnvironment: true) { () throws(AppStoreAPIError) in
+            try session.api.signedTransactionHistory(call, session.environment) { pages, items in
                 session.progress("\(what): page \(pages), \(items) transactions")
             }
         }
         session.endProgress()
-        var items: [String] = []
-        for page in pages { items += try strings(page["signedTransactions"], call: call, optional: false) }
-        try session.emitTransactions(items, from: server, what: what)
-        session.invocation.note("\(what): \(items.count) transaction(s) in \(pages.count) page(s) from \(server.rawValue)")
+        try session.emitTransactions(found.items, from: found.server, what: what)
+        session.invocation.note(
+            "\(what): \(found.items.count) transaction(s) in \(found.pages) page(s) from \(found.server.rawValue)")
         return .success
     }
 
@@ -275,30 +266,12 @@ enum AppleCommands {
         let call = Endpoint.subscriptionStatuses(
             invocation.arguments[0], statuses: invocation.values("status").compactMap { Int($0) })
         let answer = try session.send(call)
-        guard case .array(let groups)? = answer.json?["data"] else {
-            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no data array")
-        }
-        var rows: [(group: String?, status: Int64?, original: String?, tx: String, renewal: String?)] = []
-        for group in groups {
-            guard case .array(let last)? = group["lastTransactions"] else {
-                throw AppStoreAPIError(.malformedResponse, "\(call.path): a data item has no lastTransactions array")
-            }
-            for item in last {
-                guard let tx = item["signedTransactionInfo"]?.stringValue else {
-                    throw AppStoreAPIError(.malformedResponse, "\(call.path): a lastTransactions item has no signedTransactionInfo")
-                }
-                rows.append(
-                    (
-                        group["subscriptionGroupIdentifier"]?.stringValue, item["status"]?.int64Value,
-                        item["originalTransactionId"]?.stringValue, tx, item["signedRenewalInfo"]?.stringValue
-                    ))
-            }
-        }
+        let rows = try SubscriptionStatusItem.items(answer, call: call)
         if session.printsSignedItems {
-            for row in rows { invocation.print(row.tx) }
+            for row in rows { invocation.print(row.transaction) }
         } else {
             let what = "subscription status"
-            let transactions = try session.verified(rows.map(\.tx), as: .transaction, from: answer.server, what: what)
+            let transactions = try session.verified(rows.map(\.transaction), as: .transaction, from: answer.server, what: what)
             let renewals = try session.verified(
                 rows.compactMap(\.renewal), as: .renewalInfo, from: answer.server, what: what + " renewal info")
             var renewalIndex = 0
@@ -307,7 +280,7 @@ enum AppleCommands {
                 var r = Record()
                 r.append("subscription_group_identifier", row.group)
                 r.append("status", row.status)
-                r.append("status_name", row.status.flatMap { statusNames[$0] })
+                r.append("status_name", row.status.flatMap { SubscriptionStatusItem.statusNames[$0] })
                 var renewal: VerificationReport?
                 if row.renewal != nil {
                     renewal = renewals[renewalIndex]
@@ -333,22 +306,5 @@ enum AppleCommands {
         }
         invocation.note("\(rows.count) subscription(s) from \(answer.server.rawValue)")
         return rows.isEmpty ? .notFound : .success
-    }
-
-    static let statusNames: [Int64: String] = [
-        1: "active", 2: "expired", 3: "billing_retry", 4: "grace_period", 5: "revoked",
-    ]
-
-    /// A JSON array of strings (Apple's signed… lists).
-    static func strings(_ value: JSONValue?, call: APICall, optional: Bool) throws -> [String] {
-        guard let value, case .array(let list) = value else {
-            if optional { return [] }
-            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no signedTransactions array")
-        }
-        let items = list.compactMap(\.stringValue)
-        guard items.count == list.count else {
-            throw AppStoreAPIError(.malformedResponse, "\(call.path): signedTransactions holds a non-string")
-        }
-        return items
     }
 }

@@ -85,23 +85,24 @@ enum AppleNotifications {
         let apply = invocation.flag("apply")
         let gapReport = invocation.flag("gap-report") || apply
         if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
-        var body: [(key: String, value: JSONValue)] = [("startDate", .int(start)), ("endDate", .int(end))]
+        var filter = NotificationHistoryQuery.Filter.all
         if let type = invocation.value("type") {
             guard invocation.value("transaction") == nil else {
                 throw CLIError.usage("--type and --transaction exclude each other (Apple filters by one or the other)")
             }
-            body.append(("notificationType", .string(type)))
-            if let subtype = invocation.value("subtype") { body.append(("notificationSubtype", .string(subtype))) }
+            filter = .type(type, subtype: invocation.value("subtype"))
         } else if invocation.value("subtype") != nil {
             throw CLIError.usage("--subtype goes with --type")
+        } else if let transaction = invocation.value("transaction") {
+            filter = .transaction(transaction)
         }
-        if let transaction = invocation.value("transaction") { body.append(("transactionId", .string(transaction))) }
-        if invocation.flag("only-failures") { body.append(("onlyFailures", .bool(true))) }
+        let query = NotificationHistoryQuery(
+            start: start, end: end, filter: filter, onlyFailures: invocation.flag("only-failures"))
 
         let session = try AppleSession(invocation)
         let server = server(session)
         let pages = try session.explaining { () throws(AppStoreAPIError) in
-            try session.api.walkNotificationHistory(body: .object(body), server) { pages, items in
+            try session.api.walkNotificationHistory(body: query.body, server) { pages, items in
                 session.progress("notification history: page \(pages), \(items) notifications")
             }
         }
@@ -159,9 +160,7 @@ enum AppleNotifications {
         let session = try AppleSession(invocation)
         let call = Endpoint.requestTestNotification()
         let answer = try session.explaining { () throws(AppStoreAPIError) in try session.api.send(call, to: server(session)) }
-        guard let token = answer.json?["testNotificationToken"]?.stringValue else {
-            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no testNotificationToken")
-        }
+        let token = try AppStoreServerAPI.requiredString(answer, "testNotificationToken", call: call)
         if session.printsSignedItems || invocation.output == .table {
             invocation.print(token)
         } else {
@@ -177,11 +176,10 @@ enum AppleNotifications {
         let session = try AppleSession(invocation)
         let call = Endpoint.testNotificationStatus(invocation.arguments[0])
         let answer = try session.explaining { () throws(AppStoreAPIError) in try session.api.send(call, to: server(session)) }
-        guard let json = answer.json, json["signedPayload"]?.stringValue != nil else {
-            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no signedPayload")
-        }
+        _ = try AppStoreServerAPI.requiredString(answer, "signedPayload", call: call)
         let items = try GapReport.read(
-            JSONValue.object([("notificationHistory", .array([json]))]).serialized(), name: call.path, allowEmpty: false)
+            JSONValue.object([("notificationHistory", .array([answer.json ?? .null]))]).serialized(), name: call.path,
+            allowEmpty: false)
         if session.printsSignedItems {
             invocation.print(items[0].jws)
         } else {

@@ -1,5 +1,6 @@
 import AppStoreAPI
 import AppStoreJWS
+import IAPOperations
 
 #if canImport(Glibc)
     import Glibc
@@ -68,35 +69,22 @@ final class AppleSession {
         let bundleId = invocation.value(AppleCommands.bundleIdOption) ?? ""
         self.keyFile = keyFile
         self.keyId = keyId
-        let key = try APIKey(pem: try Self.readKey(keyFile), keyId: keyId)
-        let tokens = TokenIssuer(key: key, issuerId: issuerId, bundleId: bundleId) {
-            Timestamp.now() / 1000
+        var settings = APIClientSettings(
+            key: try APIKey(pem: try Self.readKey(keyFile), keyId: keyId), issuerId: issuerId, bundleId: bundleId)
+        settings.connectTimeout = Int(invocation.value(AppleCommands.connectTimeoutOption) ?? "") ?? 10
+        settings.totalTimeout = Int(invocation.value(AppleCommands.timeoutOption) ?? "") ?? 60
+        settings.maxRateLimitWait = invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init)
+        let base = invocation.environment[Self.baseURLVariable]
+        if let base, !base.isEmpty {
+            settings.testServer = APIClientSettings.TestServer(
+                production: base, sandbox: invocation.environment[Self.sandboxBaseURLVariable],
+                caFile: invocation.environment[Self.caFileVariable])
         }
-        let transport = CurlTransport(
-            connectTimeout: Int(invocation.value(AppleCommands.connectTimeoutOption) ?? "") ?? 10,
-            totalTimeout: Int(invocation.value(AppleCommands.timeoutOption) ?? "") ?? 60)
-        var endpoints = APIEndpoints.apple
-        if let base = invocation.environment[Self.baseURLVariable], !base.isEmpty {
-            endpoints = try APIEndpoints.testOverride(
-                production: base, sandbox: invocation.environment[Self.sandboxBaseURLVariable])
-            transport.caFile = invocation.environment[Self.caFileVariable]
+        if base != nil { settings.backoff = invocation.environment["IAPCTL_APPLE_API_BACKOFF_MS"].flatMap(Int64.init) }
+        api = try AppStoreServerAPI.make(settings)
+        if let base, !base.isEmpty {
             invocation.warn("talking to the test server \(base) (\(Self.baseURLVariable)), not to Apple")
         }
-        var policy = AppStoreServerAPI.Policy()
-        if let wait = invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init) { policy.maxRateLimitWait = wait * 1000 }
-        if let ms = invocation.environment["IAPCTL_APPLE_API_BACKOFF_MS"].flatMap(Int64.init),
-            invocation.environment[Self.baseURLVariable] != nil
-        {
-            policy.backoff = ms
-        }
-        api = AppStoreServerAPI(
-            tokens: tokens, transport: transport, endpoints: endpoints, policy: policy,
-            nowMs: Timestamp.now,
-            sleepMs: { ms in
-                var time = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int(ms % 1000) * 1_000_000)
-                var left = timespec()
-                while nanosleep(&time, &left) != 0 && errno == EINTR { time = left }
-            })
         api.log = { [invocation] in invocation.note($0) }
         if let named = Self.keyIdInFileName(keyFile), named != keyId {
             invocation.warn("--key-id \(keyId) differs from the key file's name \(Self.baseName(keyFile)); Apple will refuse a mismatch")
@@ -211,19 +199,15 @@ final class AppleSession {
         -> [VerificationReport]
     {
         let verifier = try verifier(for: server)
-        var reports: [VerificationReport] = []
-        for (index, jws) in items.enumerated() {
-            let report = verifier.verify(jws, as: kind)
-            if let failure = report.failure {
-                throw CLIError(
-                    ItemResult.exitCode(for: failure),
-                    "\(what) item \(index + 1) from \(server.rawValue) does not verify: \(failure.message)",
-                    hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
-                        + "or print the signed items without -o and inspect them with 'iapctl verify'")
-            }
-            reports.append(report)
+        do {
+            return try AppleItems.verified(items, as: kind, with: verifier)
+        } catch {
+            throw CLIError(
+                ItemResult.exitCode(for: error.failure),
+                "\(what) item \(error.index + 1) from \(server.rawValue) does not verify: \(error.failure.message)",
+                hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
+                    + "or print the signed items without -o and inspect them with 'iapctl verify'")
         }
-        return reports
     }
 
     /// Prints signed items one per line (default), or decoded after verification (`-o`).

@@ -1,6 +1,6 @@
 import AppStoreAPI
 import AppStoreJWS
-import SubscriptionEngine
+import IAPOperations
 
 /// The `apple` commands that change something at Apple: renewal-date extensions, consumption
 /// information, the app account token. Each needs --reason, shows the exact request with --dry-run,
@@ -109,16 +109,14 @@ enum AppleWrites {
         }
         let code = Int64(invocation.value("reason-code") ?? "0") ?? 0
         let reason = invocation.value(CommandTree.reasonOption) ?? ""
-        let call: APICall
-        let entity: (EntityKind, String)
+        let ticket = invocation.value(CommandTree.ticketOption)
+        let write: AppleWrite
         if invocation.flag("all-active") {
             guard invocation.arguments.isEmpty else { throw CLIError.usage("--all-active takes no ORIGINAL") }
             guard let product = invocation.value("product") else { throw CLIError.usage("--all-active needs --product") }
-            let requestId = try requestIdentifier(invocation, "extend-mass|\(product)|\(days)|\(code)|\(reason)")
-            call = Endpoint.massExtend(
-                productId: product, days: days, reasonCode: code, requestIdentifier: requestId,
-                storefronts: invocation.values("storefront"))
-            entity = (.contract, "product:\(product)")
+            write = AppleWrite.massExtend(
+                product: product, days: days, reasonCode: code, storefronts: invocation.values("storefront"),
+                requestIdentifier: try givenRequestIdentifier(invocation), reason: reason, ticket: ticket)
         } else {
             guard let original = invocation.arguments.first else {
                 throw CLIError.usage("give the ORIGINAL transaction id, or --all-active --product P")
@@ -126,13 +124,11 @@ enum AppleWrites {
             if invocation.value("product") != nil || !invocation.values("storefront").isEmpty {
                 throw CLIError.usage("--product and --storefront go with --all-active")
             }
-            let requestId = try requestIdentifier(invocation, "extend|\(original)|\(days)|\(code)|\(reason)")
-            call = Endpoint.extend(original: original, days: days, reasonCode: code, requestIdentifier: requestId)
-            entity = (.contract, original)
+            write = AppleWrite.extend(
+                original: original, days: days, reasonCode: code, requestIdentifier: try givenRequestIdentifier(invocation),
+                reason: reason, ticket: ticket)
         }
-        return try send(
-            call, invocation, entity: entity, command: "apple extend", byTransaction: !invocation.flag("all-active")
-        ) { answer in
+        return try send(write, invocation) { answer in
             if invocation.flag("all-active") {
                 invocation.note(
                     "Apple accepted the mass extension; check it with 'iapctl apple extend-status "
@@ -166,21 +162,19 @@ enum AppleWrites {
             throw CLIError.usage(
                 "--customer-consented is required", hint: "Apple accepts consumption data only with the customer's consent")
         }
-        var body: [(key: String, value: JSONValue)] = [
-            ("customerConsented", .bool(true)),
-            ("sampleContentProvided", .bool(invocation.flag("sample-content-provided"))),
-            ("deliveryStatus", .string(invocation.value("delivery-status") ?? "")),
-        ]
+        var percentage: Int64?
         if let raw = invocation.value("consumption-percentage") {
             guard let milli = Int64(raw), (0...100_000).contains(milli) else {
                 throw CLIError.usage("--consumption-percentage must be 0 to 100000 (thousandths of a percent)")
             }
-            body.append(("consumptionPercentage", .int(milli)))
+            percentage = milli
         }
-        if let preference = invocation.value("refund-preference") { body.append(("refundPreference", .string(preference))) }
         let tx = invocation.arguments[0]
-        return try send(Endpoint.consumption(tx, body: .object(body)), invocation, entity: (.order, tx), command: "apple consumption") {
-            _ in
+        let write = AppleWrite.consumption(
+            transaction: tx, sampleContentProvided: invocation.flag("sample-content-provided"),
+            deliveryStatus: invocation.value("delivery-status") ?? "", consumptionPercentage: percentage,
+            refundPreference: invocation.value("refund-preference"))
+        return try send(write, invocation) { _ in
             invocation.note("Apple accepted the consumption information for \(tx)")
             return .success
         }
@@ -192,31 +186,27 @@ enum AppleWrites {
             throw CLIError.usage("--token '\(token)' is not a UUID", hint: "appAccountToken is a UUID, e.g. an order number")
         }
         let original = invocation.arguments[0]
-        return try send(
-            Endpoint.setAppAccountToken(original: original, token: token.lowercased()), invocation,
-            entity: (.contract, original), command: "apple set-app-account-token"
-        ) { _ in
+        return try send(AppleWrite.setAppAccountToken(original: original, token: token), invocation) { _ in
             invocation.note("Apple set the appAccountToken of \(original)")
             return .success
         }
     }
 
-    static func requestIdentifier(_ invocation: Invocation, _ basis: String) throws -> String {
-        if let given = invocation.value("request-id") {
-            guard AppleSession.isUUID(given) else { throw CLIError.usage("--request-id '\(given)' is not a UUID") }
-            return given.lowercased()
-        }
-        return RequestIdentifier.derived(from: basis + "|" + (invocation.value(CommandTree.ticketOption) ?? ""))
+    /// `--request-id`, lowercased; nil: the operation derives one.
+    static func givenRequestIdentifier(_ invocation: Invocation) throws -> String? {
+        guard let given = invocation.value("request-id") else { return nil }
+        guard AppleSession.isUUID(given) else { throw CLIError.usage("--request-id '\(given)' is not a UUID") }
+        return given.lowercased()
     }
 
     /// Dry run: the exact request. Otherwise: send it (the database must be there first, to record it),
     /// record Apple's answer — or Apple's refusal — in the audit trail, then print the answer.
-    static func send(
-        _ call: APICall, _ invocation: Invocation, entity: (EntityKind, String), command: String,
-        byTransaction: Bool = true, done: (JSONValue?) throws -> ExitCode
-    ) throws -> ExitCode {
+    static func send(_ write: AppleWrite, _ invocation: Invocation, done: (JSONValue?) throws -> ExitCode) throws
+        -> ExitCode
+    {
         let session = try AppleSession(invocation)
-        let server: APIServer = session.environment == .sandbox ? .sandbox : .production
+        let call = write.call
+        let server = AppleWrite.server(for: session.environment)
         if invocation.flag(CommandTree.dryRun) {
             invocation.print("\(call.method) \(session.api.url(call, server))")
             invocation.print("Authorization: Bearer <ES256 JWT signed with key \(session.keyId), not shown>")
@@ -225,47 +215,18 @@ enum AppleWrites {
                 invocation.print("")
                 invocation.print(body)
             }
-            if byTransaction && session.environment == .auto {
+            if write.byTransaction && session.environment == .auto {
                 invocation.note("with --environment auto, Sandbox is asked when Production does not know the id")
             }
             invocation.note("dry run: nothing sent, nothing recorded")
             return .success
         }
         let store = try DbOpen.existing(invocation)
-        let result: Result<APIAnswer, AppStoreAPIError>
-        do {
-            // A write Apple refused as unknown in Production changed nothing there: asking Sandbox is safe.
-            result = .success(
-                byTransaction ? try session.api.send(call, session.environment) : try session.api.send(call, to: server))
-        } catch {
-            let sandboxTried = byTransaction ? session.environment != .production : session.environment == .sandbox
-            result = .failure(session.explained(error, sandboxTried: sandboxTried))
-        }
-        let answered = (try? result.get().server.rawValue) ?? session.environment.rawValue
-        let request = JSONValue.object([
-            ("method", .string(call.method)), ("path", .string(call.target)), ("environment", .string(answered)),
-            ("body", call.body ?? .null),
-        ])
-        let response: JSONValue
-        switch result {
-        case .success(let answer):
-            response = .object([("status", .int(Int64(answer.status))), ("body", answer.json ?? .null)])
-        case .failure(let error):
-            response = .object([
-                ("status", error.httpStatus.map { .int(Int64($0)) } ?? .null),
-                ("errorCode", error.appleCode.map(JSONValue.int) ?? .null),
-                ("errorMessage", .string(error.appleMessage ?? error.message)),
-            ])
-        }
-        let auditId = try store.write { session in
-            try session.appendAudit(
-                AuditEntry(
-                    at: Timestamp.now(), actor: invocation.actor, command: command,
-                    reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption),
-                    entity: entity.0,
-                    key: entity.1, before: nil,
-                    after: JSONValue.object([("apple_request", request), ("apple_response", response)]).serialized()))
-        }
+        let sent = write.send(session.api, session.environment)
+        let result = sent.result.mapError { session.explained($0, sandboxTried: sent.sandboxTried) }
+        let auditId = try write.record(
+            result, environment: session.environment, in: store, actor: invocation.actor,
+            reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption))
         invocation.note("recorded as audit row \(auditId)")
         let answer = try result.get()
         var r = Record()

@@ -1,0 +1,173 @@
+public import AppStoreJWS
+
+/// The `apple` commands' requests and answers as typed values: the command layer parses options into
+/// these, calls the operation and prints what it returns.
+
+/// The filter body of Get Notification History.
+public struct NotificationHistoryQuery: Sendable {
+    /// Apple filters by a notification type (and subtype) or by a transaction, not both.
+    public enum Filter: Sendable {
+        case all
+        case type(String, subtype: String?)
+        case transaction(String)
+    }
+
+    public var start: Int64
+    public var end: Int64
+    public var filter: Filter
+    public var onlyFailures: Bool
+
+    public init(start: Int64, end: Int64, filter: Filter = .all, onlyFailures: Bool = false) {
+        self.start = start
+        self.end = end
+        self.filter = filter
+        self.onlyFailures = onlyFailures
+    }
+
+    /// The request body, members in Apple's documented order.
+    public var body: JSONValue {
+        var body: [(key: String, value: JSONValue)] = [("startDate", .int(start)), ("endDate", .int(end))]
+        switch filter {
+        case .all: break
+        case .type(let type, let subtype):
+            body.append(("notificationType", .string(type)))
+            if let subtype { body.append(("notificationSubtype", .string(subtype))) }
+        case .transaction(let transaction): body.append(("transactionId", .string(transaction)))
+        }
+        if onlyFailures { body.append(("onlyFailures", .bool(true))) }
+        return .object(body)
+    }
+}
+
+/// The query of Get Transaction History.
+public struct TransactionHistoryQuery: Sendable {
+    public var start: Int64?
+    public var end: Int64?
+    public var products: [String]
+    public var productTypes: [String]
+    /// `ascending` or `descending` (by modification date).
+    public var sort: String
+    /// Only revoked (`true`) or only not revoked (`false`) transactions.
+    public var revoked: Bool?
+
+    public init(
+        start: Int64? = nil, end: Int64? = nil, products: [String] = [], productTypes: [String] = [],
+        sort: String = "ascending", revoked: Bool? = nil
+    ) {
+        self.start = start
+        self.end = end
+        self.products = products
+        self.productTypes = productTypes
+        self.sort = sort
+        self.revoked = revoked
+    }
+
+    /// The query string's items, in order.
+    public var items: [(String, String)] {
+        var query: [(String, String)] = []
+        if let start { query.append(("startDate", String(start))) }
+        if let end { query.append(("endDate", String(end))) }
+        query += products.map { ("productId", $0) }
+        query += productTypes.map { ("productType", $0) }
+        query.append(("sort", sort.uppercased()))
+        if let revoked { query.append(("revoked", revoked ? "true" : "false")) }
+        return query
+    }
+}
+
+/// Signed transactions and the server that sent them.
+public struct SignedTransactions: Sendable {
+    public var server: APIServer
+    public var items: [String]
+    /// How many pages the items came in (1 for a single answer).
+    public var pages: Int
+
+    public init(server: APIServer, items: [String], pages: Int) {
+        self.server = server
+        self.items = items
+        self.pages = pages
+    }
+
+    /// A JSON array of strings (Apple's signedTransactions lists); `optional`: a missing list is empty.
+    public static func list(_ value: JSONValue?, call: APICall, optional: Bool) throws(AppStoreAPIError) -> [String] {
+        guard let value, case .array(let list) = value else {
+            if optional { return [] }
+            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no signedTransactions array")
+        }
+        let items = list.compactMap(\.stringValue)
+        guard items.count == list.count else {
+            throw AppStoreAPIError(.malformedResponse, "\(call.path): signedTransactions holds a non-string")
+        }
+        return items
+    }
+}
+
+/// Look Up Order ID's answer: Apple's status (0 valid, 1 invalid) and the order's signed transactions.
+public struct OrderLookup: Sendable {
+    public var status: Int64?
+    public var transactions: SignedTransactions
+
+    public init(_ answer: APIAnswer, call: APICall) throws(AppStoreAPIError) {
+        status = answer.json?["status"]?.int64Value
+        let items = try SignedTransactions.list(answer.json?["signedTransactions"], call: call, optional: status == 1)
+        transactions = SignedTransactions(server: answer.server, items: items, pages: 1)
+    }
+}
+
+/// One subscription of Get All Subscription Statuses: its latest signed transaction and renewal info.
+public struct SubscriptionStatusItem: Sendable {
+    public var group: String?
+    public var status: Int64?
+    public var original: String?
+    public var transaction: String
+    public var renewal: String?
+
+    /// Apple's status numbers by name.
+    public static let statusNames: [Int64: String] = [
+        1: "active", 2: "expired", 3: "billing_retry", 4: "grace_period", 5: "revoked",
+    ]
+
+    /// Every `lastTransactions` item of every subscription group of the answer, in Apple's order.
+    public static func items(_ answer: APIAnswer, call: APICall) throws(AppStoreAPIError) -> [SubscriptionStatusItem] {
+        guard case .array(let groups)? = answer.json?["data"] else {
+            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no data array")
+        }
+        var rows: [SubscriptionStatusItem] = []
+        for group in groups {
+            guard case .array(let last)? = group["lastTransactions"] else {
+                throw AppStoreAPIError(.malformedResponse, "\(call.path): a data item has no lastTransactions array")
+            }
+            for item in last {
+                guard let tx = item["signedTransactionInfo"]?.stringValue else {
+                    throw AppStoreAPIError(.malformedResponse, "\(call.path): a lastTransactions item has no signedTransactionInfo")
+                }
+                rows.append(
+                    SubscriptionStatusItem(
+                        group: group["subscriptionGroupIdentifier"]?.stringValue, status: item["status"]?.int64Value,
+                        original: item["originalTransactionId"]?.stringValue, transaction: tx,
+                        renewal: item["signedRenewalInfo"]?.stringValue))
+            }
+        }
+        return rows
+    }
+}
+
+extension AppStoreServerAPI {
+    /// All pages of a revision-paginated history (transactions, refunds), then their signed transactions.
+    public func signedTransactionHistory(
+        _ call: APICall, _ environment: APIEnvironment, progress: (Int, Int) -> Void = { _, _ in }
+    ) throws(AppStoreAPIError) -> SignedTransactions {
+        let (server, pages) = try walkRevisions(call, environment, progress: progress)
+        var items: [String] = []
+        for page in pages { items += try SignedTransactions.list(page["signedTransactions"], call: call, optional: false) }
+        return SignedTransactions(server: server, items: items, pages: pages.count)
+    }
+
+    /// The one field a single-item answer must have, as a string.
+    public static func requiredString(_ answer: APIAnswer, _ key: String, call: APICall) throws(AppStoreAPIError) -> String {
+        guard let value = answer.json?[key]?.stringValue else {
+            throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no \(key)")
+        }
+        return value
+    }
+}
