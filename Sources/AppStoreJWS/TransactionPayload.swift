@@ -17,7 +17,7 @@ public struct TransactionPayload: Sendable, Equatable {
     public var expiresDate: Int64?
     public var quantity: Int32?
     /// "Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription" (raw).
-    public var type: String?
+    public var type: ProductType?
     /// UUID the app set at purchase; `""` is read as nil.
     public var appAccountToken: String?
     /// FAMILY_SHARED, PURCHASED (raw).
@@ -34,8 +34,8 @@ public struct TransactionPayload: Sendable, Equatable {
     /// ISO 3166-1 alpha-3.
     public var storefront: String?
     public var storefrontId: String?
-    /// PURCHASE, RENEWAL (raw).
-    public var transactionReason: String?
+    /// PURCHASE, RENEWAL.
+    public var transactionReason: TransactionReason?
     /// ISO 4217.
     public var currency: String?
     /// Milliunits (10990 = 10.99).
@@ -43,8 +43,8 @@ public struct TransactionPayload: Sendable, Equatable {
     public var offerDiscountType: String?
     public var appTransactionId: String?
     public var offerPeriod: String?
-    /// REFUND_FULL, REFUND_PRORATED, FAMILY_REVOKE (raw).
-    public var revocationType: String?
+    /// REFUND_FULL, REFUND_PRORATED, FAMILY_REVOKE.
+    public var revocationType: RevocationType?
     /// Milliunits of percent (50000 = 50 %).
     public var revocationPercentage: Int32?
     /// Advanced Commerce API details, kept as JSON.
@@ -67,7 +67,7 @@ public struct TransactionPayload: Sendable, Equatable {
         originalPurchaseDate = try r.date("originalPurchaseDate")
         expiresDate = try r.date("expiresDate")
         quantity = try r.int32("quantity")
-        type = try r.string("type")
+        type = try r.string("type").map(ProductType.init(rawValue:))
         appAccountToken = try r.token("appAccountToken")
         inAppOwnershipType = try r.string("inAppOwnershipType").map(OwnershipType.init(rawValue:))
         signedDate = try r.date("signedDate")
@@ -79,13 +79,13 @@ public struct TransactionPayload: Sendable, Equatable {
         environment = try r.string("environment")
         storefront = try r.string("storefront")
         storefrontId = try r.string("storefrontId")
-        transactionReason = try r.string("transactionReason")
+        transactionReason = try r.string("transactionReason").map(TransactionReason.init(rawValue:))
         currency = try r.string("currency")
         price = try r.int64("price")
         offerDiscountType = try r.string("offerDiscountType")
         appTransactionId = try r.string("appTransactionId")
         offerPeriod = try r.string("offerPeriod")
-        revocationType = try r.string("revocationType")
+        revocationType = try r.string("revocationType").map(RevocationType.init(rawValue:))
         revocationPercentage = try r.int32("revocationPercentage")
         advancedCommerceInfo = try r.rawObject("advancedCommerceInfo")
         billingPlanType = try r.string("billingPlanType")

@@ -13,8 +13,8 @@ public enum EventMapping {
             let tx = report.nestedReport("signedTransactionInfo")?.transaction.flatMap(facts)
             let renewal = report.nestedReport("signedRenewalInfo")?.renewalInfo.map(facts)
             return SubscriptionEvent(
-                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType?.rawValue,
-                subtype: n.subtype?.rawValue, signedDate: n.signedDate, environment: report.environment,
+                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType,
+                subtype: n.subtype, signedDate: n.signedDate, environment: report.environment,
                 bundleId: n.appIdentity?.bundleId, transaction: tx, renewal: renewal, raw: raw,
                 status: n.data?.status.map(Int.init))
         case .transaction:
@@ -39,7 +39,7 @@ public enum EventMapping {
             revocationDate: t.revocationDate, revocationReason: t.revocationReason.map(Int.init), type: t.type,
             environment: t.environment, price: t.price, currency: t.currency, signedDate: t.signedDate,
             transactionReason: t.transactionReason, isUpgraded: t.isUpgraded, revocationType: t.revocationType,
-            revocationPercentage: t.revocationPercentage.map(Int.init), inAppOwnershipType: t.inAppOwnershipType?.rawValue,
+            revocationPercentage: t.revocationPercentage.map(Int.init), inAppOwnershipType: t.inAppOwnershipType,
             offerType: t.offerType.map { Int($0.rawValue) }, offerIdentifier: t.offerIdentifier, offerPeriod: t.offerPeriod,
             appTransactionId: t.appTransactionId)
     }

@@ -67,8 +67,8 @@ public enum FactRebuild {
             let renewal = n.data?.signedRenewalInfo.flatMap(payload).flatMap { try? RenewalInfoPayload(json: $0) }
                 .map(EventMapping.facts)
             return SubscriptionEvent(
-                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType?.rawValue,
-                subtype: n.subtype?.rawValue,
+                source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType,
+                subtype: n.subtype,
                 signedDate: n.signedDate, environment: n.data?.environment, bundleId: n.data?.bundleId, transaction: tx,
                 renewal: renewal, raw: entry.raw, status: n.data?.status.map(Int.init))
         }

@@ -16,8 +16,8 @@ public enum StoredFields {
     public static func fields(of event: SubscriptionEvent) -> [(name: String, value: String?, limit: Int)] {
         var fields: [(String, String?, Int)] = [
             ("notificationUUID", event.notificationUUID, maxId),
-            ("notificationType", event.notificationType, maxId),
-            ("subtype", event.subtype, maxId),
+            ("notificationType", event.notificationType?.rawValue, maxId),
+            ("subtype", event.subtype?.rawValue, maxId),
             ("environment", event.environment, maxEnvironment),
         ]
         if let tx = event.transaction {
@@ -63,7 +63,7 @@ public enum StoredFields {
         let tx = event.transaction
         return LedgerEntry(
             receivedAt: receivedAt, source: event.source, notificationUUID: fitting(event.notificationUUID),
-            notificationType: fitting(event.notificationType), subtype: fitting(event.subtype),
+            notificationType: fitting(event.notificationType?.rawValue), subtype: fitting(event.subtype?.rawValue),
             transactionId: fitting(tx?.transactionId),
             originalTransactionId: fitting(tx?.originalTransactionId ?? event.renewal?.originalTransactionId),
             appAccountToken: fitting(tx?.appAccountToken), signedDate: event.signedDate ?? tx?.signedDate,

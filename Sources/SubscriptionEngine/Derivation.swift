@@ -242,8 +242,10 @@ public enum Derivation {
             status = .paid
         } else {
             let family =
-                tx.revocationType == "FAMILY_REVOKE" || tx.inAppOwnershipType == "FAMILY_SHARED"
-                || notifications.contains { $0.value.notificationType == "REVOKE" && $0.value.transactionId == tx.transactionId }
+                tx.revocationType == .known(.familyRevoke) || tx.inAppOwnershipType == .known(.familyShared)
+                || notifications.contains {
+                    $0.value.notificationType == .known(.revoke) && $0.value.transactionId == tx.transactionId
+                }
             status = family ? .revoked : .refunded
         }
         return DerivedOrder(
@@ -355,11 +357,11 @@ public enum Derivation {
                     ))
             }
         }
-        for note in facts.notifications where note.value.notificationType == "DID_CHANGE_RENEWAL_STATUS" {
+        for note in facts.notifications where note.value.notificationType == .known(.didChangeRenewalStatus) {
             let on: Bool
             switch note.value.subtype {
-            case "AUTO_RENEW_ENABLED": on = true
-            case "AUTO_RENEW_DISABLED": on = false
+            case .known(.autoRenewEnabled)?: on = true
+            case .known(.autoRenewDisabled)?: on = false
             default: continue
             }
             autoRenewSources.append(
@@ -419,14 +421,15 @@ public enum Derivation {
 
     /// What a notification's type/subtype says of the subscription's state, when it has no `data.status`.
     static func inferred(_ n: NotificationFact, current: TransactionFacts) -> ContractStatus? {
-        switch n.notificationType {
-        case "SUBSCRIBED", "DID_RENEW", "OFFER_REDEEMED", "RENEWAL_EXTENDED": return .active
-        case "DID_CHANGE_RENEWAL_PREF": return n.subtype == "UPGRADE" ? .active : nil
-        case "DID_FAIL_TO_RENEW": return n.subtype == "GRACE_PERIOD" ? .gracePeriod : .billingRetry
-        case "GRACE_PERIOD_EXPIRED": return .billingRetry
-        case "EXPIRED": return .expired
-        case "REFUND", "REVOKE": return n.transactionId == current.transactionId ? .revoked : nil
-        case "REFUND_REVERSED": return n.transactionId == current.transactionId ? .active : nil
+        guard case .known(let type) = n.notificationType else { return nil }
+        switch type {
+        case .subscribed, .didRenew, .offerRedeemed, .renewalExtended: return .active
+        case .didChangeRenewalPref: return n.subtype == .known(.upgrade) ? .active : nil
+        case .didFailToRenew: return n.subtype == .known(.gracePeriod) ? .gracePeriod : .billingRetry
+        case .gracePeriodExpired: return .billingRetry
+        case .expired: return .expired
+        case .refund, .revoke: return n.transactionId == current.transactionId ? .revoked : nil
+        case .refundReversed: return n.transactionId == current.transactionId ? .active : nil
         default: return nil
         }
     }

@@ -160,7 +160,7 @@ public enum Diagnosis {
             guard let origin = order.originNo, byContract[origin] == nil else { continue }
             let mentions = try session.ledger(
                 transactionIds: order.tradeNo.map { [$0] } ?? [], originalTransactionIds: [origin], appAccountTokens: [])
-            if mentions.contains(where: { $0.notificationType == "ONE_TIME_CHARGE" }) { continue }
+            if mentions.contains(where: { $0.appleType == .known(.oneTimeCharge) }) { continue }
             let fromLedger = mentions.last {
                 $0.transactionId == order.tradeNo && $0.originalTransactionId != nil && $0.originalTransactionId != origin
             }?.originalTransactionId

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// What an event means for a subscription, derived from its notification type and subtype.
 enum Effect: Equatable {
     /// SUBSCRIBED (INITIAL_BUY, RESUBSCRIBE) or a client/restore submission of a new purchase.
@@ -29,29 +31,35 @@ enum Effect: Equatable {
     case informational
 
     /// The effect of a notification type/subtype pair; `nil` type means a client or restore submission.
-    init(type: String?, subtype: String?) {
+    init(type: NotificationType?, subtype: NotificationSubtype?) {
         guard let type else {
             self = .submission
             return
         }
-        switch type {
-        case "SUBSCRIBED": self = .purchase
-        case "DID_RENEW": self = .renewal
-        case "DID_CHANGE_RENEWAL_STATUS":
+        guard case .known(let known) = type else {
+            self = .informational
+            return
+        }
+        switch known {
+        case .subscribed: self = .purchase
+        case .didRenew: self = .renewal
+        case .didChangeRenewalStatus:
             switch subtype {
-            case "AUTO_RENEW_DISABLED": self = .autoRenew(false)
-            case "AUTO_RENEW_ENABLED": self = .autoRenew(true)
+            case .known(.autoRenewDisabled)?: self = .autoRenew(false)
+            case .known(.autoRenewEnabled)?: self = .autoRenew(true)
             default: self = .informational
             }
-        case "DID_FAIL_TO_RENEW": self = .failToRenew(grace: subtype == "GRACE_PERIOD")
-        case "EXPIRED", "GRACE_PERIOD_EXPIRED": self = .expired
-        case "REFUND": self = .refund
-        case "REVOKE": self = .revoke
-        case "REFUND_REVERSED": self = .refundReversed
-        case "DID_CHANGE_RENEWAL_PREF": self = .renewalPreference
-        case "OFFER_REDEEMED", "RENEWAL_EXTENDED": self = .expiryUpdate
-        case "ONE_TIME_CHARGE": self = .oneTimeCharge
-        default: self = .informational
+        case .didFailToRenew: self = .failToRenew(grace: subtype == .known(.gracePeriod))
+        case .expired, .gracePeriodExpired: self = .expired
+        case .refund: self = .refund
+        case .revoke: self = .revoke
+        case .refundReversed: self = .refundReversed
+        case .didChangeRenewalPref: self = .renewalPreference
+        case .offerRedeemed, .renewalExtended: self = .expiryUpdate
+        case .oneTimeCharge: self = .oneTimeCharge
+        case .consumptionRequest, .externalPurchaseToken, .metadataUpdate, .migration, .priceChange, .priceIncrease,
+            .refundDeclined, .renewalExtension, .test:
+            self = .informational
         }
     }
 

@@ -348,7 +348,7 @@ struct EngineRun {
         audits.append(
             AuditEntry(
                 at: now, actor: context.actor, command: context.command,
-                reason: auditReason ?? event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0 } ?? "")" }
+                reason: auditReason ?? event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0.rawValue } ?? "")" }
                     ?? "\(event.source.rawValue) submission",
                 entity: entity, key: key, before: before.flatMap { Self.json($0) }, after: Self.json(after)))
     }
@@ -380,7 +380,7 @@ struct EngineRun {
             ledgerId = try session.appendLedger(
                 LedgerEntry(
                     receivedAt: now, source: event.source, notificationUUID: event.notificationUUID,
-                    notificationType: event.notificationType, subtype: event.subtype,
+                    notificationType: event.notificationType?.rawValue, subtype: event.subtype?.rawValue,
                     transactionId: tx?.transactionId,
                     originalTransactionId: tx?.originalTransactionId ?? event.renewal?.originalTransactionId,
                     appAccountToken: tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 },

@@ -196,7 +196,7 @@ public enum EntitlementAsOf {
             return answer(false, "not-yet", "no payment of contract \(current.contractId) by then")
         }
         let lastEvent = events.filter { ($0.signedDate ?? .max) <= time && ($0.verdict == .applied) }
-            .filter { EventRule(type: $0.notificationType, subtype: $0.subtype).changesState }.last
+            .filter { EventRule(type: $0.appleType, subtype: $0.appleSubtype).changesState }.last
         let lastEventText = lastEvent.map { " (last event: \(eventName($0)) signed \(Timestamp.iso8601($0.signedDate!)))" } ?? ""
         switch contract.status {
         case .revoked:

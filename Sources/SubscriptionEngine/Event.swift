@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// The engine's input: facts from an already verified Apple payload.
 ///
 /// The command layer turns a verified notification, or a verified client/restore transaction,
@@ -6,10 +8,10 @@ public struct SubscriptionEvent: Sendable, Equatable {
     public var source: EventSource
     /// `notificationUUID` (nil for client and restore submissions).
     public var notificationUUID: String?
-    /// Raw `notificationType` (nil for client and restore submissions).
-    public var notificationType: String?
-    /// Raw `subtype`.
-    public var subtype: String?
+    /// `notificationType` (nil for client and restore submissions).
+    public var notificationType: NotificationType?
+    /// `subtype`.
+    public var subtype: NotificationSubtype?
     /// `signedDate` of the notification (or of the transaction for client submissions).
     public var signedDate: Int64?
     public var environment: String?
@@ -24,8 +26,8 @@ public struct SubscriptionEvent: Sendable, Equatable {
     public var status: Int?
 
     public init(
-        source: EventSource, notificationUUID: String? = nil, notificationType: String? = nil,
-        subtype: String? = nil, signedDate: Int64? = nil, environment: String? = nil,
+        source: EventSource, notificationUUID: String? = nil, notificationType: NotificationType? = nil,
+        subtype: NotificationSubtype? = nil, signedDate: Int64? = nil, environment: String? = nil,
         bundleId: String? = nil, transaction: TransactionFacts? = nil, renewal: RenewalFacts? = nil,
         raw: String, status: Int? = nil
     ) {
@@ -56,19 +58,19 @@ public struct TransactionFacts: Sendable, Equatable, Codable {
     public var revocationDate: Int64?
     public var revocationReason: Int?
     /// Apple's `type`: "Auto-Renewable Subscription", "Non-Consumable", …
-    public var type: String?
+    public var type: ProductType?
     public var environment: String?
     public var price: Int64?
     public var currency: String?
     public var signedDate: Int64?
-    public var transactionReason: String?
+    public var transactionReason: TransactionReason?
     public var isUpgraded: Bool?
     /// `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`.
-    public var revocationType: String?
+    public var revocationType: RevocationType?
     /// Thousandths of a percent refunded (prorated refunds).
     public var revocationPercentage: Int?
     /// `PURCHASED` or `FAMILY_SHARED`.
-    public var inAppOwnershipType: String?
+    public var inAppOwnershipType: OwnershipType?
     public var offerType: Int?
     public var offerIdentifier: String?
     /// ISO-8601 duration of the offer.
@@ -83,9 +85,9 @@ public struct TransactionFacts: Sendable, Equatable, Codable {
         transactionId: String, originalTransactionId: String, productId: String,
         appAccountToken: String? = nil, purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil,
         expiresDate: Int64? = nil, revocationDate: Int64? = nil, revocationReason: Int? = nil,
-        type: String? = nil, environment: String? = nil, price: Int64? = nil, currency: String? = nil,
-        signedDate: Int64? = nil, transactionReason: String? = nil, isUpgraded: Bool? = nil,
-        revocationType: String? = nil, revocationPercentage: Int? = nil, inAppOwnershipType: String? = nil,
+        type: ProductType? = nil, environment: String? = nil, price: Int64? = nil, currency: String? = nil,
+        signedDate: Int64? = nil, transactionReason: TransactionReason? = nil, isUpgraded: Bool? = nil,
+        revocationType: RevocationType? = nil, revocationPercentage: Int? = nil, inAppOwnershipType: OwnershipType? = nil,
         offerType: Int? = nil, offerIdentifier: String? = nil, offerPeriod: String? = nil,
         appTransactionId: String? = nil
     ) {
@@ -117,7 +119,7 @@ public struct TransactionFacts: Sendable, Equatable, Codable {
     /// True for auto-renewable subscriptions (the only kind with a member contract). A receipt entry
     /// does not state its type: it is a subscription period when it has an expiry date.
     public var isAutoRenewable: Bool {
-        if let type { return type == "Auto-Renewable Subscription" }
+        if let type { return type == .known(.autoRenewable) }
         return !isFromReceipt || expiresDate != nil
     }
 }

@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// The engine's rules by name, for people: what an event of a type/subtype does to a contract.
 ///
 /// `contracts explain` and `doctor` use these so their wording and expectations follow the
@@ -27,7 +29,7 @@ public struct EventRule: Sendable, Equatable {
     }
 
     /// The rule for a notification type/subtype; nil type means a client or restore submission.
-    public init(type: String?, subtype: String?) {
+    public init(type: NotificationType?, subtype: NotificationSubtype?) {
         let effect = Effect(type: type, subtype: subtype)
         changesState = effect.changesState
         switch effect {
@@ -47,7 +49,7 @@ public struct EventRule: Sendable, Equatable {
             (name, transition, resultingStatus) = ("fail to renew (grace)", "→ grace_period (still entitled)", .gracePeriod)
         case .failToRenew(grace: false):
             (name, transition, resultingStatus) = ("fail to renew", "→ billing_retry (not entitled)", .billingRetry)
-        case .expired where type == "GRACE_PERIOD_EXPIRED":
+        case .expired where type == .known(.gracePeriodExpired):
             (name, transition, resultingStatus) = (
                 "grace period expired", "→ billing_retry (Apple keeps retrying; not entitled)", .billingRetry
             )
@@ -83,10 +85,17 @@ extension LedgerEntry {
     }
 }
 
+extension LedgerEntry {
+    /// The stored `notificationType`, typed.
+    public var appleType: NotificationType? { notificationType.map(NotificationType.init(rawValue:)) }
+    /// The stored `subtype`, typed.
+    public var appleSubtype: NotificationSubtype? { subtype.map(NotificationSubtype.init(rawValue:)) }
+}
+
 extension EventRule {
     /// The rule that explains a ledger item (receipt items never change a contract's state).
     public init(for entry: LedgerEntry) {
-        self = entry.isReceiptSubmission ? .receiptSubmission : EventRule(type: entry.notificationType, subtype: entry.subtype)
+        self = entry.isReceiptSubmission ? .receiptSubmission : EventRule(type: entry.appleType, subtype: entry.appleSubtype)
     }
 
     /// The ordering rule (the newest signed state change decides) applied to the ledger: the applied

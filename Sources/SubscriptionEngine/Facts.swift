@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -58,14 +60,14 @@ public struct Fact: Sendable, Equatable {
 
 /// What one Apple notification said about a subscription, beyond its payloads.
 public struct NotificationFact: Sendable, Equatable, Codable {
-    public var notificationType: String
-    public var subtype: String?
+    public var notificationType: NotificationType
+    public var subtype: NotificationSubtype?
     /// `data.status`: 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
     public var status: Int?
     /// The transaction the notification carried (the one a REFUND or REVOKE is about).
     public var transactionId: String?
 
-    public init(notificationType: String, subtype: String? = nil, status: Int? = nil, transactionId: String? = nil) {
+    public init(notificationType: NotificationType, subtype: NotificationSubtype? = nil, status: Int? = nil, transactionId: String? = nil) {
         self.notificationType = notificationType
         self.subtype = subtype
         self.status = status
@@ -73,7 +75,7 @@ public struct NotificationFact: Sendable, Equatable, Codable {
     }
 
     /// `DID_RENEW`, `EXPIRED/VOLUNTARY`.
-    public var name: String { subtype.map { "\(notificationType)/\($0)" } ?? notificationType }
+    public var name: String { subtype.map { "\(notificationType)/\($0)" } ?? notificationType.rawValue }
 }
 
 extension SubscriptionEvent {

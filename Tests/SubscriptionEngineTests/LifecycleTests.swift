@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 import SubscriptionEngine
 import Testing
 
@@ -61,7 +62,10 @@ struct LifecycleTests {
         ] as [(String, String?, ContractStatus)])
     func stateChanges(type: String, subtype: String?, expected: ContractStatus) throws {
         let h = try subscribed()
-        let out = try h.apply(notification(type, subtype, signed: t0 + day, tx: tx("1000", token: token), autoRenew: 0))
+        let out = try h.apply(
+            notification(
+                NotificationType(rawValue: type), subtype.map(NotificationSubtype.init(rawValue:)), signed: t0 + day,
+                tx: tx("1000", token: token), autoRenew: 0))
         #expect(out.verdict == .applied)
         #expect(try h.contract("1000")?.status == expected)
         #expect(try h.contract("1000")?.autoRenew == false)

@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 import SubscriptionEngine
 import Testing
 
@@ -27,7 +28,8 @@ struct RealLifecycleTests {
             }
             return SubscriptionEvent(
                 source: .apple, notificationUUID: payload["notificationUUID"] as? String,
-                notificationType: payload["notificationType"] as? String, subtype: payload["subtype"] as? String,
+                notificationType: (payload["notificationType"] as? String).map(NotificationType.init(rawValue:)),
+                subtype: (payload["subtype"] as? String).map(NotificationSubtype.init(rawValue:)),
                 signedDate: int(payload["signedDate"]), environment: "Sandbox",
                 bundleId: "com.loki-project.loki-messenger", transaction: transaction, renewal: renewal, raw: stem,
                 status: ((payload["data"] as? [String: Any])?["status"] as? NSNumber)?.intValue)
@@ -41,10 +43,11 @@ struct RealLifecycleTests {
             productId: t["productId"] as! String, appAccountToken: t["appAccountToken"] as? String,
             purchaseDate: int(t["purchaseDate"]), originalPurchaseDate: int(t["originalPurchaseDate"]),
             expiresDate: int(t["expiresDate"]), revocationDate: int(t["revocationDate"]),
-            revocationReason: (t["revocationReason"] as? NSNumber)?.intValue, type: t["type"] as? String,
+            revocationReason: (t["revocationReason"] as? NSNumber)?.intValue, type: (t["type"] as? String).map(ProductType.init(rawValue:)),
             environment: t["environment"] as? String, price: int(t["price"]), currency: t["currency"] as? String,
             signedDate: int(t["signedDate"]), isUpgraded: t["isUpgraded"] as? Bool,
-            inAppOwnershipType: t["inAppOwnershipType"] as? String, appTransactionId: t["appTransactionId"] as? String)
+            inAppOwnershipType: (t["inAppOwnershipType"] as? String).map(OwnershipType.init(rawValue:)),
+            appTransactionId: t["appTransactionId"] as? String)
     }
 
     static func object(_ url: URL) throws -> [String: Any] {

@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 import SubscriptionEngine
 import Testing
 
@@ -16,7 +17,7 @@ let hour: Int64 = 3_600_000
 /// A period of a subscription: purchased at `start`, ending `days` later.
 func period(
     _ id: String, original: String = "1000", token: String? = alice, product: String = "pro.monthly", start: Int64,
-    days: Int64 = 30, revokedAt: Int64? = nil, upgraded: Bool? = nil, owner: String? = nil, revocationType: String? = nil
+    days: Int64 = 30, revokedAt: Int64? = nil, upgraded: Bool? = nil, owner: OwnershipType? = nil, revocationType: RevocationType? = nil
 ) -> TransactionFacts {
     TransactionFacts(
         transactionId: id, originalTransactionId: original, productId: product, appAccountToken: token,
@@ -28,7 +29,7 @@ func period(
 
 /// An App Store Server Notification V2 with its `data.status` and renewal info.
 func apple(
-    _ type: String, _ subtype: String? = nil, at signed: Int64, _ tx: TransactionFacts?, status: Int? = nil,
+    _ type: NotificationType, _ subtype: NotificationSubtype? = nil, at signed: Int64, _ tx: TransactionFacts?, status: Int? = nil,
     autoRenew: Int? = 1, next: String? = nil, grace: Int64? = nil
 ) -> SubscriptionEvent {
     let uuid = "\(type)-\(subtype ?? "")-\(signed)-\(tx?.transactionId ?? "")"

@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 @_spi(Testing) import MySQLStore
 import SQLiteStore
 import SubscriptionEngine
@@ -131,7 +132,7 @@ func tx(
 }
 
 func notification(
-    _ type: String, _ subtype: String? = nil, uuid: String = UUID().uuidString, signed: Int64,
+    _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String = UUID().uuidString, signed: Int64,
     tx: TransactionFacts?, autoRenew: Int? = 1, nextProduct: String? = nil
 ) -> SubscriptionEvent {
     SubscriptionEvent(

@@ -32,7 +32,7 @@ enum DoctorCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
         let environments = invocation.values(CommandTree.environmentOption)
-        let accepted = Set(environments.isEmpty ? ["Production"] : environments)
+        let accepted = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
         let explicitEnvironment = invocation.settings.source(of: CommandTree.environmentOption.long) != .defaultValue
         let report = try DbOpen.read(invocation) { session in
             try Diagnosis.examine(session, now: now, accepted: accepted, environmentGiven: explicitEnvironment)

@@ -71,8 +71,8 @@ enum GapReport {
                 r.append("error", message)
             case .missing(let event, let uuid, let ledger, let attempts, let outcome):
                 r.append("notification_uuid", uuid)
-                r.append("notification_type", event.notificationType)
-                r.append("subtype", event.subtype)
+                r.append("notification_type", event.notificationType?.rawValue)
+                r.append("subtype", event.subtype?.rawValue)
                 r.append("signed_date", event.signedDate)
                 r.append("transaction_id", event.transaction?.transactionId)
                 r.append(

@@ -41,8 +41,8 @@ struct ItemResult {
     static func poison(line: Int, _ event: SubscriptionEvent, _ why: String) -> ItemResult {
         var result = ItemResult.rejected(line: line, code: .dataError, why)
         result.notificationUUID = StoredFields.fitting(event.notificationUUID)
-        result.notificationType = StoredFields.fitting(event.notificationType)
-        result.subtype = StoredFields.fitting(event.subtype)
+        result.notificationType = StoredFields.fitting(event.notificationType?.rawValue)
+        result.subtype = StoredFields.fitting(event.subtype?.rawValue)
         result.transactionId = StoredFields.fitting(event.transaction?.transactionId)
         result.originalTransactionId = StoredFields.fitting(
             event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
@@ -53,7 +53,7 @@ struct ItemResult {
     static func applied(line: Int, event: SubscriptionEvent, outcome: Outcome) -> ItemResult {
         ItemResult(
             line: line, verdict: outcome.verdict.rawValue, code: exitCode(outcome.verdict),
-            notificationUUID: event.notificationUUID, notificationType: event.notificationType, subtype: event.subtype,
+            notificationUUID: event.notificationUUID, notificationType: event.notificationType?.rawValue, subtype: event.subtype?.rawValue,
             transactionId: event.transaction?.transactionId,
             originalTransactionId: event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId,
             changes: outcome.changes, detail: outcome.detail)

@@ -191,7 +191,7 @@ enum NotifyCommand {
         default: break
         }
         switch report.failure?.code {
-        case .invalidEnvironment?: return "accept it with --environment \(report.environment ?? "Sandbox")"
+        case .invalidEnvironment?: return "accept it with --environment \(report.environment ?? EnvironmentName.sandbox.rawValue)"
         case .invalidAppIdentifier?: return "check --bundle-id / --app-apple-id"
         case .certificateExpiredOrNotYetValid?: return "the chain is checked at --at (default: the payload's signedDate)"
         case .untrustedChain?: return TrustSetup.untrustedHint

@@ -44,7 +44,7 @@ enum TrustSetup {
             configuration.appAppleId = id
         }
         let environments = invocation.values(CommandTree.environmentOption)
-        configuration.environments = Set(environments.isEmpty ? ["Production"] : environments)
+        configuration.environments = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
         configuration.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
         do {
             return try AppStoreVerifier(configuration: configuration)
@@ -63,7 +63,7 @@ enum TrustSetup {
         if let roots = try roots(invocation, option: "receipt-root-ca") { trust.roots = roots }
         trust.bundleId = invocation.value(CommandTree.bundleIdOption)
         let environments = invocation.values(CommandTree.environmentOption)
-        trust.environments = Set(environments.isEmpty ? ["Production"] : environments)
+        trust.environments = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
         trust.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
         do {
             return try ReceiptVerifier(trust: trust)

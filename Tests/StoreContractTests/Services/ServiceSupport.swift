@@ -1,4 +1,5 @@
 import Foundation
+import IAPFoundation
 import SubscriptionEngine
 
 /// Events and an engine for the service tests: one subscription "1000" bought at `T.start`.
@@ -21,7 +22,7 @@ enum T {
 
     /// A notification of Apple's about `tx`, signed at `signed`.
     static func notification(
-        _ type: String, _ subtype: String? = nil, uuid: String = UUID().uuidString, signed: Int64,
+        _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String = UUID().uuidString, signed: Int64,
         tx: TransactionFacts, autoRenew: Int = 1
     ) -> SubscriptionEvent {
         SubscriptionEvent(

@@ -235,7 +235,7 @@ final class AppleSession {
         r.append("transaction_id", tx?.transactionId)
         r.append("original_transaction_id", tx?.originalTransactionId)
         r.append("product_id", tx?.productId)
-        r.append("type", tx?.type)
+        r.append("type", tx?.type?.rawValue)
         r.append("purchase_date", tx?.purchaseDate)
         r.append("expires_date", tx?.expiresDate)
         r.append("revocation_date", tx?.revocationDate)

@@ -21,6 +21,19 @@ where Known.RawValue: Sendable & Hashable {
     public var description: String { "\(rawValue)" }
 }
 
+extension AppleValue: Codable where Known.RawValue: Codable {
+    /// Decodes the value as Apple sends it (a string or a number).
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(Known.RawValue.self))
+    }
+
+    /// Encodes the value as Apple sent it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
 extension AppleValue: ExpressibleByStringLiteral, ExpressibleByUnicodeScalarLiteral,
     ExpressibleByExtendedGraphemeClusterLiteral
 where Known.RawValue == String {
@@ -104,4 +117,34 @@ public enum OfferTypeName: Int32, CaseIterable, Sendable {
     case promotional = 2
     case offerCode = 3
     case winBack = 4
+}
+
+/// `type` of a transaction: the kind of product.
+public typealias ProductType = AppleValue<ProductTypeName>
+
+/// The product types Apple documents.
+public enum ProductTypeName: String, CaseIterable, Sendable {
+    case autoRenewable = "Auto-Renewable Subscription"
+    case nonRenewing = "Non-Renewing Subscription"
+    case consumable = "Consumable"
+    case nonConsumable = "Non-Consumable"
+}
+
+/// `transactionReason` of a transaction.
+public typealias TransactionReason = AppleValue<TransactionReasonName>
+
+/// Why a transaction happened: a purchase the customer made, or an automatic renewal.
+public enum TransactionReasonName: String, CaseIterable, Sendable {
+    case purchase = "PURCHASE"
+    case renewal = "RENEWAL"
+}
+
+/// `revocationType` of a refunded or revoked transaction.
+public typealias RevocationType = AppleValue<RevocationTypeName>
+
+/// How a transaction was revoked: refunded in full or in part, or family sharing withdrawn.
+public enum RevocationTypeName: String, CaseIterable, Sendable {
+    case refundFull = "REFUND_FULL"
+    case refundProrated = "REFUND_PRORATED"
+    case familyRevoke = "FAMILY_REVOKE"
 }
