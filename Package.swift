@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "CommandLineKit", "JWSForge", "AppStoreReceipt"]
+            dependencies: ["IAPCommandLine", "IAPOperations", "CommandLineKit", "JWSForge", "AppStoreReceipt"]
         ),
         .testTarget(
             name: "EndToEndTests",

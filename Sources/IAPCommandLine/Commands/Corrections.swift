@@ -1,5 +1,6 @@
 import AppStoreJWS
 import IAPFoundation
+import IAPOperations
 import SubscriptionEngine
 
 /// A row kind whose hand corrections come from batch cells and option values.
@@ -33,7 +34,7 @@ struct CorrectionInput {
 enum Corrections {
     /// Turns batch rows into requests: the key field, editable fields, per-row `reason`/`ticket`.
     static func requests<Row: Correctable>(
-        _ rows: [InputRow], for _: Row.Type, reason: String, ticket: String?
+        _ rows: [BatchRow], for _: Row.Type, reason: String, ticket: String?
     ) throws(CLIError) -> [CorrectionInput] {
         var requests: [CorrectionInput] = []
         for row in rows {

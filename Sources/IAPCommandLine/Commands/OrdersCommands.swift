@@ -1,5 +1,6 @@
 import AppStoreJWS
 import IAPFoundation
+import IAPOperations
 import SubscriptionEngine
 
 #if canImport(FoundationEssentials)
@@ -45,7 +46,7 @@ enum OrdersCommands {
     }
 
     /// A new pending order from a batch row `{"user", "product"[, "no"]}`.
-    static func newOrder(_ row: InputRow) throws(CLIError) -> Order {
+    static func newOrder(_ row: BatchRow) throws(CLIError) -> Order {
         var user: String?
         var product: String?
         var no: String?

@@ -1,0 +1,168 @@
+import IAPFoundation
+import IAPOperations
+import SubscriptionEngine
+import Testing
+
+/// `--from` batches: NDJSON and CSV rows with their lines, each way a batch is refused, and the
+/// typing of cells.
+@Suite("Batch rows")
+struct BatchRowsTests {
+    /// Each row as its line and its fields (key=value, JSON for non-strings), in input order.
+    static func shape(_ rows: [BatchRow]) -> [String] {
+        rows.map { row in
+            "\(row.line): "
+                + row.fields.map { "\($0.key)=\($0.value.stringValue ?? $0.value.serialized())" }.joined(separator: " ")
+        }
+    }
+
+    static func error(_ body: () throws(BatchRowsError) -> Void) -> BatchRowsError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func error<T>(_ body: () throws(BatchFieldError) -> T) -> BatchFieldError? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func ndjsonRowsKeepTheirLinesAndFieldOrder() throws {
+        let text = "\u{FEFF}{\"no\": \"o1\", \"status\": \"paid\"}\n\n   \n{\"user\": \"u\", \"product\": 7, \"x\": null}\n"
+        let rows = try BatchRows.parse(text, path: "-")
+        #expect(Self.shape(rows) == ["1: no=o1 status=paid", "4: user=u product=7 x=null"])
+        #expect(rows[1].value("product") == .int(7))
+        #expect(rows[1].value("missing") == nil)
+    }
+
+    @Test func ndjsonErrorsNameTheLine() {
+        guard
+            case .notJSON(let line, let column, let reason)? = Self.error({ () throws(BatchRowsError) in
+                _ = try BatchRows.ndjson("{\"a\": 1}\n\n{\"a\": }\n")
+            })
+        else {
+            Issue.record("not refused as JSON")
+            return
+        }
+        #expect(line == 3)
+        #expect(column == 7)
+        #expect(!reason.isEmpty)
+
+        guard
+            case .notJSON(let dupLine, _, let dupReason)? = Self.error({ () throws(BatchRowsError) in
+                _ = try BatchRows.ndjson("{\"no\": \"a\", \"no\": \"b\"}")
+            })
+        else {
+            Issue.record("a duplicate key was accepted")
+            return
+        }
+        #expect(dupLine == 1)
+        #expect(dupReason.contains("duplicate"))
+
+        #expect(
+            Self.error({ () throws(BatchRowsError) in _ = try BatchRows.ndjson("{}\n[1, 2]") })
+                == .notAnObject(line: 2, found: .array([.int(1), .int(2)])))
+    }
+
+    @Test func csvRowsTrimAndLowercaseTheHeaderAndSkipEmptyCells() throws {
+        let text = "\u{FEFF} No ,STATUS,reason\r\no1,paid,\"a, b\"\r\n\r\no2,,\"say \"\"hi\"\"\nthere\"\no3,refunded,\"\"\n"
+        let rows = try BatchRows.parse(text, path: "fix.CSV")
+        #expect(Self.shape(rows) == ["2: no=o1 status=paid reason=a, b", "4: no=o2 reason=say \"hi\"\nthere", "6: no=o3 status=refunded"])
+    }
+
+    @Test func theFormatComesFromTheExtensionOrTheFirstLine() {
+        #expect(BatchRows.isCSV(path: "rows.csv", text: "{\"a\":1}"))
+        #expect(!BatchRows.isCSV(path: "rows.ndjson", text: "no,status"))
+        #expect(!BatchRows.isCSV(path: "rows.jsonl", text: "no,status"))
+        #expect(!BatchRows.isCSV(path: "rows.json", text: "no,status"))
+        #expect(BatchRows.isCSV(path: "-", text: "\n\nno,status\n"))
+        #expect(!BatchRows.isCSV(path: "-", text: "\n \u{FEFF}{\"no\": \"o1\"}\n"))
+        #expect(!BatchRows.isCSV(path: "-", text: ""))
+    }
+
+    @Test func csvErrorsNameTheLine() {
+        func csvError(_ text: String) -> BatchRowsError? {
+            Self.error { () throws(BatchRowsError) in _ = try BatchRows.csv(text) }
+        }
+        #expect(csvError("no,,status\n") == .emptyHeaderName(line: 1, column: 2))
+        #expect(csvError("\nno,NO\n") == .duplicateHeaderName(line: 2, name: "no"))
+        #expect(csvError("no,status\no1,paid\no2,paid,extra\n") == .wrongFieldCount(line: 3, header: ["no", "status"], found: 3))
+        #expect(csvError("no,status\no1,pa\"id\n") == .quoteInUnquotedCell(line: 2))
+        #expect(csvError("no,reason\no1,\"two\nlines\no2,x\n") == .unterminatedQuote(line: 2))
+        // A quoted newline moves the line of what follows.
+        #expect(csvError("no,reason\no1,\"a\nb\"\no2\n") == .wrongFieldCount(line: 4, header: ["no", "reason"], found: 1))
+    }
+
+    @Test func emptyInputsHaveNoRows() throws {
+        #expect(try BatchRows.parse("", path: "-").isEmpty)
+        #expect(try BatchRows.parse("no,status\n", path: "x.csv").isEmpty)
+        #expect(try BatchRows.parse("\n\n", path: "x.ndjson").isEmpty)
+    }
+
+    @Test func textFields() throws {
+        #expect(try BatchField.text(.string("u42"), field: "user") == "u42")
+        #expect(try BatchField.text(.int(2_000_000_123), field: "transaction") == "2000000123")
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.text(.string("  "), field: "user") }
+                == .notText(field: "user", found: .string("  ")))
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.text(.bool(true), field: "user") }
+                == .notText(field: "user", found: .bool(true)))
+        let long = String(repeating: "é", count: BatchField.maxLength + 1)
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.text(.string(long), field: "user") }
+                == .tooLong(field: "user", length: 256, limit: 255))
+        #expect(try BatchField.optionalText(.null, field: "no") == nil)
+        #expect(try BatchField.optionalText(.string(""), field: "no") == nil)
+        #expect(try BatchField.optionalText(.string("o1"), field: "no") == "o1")
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.optionalText(.array([]), field: "no") }
+                == .notText(field: "no", found: .array([])))
+    }
+
+    @Test func timeFields() throws {
+        #expect(try BatchField.optionalTime(.int(1_700_000_000_000), field: "expires_date") == 1_700_000_000_000)
+        #expect(try BatchField.optionalTime(.string("1700000000000"), field: "expires_date") == 1_700_000_000_000)
+        #expect(try BatchField.optionalTime(.string("2025-12-31T00:00:00Z"), field: "expires_date") == 1_767_139_200_000)
+        #expect(try BatchField.optionalTime(.null, field: "expires_date") == nil)
+        #expect(try BatchField.optionalTime(.string(""), field: "expires_date") == nil)
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.optionalTime(.string("soon"), field: "expires_date") }
+                == .notTime(field: "expires_date", value: .string("soon")))
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.optionalTime(.double(1.5), field: "expires_date") }
+                == .notTime(field: "expires_date", value: .double(1.5)))
+    }
+
+    @Test func flagFields() throws {
+        for yes: JSONValue in [.bool(true), .int(1), .string("ON"), .string("yes"), .string("True"), .string("1")] {
+            #expect(try BatchField.flag(yes, field: "auto_renew"))
+        }
+        for no: JSONValue in [.bool(false), .int(0), .string("off"), .string("NO"), .string("false"), .string("0")] {
+            #expect(try !BatchField.flag(no, field: "auto_renew"))
+        }
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.flag(.int(2), field: "auto_renew") }
+                == .notFlag(field: "auto_renew", value: .int(2)))
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.flag(.string("maybe"), field: "auto_renew") }
+                == .notFlag(field: "auto_renew", value: .string("maybe")))
+    }
+
+    @Test func choiceFields() throws {
+        #expect(try BatchField.choice(.string("PAID"), field: "status", of: OrderStatus.self) == .paid)
+        #expect(try BatchField.choice(.string("Grace_Period"), field: "status", of: ContractStatus.self) == .gracePeriod)
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.choice(.string("lost"), field: "status", of: OrderStatus.self) }
+                == .unknownChoice(field: "status", value: .string("lost"), allowed: ["pending", "paid", "refunded", "revoked"]))
+        #expect(
+            Self.error { () throws(BatchFieldError) in try BatchField.choice(.int(1), field: "status", of: OrderStatus.self) }
+                == .unknownChoice(field: "status", value: .int(1), allowed: OrderStatus.allCases.map(\.rawValue)))
+    }
+}
