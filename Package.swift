@@ -98,7 +98,6 @@ let package = Package(
             dependencies: [
                 "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
                 "IAPOperations", "StoreAccess",
-                "SQLiteStore", "MySQLStore",
             ]
         ),
         .executableTarget(

@@ -13,8 +13,9 @@ public enum DatabaseLocation: Equatable, Sendable {
         case emptySQLitePath
         /// `SCHEME://…` with a scheme other than mysql, mariadb or sqlite.
         case unsupportedScheme(String)
-        /// A `mysql://` URL that `MySQLURL` refuses (a password in it, say): its message never repeats a password.
-        case invalidMySQLURL(MySQLURL.ParseError)
+        /// A `mysql://` URL that `MySQLURL` refuses: what is wrong (never repeating a password), and
+        /// whether it was refused for carrying a password.
+        case invalidMySQLURL(message: String, containedPassword: Bool)
         /// A `mysql://` URL that could not be read for another reason.
         case malformedMySQLURL
     }
@@ -25,7 +26,7 @@ public enum DatabaseLocation: Equatable, Sendable {
             do {
                 self = .mysql(url: try MySQLURL(parsing: text))
             } catch let error as MySQLURL.ParseError {
-                throw .invalidMySQLURL(error)
+                throw .invalidMySQLURL(message: error.message, containedPassword: error.containedPassword)
             } catch {
                 throw .malformedMySQLURL
             }

@@ -50,12 +50,12 @@ struct LocationTests {
     ])
     func aPasswordInTheURLIsRefusedWithoutRepeatingIt(_ text: String) throws {
         let error = try #require(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: text) }
-        guard case .invalidMySQLURL(let refusal) = error else {
+        guard case .invalidMySQLURL(let message, let containedPassword) = error else {
             Issue.record("expected invalidMySQLURL, got \(error)")
             return
         }
-        #expect(refusal.containedPassword)
-        #expect(!refusal.message.contains("Kx9"))
+        #expect(containedPassword)
+        #expect(!message.contains("Kx9"))
         #expect(DatabaseLocation.namesServer(text))
     }
 
@@ -66,12 +66,12 @@ struct LocationTests {
     ])
     func badMySQLURLsSayWhy(_ text: String, _ words: String) throws {
         let error = try #require(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: text) }
-        guard case .invalidMySQLURL(let refusal) = error else {
+        guard case .invalidMySQLURL(let message, let containedPassword) = error else {
             Issue.record("expected invalidMySQLURL, got \(error)")
             return
         }
-        #expect(!refusal.containedPassword)
-        #expect(refusal.message.contains(words), "\(refusal.message)")
+        #expect(!containedPassword)
+        #expect(message.contains(words), "\(message)")
     }
 
     @Test func theTimeoutIsWholeSecondsInRange() throws {

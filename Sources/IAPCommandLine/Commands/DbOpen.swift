@@ -125,10 +125,10 @@ extension DatabaseLocation.ParseError: CLIErrorConvertible {
             return CLIError.usage(
                 "unsupported database URL scheme '\(scheme)'",
                 hint: "use a file path, sqlite:PATH or mysql://USER@HOST[:PORT]/NAME")
-        case .invalidMySQLURL(let error):
+        case .invalidMySQLURL(let message, let containedPassword):
             return CLIError.usage(
-                "--db: \(error.message)",
-                hint: error.containedPassword
+                "--db: \(message)",
+                hint: containedPassword
                     ? "put the password in IAPCTL_DB_PASSWORD or an option file (?option-file=PATH), never on the command line"
                     : form)
         case .malformedMySQLURL:
