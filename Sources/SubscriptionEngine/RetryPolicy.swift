@@ -15,6 +15,10 @@
 /// - A busy database (``StoreError/busy(_:)``: SQLite's busy timeout, a MySQL/MariaDB deadlock or
 ///   lock wait timeout) rolled the transaction back whole, so running it again is safe: at most
 ///   ``busyAttempts(_:)`` attempts in all, with a short growing pause (``pause(beforeAttempt:)``).
+///   A MySQL/MariaDB lock wait timeout means the transaction queued behind others that hold its
+///   rows and are making progress; each new attempt queues again at the back, so a count alone can
+///   starve a process behind many writers: lock waits are run again for at least
+///   ``lockWaitBudgetSeconds`` in all (``shouldRetryBusy(_:attempt:elapsedSeconds:)``).
 public enum RetryPolicy {
     /// How many times a unique-key conflict is run again.
     public static let conflictRetries = 3
@@ -25,6 +29,24 @@ public enum RetryPolicy {
     /// short, so up to about 4 s of pauses are worth it.
     public static func busyAttempts(_ message: String) -> Int {
         message.contains("(MySQL error 1213") || message.contains("(MySQL error 1205") ? 8 : 3
+    }
+
+    /// Seconds in all during which a transaction that gave up a lock wait (MySQL error 1205) is
+    /// run again, whatever the count: 2 minutes, twice the default I/O timeout's lock wait.
+    public static let lockWaitBudgetSeconds: Double = 120
+
+    /// True when a transaction that failed busy with `message` on attempt `attempt` (1 for the
+    /// first), `elapsedSeconds` after the first began, is run again.
+    public static func shouldRetryBusy(_ message: String, attempt: Int, elapsedSeconds: Double) -> Bool {
+        if attempt < busyAttempts(message) { return true }
+        return message.contains("(MySQL error 1205") && elapsedSeconds < lockWaitBudgetSeconds
+    }
+
+    /// Seconds on the monotonic clock (not moved by changes of the wall clock).
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// 50 ms before the 2nd attempt, doubling up to 1 s, plus up to 100 ms of jitter so two
@@ -41,13 +63,16 @@ public enum RetryPolicy {
     public static func run<T>(retryingConflicts conflicts: Bool = true, _ body: () throws -> T) throws -> T {
         var conflictCount = 0
         var attempt = 1
+        let start = monotonicSeconds()
         while true {
             do {
                 return try body()
             } catch StoreError.conflict where conflicts && conflictCount < conflictRetries {
                 conflictCount += 1
-            } catch StoreError.busy(let message) where attempt < busyAttempts(message) {
-                pause(beforeAttempt: attempt)
+            } catch StoreError.busy(let message)
+                where shouldRetryBusy(message, attempt: attempt, elapsedSeconds: monotonicSeconds() - start)
+            {
+                pause(beforeAttempt: min(attempt, 8))
                 attempt += 1
             }
         }

@@ -239,6 +239,21 @@ struct RetryPolicyTests {
         #expect(RetryPolicy.busyAttempts("database is locked") == 3)
     }
 
+    /// A lock wait timeout queues the transaction again behind the writers that hold its rows:
+    /// past the 8 attempts it keeps going until the time budget is spent; a deadlock and
+    /// SQLite's busy timeout stop at their count.
+    @Test func lockWaitsAreRunAgainUntilTheTimeBudgetIsSpent() {
+        let lockWait = "x: Lock wait timeout exceeded (MySQL error 1205); another transaction holds the rows: retry"
+        let deadlock = "x: Deadlock found (MySQL error 1213, SQLSTATE 40001)"
+        let budget = RetryPolicy.lockWaitBudgetSeconds
+        #expect(RetryPolicy.shouldRetryBusy(lockWait, attempt: 7, elapsedSeconds: budget + 1))
+        #expect(RetryPolicy.shouldRetryBusy(lockWait, attempt: 20, elapsedSeconds: budget - 1))
+        #expect(!RetryPolicy.shouldRetryBusy(lockWait, attempt: 8, elapsedSeconds: budget))
+        #expect(!RetryPolicy.shouldRetryBusy(deadlock, attempt: 8, elapsedSeconds: 1))
+        #expect(RetryPolicy.shouldRetryBusy(deadlock, attempt: 7, elapsedSeconds: budget + 1))
+        #expect(!RetryPolicy.shouldRetryBusy("database is locked", attempt: 3, elapsedSeconds: 1))
+    }
+
     @Test func conflictsAreRunAgainOnlyWhenAsked() {
         var calls = 0
         #expect(throws: StoreError.self) {
