@@ -81,6 +81,12 @@ let package = Package(
             name: "IAPOperations",
             dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "COpenSSL"]
         ),
+        // Where the database is and how it is opened: the `--db` location, opening an existing, new or
+        // read-only store, and `db init`'s plan and run (migrations, the facts rebuild) as typed results.
+        .target(
+            name: "StoreAccess",
+            dependencies: ["SubscriptionEngine", "StoreSQL", "SQLiteStore", "MySQLStore", "IAPOperations"]
+        ),
         // The command framework: command model → parser, help, completions, man pages, output
         // formats, terminal text, input reading. Knows nothing of iapctl.
         .target(
@@ -91,8 +97,7 @@ let package = Package(
             name: "IAPCommandLine",
             dependencies: [
                 "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
-                "IAPOperations",
-                "SQLiteStore", "MySQLStore",
+                "IAPOperations", "StoreAccess",
             ]
         ),
         .executableTarget(
@@ -151,6 +156,11 @@ let package = Package(
             dependencies: [
                 "IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
             ]
+        ),
+        // StoreAccess in-process (SQLite).
+        .testTarget(
+            name: "StoreAccessTests",
+            dependencies: ["StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "IAPOperations"]
         ),
         .testTarget(
             name: "CommandLineKitTests",

@@ -161,7 +161,7 @@ public enum CommandTree {
     ///
     /// Every handler is wrapped alike: `--redact` masks its output, and SQLite's access errors get a
     /// file-permission hint.
-    public static let root = tree.mapHandlers { Redaction.wrap(StoreAccess.wrap($0)) }
+    public static let root = tree.mapHandlers { Redaction.wrap(DbOpen.wrap($0)) }
 
     /// What help and the man pages say about the program beyond the commands.
     static let program = ProgramInfo(

@@ -1,99 +1,92 @@
-import AppStoreJWS
+import IAPFoundation
 import IAPOperations
-import MySQLStore
-import SQLiteStore
+import StoreAccess
 import SubscriptionEngine
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// `iapctl db init` and `iapctl db status`.
+/// `iapctl db init` and `iapctl db status`: `StoreAccess` plans, runs and inspects; this prints.
 enum DbCommands {
-    /// Creates (mode 0600) or migrates the schema; idempotent. `--dry-run` lists what it would do.
+    /// Creates (mode 0600) or migrates the schema; idempotent. `--dry-run` lists what it would do
+    /// (on MySQL as a SQL script: the statements it would run).
     static func initialize(_ invocation: Invocation) throws -> ExitCode {
         let name = DbOpen.display(invocation)
-        let dryRun = invocation.flag(CommandTree.dryRun)
-        var exists = true
-        switch try StoreAccess.location(DbOpen.raw(invocation)) {
-        case .mysql(let url):
-            return try initializeMySQL(invocation, url: url, name: name, dryRun: dryRun)
-        case .sqlite(let path):
-            var info = stat()
-            exists = stat(path, &info) == 0 || errno != ENOENT
-        }
+        let location = try DbOpen.location(DbOpen.raw(invocation))
+        let opener = try DbOpen.opener(invocation, location)
         var result = Record()
         result.append("database", name)
-        if dryRun {
-            let all = try allMigrations()
-            let supported = all.count
-            guard exists else {
-                result.append("action", "would create")
-                result.append("schema_version", supported)
-                result.append("migrations", .array(all.map(JSONValue.string)))
-                return emit(result, invocation: invocation) {
-                    ["would create \(name) (schema v\(supported)), applying:"] + all.map { "  \($0)" }
-                }
+        if invocation.flag(CommandTree.dryRun) {
+            let plan: SchemaPlan
+            do {
+                plan = try DatabaseInit.plan(opener)
+            } catch let error as NewerSchema {
+                throw DbOpen.newer(error, invocation)
             }
-            let store = try StoreAccess.open(invocation)
-            let (current, supportedByStore) = try store.schemaVersion()
-            guard current <= supportedByStore else {
-                throw CLIError(
-                    .config,
-                    "database \(name) has schema version \(current), newer than this iapctl supports "
-                        + "(\(supportedByStore))",
-                    hint: "upgrade iapctl")
-            }
-            // Migrations are numbered 1, 2, …: the pending ones are those after `current`.
-            let pending = Array(all.dropFirst(current))
-            result.append("action", pending.isEmpty ? "up to date" : "would migrate")
-            result.append("schema_version", current)
-            result.append("supported_version", supportedByStore)
-            result.append("migrations", .array(pending.map(JSONValue.string)))
-            let rebuild = FactRebuild.isNeeded(after: pending)
-            if rebuild { result.append("rebuild_facts", true) }
-            return emit(result, invocation: invocation) {
-                pending.isEmpty
-                    ? ["\(name) is up to date (schema v\(current)); nothing to do"]
-                    : ["would migrate \(name) from schema v\(current) to v\(supportedByStore), applying:"]
-                        + pending.map { "  \($0)" } + (rebuild ? ["  " + FactRebuild.plan] : [])
-            }
+            return emit(planRecord(plan, result), invocation: invocation) { planLines(plan, name: name) }
         }
-        let store = try StoreAccess.open(invocation, create: true)
-        let before = exists ? try store.schemaVersion().current : 0
-        let applied = try store.migrate()
-        let (current, _) = try store.schemaVersion()
-        let action = !exists ? "created" : applied.isEmpty ? "up to date" : "migrated"
-        let rebuilt = exists ? try rebuildFacts(store, applied: applied, invocation: invocation) : nil
-        result.append("action", action)
-        result.append("schema_version", current)
-        result.append("migrations", .array(applied.map(JSONValue.string)))
-        if let rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
+        let outcome = try DatabaseInit.run(opener, actor: invocation.actor)
+        result.append("action", words(outcome.action))
+        result.append("schema_version", outcome.current)
+        result.append("migrations", .array(outcome.applied.map(JSONValue.string)))
+        if let added = outcome.added { result.append("added", .array(added.map(JSONValue.string))) }
+        if let rebuilt = outcome.rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
         return emit(result, invocation: invocation, report: true) {
-            initLines(action: action, name: name, before: before, current: current, applied: applied)
-                + (rebuilt.map { [$0.line] } ?? [])
+            initLines(outcome, name: name) + (outcome.rebuilt.map { [$0.line] } ?? [])
         }
     }
 
-    /// After the migration that adds the engine's facts to an existing database: the facts are
-    /// rebuilt from the ledger and every row re-derived (nil when that migration was not applied now).
-    static func rebuildFacts(_ store: any Store, applied: [String], invocation: Invocation) throws -> FactRebuild.Summary? {
-        guard FactRebuild.isNeeded(after: applied) else { return nil }
-        return try FactRebuild.run(store, actor: invocation.actor)
+    /// The `--dry-run` record: a new database gets every migration (and on MySQL its `CREATE DATABASE`).
+    private static func planRecord(_ plan: SchemaPlan, _ record: Record) -> Record {
+        var result = record
+        switch plan.action {
+        case .create:
+            result.append("action", "would create")
+            result.append("schema_version", plan.supported)
+        case .migrate, .upToDate:
+            result.append("action", plan.action == .upToDate ? "up to date" : "would migrate")
+            result.append("schema_version", plan.current)
+            result.append("supported_version", plan.supported)
+        }
+        result.append("migrations", .array(plan.pending.map(JSONValue.string)))
+        if let statements = plan.statements { result.append("statements", .array(statements.map(JSONValue.string))) }
+        if plan.rebuildFacts { result.append("rebuild_facts", true) }
+        return result
+    }
+
+    /// The `--dry-run` lines; on MySQL a SQL script (the header is comments, each statement ends with ';').
+    private static func planLines(_ plan: SchemaPlan, name: String) -> [String] {
+        let sql = plan.statements != nil
+        let comment = sql ? "-- " : ""
+        switch plan.action {
+        case .upToDate:
+            return ["\(name) is up to date (schema v\(plan.current)); nothing to do"]
+        case .create:
+            let header = ["\(comment)would create \(name) (schema v\(plan.supported)), applying:"]
+            guard let statements = plan.statements else { return header + plan.pending.map { "  \($0)" } }
+            return header + plan.pending.map { "--   \($0)" } + statements.map { "\($0);" }
+                + ["-- then every table of the schema is created in it"]
+        case .migrate:
+            return ["\(comment)would migrate \(name) from schema v\(plan.current) to v\(plan.supported), applying:"]
+                + plan.pending.map { "\(sql ? "--   " : "  ")\($0)" } + (plan.statements ?? []).map { "\($0);" }
+                + (plan.rebuildFacts ? ["\(sql ? "-- " : "  ")" + FactRebuild.plan] : [])
+        }
+    }
+
+    /// The action's words in the record.
+    private static func words(_ action: InitOutcome.Action) -> String {
+        switch action {
+        case .created: "created"
+        case .migrated: "migrated"
+        case .upToDate: "up to date"
+        }
     }
 
     /// What `db init` says it did, on either backend (`added`: schema items added to an existing database).
-    static func initLines(
-        action: String, name: String, before: Int, current: Int, applied: [String], added: [String] = []
-    ) -> [String] {
-        switch action {
-        case "created": return ["created \(name) (schema v\(current))"]
-        case "up to date": return ["\(name) is up to date (schema v\(current))"]
-        default:
-            return ["migrated \(name) from schema v\(before) to v\(current):"] + applied.map { "  \($0)" }
-                + added.map { "  added \($0)" }
+    static func initLines(_ outcome: InitOutcome, name: String) -> [String] {
+        switch outcome.action {
+        case .created: return ["created \(name) (schema v\(outcome.current))"]
+        case .upToDate: return ["\(name) is up to date (schema v\(outcome.current))"]
+        case .migrated:
+            return ["migrated \(name) from schema v\(outcome.before) to v\(outcome.current):"]
+                + outcome.applied.map { "  \($0)" } + (outcome.added ?? []).map { "  added \($0)" }
         }
     }
 
@@ -101,58 +94,48 @@ enum DbCommands {
     /// the server version and what the schema lacks (`missing`).
     static func status(_ invocation: Invocation) throws -> ExitCode {
         let store = try DbOpen.existing(invocation, readOnly: true)
-        let (current, supported) = try store.schemaVersion()
-        let mysql = store as? MySQLStore
+        let status: DatabaseStatus
+        do {
+            status = try DatabaseStatus.inspect(store)
+        } catch let error as NewerSchema {
+            throw DbOpen.newer(error, invocation)
+        }
         var r = Record()
         r.append("database", DbOpen.display(invocation))
-        r.append("backend", mysql == nil ? "sqlite" : "mysql")
-        if let mysql { r.append("server_version", mysql.serverVersion) }
-        r.append("schema_version", current)
-        r.append("supported_version", supported)
-        if let mysql, current <= supported {
-            let missing = try mysql.missingSchemaItems()
-            r.append(
-                "missing",
-                invocation.output == .table
-                    ? .string(missing.isEmpty ? "nothing" : missing.joined(separator: ", "))
-                    : .array(missing.map(JSONValue.string)))
-            let incompatible = try mysql.incompatibleColumns()
-            r.append(
-                "incompatible",
-                invocation.output == .table
-                    ? .string(incompatible.isEmpty ? "nothing" : incompatible.joined(separator: "; "))
-                    : .array(incompatible.map(JSONValue.string)))
+        r.append("backend", status.backend.rawValue)
+        if let server = status.serverVersion { r.append("server_version", server) }
+        r.append("schema_version", status.current)
+        r.append("supported_version", status.supported)
+        if let missing = status.missing { r.append("missing", list(missing, separator: ", ", invocation)) }
+        if let incompatible = status.incompatible {
+            r.append("incompatible", list(incompatible, separator: "; ", invocation))
             for item in incompatible { invocation.warn(item) }
         }
-        if current == supported {
-            let counts = try store.read { try $0.counts() }
+        if let counts = try status.counts(in: store) {
             r.append("orders", counts.orders)
             r.append("contracts", counts.contracts)
             r.append("ledger", counts.ledger)
             r.append("unmatched", counts.unmatched)
             r.append("audit", counts.audit)
-        } else if current > supported {
-            throw CLIError(
-                .config,
-                "database \(DbOpen.display(invocation)) has schema version \(current), newer than this "
-                    + "iapctl supports (\(supported))", hint: "upgrade iapctl")
         } else {
-            let raw = StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))
-            let rebuild = try current > 0 && FactRebuild.isNeeded(after: Array(allMigrations().dropFirst(current)))
+            let raw = DbOpen.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))
             invocation.warn(
-                current == 0
+                status.current == 0
                     ? "\(DbOpen.display(invocation)) has no iapctl schema; create it with: iapctl db init --db \(raw)"
-                    : "schema v\(current) is older than this iapctl's (v\(supported)); migrate with: "
+                    : "schema v\(status.current) is older than this iapctl's (v\(status.supported)); migrate with: "
                         + "iapctl db init --db \(raw)"
-                        + (rebuild ? " (it also rebuilds the engine's facts from the ledger and re-derives every row)" : ""))
+                        + (status.rebuildFacts
+                            ? " (it also rebuilds the engine's facts from the ledger and re-derives every row)" : ""))
         }
         invocation.emit(document: r)
         return .success
     }
 
-    /// Every migration name this build knows, in order (from a scratch in-memory database).
-    static func allMigrations() throws -> [String] {
-        try SQLiteStore(path: ":memory:", create: true).migrate()
+    /// A list as one text in a table, an array in other formats.
+    private static func list(_ items: [String], separator: String, _ invocation: Invocation) -> JSONValue {
+        invocation.output == .table
+            ? .string(items.isEmpty ? "nothing" : items.joined(separator: separator))
+            : .array(items.map(JSONValue.string))
     }
 
     /// Table mode: the given lines; other formats: the record.
@@ -168,89 +151,5 @@ enum DbCommands {
             invocation.emit(document: record)
         }
         return .success
-    }
-}
-
-// MARK: MySQL / MariaDB
-
-extension DbCommands {
-    /// `db init` on MySQL: creates the database when it does not exist, then adds what the schema
-    /// lacks (tables, columns, indexes) without dropping or changing anything. `--dry-run` prints
-    /// the statements and touches nothing (it does not create the database either).
-    static func initializeMySQL(_ invocation: Invocation, url: String, name: String, dryRun: Bool) throws -> ExitCode {
-        let parsed = try StoreAccess.mysqlURL(url)
-        var existing: MySQLStore?
-        do {
-            existing = try StoreAccess.mysqlStore(url: url, invocation: invocation, create: false)
-        } catch StoreError.notFound {
-            existing = nil
-        }
-        var result = Record()
-        result.append("database", name)
-        let all = try allMigrations()
-        if dryRun {
-            guard let store = existing else {
-                // Without the database there is nothing to plan against: it would get every table.
-                let create =
-                    "CREATE DATABASE IF NOT EXISTS `\(parsed.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-                result.append("action", "would create")
-                result.append("schema_version", all.count)
-                result.append("migrations", .array(all.map(JSONValue.string)))
-                result.append("statements", .array([.string(create)]))
-                return emit(result, invocation: invocation) {
-                    ["-- would create \(name) (schema v\(all.count)), applying:"] + all.map { "--   \($0)" }
-                        + ["\(create);", "-- then every table of the schema is created in it"]
-                }
-            }
-            return try planMySQL(store, name: name, migrations: all, result: result, invocation: invocation)
-        }
-        let store = try existing ?? StoreAccess.mysqlStore(url: url, invocation: invocation, create: true)
-        let before = try store.schemaVersion().current
-        let missingBefore = try store.missingSchemaItems()
-        let applied = try store.migrate()
-        let (current, _) = try store.schemaVersion()
-        let missingAfter = Set(try store.missingSchemaItems())
-        let added = existing == nil ? [] : missingBefore.filter { !missingAfter.contains($0) }
-        let action = existing == nil ? "created" : applied.isEmpty ? "up to date" : "migrated"
-        result.append("action", action)
-        result.append("schema_version", current)
-        result.append("migrations", .array(applied.map(JSONValue.string)))
-        result.append("added", .array(added.map(JSONValue.string)))
-        let rebuilt = existing == nil ? nil : try rebuildFacts(store, applied: applied, invocation: invocation)
-        if let rebuilt { result.append("facts_rebuilt", rebuilt.factsAdded) }
-        return emit(result, invocation: invocation, report: true) {
-            initLines(action: action, name: name, before: before, current: current, applied: applied, added: added)
-                + (rebuilt.map { [$0.line] } ?? [])
-        }
-    }
-
-    /// `db init --dry-run` on an existing MySQL database: the DDL `db init` would run, in order.
-    private static func planMySQL(
-        _ store: MySQLStore, name: String, migrations all: [String], result: Record, invocation: Invocation
-    ) throws -> ExitCode {
-        var result = result
-        let (current, supported) = try store.schemaVersion()
-        guard current <= supported else {
-            throw CLIError(
-                .config,
-                "database \(name) has schema version \(current), newer than this iapctl supports (\(supported))",
-                hint: "upgrade iapctl")
-        }
-        let statements = try store.plannedMigrationStatements()
-        let pending = Array(all.dropFirst(current))
-        let upToDate = pending.isEmpty && statements.isEmpty
-        result.append("action", upToDate ? "up to date" : "would migrate")
-        result.append("schema_version", current)
-        result.append("supported_version", supported)
-        result.append("migrations", .array(pending.map(JSONValue.string)))
-        result.append("statements", .array(statements.map(JSONValue.string)))
-        let rebuild = FactRebuild.isNeeded(after: pending)
-        if rebuild { result.append("rebuild_facts", true) }
-        return emit(result, invocation: invocation) {
-            if upToDate { return ["\(name) is up to date (schema v\(current)); nothing to do"] }
-            // A SQL script: the header is comments, each statement ends with ';'.
-            return ["-- would migrate \(name) from schema v\(current) to v\(supported), applying:"]
-                + pending.map { "--   \($0)" } + statements.map { "\($0);" } + (rebuild ? ["-- " + FactRebuild.plan] : [])
-        }
     }
 }

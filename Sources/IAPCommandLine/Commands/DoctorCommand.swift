@@ -183,12 +183,12 @@ enum DoctorCommand {
     /// The options a fix command needs to act on what doctor examined: `--db` always, and
     /// `--config` and `--actor` when doctor was given them, each as one shell word.
     static func carriedSettings(_ invocation: Invocation) -> String {
-        var words = ["--db", StoreAccess.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
-        if let config = invocation.value(CommandTree.configOption) { words += ["--config", StoreAccess.shellWord(config)] }
+        var words = ["--db", DbOpen.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
+        if let config = invocation.value(CommandTree.configOption) { words += ["--config", DbOpen.shellWord(config)] }
         if invocation.settings.source(of: CommandTree.actorOption.long) == .commandLine,
             let actor = invocation.value(CommandTree.actorOption)
         {
-            words += ["--actor", StoreAccess.shellWord(actor)]
+            words += ["--actor", DbOpen.shellWord(actor)]
         }
         return words.joined(separator: " ")
     }

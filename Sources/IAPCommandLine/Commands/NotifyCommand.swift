@@ -32,7 +32,7 @@ enum NotifyCommand {
 
     static func ingest(_ invocation: Invocation) throws -> ExitCode {
         let verifier = try TrustSetup.verifier(invocation)
-        let store = try StoreAccess.open(invocation)
+        let store = try DbOpen.open(invocation)
         if invocation.flag("replay-unmatched") { return try replayUnmatched(invocation, verifier: verifier, store: store) }
 
         let timings = PhaseTimings(enabled: invocation.environment["IAPCTL_TIMINGS"] == "1")

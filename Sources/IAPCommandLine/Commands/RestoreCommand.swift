@@ -27,7 +27,7 @@ enum RestoreCommand {
         }
         let explicitOrder = invocation.value("order")
         var verifiers = Verifiers(invocation)
-        let store = try StoreAccess.open(invocation)
+        let store = try DbOpen.open(invocation)
         let service = RestoreService(engine: SubscriptionEventEngine())
         let context = EngineContext(actor: invocation.actor, command: "restore --apply")
         let printer = ItemPrinter(invocation, columns: columns)

@@ -37,7 +37,7 @@ enum VerifyCommand {
         let apply = invocation.flag(CommandTree.applyOption)
         let dryRun = invocation.flag(CommandTree.dryRun)
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply") }
-        let store: (any Store)? = apply ? try StoreAccess.open(invocation) : nil
+        let store: (any Store)? = apply ? try DbOpen.open(invocation) : nil
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: "verify --apply")
 
