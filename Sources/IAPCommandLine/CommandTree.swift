@@ -144,6 +144,10 @@ public enum CommandTree {
     static let ticketOption = OptionSpec(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 
+    /// `--expires TIME` of `orders update` and `contracts update`.
+    static let expiresOption = OptionSpec(
+        "expires", valueName: "time", help: "The new expiry: \(timeForms).", validation: .timestamp(keywords: []))
+
     static let asOfOption = OptionSpec(
         "as-of", valueName: "time",
         help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
