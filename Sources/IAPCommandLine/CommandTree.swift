@@ -153,10 +153,8 @@ public enum CommandTree {
         help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
             + "\(timeForms).")
 
-    /// What every time option accepts (the grammar of `Timestamp.parse`), for help text.
-    static let timeForms =
-        "ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), "
-        + "milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)"
+    /// What every time option accepts, for help text (beside the grammar: `Timestamp.inputFormsInFull`).
+    static let timeForms = Timestamp.inputFormsInFull
 
     static let inputFile = ArgumentSpec(
         "file", help: "Where to read from; stdin when left out or '-'.", isOptional: true, completion: .file)
