@@ -39,6 +39,39 @@ public struct NotificationHistoryQuery: Sendable {
     }
 }
 
+extension NotificationHistoryQuery {
+    /// A query Apple would refuse.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// The start is not before the end.
+        case startNotBeforeEnd
+        /// The start lies beyond the ``retentionDays`` Apple keeps.
+        case startBeyondRetention
+        /// Both a notification type and a transaction (Apple filters by one or the other).
+        case typeAndTransaction
+        /// A subtype without a type.
+        case subtypeWithoutType
+    }
+
+    /// How long Apple keeps notification history.
+    public static let retentionDays: Int64 = 180
+
+    /// Throws unless `start` is before `end` and within ``retentionDays`` of `now` (all ms).
+    public static func checkWindow(start: Int64, end: Int64, now: Int64) throws(Refusal) {
+        guard start < end else { throw .startNotBeforeEnd }
+        guard now - start <= retentionDays * 86_400_000 else { throw .startBeyondRetention }
+    }
+
+    /// The filter of a type (and subtype) or a transaction; none given: all.
+    public static func filter(type: String?, subtype: String?, transaction: String?) throws(Refusal) -> Filter {
+        if let type {
+            guard transaction == nil else { throw .typeAndTransaction }
+            return .type(type, subtype: subtype)
+        }
+        guard subtype == nil else { throw .subtypeWithoutType }
+        return transaction.map(Filter.transaction) ?? .all
+    }
+}
+
 /// The query of Get Transaction History.
 public struct TransactionHistoryQuery: Sendable {
     public var start: Int64?

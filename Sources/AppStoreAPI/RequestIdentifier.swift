@@ -19,4 +19,10 @@ public enum RequestIdentifier {
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
             + String(c[20..<32])
     }
+
+    /// Whether `text` is a UUID as Apple writes them: 8-4-4-4-12 hex digits (any case).
+    public static func isUUID(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.map(\.count) == [8, 4, 4, 4, 12] && parts.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+    }
 }

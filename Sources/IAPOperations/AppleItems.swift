@@ -1,3 +1,4 @@
+import AppStoreAPI
 import AppStoreJWS
 
 /// Signed items Apple's API returned, verified before anything of them is shown decoded.
@@ -6,6 +7,16 @@ public enum AppleItems {
     public struct Unverified: Error, Sendable {
         public var index: Int
         public var failure: VerificationFailure
+    }
+
+    /// The verifier for items `server` sent: `configuration` (the trust options), accepting only that
+    /// server's environment.
+    public static func verifier(_ configuration: TrustConfiguration, for server: APIServer) throws(TrustConfigurationError)
+        -> AppStoreVerifier
+    {
+        var configuration = configuration
+        configuration.environments = [server.rawValue]
+        return try AppStoreVerifier(configuration: configuration)
     }
 
     /// Verifies each JWS as `kind`, in order; the first that does not verify stops it, so no

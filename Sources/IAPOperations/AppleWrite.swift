@@ -79,9 +79,7 @@ public struct AppleWrite: Sendable {
     }
 
     /// The server it goes to when it names no transaction: Production, or Sandbox with `--environment sandbox`.
-    public static func server(for environment: APIEnvironment) -> APIServer {
-        environment == .sandbox ? .sandbox : .production
-    }
+    public static func server(for environment: APIEnvironment) -> APIServer { environment.singleServer }
 
     /// Sends it. Apple's refusal is returned, not thrown (it is recorded too); `sandboxTried`: whether
     /// Sandbox was (or may have been) asked. A write Apple refused as unknown in Production changed
@@ -94,7 +92,7 @@ public struct AppleWrite: Sendable {
                 .success(byTransaction ? try api.send(call, environment) : try api.send(call, to: Self.server(for: environment))), false
             )
         } catch {
-            return (.failure(error), byTransaction ? environment != .production : environment == .sandbox)
+            return (.failure(error), environment.mayHaveAskedSandbox(followsEnvironment: byTransaction))
         }
     }
 

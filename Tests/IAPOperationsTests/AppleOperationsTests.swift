@@ -21,6 +21,29 @@ struct AppleOperationsTests {
         }
     }
 
+    @Test func theVerifierAcceptsOnlyTheEnvironmentOfTheServerThatAnswered() throws {
+        let world = try World(.sqlite)
+        let items = try world.lifecycle(0)  // signed in Sandbox
+        let trust = TrustConfiguration(roots: [world.pki.rootDER], bundleId: World.bundleId, environments: ["Production"])
+        let sandbox = try AppleItems.verifier(trust, for: .sandbox)
+        #expect(try AppleItems.verified(items, as: .notification, with: sandbox).count == 2)
+
+        #expect(throws: TrustConfigurationError.self, "Production needs the app's Apple id") {
+            try AppleItems.verifier(trust, for: .production)
+        }
+        var withAppId = trust
+        withAppId.appAppleId = 1_234
+        let production = try AppleItems.verifier(withAppId, for: .production)
+        #expect(throws: AppleItems.Unverified.self, "a Sandbox item from Production") {
+            try AppleItems.verified(items, as: .notification, with: production)
+        }
+    }
+
+    @Test func aWriteNamingNoTransactionGoesToOneServer() {
+        #expect(AppleWrite.server(for: .auto) == .production)
+        #expect(AppleWrite.server(for: .sandbox) == .sandbox)
+    }
+
     @Test(arguments: Backend.available)
     func aWriteRecordsTheExactRequestAndApplesAnswerOrRefusal(_ backend: Backend) throws {
         let world = try World(backend)

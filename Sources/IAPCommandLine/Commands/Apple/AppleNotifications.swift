@@ -86,33 +86,19 @@ enum AppleNotifications {
         handler: runTestStatus)
 
     /// The server a non-transaction endpoint asks: auto means Production.
-    static func server(_ session: AppleSession) -> APIServer {
-        session.environment == .sandbox ? .sandbox : .production
-    }
+    static func server(_ session: AppleSession) -> APIServer { session.environment.singleServer }
 
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
         let start = try AuditTime.parse(invocation.value(sinceOption) ?? "", option: sinceOption.long, now: now)
         let end = try AuditTime.option(invocation, untilOption, now: now) ?? now
-        guard start < end else { throw CLIError.usage("--since must be before --until") }
-        guard now - start <= 180 * 86_400_000 else {
-            throw CLIError.usage(
-                "--since is more than 180 days ago", hint: "Apple keeps notification history for 180 days")
-        }
+        try NotificationHistoryQuery.checkWindow(start: start, end: end, now: now)
         let apply = invocation.flag(CommandTree.applyOption)
         let gapReport = invocation.flag(gapReportOption) || apply
         if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
-        var filter = NotificationHistoryQuery.Filter.all
-        if let type = invocation.value(typeOption) {
-            guard invocation.value(transactionOption) == nil else {
-                throw CLIError.usage("--type and --transaction exclude each other (Apple filters by one or the other)")
-            }
-            filter = .type(type, subtype: invocation.value(subtypeOption))
-        } else if invocation.value(subtypeOption) != nil {
-            throw CLIError.usage("--subtype goes with --type")
-        } else if let transaction = invocation.value(transactionOption) {
-            filter = .transaction(transaction)
-        }
+        let filter = try NotificationHistoryQuery.filter(
+            type: invocation.value(typeOption), subtype: invocation.value(subtypeOption),
+            transaction: invocation.value(transactionOption))
         let query = NotificationHistoryQuery(
             start: start, end: end, filter: filter, onlyFailures: invocation.flag(onlyFailuresOption))
 
@@ -206,5 +192,18 @@ enum AppleNotifications {
         let delivered = items[0].attempts.last?.result == "SUCCESS"
         invocation.note(delivered ? "delivered" : "not delivered (last attempt: \(items[0].attempts.last?.result ?? "none yet"))")
         return delivered ? .success : .failure
+    }
+}
+
+extension NotificationHistoryQuery.Refusal: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .startNotBeforeEnd: .usage("--since must be before --until")
+        case .startBeyondRetention:
+            .usage("--since is more than 180 days ago", hint: "Apple keeps notification history for 180 days")
+        case .typeAndTransaction:
+            .usage("--type and --transaction exclude each other (Apple filters by one or the other)")
+        case .subtypeWithoutType: .usage("--subtype goes with --type")
+        }
     }
 }

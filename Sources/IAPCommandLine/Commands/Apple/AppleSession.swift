@@ -2,12 +2,6 @@ import AppStoreAPI
 import AppStoreJWS
 import IAPOperations
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension AppStoreAPIError: CLIErrorConvertible {
     /// Exit codes of cli.md: 401 and a bad key are configuration (78), unknown ids not found (3), Apple's
     /// "invalid request" malformed input (65), a rate limit still in force "retry" (75), a server or network
@@ -60,17 +54,12 @@ final class AppleSession {
                 hint: "the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
                     + "Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
         }
-        guard keyId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw CLIError(.config, "--key-id '\(keyId)' is not a key id (letters and digits, e.g. 2X9R4HXF34)")
-        }
-        guard Self.isUUID(issuerId) else {
-            throw CLIError(.config, "--issuer-id '\(issuerId)' is not a UUID", hint: "copy it from App Store Connect")
-        }
+        try APICredentials.check(keyId: keyId, issuerId: issuerId)
         let bundleId = invocation.value(AppleCommands.bundleIdOption) ?? ""
         self.keyFile = keyFile
         self.keyId = keyId
         var settings = APIClientSettings(
-            key: try APIKey(pem: try Self.readKey(keyFile), keyId: keyId), issuerId: issuerId, bundleId: bundleId)
+            key: try APIKey(pem: try APIKeyFile.read(keyFile), keyId: keyId), issuerId: issuerId, bundleId: bundleId)
         settings.connectTimeout = Int(invocation.value(AppleCommands.connectTimeoutOption) ?? "") ?? 10
         settings.totalTimeout = Int(invocation.value(AppleCommands.timeoutOption) ?? "") ?? 60
         settings.maxRateLimitWait = invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init)
@@ -86,80 +75,47 @@ final class AppleSession {
             invocation.warn("talking to the test server \(base) (\(Self.baseURLVariable)), not to Apple")
         }
         api.log = { [invocation] in invocation.note($0) }
-        if let named = Self.keyIdInFileName(keyFile), named != keyId {
-            invocation.warn("--key-id \(keyId) differs from the key file's name \(Self.baseName(keyFile)); Apple will refuse a mismatch")
+        if let named = APIKeyFile.keyId(inFileName: keyFile), named != keyId {
+            invocation.warn(
+                "--key-id \(keyId) differs from the key file's name \(APIKeyFile.baseName(keyFile)); Apple will refuse a mismatch")
         }
-    }
-
-    /// The `.p8` file's bytes, refusing a missing, unreadable or world-readable file (the key is a secret).
-    static func readKey(_ path: String) throws(CLIError) -> [UInt8] {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CLIError(
-                .config, "cannot read the key file \(path): \(FileSystem.describe(errno: errno))",
-                hint: "check --key-file (or IAPCTL_APPLE_KEY_FILE / 'apple-key-file')")
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw CLIError(.config, "the key file \(path) is not a file") }
-        guard info.st_mode & 0o004 == 0 else {
-            throw CLIError(
-                .config, "the key file \(path) is readable by every user of this machine",
-                hint: "it is a secret: chmod 600 \(path) (and keep it out of version control)")
-        }
-        do {
-            return try FileSystem.readAll(path: path, maxBytes: 64 << 10)
-        } catch {
-            throw CLIError(.config, "cannot read the key file: \(error.message)", hint: "check its owner and permissions")
-        }
-    }
-
-    static func isUUID(_ text: String) -> Bool {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        return parts.map(\.count) == [8, 4, 4, 4, 12] && parts.allSatisfy { $0.allSatisfy(\.isHexDigit) }
-    }
-
-    static func baseName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
-
-    /// `KEYID` of App Store Connect's download name `AuthKey_KEYID.p8`.
-    static func keyIdInFileName(_ path: String) -> String? {
-        let name = baseName(path)
-        guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
-        return String(name.dropFirst(8).dropLast(3))
     }
 
     /// Sends one call to the server(s) of `--environment`; a 401 gets the likely cause.
     func send(_ call: APICall, sandboxOnNotFound: Bool = true) throws -> APIAnswer {
         do {
             return try api.send(call, environment, sandboxOnNotFound: sandboxOnNotFound)
-        } catch { throw explained(error, sandboxTried: environment != .production) }
+        } catch { throw explained(error, sandboxTried: environment.mayHaveAskedSandbox(followsEnvironment: true)) }
     }
 
     /// Runs `body`, explaining a 401; `followsEnvironment`: it asked the server(s) of `--environment`
     /// (else Production, or Sandbox with `--environment sandbox`).
     func explaining<T>(followsEnvironment: Bool = false, _ body: () throws(AppStoreAPIError) -> T) throws -> T {
         do { return try body() } catch {
-            throw explained(error, sandboxTried: followsEnvironment ? environment != .production : environment == .sandbox)
+            throw explained(error, sandboxTried: environment.mayHaveAskedSandbox(followsEnvironment: followsEnvironment))
         }
     }
 
-    /// A 401 says which of key, issuer, bundle id or "never released" is likely.
+    /// A 401 says which of key, issuer, bundle id or "never released" is likely (``UnauthorizedCause``).
     func explained(_ error: AppStoreAPIError, sandboxTried: Bool) -> AppStoreAPIError {
         guard error.kind == .unauthorized else { return error }
         var error = error
-        var causes: [String] = []
-        if let named = Self.keyIdInFileName(keyFile), named != keyId {
-            causes.append("the key id: --key-id \(keyId) but the key file is \(Self.baseName(keyFile))")
-        }
-        if !sandboxTried {
-            causes.append("an app never released on the App Store is known only to Sandbox: try --environment sandbox")
-        }
-        causes.append(
-            "the issuer id (--issuer-id) or the bundle id (--bundle-id \(invocation.value(AppleCommands.bundleIdOption) ?? "?")) "
-                + "does not belong to this key's team, or the key was revoked in App Store Connect")
-        if sandboxTried && environment == .auto {
-            causes.append("(Sandbox refused it too, so it is not an unreleased app)")
-        }
-        error.hint = "likely: " + causes.joined(separator: "; ")
+        let causes = UnauthorizedCause.likely(
+            keyFile: keyFile, keyId: keyId, bundleId: invocation.value(AppleCommands.bundleIdOption),
+            environment: environment, sandboxTried: sandboxTried)
+        error.hint = "likely: " + causes.map(Self.describe).joined(separator: "; ")
         return error
+    }
+
+    static func describe(_ cause: UnauthorizedCause) -> String {
+        switch cause {
+        case .keyIdDiffersFromFileName(let keyId, let fileName): "the key id: --key-id \(keyId) but the key file is \(fileName)"
+        case .appNeverReleased: "an app never released on the App Store is known only to Sandbox: try --environment sandbox"
+        case .issuerOrBundleId(let bundleId):
+            "the issuer id (--issuer-id) or the bundle id (--bundle-id \(bundleId ?? "?")) "
+                + "does not belong to this key's team, or the key was revoked in App Store Connect"
+        case .sandboxRefusedToo: "(Sandbox refused it too, so it is not an unreleased app)"
+        }
     }
 
     /// A progress line on stderr, only on a terminal.
@@ -182,10 +138,9 @@ final class AppleSession {
         if let roots = try TrustSetup.roots(invocation, option: AppleCommands.rootCAOption) { configuration.roots = roots }
         configuration.bundleId = invocation.value(AppleCommands.bundleIdOption)
         configuration.appAppleId = invocation.value(AppleCommands.appAppleIdOption).flatMap(Int64.init)
-        configuration.environments = [server.rawValue]
         configuration.validationTime = try TrustSetup.validationTime(invocation.value(AppleCommands.atOption) ?? "signed")
         do {
-            return try AppStoreVerifier(configuration: configuration)
+            return try AppleItems.verifier(configuration, for: server)
         } catch {
             throw CLIError(
                 .config, "\(error)",
@@ -243,6 +198,39 @@ final class AppleSession {
         r.append("environment", tx?.environment)
         if structured { r.append("payload", report.payload ?? .null) }
         return r
+    }
+}
+
+extension APIKeyFile.Refusal: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .inaccessible(let path, let code):
+            CLIError(
+                .config, "cannot read the key file \(path): \(FileSystem.describe(errno: code))",
+                hint: "check --key-file (or IAPCTL_APPLE_KEY_FILE / 'apple-key-file')")
+        case .notAFile(let path): CLIError(.config, "the key file \(path) is not a file")
+        case .worldReadable(let path):
+            CLIError(
+                .config, "the key file \(path) is readable by every user of this machine",
+                hint: "it is a secret: chmod 600 \(path) (and keep it out of version control)")
+        case .cannotOpen(let path, let code): Self.unreadable("cannot open \(path): \(FileSystem.describe(errno: code))")
+        case .cannotRead(let path, let code): Self.unreadable("cannot read \(path): \(FileSystem.describe(errno: code))")
+        case .tooLarge(let path, let maxBytes): Self.unreadable("\(path) is larger than \(maxBytes) bytes")
+        }
+    }
+
+    static func unreadable(_ why: String) -> CLIError {
+        CLIError(.config, "cannot read the key file: \(why)", hint: "check its owner and permissions")
+    }
+}
+
+extension APICredentials.Refusal: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .keyId(let keyId): CLIError(.config, "--key-id '\(keyId)' is not a key id (letters and digits, e.g. 2X9R4HXF34)")
+        case .issuerId(let issuerId):
+            CLIError(.config, "--issuer-id '\(issuerId)' is not a UUID", hint: "copy it from App Store Connect")
+        }
     }
 }
 

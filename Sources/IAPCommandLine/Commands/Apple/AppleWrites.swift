@@ -132,9 +132,7 @@ enum AppleWrites {
         handler: runSetToken)
 
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
-        guard let days = Int64(invocation.value(daysOption) ?? ""), (1...90).contains(days) else {
-            throw CLIError.usage("--days must be 1 to 90 (Apple's limit)")
-        }
+        let days = try WriteRequest.extensionDays(invocation.value(daysOption))
         let code = Int64(invocation.value(reasonCodeOption) ?? "0") ?? 0
         let reason = invocation.value(CommandTree.reasonOption) ?? ""
         let ticket = invocation.value(CommandTree.ticketOption)
@@ -186,17 +184,8 @@ enum AppleWrites {
     }
 
     static func runConsumption(_ invocation: Invocation) throws -> ExitCode {
-        guard invocation.flag(customerConsentedOption) else {
-            throw CLIError.usage(
-                "--customer-consented is required", hint: "Apple accepts consumption data only with the customer's consent")
-        }
-        var percentage: Int64?
-        if let raw = invocation.value(consumptionPercentageOption) {
-            guard let milli = Int64(raw), (0...100_000).contains(milli) else {
-                throw CLIError.usage("--consumption-percentage must be 0 to 100000 (thousandths of a percent)")
-            }
-            percentage = milli
-        }
+        try WriteRequest.requireConsent(invocation.flag(customerConsentedOption))
+        let percentage = try WriteRequest.consumptionPercentage(invocation.value(consumptionPercentageOption))
         let tx = invocation.arguments[0]
         let write = AppleWrite.consumption(
             transaction: tx, sampleContentProvided: invocation.flag(sampleContentProvidedOption),
@@ -209,10 +198,7 @@ enum AppleWrites {
     }
 
     static func runSetToken(_ invocation: Invocation) throws -> ExitCode {
-        let token = invocation.value(tokenOption) ?? ""
-        guard AppleSession.isUUID(token) else {
-            throw CLIError.usage("--token '\(token)' is not a UUID", hint: "appAccountToken is a UUID, e.g. an order number")
-        }
+        let token = try WriteRequest.appAccountToken(invocation.value(tokenOption) ?? "")
         let original = invocation.arguments[0]
         return try send(AppleWrite.setAppAccountToken(original: original, token: token), invocation) { _ in
             invocation.note("Apple set the appAccountToken of \(original)")
@@ -221,10 +207,8 @@ enum AppleWrites {
     }
 
     /// `--request-id`, lowercased; nil: the operation derives one.
-    static func givenRequestIdentifier(_ invocation: Invocation) throws -> String? {
-        guard let given = invocation.value(requestIdOption) else { return nil }
-        guard AppleSession.isUUID(given) else { throw CLIError.usage("--request-id '\(given)' is not a UUID") }
-        return given.lowercased()
+    static func givenRequestIdentifier(_ invocation: Invocation) throws(WriteRequest.Refusal) -> String? {
+        try WriteRequest.requestIdentifier(invocation.value(requestIdOption))
     }
 
     /// Dry run: the exact request. Otherwise: send it (the database must be there first, to record it),
@@ -263,5 +247,19 @@ enum AppleWrites {
         for (key, value) in answer.json?.objectMembers ?? [] { r.append(RowRendering.snakeCase(key), value) }
         invocation.emit([r])
         return try done(answer.json)
+    }
+}
+
+extension WriteRequest.Refusal: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .extensionDays: .usage("--days must be 1 to 90 (Apple's limit)")
+        case .consentMissing:
+            .usage("--customer-consented is required", hint: "Apple accepts consumption data only with the customer's consent")
+        case .consumptionPercentage: .usage("--consumption-percentage must be 0 to 100000 (thousandths of a percent)")
+        case .requestIdentifier(let given): .usage("--request-id '\(given)' is not a UUID")
+        case .appAccountToken(let token):
+            .usage("--token '\(token)' is not a UUID", hint: "appAccountToken is a UUID, e.g. an order number")
+        }
     }
 }

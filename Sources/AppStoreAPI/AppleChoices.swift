@@ -1,8 +1,8 @@
-/// The enumerated values the `apple` commands accept, as Apple's API spells them; option specs take
-/// their `allowedValues` (and so help, completions and man pages) from these.
-enum AppleChoices {
+/// The enumerated values of the App Store Server API's requests, as Apple spells them; the `apple`
+/// commands' option specs take their `allowedValues` (and so help, completions and man pages) from these.
+public enum AppleChoices {
     /// `extendReasonCode` of Extend a Subscription Renewal Date.
-    enum ExtendReasonCode: String, CaseIterable, Sendable {
+    public enum ExtendReasonCode: String, CaseIterable, Sendable {
         case undeclared = "0"
         case customerSatisfaction = "1"
         case other = "2"
@@ -10,7 +10,7 @@ enum AppleChoices {
     }
 
     /// `deliveryStatus` of Send Consumption Information.
-    enum DeliveryStatus: String, CaseIterable, Sendable {
+    public enum DeliveryStatus: String, CaseIterable, Sendable {
         case delivered = "DELIVERED"
         case undeliveredQualityIssue = "UNDELIVERED_QUALITY_ISSUE"
         case undeliveredWrongItem = "UNDELIVERED_WRONG_ITEM"
@@ -19,14 +19,14 @@ enum AppleChoices {
     }
 
     /// `refundPreference` of Send Consumption Information.
-    enum RefundPreference: String, CaseIterable, Sendable {
+    public enum RefundPreference: String, CaseIterable, Sendable {
         case decline = "DECLINE"
         case grantFull = "GRANT_FULL"
         case grantProrated = "GRANT_PRORATED"
     }
 
     /// `productType` of Get Transaction History.
-    enum ProductType: String, CaseIterable, Sendable {
+    public enum ProductType: String, CaseIterable, Sendable {
         case autoRenewable = "AUTO_RENEWABLE"
         case nonRenewable = "NON_RENEWABLE"
         case consumable = "CONSUMABLE"
@@ -34,12 +34,12 @@ enum AppleChoices {
     }
 
     /// `sort` of Get Transaction History (by modification date).
-    enum SortOrder: String, CaseIterable, Sendable {
+    public enum SortOrder: String, CaseIterable, Sendable {
         case ascending, descending
     }
 
     /// `status` of Get All Subscription Statuses.
-    enum SubscriptionStatus: String, CaseIterable, Sendable {
+    public enum SubscriptionStatus: String, CaseIterable, Sendable {
         case active = "1"
         case expired = "2"
         case billingRetry = "3"

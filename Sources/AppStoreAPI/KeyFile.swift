@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The `.p8` file App Store Connect lets you download once (`AuthKey_KEYID.p8`): read only when it is
+/// a regular file other users cannot read (the key is a secret).
+public enum APIKeyFile {
+    /// Why the key file was refused; `errno` values are the C library's, for the caller to word.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// `stat` failed (e.g. no such file).
+        case inaccessible(path: String, errno: Int32)
+        /// It is a folder, a device, …
+        case notAFile(path: String)
+        /// Every user of the machine may read it.
+        case worldReadable(path: String)
+        /// `open` failed.
+        case cannotOpen(path: String, errno: Int32)
+        /// `read` failed.
+        case cannotRead(path: String, errno: Int32)
+        /// Longer than ``maxBytes`` (no key is).
+        case tooLarge(path: String, maxBytes: Int)
+    }
+
+    /// The most a key file may hold.
+    public static let maxBytes = 64 << 10
+
+    /// The file's bytes, refusing a missing, unreadable, non-regular or world-readable file.
+    public static func read(_ path: String) throws(Refusal) -> [UInt8] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .inaccessible(path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
+        guard info.st_mode & 0o004 == 0 else { throw .worldReadable(path: path) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        defer { _ = close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= maxBytes {
+            var count = 0
+            repeat {
+                count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress!, $0.count) }
+            } while count < 0 && errno == EINTR
+            guard count >= 0 else { throw .cannotRead(path: path, errno: errno) }
+            if count == 0 { return bytes }
+            bytes += chunk.prefix(count)
+        }
+        throw .tooLarge(path: path, maxBytes: maxBytes)
+    }
+
+    /// The last component of `path`.
+    public static func baseName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
+
+    /// `KEYID` of App Store Connect's download name `AuthKey_KEYID.p8`; nil for another name.
+    public static func keyId(inFileName path: String) -> String? {
+        let name = baseName(path)
+        guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
+        return String(name.dropFirst(8).dropLast(3))
+    }
+}
+
+/// `read(2)` (the name is taken inside ``APIKeyFile``).
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
+
+/// The ids a token names: the key id (letters and digits) and the issuer id (a UUID).
+public enum APICredentials {
+    /// An id App Store Connect would not have issued.
+    public enum Refusal: Error, Sendable, Equatable {
+        case keyId(String)
+        case issuerId(String)
+    }
+
+    /// Throws when `keyId` is not letters and digits, or `issuerId` not a UUID (the key id first).
+    public static func check(keyId: String, issuerId: String) throws(Refusal) {
+        guard isKeyId(keyId) else { throw .keyId(keyId) }
+        guard RequestIdentifier.isUUID(issuerId) else { throw .issuerId(issuerId) }
+    }
+
+    /// ASCII letters and digits only (e.g. 2X9R4HXF34).
+    public static func isKeyId(_ text: String) -> Bool { text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+}
