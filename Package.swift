@@ -168,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "IAPOperations", "CommandLineKit", "JWSForge", "AppStoreReceipt"]
+            dependencies: ["IAPCommandLine", "IAPOperations", "CommandLineKit", "JWSForge", "AppStoreReceipt", "AppStoreAPI"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -16,6 +16,32 @@ public enum NotificationHistory {
         }
     }
 
+    /// Why a document is not a Get Notification History response.
+    public enum ResponseRefusal: Error, Sendable, Equatable {
+        /// It has no `notificationHistory` array.
+        case noHistoryArray
+        /// An item of it has no `signedPayload` string.
+        case noSignedPayload
+    }
+
+    /// The notifications of one Get Notification History response, in order, each with Apple's send
+    /// attempts (`sendAttempts`; none when it is missing).
+    public static func entries(in response: JSONValue) throws(ResponseRefusal) -> [Entry] {
+        guard case .array(let history)? = response["notificationHistory"] else { throw .noHistoryArray }
+        var entries: [Entry] = []
+        for item in history {
+            guard let jws = item["signedPayload"]?.stringValue else { throw .noSignedPayload }
+            var attempts: [NotificationGaps.SendAttempt] = []
+            if case .array(let list)? = item["sendAttempts"] {
+                attempts = list.map {
+                    NotificationGaps.SendAttempt(date: $0["attemptDate"]?.int64Value, result: $0["sendAttemptResult"]?.stringValue)
+                }
+            }
+            entries.append(Entry(jws: jws, attempts: attempts))
+        }
+        return entries
+    }
+
     /// Verifies each signed notification of `history` (in order) and compares them with the ledger
     /// (``NotificationGaps/compare(_:store:apply:engine:context:dryRun:)``): notifications the ledger
     /// already processed and repeats of one UUID are left out. With `apply` each missing one is

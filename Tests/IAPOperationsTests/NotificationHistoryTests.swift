@@ -15,6 +15,31 @@ struct NotificationHistoryTests {
             engine: SubscriptionEventEngine(), context: world.context, apply: apply, dryRun: dryRun)
     }
 
+    @Test func entriesOfAResponseKeepApplesOrderAndSendAttempts() throws {
+        let response = try JSONText.parse(
+            #"{"notificationHistory":[{"signedPayload":"a.b.c","sendAttempts":[{"attemptDate":5,"sendAttemptResult":"TIMED_OUT"},{"attemptDate":9,"sendAttemptResult":"SUCCESS"}]},{"signedPayload":"d.e.f"}],"hasMore":false}"#
+        )
+        let entries = try NotificationHistory.entries(in: response)
+        #expect(entries.map(\.jws) == ["a.b.c", "d.e.f"])
+        #expect(
+            entries[0].attempts == [
+                NotificationGaps.SendAttempt(date: 5, result: "TIMED_OUT"), NotificationGaps.SendAttempt(date: 9, result: "SUCCESS"),
+            ])
+        #expect(entries[1].attempts.isEmpty)
+        #expect(try NotificationHistory.entries(in: try JSONText.parse(#"{"notificationHistory":[]}"#)).isEmpty)
+
+        #expect(throws: NotificationHistory.ResponseRefusal.noHistoryArray) {
+            try NotificationHistory.entries(in: try JSONText.parse(#"{"notificationHistory":{}}"#))
+        }
+        #expect(throws: NotificationHistory.ResponseRefusal.noHistoryArray) {
+            try NotificationHistory.entries(in: try JSONText.parse(#"[1]"#))
+        }
+        #expect(throws: NotificationHistory.ResponseRefusal.noSignedPayload) {
+            try NotificationHistory.entries(
+                in: try JSONText.parse(#"{"notificationHistory":[{"signedPayload":"a.b.c"},{"signedPayload":7}]}"#))
+        }
+    }
+
     @Test(arguments: Backend.available)
     func onlyWhatTheLedgerNeverAppliedIsAGapAndApplyReplaysExactlyThat(_ backend: Backend) throws {
         let world = try World(backend)

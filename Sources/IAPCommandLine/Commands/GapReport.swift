@@ -10,24 +10,18 @@ import SubscriptionEngine
 /// one JSON document, a JSON array of them, or one per line. Exit 0 when nothing is missing (or
 /// everything missing was applied), 1 when gaps remain.
 enum GapReport {
-    /// One notification of the history.
-    struct Item {
-        var jws: String
-        var attempts: [(date: Int64?, result: String?)]
+    /// One notification of the history: its signed payload and Apple's send attempts.
+    typealias Item = NotificationHistory.Entry
 
-        /// The attempts as Apple writes them (`sendAttempts`).
-        var sendAttempts: JSONValue { Self.sendAttempts(attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) }) }
-
-        /// Attempts as Apple writes them (`sendAttempts`).
-        static func sendAttempts(_ attempts: [NotificationGaps.SendAttempt]) -> JSONValue {
-            .array(
-                attempts.map {
-                    .object([
-                        ("attemptDate", $0.date.map(JSONValue.int) ?? .null),
-                        ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null),
-                    ])
-                })
-        }
+    /// Attempts as Apple writes them (`sendAttempts`).
+    static func sendAttempts(_ attempts: [NotificationGaps.SendAttempt]) -> JSONValue {
+        .array(
+            attempts.map {
+                .object([
+                    ("attemptDate", $0.date.map(JSONValue.int) ?? .null),
+                    ("sendAttemptResult", $0.result.map(JSONValue.string) ?? .null),
+                ])
+            })
     }
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
@@ -51,10 +45,7 @@ enum GapReport {
         let dryRun = invocation.flag(CommandTree.dryRun)
         let context = EngineContext(actor: invocation.actor, command: command)
         let rows = try NotificationHistory.gaps(
-            in: items.map {
-                NotificationHistory.Entry(
-                    jws: $0.jws, attempts: $0.attempts.map { NotificationGaps.SendAttempt(date: $0.date, result: $0.result) })
-            },
+            in: items,
             verifier: verifier, store: store, engine: SubscriptionEventEngine(), context: context, apply: apply, dryRun: dryRun
         ) { invocation.stderr.writeLine("error: \($0.message)") }
         var records: [Record] = []
@@ -81,7 +72,7 @@ enum GapReport {
                 r.append("attempts", attempts.count)
                 r.append("last_attempt_result", attempts.last?.result)
                 r.append("last_attempt_date", attempts.last?.date)
-                r.append("send_attempts", Item.sendAttempts(attempts))
+                r.append("send_attempts", sendAttempts(attempts))
                 if let outcome {
                     r.append("verdict", outcome.verdict.rawValue)
                     r.append("detail", outcome.detail)
@@ -120,7 +111,7 @@ enum GapReport {
     }
 
     /// The items of every response in `text` (one document, an array of them, or one per line).
-    static func read(_ text: String, name: String, allowEmpty: Bool = false) throws(CLIError) -> [Item] {
+    static func read(_ text: String, name: String) throws(CLIError) -> [Item] {
         var documents: [JSONValue] = []
         if let whole = try? JSONText.parse(text) {
             if case .array(let list) = whole { documents = list } else { documents = [whole] }
@@ -134,23 +125,20 @@ enum GapReport {
             }
         }
         var items: [Item] = []
-        for document in documents {
-            guard case .array(let history)? = document["notificationHistory"] else {
+        for document in documents { items += try entries(in: document, name: name) }
+        guard !items.isEmpty else { throw CLIError(.noInput, "\(name): no notifications in the history") }
+        return items
+    }
+
+    /// The notifications of one response; `name` says where it came from in an error.
+    static func entries(in response: JSONValue, name: String) throws(CLIError) -> [Item] {
+        do { return try NotificationHistory.entries(in: response) } catch {
+            switch error {
+            case .noHistoryArray:
                 throw CLIError(
                     .dataError, "\(name): not a Get Notification History response (no notificationHistory array)")
-            }
-            for entry in history {
-                guard let jws = entry["signedPayload"]?.stringValue else {
-                    throw CLIError(.dataError, "\(name): a notificationHistory item has no signedPayload")
-                }
-                var attempts: [(date: Int64?, result: String?)] = []
-                if case .array(let list)? = entry["sendAttempts"] {
-                    attempts = list.map { ($0["attemptDate"]?.int64Value, $0["sendAttemptResult"]?.stringValue) }
-                }
-                items.append(Item(jws: jws, attempts: attempts))
+            case .noSignedPayload: throw CLIError(.dataError, "\(name): a notificationHistory item has no signedPayload")
             }
         }
-        guard !items.isEmpty || allowEmpty else { throw CLIError(.noInput, "\(name): no notifications in the history") }
-        return items
     }
 }

@@ -112,7 +112,7 @@ enum AppleNotifications {
         session.endProgress()
         var items: [GapReport.Item] = []
         for page in pages {
-            items += try GapReport.read(page.serialized(), name: "Apple's notification history", allowEmpty: true)
+            items += try GapReport.entries(in: page, name: "Apple's notification history")
         }
         invocation.note("notification history: \(items.count) notification(s) in \(pages.count) page(s) from \(server.rawValue)")
         if gapReport {
@@ -153,7 +153,7 @@ enum AppleNotifications {
         r.append("last_attempt_result", item.attempts.last?.result)
         r.append("last_attempt_date", item.attempts.last?.date)
         if structured {
-            r.append("send_attempts", item.sendAttempts)
+            r.append("send_attempts", GapReport.sendAttempts(item.attempts))
             r.append("payload", report.payload ?? .null)
         }
         return r
@@ -180,9 +180,8 @@ enum AppleNotifications {
         let call = Endpoint.testNotificationStatus(invocation.arguments[0])
         let answer = try session.explaining { () throws(AppStoreAPIError) in try session.api.send(call, to: server(session)) }
         _ = try AppStoreServerAPI.requiredString(answer, "signedPayload", call: call)
-        let items = try GapReport.read(
-            JSONValue.object([("notificationHistory", .array([answer.json ?? .null]))]).serialized(), name: call.path,
-            allowEmpty: false)
+        let items = try GapReport.entries(
+            in: .object([("notificationHistory", .array([answer.json ?? .null]))]), name: call.path)
         if session.printsSignedItems {
             invocation.print(items[0].jws)
         } else {
