@@ -96,6 +96,26 @@ public struct AppleWrite: Sendable {
         }
     }
 
+    /// What ``perform(_:_:store:actor:reason:ticket:explain:)`` did: the audit row and Apple's answer
+    /// or refusal.
+    public struct Outcome: Sendable {
+        public var auditId: Int64
+        public var result: Result<APIAnswer, AppStoreAPIError>
+    }
+
+    /// Sends it and records Apple's answer — or its refusal — in the audit trail (the store must be
+    /// open first: nothing is sent that cannot be recorded). `explain` rewords a refusal before it is
+    /// returned (given whether Sandbox was asked); the audit row keeps Apple's own code and message.
+    public func perform(
+        _ api: AppStoreServerAPI, _ environment: APIEnvironment, store: any Store, actor: String, reason: String?,
+        ticket: String?, explain: (AppStoreAPIError, _ sandboxTried: Bool) -> AppStoreAPIError = { error, _ in error }
+    ) throws -> Outcome {
+        let sent = send(api, environment)
+        let result = sent.result.mapError { explain($0, sent.sandboxTried) }
+        let auditId = try record(result, environment: environment, in: store, actor: actor, reason: reason, ticket: ticket)
+        return Outcome(auditId: auditId, result: result)
+    }
+
     /// The audit row's `after`: the request as sent and Apple's answer or refusal. `environment`: the
     /// `--environment` asked, named when no server answered.
     public func auditAfter(_ result: Result<APIAnswer, AppStoreAPIError>, environment: APIEnvironment) -> String {

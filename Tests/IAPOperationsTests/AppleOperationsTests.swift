@@ -44,6 +44,57 @@ struct AppleOperationsTests {
         #expect(AppleWrite.server(for: .sandbox) == .sandbox)
     }
 
+    /// Answers every request with `status` and `body`, counting them.
+    final class FixedTransport: HTTPTransport {
+        let response: HTTPResponse
+        var sent: [HTTPRequest] = []
+        init(_ status: Int, _ body: String) { response = HTTPResponse(status: status, body: Array(body.utf8)) }
+        func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
+            sent.append(request)
+            return response
+        }
+    }
+
+    static func client(_ world: World, _ transport: FixedTransport) throws -> AppStoreServerAPI {
+        let key = try APIKey(pem: Array(try world.pki.leafPrivateKeyPEM().utf8), keyId: "K")
+        let tokens = TokenIssuer(key: key, issuerId: "i", bundleId: World.bundleId) { 1_700_000_000 }
+        return AppStoreServerAPI(tokens: tokens, transport: transport, nowMs: { 0 }, sleepMs: { _ in })
+    }
+
+    @Test func performingAWriteRecordsApplesAnswerOrItsRefusalBeforeReturningIt() throws {
+        let world = try World(.sqlite)
+        let write = AppleWrite.setAppAccountToken(original: "orig-1", token: "7389A31A-FB6D-4569-A2A6-DB7D85D84813")
+
+        let accepted = FixedTransport(200, "{}")
+        let done = try write.perform(
+            try Self.client(world, accepted), .auto, store: world.store, actor: "tester", reason: "web", ticket: nil)
+        #expect(accepted.sent.count == 1 && (try? done.result.get().server) == .production)
+        let row = try #require(try world.store.read { try $0.auditEntry(id: done.auditId) })
+        #expect(row.command == "apple set-app-account-token" && row.reason == "web" && row.key == "orig-1")
+        #expect(row.after?.hasSuffix(#""apple_response":{"status":200,"body":{}}}"#) == true)
+
+        for (environment, sandboxAsked) in [(APIEnvironment.production, false), (.auto, true), (.sandbox, true)] {
+            let refusing = FixedTransport(401, #"{"errorCode":4010000,"errorMessage":"Unauthorized"}"#)
+            var heard: [Bool] = []
+            let outcome = try write.perform(
+                try Self.client(world, refusing), environment, store: world.store, actor: "tester", reason: nil, ticket: nil
+            ) { error, sandboxTried in
+                heard.append(sandboxTried)
+                var error = error
+                error.hint = "explained"
+                return error
+            }
+            #expect(heard == [sandboxAsked], "\(environment)")
+            guard case .failure(let error) = outcome.result else {
+                Issue.record("a 401 was not a refusal")
+                continue
+            }
+            #expect(error.kind == .unauthorized && error.hint == "explained")
+            let refused = try #require(try world.store.read { try $0.auditEntry(id: outcome.auditId) })
+            #expect(refused.after?.contains(#""status":401,"errorCode":4010000"#) == true)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aWriteRecordsTheExactRequestAndApplesAnswerOrRefusal(_ backend: Backend) throws {
         let world = try World(backend)

@@ -234,15 +234,14 @@ enum AppleWrites {
             return .success
         }
         let store = try DbOpen.existing(invocation)
-        let sent = write.send(session.api, session.environment)
-        let result = sent.result.mapError { session.explained($0, sandboxTried: sent.sandboxTried) }
-        let auditId = try write.record(
-            result, environment: session.environment, in: store, actor: invocation.actor,
-            reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption))
-        invocation.note("recorded as audit row \(auditId)")
-        let answer = try result.get()
+        let outcome = try write.perform(
+            session.api, session.environment, store: store, actor: invocation.actor,
+            reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption),
+            explain: session.explained)
+        invocation.note("recorded as audit row \(outcome.auditId)")
+        let answer = try outcome.result.get()
         var r = Record()
-        r.append("audit_id", auditId)
+        r.append("audit_id", outcome.auditId)
         r.append("http_status", Int64(answer.status))
         for (key, value) in answer.json?.objectMembers ?? [] { r.append(RowRendering.snakeCase(key), value) }
         invocation.emit([r])
