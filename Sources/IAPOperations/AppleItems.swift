@@ -33,4 +33,37 @@ public enum AppleItems {
         }
         return reports
     }
+
+    /// A subscription of Get All Subscription Statuses with its verified items.
+    public struct VerifiedStatus: Sendable {
+        public var item: SubscriptionStatusItem
+        public var transaction: VerificationReport
+        public var renewal: VerificationReport?
+    }
+
+    /// The first item of a status answer that does not verify: a transaction (`index` among the
+    /// transactions) or a renewal info (`index` among those present).
+    public struct UnverifiedStatus: Error, Sendable {
+        public var isRenewalInfo: Bool
+        public var unverified: Unverified
+    }
+
+    /// Verifies every subscription's latest transaction, then every renewal info, and pairs each
+    /// renewal info with its subscription; the first that does not verify stops it.
+    public static func verified(_ items: [SubscriptionStatusItem], with verifier: AppStoreVerifier) throws(UnverifiedStatus)
+        -> [VerifiedStatus]
+    {
+        let transactions: [VerificationReport]
+        var renewals: [VerificationReport]
+        do {
+            transactions = try verified(items.map(\.transaction), as: .transaction, with: verifier)
+        } catch { throw UnverifiedStatus(isRenewalInfo: false, unverified: error) }
+        do {
+            renewals = try verified(items.compactMap(\.renewal), as: .renewalInfo, with: verifier)
+        } catch { throw UnverifiedStatus(isRenewalInfo: true, unverified: error) }
+        renewals.reverse()
+        return zip(items, transactions).map { item, transaction in
+            VerifiedStatus(item: item, transaction: transaction, renewal: item.renewal == nil ? nil : renewals.popLast())
+        }
+    }
 }

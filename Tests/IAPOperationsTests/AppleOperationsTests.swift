@@ -1,5 +1,6 @@
 import AppStoreJWS
 import IAPOperations
+import JWSForge
 import SubscriptionEngine
 import Testing
 
@@ -36,6 +37,48 @@ struct AppleOperationsTests {
         let production = try AppleItems.verifier(withAppId, for: .production)
         #expect(throws: AppleItems.Unverified.self, "a Sandbox item from Production") {
             try AppleItems.verified(items, as: .notification, with: production)
+        }
+    }
+
+    @Test func eachSubscriptionStatusGetsItsOwnVerifiedRenewalInfo() throws {
+        let world = try World(.sqlite)
+        let tx1 = try world.pki.sign(payload: world.transaction("1000", original: "orig-1").json)
+        let tx2 = try world.pki.sign(payload: world.transaction("2000", original: "orig-2").json)
+        let tx3 = try world.pki.sign(payload: world.transaction("3000", original: "orig-3").json)
+        func renewal(_ original: String) throws -> String {
+            try world.pki.sign(
+                payload: JWSForge.RenewalInfoPayload(
+                    originalTransactionId: original, autoRenewProductId: World.product, productId: World.product,
+                    signedDate: World.t0, environment: "Sandbox", renewalDate: World.t0 + World.day
+                ).json)
+        }
+        let answer = try JSONText.parse(
+            #"{"data":[{"subscriptionGroupIdentifier":"g","lastTransactions":["#
+                + #"{"status":1,"originalTransactionId":"orig-1","signedTransactionInfo":"\#(tx1)"},"#
+                + #"{"status":2,"originalTransactionId":"orig-2","signedTransactionInfo":"\#(tx2)","signedRenewalInfo":"\#(try renewal("orig-2"))"},"#
+                + #"{"status":1,"originalTransactionId":"orig-3","signedTransactionInfo":"\#(tx3)","signedRenewalInfo":"\#(try renewal("orig-3"))"}]}]}"#
+        )
+        let call = Endpoint.subscriptionStatuses("orig-1", statuses: [])
+        let items = try SubscriptionStatusItem.items(APIAnswer(server: .sandbox, status: 200, json: answer), call: call)
+        let verified = try AppleItems.verified(items, with: world.verifier)
+        #expect(verified.map { $0.transaction.transaction?.transactionId } == ["1000", "2000", "3000"])
+        #expect(verified.map { $0.renewal?.renewalInfo?.originalTransactionId } == [nil, "orig-2", "orig-3"])
+
+        var forgedRenewal = items
+        forgedRenewal[2].renewal = try RejectedItemsTests.forged(world)
+        do {
+            _ = try AppleItems.verified(forgedRenewal, with: world.verifier)
+            Issue.record("a forged renewal info verified")
+        } catch {
+            #expect(error.isRenewalInfo && error.unverified.index == 1)
+        }
+        var forgedTransaction = forgedRenewal
+        forgedTransaction[1].transaction = try RejectedItemsTests.forged(world)
+        do {
+            _ = try AppleItems.verified(forgedTransaction, with: world.verifier)
+            Issue.record("a forged transaction verified")
+        } catch {
+            #expect(!error.isRenewalInfo && error.unverified.index == 1, "transactions are verified first")
         }
     }
 

@@ -286,27 +286,21 @@ enum AppleCommands {
         if session.printsSignedItems {
             for row in rows { invocation.print(row.transaction) }
         } else {
-            let what = "subscription status"
-            let transactions = try session.verified(rows.map(\.transaction), as: .transaction, from: answer.server, what: what)
-            let renewals = try session.verified(
-                rows.compactMap(\.renewal), as: .renewalInfo, from: answer.server, what: what + " renewal info")
-            var renewalIndex = 0
             var records: [Record] = []
-            for (row, report) in zip(rows, transactions) {
+            for verified in try session.verified(rows, from: answer.server, what: "subscription status") {
+                let row = verified.item
+                let renewal = verified.renewal
                 var r = Record()
                 r.append("subscription_group_identifier", row.group)
                 r.append("status", row.status)
                 r.append("status_name", row.status.flatMap { SubscriptionStatusItem.statusNames[$0] })
-                var renewal: VerificationReport?
-                if row.renewal != nil {
-                    renewal = renewals[renewalIndex]
-                    renewalIndex += 1
-                }
                 r.append("auto_renew", renewal?.renewalInfo?.autoRenewStatus.map { $0 == 1 })
                 r.append("auto_renew_product_id", renewal?.renewalInfo?.autoRenewProductId)
-                for (key, value) in AppleSession.transactionRecord(report, structured: false).fields { r.append(key, value) }
+                for (key, value) in AppleSession.transactionRecord(verified.transaction, structured: false).fields {
+                    r.append(key, value)
+                }
                 if invocation.output.isStructured {
-                    r.append("transaction", report.payload ?? .null)
+                    r.append("transaction", verified.transaction.payload ?? .null)
                     r.append("renewal", renewal?.payload ?? .null)
                 }
                 records.append(r)

@@ -156,13 +156,27 @@ final class AppleSession {
         let verifier = try verifier(for: server)
         do {
             return try AppleItems.verified(items, as: kind, with: verifier)
+        } catch { throw Self.unverified(error, from: server, what: what) }
+    }
+
+    /// Verifies each subscription's items of a status answer (see ``AppleItems/verified(_:with:)``).
+    func verified(_ items: [SubscriptionStatusItem], from server: APIServer, what: String) throws
+        -> [AppleItems.VerifiedStatus]
+    {
+        let verifier = try verifier(for: server)
+        do {
+            return try AppleItems.verified(items, with: verifier)
         } catch {
-            throw CLIError(
-                ItemResult.exitCode(for: error.failure),
-                "\(what) item \(error.index + 1) from \(server.rawValue) does not verify: \(error.failure.message)",
-                hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
-                    + "or print the signed items without -o and inspect them with 'iapctl verify'")
+            throw Self.unverified(error.unverified, from: server, what: error.isRenewalInfo ? what + " renewal info" : what)
         }
+    }
+
+    static func unverified(_ error: AppleItems.Unverified, from server: APIServer, what: String) -> CLIError {
+        CLIError(
+            ItemResult.exitCode(for: error.failure),
+            "\(what) item \(error.index + 1) from \(server.rawValue) does not verify: \(error.failure.message)",
+            hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
+                + "or print the signed items without -o and inspect them with 'iapctl verify'")
     }
 
     /// Prints signed items one per line (default), or decoded after verification (`-o`).
