@@ -1,4 +1,4 @@
-public import AppStoreJWS
+import AppStoreJWS
 
 #if canImport(Glibc)
     import Glibc

@@ -48,12 +48,7 @@ public final class Invocation {
     /// Positional arguments.
     public var arguments: [String] { parsed.arguments }
 
-    /// The resolved value of an option (command line > environment > config > default).
-    public func value(_ long: String) -> String? { settings.value(long) }
-    /// The resolved values of a repeatable option.
-    public func values(_ long: String) -> [String] { settings.values(long) }
-    /// Whether a flag is on (from any source).
-    public func flag(_ long: String) -> Bool { settings.flag(long) }
+    // Options are read by their spec (`value(_: OptionSpec)`, OptionAccess.swift), never by a string.
 
     /// The output format (`-o`); table when the command has no such option.
     public var output: OutputFormat { settings.value(StandardOptions.output.long).flatMap(OutputFormat.init(rawValue:)) ?? .table }

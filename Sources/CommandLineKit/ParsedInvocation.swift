@@ -16,20 +16,21 @@ public struct ParsedInvocation: Sendable {
     /// Values given on the command line, by long option name, in the order given (flags: one "").
     let given: [String: [String]]
 
-    /// The value of a value option given on the command line (the last one if repeated).
-    public func value(_ long: String) -> String? { given[long]?.last }
+    /// The value of a value option given on the command line (the last one if repeated). Handlers
+    /// read options by their spec (`value(_: OptionSpec)`), so this stays inside the framework.
+    func value(_ long: String) -> String? { given[long]?.last }
 
     /// Every value of a (repeatable) option given on the command line, in order.
-    public func values(_ long: String) -> [String] { given[long] ?? [] }
+    func values(_ long: String) -> [String] { given[long] ?? [] }
 
     /// Whether a flag (or any option) was given on the command line.
-    public func flag(_ long: String) -> Bool { given[long] != nil }
+    func flag(_ long: String) -> Bool { given[long] != nil }
 
     /// The spec of an option that applies to this command.
-    public func option(_ long: String) -> OptionSpec? { options.first { $0.long == long } }
+    func option(_ long: String) -> OptionSpec? { options.first { $0.long == long } }
 
     /// The positional argument named `name` (by the command's argument specs), if given.
-    public func argument(_ name: String) -> String? {
+    func argument(_ name: String) -> String? {
         guard let index = spec.arguments.firstIndex(where: { $0.name == name }) else { return nil }
         return index < arguments.count ? arguments[index] : nil
     }

@@ -92,15 +92,18 @@ public struct Settings: Sendable {
         return result
     }
 
+    // By long name, inside the framework only: handlers read options by their spec through
+    // `Invocation` (OptionAccess.swift), which checks that the command declares them.
+
     /// The resolved value of a value option (the last one given on the command line).
-    public func value(_ long: String) -> String? { resolved[long]?.values.last }
+    func value(_ long: String) -> String? { resolved[long]?.values.last }
 
     /// The resolved values of a repeatable option.
-    public func values(_ long: String) -> [String] { resolved[long]?.values ?? [] }
+    func values(_ long: String) -> [String] { resolved[long]?.values ?? [] }
 
     /// Whether a flag is on.
-    public func flag(_ long: String) -> Bool { resolved[long]?.values.last == "true" }
+    func flag(_ long: String) -> Bool { resolved[long]?.values.last == "true" }
 
     /// Where the value of an option came from.
-    public func source(of long: String) -> Source { resolved[long]?.source ?? .unset }
+    func source(of long: String) -> Source { resolved[long]?.source ?? .unset }
 }

@@ -144,15 +144,17 @@ public enum CommandTree {
     static let ticketOption = OptionSpec(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 
+    /// `--expires TIME` of `orders update` and `contracts update`.
+    static let expiresOption = OptionSpec(
+        "expires", valueName: "time", help: "The new expiry: \(timeForms).", validation: .timestamp(keywords: []))
+
     static let asOfOption = OptionSpec(
         "as-of", valueName: "time",
         help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
             + "\(timeForms).")
 
-    /// What every time option accepts (the grammar of `Timestamp.parse`), for help text.
-    static let timeForms =
-        "ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), "
-        + "milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)"
+    /// What every time option accepts, for help text (beside the grammar: `Timestamp.inputFormsInFull`).
+    static let timeForms = Timestamp.inputFormsInFull
 
     static let inputFile = ArgumentSpec(
         "file", help: "Where to read from; stdin when left out or '-'.", isOptional: true, completion: .file)

@@ -74,6 +74,11 @@ public enum Timestamp {
         return nil
     }
 
+    /// What ``parse(_:now:)`` accepts, in full, for help text.
+    public static let inputFormsInFull =
+        "ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), "
+        + "milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)"
+
     /// What ``parse(_:now:)`` accepts, for error hints.
     public static let inputForms =
         "ISO-8601 (2025-06-01T12:00:00Z), milliseconds since 1970, now, or a span back like 36h or 7d"

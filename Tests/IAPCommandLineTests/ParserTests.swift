@@ -10,31 +10,31 @@ struct ParserTests {
         let parsed = try parser.parse(["orders", "update", "--status", "paid", "K1", "--reason=fix", "-ojson"])
         #expect(parsed.path == ["orders", "update"])
         #expect(parsed.spec.name == "update" && parsed.spec.isRunnable)
-        #expect(parsed.value("status") == "paid")
-        #expect(parsed.value("reason") == "fix")
-        #expect(parsed.value("output") == "json")
+        #expect(parsed.value(OrdersSpec.status) == "paid")
+        #expect(parsed.value(CommandTree.reasonOption) == "fix")
+        #expect(parsed.value(StandardOptions.output) == "json")
         #expect(parsed.arguments == ["K1"])
     }
 
     @Test func inheritedOptionsBeforeThePath() throws {
         let parsed = try parser.parse(["--db", "x.db", "-o", "csv", "orders", "list"])
         #expect(parsed.path == ["orders", "list"])
-        #expect(parsed.value("db") == "x.db")
-        #expect(parsed.value("output") == "csv")
+        #expect(parsed.value(CommandTree.dbOption) == "x.db")
+        #expect(parsed.value(StandardOptions.output) == "csv")
     }
 
     @Test func repeatableAndLastWins() throws {
         let parsed = try parser.parse([
             "notify", "--environment", "Sandbox", "--environment=production", "--bundle-id", "a", "--bundle-id", "b",
         ])
-        #expect(parsed.values("environment") == ["Sandbox", "Production"])
-        #expect(parsed.value("bundle-id") == "b")
+        #expect(parsed.values(CommandTree.environmentOption) == ["Sandbox", "Production"])
+        #expect(parsed.value(CommandTree.bundleIdOption) == "b")
     }
 
     @Test func bundledShortFlags() throws {
         let parsed = try parser.parse(["orders", "list", "-qv"])
-        #expect(parsed.flag("quiet"))
-        #expect(parsed.flag("verbose"))
+        #expect(parsed.flag(StandardOptions.quiet))
+        #expect(parsed.flag(StandardOptions.verbose))
     }
 
     @Test func doubleDashEndsOptions() throws {
@@ -45,7 +45,7 @@ struct ParserTests {
     @Test func dashIsAnArgument() throws {
         let parsed = try parser.parse(["notify", "-", "--dry-run"])
         #expect(parsed.arguments == ["-"])
-        #expect(parsed.flag("dry-run"))
+        #expect(parsed.flag(CommandTree.dryRun))
     }
 
     @Test(arguments: [
@@ -99,13 +99,13 @@ struct ParserTests {
 
     @Test func enumeratedValuesAreCanonicalised() throws {
         let parsed = try parser.parse(["notify", "--environment", "sandbox", "--environment", "LOCALTESTING"])
-        #expect(parsed.values("environment") == ["Sandbox", "LocalTesting"])
+        #expect(parsed.values(CommandTree.environmentOption) == ["Sandbox", "LocalTesting"])
     }
 
     @Test func timestampsAccepted() throws {
         let parsed = try parser.parse(["notify", "--at", "2025-09-05T01:24:32Z"])
-        #expect(parsed.value("at") == "2025-09-05T01:24:32Z")
-        #expect(try parser.parse(["notify", "--at", "now"]).value("at") == "now")
+        #expect(parsed.value(CommandTree.atOption) == "2025-09-05T01:24:32Z")
+        #expect(try parser.parse(["notify", "--at", "now"]).value(CommandTree.atOption) == "now")
     }
 
     @Test func handlerReceivesArguments() {

@@ -31,16 +31,20 @@ func iapctl(
 func probeHandlers() -> [String: CommandHandler] {
     var handlers: [String: CommandHandler] = [:]
     let probe: CommandHandler = { invocation in
+        // Generic over the four commands: each option by name, when the probed command has it.
+        let option = { (long: String) in invocation.parsed.options.first { $0.long == long } }
         for long in ["db", "output", "actor", "bundle-id", "app-apple-id", "at", "status", "limit", "user", "config"] {
-            if let value = invocation.value(long) {
-                invocation.print("\(long)=\(value) [\(invocation.settings.source(of: long))]")
+            if let option = option(long), let value = invocation.value(option) {
+                invocation.print("\(long)=\(value) [\(invocation.source(of: option))]")
             }
         }
-        for long in ["environment", "root-ca"] where !invocation.values(long).isEmpty {
-            invocation.print("\(long)=\(invocation.values(long).joined(separator: ","))")
+        for long in ["environment", "root-ca"] {
+            if let option = option(long), !invocation.values(option).isEmpty {
+                invocation.print("\(long)=\(invocation.values(option).joined(separator: ","))")
+            }
         }
-        for long in ["quiet", "verbose", "no-color", "dry-run", "apply"] where invocation.flag(long) {
-            invocation.print("\(long)")
+        for long in ["quiet", "verbose", "no-color", "dry-run", "apply"] {
+            if let option = option(long), invocation.flag(option) { invocation.print("\(long)") }
         }
         invocation.print("args=\(invocation.arguments.joined(separator: "|"))")
         invocation.print("color=\(invocation.colorEnabled)")

@@ -11,8 +11,8 @@ struct TimeOptionTests {
 
     @Test func verifyAtTakesWhatEntitledAtTakes() throws {
         for value in ["2025-09-05T01:24:32Z", "2025-09-05", "1757035472000", "36h", "7d", "now", "signed"] {
-            #expect(try parser.parse(["verify", "--at", value]).value("at") == value, "\(value)")
-            #expect(try parser.parse(["entitled", "--user", "u", "--at", value]).value("at") == value, "\(value)")
+            #expect(try parser.parse(["verify", "--at", value]).value(CommandTree.atOption) == value, "\(value)")
+            #expect(try parser.parse(["entitled", "--user", "u", "--at", value]).value(EntitledSpec.at) == value, "\(value)")
         }
         #expect(throws: CLIError.self) { try parser.parse(["verify", "--at", "yesterday"]) }
     }

@@ -53,6 +53,16 @@ struct TimestampTests {
         #expect(Timestamp.iso8601(-12_219_292_800_001) == "1582-10-14T23:59:59Z")
     }
 
+    /// Every example the help text gives is accepted by the grammar it describes.
+    @Test func theHelpTextsExamplesParse() {
+        let text = Timestamp.inputFormsInFull
+        for example in ["2025-06-01T12:00:00Z", "2025-06-01T20:00:00+08:00", "2025-06-01", "now", "90m", "36h", "7d", "2w"] {
+            #expect(text.contains(example))
+            #expect(Timestamp.parse(example, now: 1_757_035_472_686) != nil, "\(example)")
+        }
+        #expect(Timestamp.parse("2025-06-01T20:00:00+08:00", now: 0) == Timestamp.parse("2025-06-01T12:00:00Z", now: 0))
+    }
+
     @Test func oneGrammarForEveryTimeOption() {
         let now: Int64 = 1_757_035_472_686
         #expect(Timestamp.parse("now", now: now) == now)

@@ -9,13 +9,13 @@ enum AuditCommands {
         let now = Timestamp.now()
         let limit = invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) }
         let user = invocation.parsed.value(CommandTree.userOption)
-        let order = invocation.parsed.value("order")
-        let contract = invocation.parsed.value("contract")
-        let command = invocation.parsed.value("command")
+        let order = invocation.parsed.value(AuditSpec.order)
+        let contract = invocation.parsed.value(AuditSpec.contract)
+        let command = invocation.parsed.value(AuditSpec.command)
         let filter = AuditFilter(
             // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
             actor: invocation.parsed.value(CommandTree.actorOption),
-            since: try AuditTime.option(invocation, "since", now: now),
+            since: try AuditTime.option(invocation, AuditSpec.since, now: now),
             ticket: invocation.parsed.value(CommandTree.ticketOption))
         let narrowing = AuditQuery.Narrowing(user: user, order: order, contract: contract, command: command)
         let entries = try DbOpen.read(invocation) { session in
@@ -42,7 +42,7 @@ enum AuditCommands {
 
     /// One audit row: who, when, why, the field changes, and the row before and after.
     static func show(_ invocation: Invocation) throws -> ExitCode {
-        let id = try auditId(invocation)
+        let id = try auditId(invocation, AuditSpec.showId)
         guard let entry = try DbOpen.read(invocation, { try $0.auditEntry(id: id) }) else {
             throw CLIError(.notFound, "no audit row \(id)", hint: "list them with: iapctl audit list")
         }
@@ -80,7 +80,7 @@ enum AuditCommands {
 
     /// One ledger item's raw text, exactly as received (issue 17: the ledger stores it packed).
     static func raw(_ invocation: Invocation) throws -> ExitCode {
-        let id = try auditId(invocation, what: "ledger item")
+        let id = try auditId(invocation, AuditSpec.rawId, what: "ledger item")
         let found = try DbOpen.read(invocation) { session throws -> LedgerEntry? in
             guard let entry = try session.ledgerEntry(id: id) else { return nil }
             // The later entries of one app receipt point to the row that keeps it (ReceiptMapping).
@@ -128,8 +128,10 @@ enum AuditCommands {
     }
 
     /// The `<id>` argument as a positive integer (`#12` accepted).
-    static func auditId(_ invocation: Invocation, what: String = "audit") throws(CLIError) -> Int64 {
-        guard var raw = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
+    static func auditId(_ invocation: Invocation, _ argument: ArgumentSpec, what: String = "audit") throws(CLIError)
+        -> Int64
+    {
+        guard var raw = invocation.parsed.argument(argument) else { throw CLIError.usage("missing argument <id>") }
         if raw.hasPrefix("#") { raw.removeFirst() }
         guard let id = Int64(raw), id > 0 else {
             throw CLIError.usage(

@@ -28,18 +28,10 @@ extension CommandTree {
                         "What notifications changed on one subscription."),
                 ],
                 options: [
-                    OptionSpec(
-                        "since", valueName: "time",
-                        help: "Only rows at or after this time: \(timeForms)."),
+                    AuditSpec.since,
                     ticketOption.with(help: "Only rows recorded with this ticket."),
                     userOption("Only changes to this user's orders and contracts (also those moved to or from them)."),
-                    OptionSpec(
-                        "order", valueName: "key",
-                        help: "Only changes to this order (its number or its transactionId)."),
-                    OptionSpec("contract", valueName: "id", help: "Only changes to this contract."),
-                    OptionSpec(
-                        "command", valueName: "name",
-                        help: "Only changes made by this command (notify, orders update, audit undo, …; a prefix)."),
+                    AuditSpec.order, AuditSpec.contract, AuditSpec.command,
                     limitOption,
                 ],
                 handler: AuditCommands.list),
@@ -47,7 +39,7 @@ extension CommandTree {
                 name: "show",
                 abstract: "Show one audit row: who, when, why, the field changes, the row before and after.",
                 examples: [CommandExample("iapctl audit show 118", "Audit row 118.")],
-                arguments: [ArgumentSpec("id", help: "The audit row id (ID column of audit list).")],
+                arguments: [AuditSpec.showId],
                 handler: AuditCommands.show),
             CommandSpec(
                 name: "raw",
@@ -62,7 +54,7 @@ extension CommandTree {
                 examples: [
                     CommandExample("iapctl audit raw 42 > item42.jws", "The JWS of ledger item 42, byte for byte.")
                 ],
-                arguments: [ArgumentSpec("id", help: "The ledger item id (ledger_id).")],
+                arguments: [AuditSpec.rawId],
                 handler: AuditCommands.raw),
             CommandSpec(
                 name: "undo",
@@ -82,8 +74,36 @@ extension CommandTree {
                     CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --ticket T-118", "Undo it."),
                 ],
                 options: [reasonOption, ticketOption, dryRun],
-                arguments: [ArgumentSpec("id", help: "The audit row to undo.")],
+                arguments: [AuditSpec.undoId],
                 handler: AuditUndo.run),
         ]
     )
+}
+
+/// The options and arguments only `audit` commands have; their handlers read them by these values.
+enum AuditSpec {
+    /// `audit list --since TIME`.
+    static let since = OptionSpec(
+        "since", valueName: "time", help: "Only rows at or after this time: \(CommandTree.timeForms).")
+
+    /// `audit list --order KEY`.
+    static let order = OptionSpec(
+        "order", valueName: "key", help: "Only changes to this order (its number or its transactionId).")
+
+    /// `audit list --contract ID`.
+    static let contract = OptionSpec("contract", valueName: "id", help: "Only changes to this contract.")
+
+    /// `audit list --command NAME`.
+    static let command = OptionSpec(
+        "command", valueName: "name",
+        help: "Only changes made by this command (notify, orders update, audit undo, …; a prefix).")
+
+    /// `audit show ID`.
+    static let showId = ArgumentSpec("id", help: "The audit row id (ID column of audit list).")
+
+    /// `audit raw ID`.
+    static let rawId = ArgumentSpec("id", help: "The ledger item id (ledger_id).")
+
+    /// `audit undo ID`.
+    static let undoId = ArgumentSpec("id", help: "The audit row to undo.")
 }

@@ -10,8 +10,8 @@ enum AuditTime {
     }
 
     /// The value of `option` as a time, or nil when not given.
-    static func option(_ invocation: Invocation, _ option: String, now: Int64) throws(CLIError) -> Int64? {
+    static func option(_ invocation: Invocation, _ option: OptionSpec, now: Int64) throws(CLIError) -> Int64? {
         guard let raw = invocation.value(option) else { return nil }
-        return try parse(raw, option: option, now: now)
+        return try parse(raw, option: option.long, now: now)
     }
 }

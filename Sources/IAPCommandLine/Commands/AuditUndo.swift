@@ -5,7 +5,7 @@ import SubscriptionEngine
 /// correction (``AuditUndoService``); the check and the write are one transaction.
 enum AuditUndo {
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let id = try AuditCommands.auditId(invocation)
+        let id = try AuditCommands.auditId(invocation, AuditSpec.undoId)
         let reason = invocation.value(CommandTree.reasonOption) ?? ""
         guard !reason.allSatisfy(\.isWhitespace) else {
             throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'status set to refunded by mistake'")

@@ -8,7 +8,7 @@ enum ContractsCommands {
     static func list(_ invocation: Invocation) throws -> ExitCode {
         let filter = ContractFilter(
             userId: invocation.parsed.value(CommandTree.userOption),
-            status: invocation.parsed.value("status").flatMap(ContractStatus.init(rawValue:)),
+            status: invocation.parsed.value(ContractsSpec.status).flatMap(ContractStatus.init(rawValue:)),
             limit: invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) })
         let contracts = try DbOpen.read(invocation) { try $0.contracts(matching: filter) }
         invocation.emit(
@@ -21,8 +21,8 @@ enum ContractsCommands {
     /// `contracts show ID`, or with `--as-of` the contract, its orders, events and changes as they were then.
     static func show(_ invocation: Invocation) throws -> ExitCode {
         guard let raw = invocation.parsed.value(CommandTree.asOfOption) else { return try showNow(invocation) }
-        guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
-        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
+        guard let id = invocation.parsed.argument(ContractsSpec.id) else { throw CLIError.usage("missing argument <id>") }
+        let time = try AuditTime.parse(raw, option: CommandTree.asOfOption.long, now: Timestamp.now())
         let asOf = try DbOpen.read(invocation) { session in try EntitlementQuery.contract(id, at: time, in: session) }
         guard let asOf else {
             throw CLIError(.notFound, "no contract with contract_id = \(id)", hint: "list them with: iapctl contracts list")
@@ -68,7 +68,7 @@ enum ContractsCommands {
 
     /// A contract, its orders, its event timeline with verdicts, and its audit trail.
     static func showNow(_ invocation: Invocation) throws -> ExitCode {
-        guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
+        guard let id = invocation.parsed.argument(ContractsSpec.id) else { throw CLIError.usage("missing argument <id>") }
         let history = try DbOpen.read(invocation) { session in try RecordHistory.contract(id, in: session) }
         guard let history else {
             throw CLIError(
@@ -82,14 +82,14 @@ enum ContractsCommands {
     }
 
     /// The options of `contracts update` that set a field, and the field each sets.
-    static let updateOptions: [(option: String, field: String)] = [
-        ("status", "status"), ("auto-renew", "auto_renew"), ("expires", "expires_date"),
+    static let updateOptions: [(option: OptionSpec, field: String)] = [
+        (ContractsSpec.status, "status"), (ContractsSpec.autoRenew, "auto_renew"), (CommandTree.expiresOption, "expires_date"),
     ]
 
     /// Hand correction of one contract or of a `--from` batch; audited, all or nothing.
     static func update(_ invocation: Invocation) throws -> ExitCode {
         try OrdersCommands.runUpdate(
-            invocation, as: Contract.self, command: "contracts update", keyArgument: "id",
-            optionFields: updateOptions)
+            invocation, as: Contract.self, command: "contracts update", key: ContractsSpec.id,
+            optionFields: updateOptions, from: nil)
     }
 }

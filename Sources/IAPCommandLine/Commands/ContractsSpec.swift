@@ -20,9 +20,7 @@ extension CommandTree {
                 ],
                 options: [
                     userOption("Only this user's contracts."),
-                    OptionSpec(
-                        "status", valueName: "status", help: "Only contracts in this status.",
-                        allowedValues: contractStatuses),
+                    ContractsSpec.status,
                     limitOption,
                 ],
                 handler: ContractsCommands.list),
@@ -37,7 +35,7 @@ extension CommandTree {
                         "The contract as it was then, and whether it entitled its user."),
                 ],
                 options: [asOfOption],
-                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                arguments: [ContractsSpec.id],
                 handler: ContractsCommands.show),
             CommandSpec(
                 name: "explain",
@@ -55,7 +53,7 @@ extension CommandTree {
                     CommandExample("iapctl contracts explain 2000000100000001", "The derivation as a table."),
                     CommandExample("iapctl contracts explain 2000000100000001 -o json", "As one JSON document."),
                 ],
-                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                arguments: [ContractsSpec.id],
                 handler: ExplainCommand.run),
             CommandSpec(
                 name: "update",
@@ -72,18 +70,28 @@ extension CommandTree {
                         "Show an extension without writing it."),
                 ],
                 options: [
-                    OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: contractStatuses),
-                    reasonOption, ticketOption,
-                    OptionSpec(
-                        "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
-                        allowedValues: OptionSpec.choices(Switch.self)),
-                    OptionSpec(
-                        "expires", valueName: "time", help: "The new expiry: \(timeForms).",
-                        validation: .timestamp(keywords: [])),
+                    ContractsSpec.status.with(help: "The new status."), reasonOption, ticketOption,
+                    ContractsSpec.autoRenew, expiresOption,
                     dryRun,
                 ],
-                arguments: [ArgumentSpec("id", help: "The contract id (the originalTransactionId).")],
+                arguments: [ContractsSpec.id],
                 handler: ContractsCommands.update),
         ]
     )
+}
+
+/// The options and arguments only `contracts` commands have; their handlers read them by these values.
+enum ContractsSpec {
+    /// `--status STATUS` (`contracts update` words it its own way).
+    static let status = OptionSpec(
+        "status", valueName: "status", help: "Only contracts in this status.",
+        allowedValues: CommandTree.contractStatuses)
+
+    /// `contracts update --auto-renew on|off`.
+    static let autoRenew = OptionSpec(
+        "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
+        allowedValues: OptionSpec.choices(CommandTree.Switch.self))
+
+    /// `contracts show|explain|update ID`.
+    static let id = ArgumentSpec("id", help: "The contract id (the originalTransactionId).")
 }

@@ -154,7 +154,7 @@ enum Corrections {
     }
 
     /// Option values as correction fields: `--status` → `status` etc.; "" clears a nullable field.
-    static func optionValues(_ invocation: Invocation, _ mapping: [(option: String, field: String)])
+    static func optionValues(_ invocation: Invocation, _ mapping: [(option: OptionSpec, field: String)])
         -> [(key: String, value: JSONValue)]
     {
         mapping.compactMap { option, field in

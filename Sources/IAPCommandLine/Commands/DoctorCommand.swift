@@ -33,7 +33,7 @@ enum DoctorCommand {
         let now = Timestamp.now()
         let environments = invocation.values(CommandTree.environmentOption)
         let accepted = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
-        let explicitEnvironment = invocation.settings.source(of: CommandTree.environmentOption.long) != .defaultValue
+        let explicitEnvironment = invocation.source(of: CommandTree.environmentOption) != .defaultValue
         let report = try DbOpen.read(invocation) { session in
             try Diagnosis.examine(session, now: now, accepted: accepted, environmentGiven: explicitEnvironment)
         }
@@ -185,7 +185,7 @@ enum DoctorCommand {
     static func carriedSettings(_ invocation: Invocation) -> String {
         var words = ["--db", DbOpen.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
         if let config = invocation.value(CommandTree.configOption) { words += ["--config", DbOpen.shellWord(config)] }
-        if invocation.settings.source(of: CommandTree.actorOption.long) == .commandLine,
+        if invocation.source(of: CommandTree.actorOption) == .commandLine,
             let actor = invocation.value(CommandTree.actorOption)
         {
             words += ["--actor", DbOpen.shellWord(actor)]

@@ -7,9 +7,9 @@ enum EntitledCommand {
     /// `iapctl entitled --user U [--product P] [--at T]`: yes (exit 0) or no (exit 1), with why.
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.parsed.value(CommandTree.userOption) else { throw CLIError.usage("missing --user") }
-        let product = invocation.parsed.value("product")
+        let product = invocation.parsed.value(EntitledSpec.product)
         let now = Timestamp.now()
-        let time = try AuditTime.option(invocation, "at", now: now) ?? now
+        let time = try AuditTime.option(invocation, EntitledSpec.at, now: now) ?? now
         let verdict = try DbOpen.read(invocation) { session in
             try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
         }

@@ -19,11 +19,18 @@ extension CommandTree {
         ],
         options: [
             userOption("The user (your account id).", required: true),
-            OptionSpec("product", valueName: "product", help: "Only this product id."),
-            OptionSpec(
-                "at", valueName: "time",
-                help: "The moment to answer for: \(timeForms).", defaultValue: "now"),
+            EntitledSpec.product, EntitledSpec.at,
         ],
         handler: EntitledCommand.run
     )
+}
+
+/// The options only `entitled` has; its handler reads them by these values.
+enum EntitledSpec {
+    /// `--product ID`.
+    static let product = OptionSpec("product", valueName: "product", help: "Only this product id.")
+
+    /// `--at TIME`.
+    static let at = OptionSpec(
+        "at", valueName: "time", help: "The moment to answer for: \(CommandTree.timeForms).", defaultValue: "now")
 }

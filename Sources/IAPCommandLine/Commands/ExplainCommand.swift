@@ -14,7 +14,7 @@ import SubscriptionEngine
 /// changed nothing; manual changes in between; ending in the current state.
 enum ExplainCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let id = invocation.parsed.argument("id") else { throw CLIError.usage("missing argument <id>") }
+        guard let id = invocation.parsed.argument(ContractsSpec.id) else { throw CLIError.usage("missing argument <id>") }
         let time = Timestamp.now()
         let found = try DbOpen.read(invocation) { session in try Explanation.explain(id, now: time, in: session) }
         guard let explanation = found else {

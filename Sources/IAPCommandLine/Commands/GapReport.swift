@@ -31,8 +31,8 @@ enum GapReport {
     }
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let path = invocation.parsed.value("gap-report") else { throw CLIError.usage("missing --gap-report FILE") }
-        if invocation.parsed.argument("file") != nil {
+        guard let path = invocation.parsed.value(NotifySpec.gapReport) else { throw CLIError.usage("missing --gap-report FILE") }
+        if invocation.parsed.argument(CommandTree.inputFile) != nil {
             throw CLIError.usage("--gap-report reads its own FILE; give no other input")
         }
         let items = try read(try invocation.openInput(path).readAllText(), name: path)

@@ -13,7 +13,7 @@ enum NotifyCommand {
 
     /// `notify`, or the gap report when `--gap-report` is given.
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard invocation.parsed.value("gap-report") != nil else {
+        guard invocation.parsed.value(NotifySpec.gapReport) != nil else {
             if invocation.flag(CommandTree.applyOption) {
                 throw CLIError.usage("--apply goes with --gap-report", hint: "notify applies its input already")
             }
@@ -33,7 +33,7 @@ enum NotifyCommand {
     static func ingest(_ invocation: Invocation) throws -> ExitCode {
         let verifier = try TrustSetup.verifier(invocation)
         let store = try DbOpen.open(invocation)
-        if invocation.flag("replay-unmatched") { return try replayUnmatched(invocation, verifier: verifier, store: store) }
+        if invocation.flag(NotifySpec.replayUnmatched) { return try replayUnmatched(invocation, verifier: verifier, store: store) }
 
         let timings = PhaseTimings(enabled: invocation.environment["IAPCTL_TIMINGS"] == "1")
         let batches = VerifiedBatches(
@@ -53,10 +53,10 @@ enum NotifyCommand {
             }
         }
 
-        if invocation.flag("atomic") || dryRun {
+        if invocation.flag(NotifySpec.atomic) || dryRun {
             return try runInOneTransaction(
                 invocation, batches: batches, ingest: ingest, printer: printer, count: &count,
-                atomic: invocation.flag("atomic"), dryRun: dryRun)
+                atomic: invocation.flag(NotifySpec.atomic), dryRun: dryRun)
         }
 
         Interrupt.install()

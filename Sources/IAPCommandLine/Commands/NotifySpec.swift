@@ -24,17 +24,28 @@ extension CommandTree {
                 "iapctl notify --gap-report history.json --apply", "Apply what Apple sent but never reached us."),
         ],
         options: [
-            dryRun,
-            .flag("atomic", help: "Apply the whole batch in one transaction: all items or none."),
-            .flag("replay-unmatched", help: "Apply again the notifications kept as unmatched in the ledger."),
-            OptionSpec(
-                "gap-report", valueName: "file",
-                help: "Report the notifications in these saved Get Notification History responses that the "
-                    + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
-                completion: .file),
+            dryRun, NotifySpec.atomic, NotifySpec.replayUnmatched, NotifySpec.gapReport,
             applyOption.with(help: "With --gap-report: replay exactly the missing notifications."),
         ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handler: NotifyCommand.run
     )
+}
+
+/// The options only `notify` has; its handlers read them by these values.
+enum NotifySpec {
+    /// `--atomic`.
+    static let atomic = OptionSpec.flag(
+        "atomic", help: "Apply the whole batch in one transaction: all items or none.")
+
+    /// `--replay-unmatched`.
+    static let replayUnmatched = OptionSpec.flag(
+        "replay-unmatched", help: "Apply again the notifications kept as unmatched in the ledger.")
+
+    /// `--gap-report FILE`.
+    static let gapReport = OptionSpec(
+        "gap-report", valueName: "file",
+        help: "Report the notifications in these saved Get Notification History responses that the "
+            + "ledger never applied, with Apple's send attempts (exit 1 when some are missing).",
+        completion: .file)
 }

@@ -15,20 +15,23 @@ enum OrdersCommands {
     static func create(_ invocation: Invocation) throws -> ExitCode {
         let requests: [(line: Int?, order: Order)]
         if let from = invocation.parsed.value(CommandTree.fromOption) {
-            for option in ["user", "product", "no"] where invocation.parsed.value(option) != nil {
+            for option in [CommandTree.userOption, OrdersSpec.product, OrdersSpec.no]
+            where invocation.parsed.value(option) != nil {
                 throw CLIError.usage(
-                    "--from cannot be combined with --\(option)", hint: "put user, product and no in the file's rows")
+                    "--from cannot be combined with --\(option.long)", hint: "put user, product and no in the file's rows")
             }
             let rows = try BatchInput.read(invocation, from: from)
             requests = try rows.map { row throws(CLIError) in (row.line, try newOrder(row)) }
         } else {
-            guard let user = invocation.parsed.value(CommandTree.userOption), let product = invocation.parsed.value("product") else {
+            guard let user = invocation.parsed.value(CommandTree.userOption),
+                let product = invocation.parsed.value(OrdersSpec.product)
+            else {
                 throw CLIError.usage(
                     "give --user and --product, or --from FILE",
                     hint: "e.g. iapctl orders create --user u42 --product com.example.pro.monthly")
             }
             let order = try Self.order(
-                user: user, product: product, no: invocation.parsed.value("no"), prefix: "")
+                user: user, product: product, no: invocation.parsed.value(OrdersSpec.no), prefix: "")
             requests = [(nil, order)]
         }
         let context = CorrectionContext(
@@ -92,10 +95,10 @@ enum OrdersCommands {
     /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func list(_ invocation: Invocation) throws -> ExitCode {
         guard let raw = invocation.parsed.value(CommandTree.asOfOption) else { return try listNow(invocation) }
-        let time = try AuditTime.parse(raw, option: "as-of", now: Timestamp.now())
+        let time = try AuditTime.parse(raw, option: CommandTree.asOfOption.long, now: Timestamp.now())
         let user = invocation.parsed.value(CommandTree.userOption)
-        let status = invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:))
-        let product = invocation.parsed.value("product")
+        let status = invocation.parsed.value(OrdersSpec.status).flatMap(OrderStatus.init(rawValue:))
+        let product = invocation.parsed.value(OrdersSpec.product)
         let limit = invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) }
         let orders = try DbOpen.read(invocation) { session in
             try EntitlementQuery.orders(user: user, status: status, product: product, at: time, in: session)
@@ -112,8 +115,8 @@ enum OrdersCommands {
     static func listNow(_ invocation: Invocation) throws -> ExitCode {
         let filter = OrderFilter(
             userId: invocation.parsed.value(CommandTree.userOption),
-            status: invocation.parsed.value("status").flatMap(OrderStatus.init(rawValue:)),
-            productId: invocation.parsed.value("product"),
+            status: invocation.parsed.value(OrdersSpec.status).flatMap(OrderStatus.init(rawValue:)),
+            productId: invocation.parsed.value(OrdersSpec.product),
             limit: invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) })
         let orders = try DbOpen.read(invocation) { try $0.orders(matching: filter) }
         invocation.emit(
@@ -124,21 +127,23 @@ enum OrdersCommands {
     }
 
     /// The options of `orders update` that set a field, and the field each sets.
-    static let updateOptions: [(option: String, field: String)] = [
-        ("status", "status"), ("user", "user_id"), ("product", "product_id"), ("expires", "expires_date"),
-        ("trade-no", "trade_no"), ("origin-no", "origin_no"),
+    static let updateOptions: [(option: OptionSpec, field: String)] = [
+        (OrdersSpec.status, "status"), (CommandTree.userOption, "user_id"), (OrdersSpec.product, "product_id"),
+        (CommandTree.expiresOption, "expires_date"), (OrdersSpec.tradeNo, "trade_no"), (OrdersSpec.originNo, "origin_no"),
     ]
 
     /// Hand correction of one order (KEY = no or trade_no) or of a `--from` batch; audited, all or nothing.
     static func update(_ invocation: Invocation) throws -> ExitCode {
         try runUpdate(
-            invocation, as: Order.self, command: "orders update", keyArgument: "key", optionFields: updateOptions)
+            invocation, as: Order.self, command: "orders update", key: OrdersSpec.updateKey, optionFields: updateOptions,
+            from: CommandTree.fromOption)
     }
 
-    /// The shared body of `orders update` and `contracts update`.
+    /// The shared body of `orders update` and `contracts update`: `key` is the command's KEY
+    /// argument, `optionFields` its options that set a field, `from` its `--from` (nil: no batches).
     static func runUpdate<Row: Correctable>(
-        _ invocation: Invocation, as type: Row.Type, command: String, keyArgument: String,
-        optionFields: [(option: String, field: String)]
+        _ invocation: Invocation, as type: Row.Type, command: String, key keyArgument: ArgumentSpec,
+        optionFields: [(option: OptionSpec, field: String)], from fromOption: OptionSpec?
     ) throws -> ExitCode {
         let reason = invocation.value(CommandTree.reasonOption) ?? ""
         guard !reason.allSatisfy(\.isWhitespace) else {
@@ -148,11 +153,11 @@ enum OrdersCommands {
         let dryRun = invocation.flag(CommandTree.dryRun)
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
-        let options = optionFields.map { "--\($0.option)" }.joined(separator: ", ")
+        let options = optionFields.map { "--\($0.option.long)" }.joined(separator: ", ")
         let requests: [CorrectionInput]
-        if let from = invocation.parsed.value(CommandTree.fromOption) {
+        if let fromOption, let from = invocation.parsed.value(fromOption) {
             if key != nil {
-                throw CLIError.usage("give either <\(keyArgument)> or --from, not both")
+                throw CLIError.usage("give either <\(keyArgument.name)> or --from, not both")
             }
             if !values.isEmpty {
                 throw CLIError.usage("with --from, put the fields in the file's rows, not in \(options)")
@@ -161,7 +166,7 @@ enum OrdersCommands {
             requests = try Corrections.requests(rows, for: Row.self, reason: reason, ticket: ticket)
         } else {
             guard let key else {
-                throw CLIError.usage("missing argument <\(keyArgument)>", hint: "or give --from FILE for a batch")
+                throw CLIError.usage("missing argument <\(keyArgument.name)>", hint: "or give --from FILE for a batch")
             }
             guard !values.isEmpty else {
                 throw CLIError.usage("nothing to change", hint: "give at least one of \(options)")

@@ -5,7 +5,7 @@ import SubscriptionEngine
 enum OrdersShow {
     /// KEY = order no, trade_no, or origin_no (every order of that subscription).
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let key = invocation.parsed.argument("key") else { throw CLIError.usage("missing argument <key>") }
+        guard let key = invocation.parsed.argument(OrdersSpec.key) else { throw CLIError.usage("missing argument <key>") }
         guard let history = try DbOpen.read(invocation, { session in try RecordHistory.order(key, in: session) }) else {
             throw CLIError(
                 .notFound, "no order with no, trade_no or origin_no = \(key)",

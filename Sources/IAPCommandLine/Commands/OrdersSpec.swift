@@ -33,10 +33,7 @@ extension CommandTree {
                 ],
                 options: [
                     userOption("The user who buys (your account id)."),
-                    OptionSpec("product", valueName: "product", help: "The App Store product id."),
-                    OptionSpec(
-                        "no", valueName: "no",
-                        help: "Use this order number instead of a new UUID (to import existing orders)."),
+                    OrdersSpec.product, OrdersSpec.no,
                     fromOption(
                         "Create one order per NDJSON line {\"user\", \"product\"[, \"no\"]} (or CSV row with a "
                             + "header user,product[,no]) of this file; all or nothing."),
@@ -51,10 +48,7 @@ extension CommandTree {
                 ],
                 options: [
                     userOption("Only this user's orders."),
-                    OptionSpec(
-                        "status", valueName: "status", help: "Only orders in this status.",
-                        allowedValues: orderStatuses),
-                    OptionSpec("product", valueName: "product", help: "Only orders of this product id."),
+                    OrdersSpec.status, OrdersSpec.product.with(help: "Only orders of this product id."),
                     limitOption, asOfOption,
                 ],
                 handler: OrdersCommands.list),
@@ -68,7 +62,7 @@ extension CommandTree {
                     CommandExample("iapctl orders show 6f1c2d9e-4b7a-4c1e-9a51-0b6f7d3e2a10", "By order number."),
                     CommandExample("iapctl orders show 2000000123456789 -o json", "By transactionId, as JSON."),
                 ],
-                arguments: [ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.")],
+                arguments: [OrdersSpec.key],
                 handler: OrdersShow.run),
             CommandSpec(
                 name: "update",
@@ -94,22 +88,43 @@ extension CommandTree {
                         "Show what a batch would change, without writing."),
                 ],
                 options: [
-                    OptionSpec("status", valueName: "status", help: "The new status.", allowedValues: orderStatuses),
-                    userOption("Move the order to this user."),
-                    OptionSpec("product", valueName: "product", help: "The corrected product id."),
-                    OptionSpec(
-                        "expires", valueName: "time", help: "The new expiry: \(timeForms).",
-                        validation: .timestamp(keywords: [])),
-                    OptionSpec("trade-no", valueName: "id", help: "The Apple transactionId; '' clears it."),
-                    OptionSpec("origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it."),
+                    OrdersSpec.status.with(help: "The new status."), userOption("Move the order to this user."),
+                    OrdersSpec.product.with(help: "The corrected product id."), expiresOption, OrdersSpec.tradeNo,
+                    OrdersSpec.originNo,
                     reasonOption, ticketOption,
                     fromOption("Apply the corrections of this NDJSON or CSV file (all or nothing)."),
                     dryRun,
                 ],
-                arguments: [
-                    ArgumentSpec("key", help: "Order number or transactionId (leave out with --from).", isOptional: true)
-                ],
+                arguments: [OrdersSpec.updateKey],
                 handler: OrdersCommands.update),
         ]
     )
+}
+
+/// The options and arguments only `orders` commands have; their handlers read them by these values.
+enum OrdersSpec {
+    /// `--product ID` (`orders list` and `orders update` word it their own way).
+    static let product = OptionSpec("product", valueName: "product", help: "The App Store product id.")
+
+    /// `orders create --no NO`.
+    static let no = OptionSpec(
+        "no", valueName: "no", help: "Use this order number instead of a new UUID (to import existing orders).")
+
+    /// `--status STATUS` (`orders update` words it its own way).
+    static let status = OptionSpec(
+        "status", valueName: "status", help: "Only orders in this status.", allowedValues: CommandTree.orderStatuses)
+
+    /// `orders update --trade-no ID`.
+    static let tradeNo = OptionSpec("trade-no", valueName: "id", help: "The Apple transactionId; '' clears it.")
+
+    /// `orders update --origin-no ID`.
+    static let originNo = OptionSpec(
+        "origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it.")
+
+    /// `orders show KEY`.
+    static let key = ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.")
+
+    /// `orders update [KEY]`.
+    static let updateKey = ArgumentSpec(
+        "key", help: "Order number or transactionId (leave out with --from).", isOptional: true)
 }

@@ -14,7 +14,9 @@ enum Redaction {
     /// `handler`, redacting its output when `--redact` is on.
     static func wrap(_ handler: @escaping CommandHandler) -> CommandHandler {
         { invocation in
-            guard invocation.flag(CommandTree.redactOption) else { return try handler(invocation) }
+            guard invocation.declares(CommandTree.redactOption), invocation.flag(CommandTree.redactOption) else {
+                return try handler(invocation)
+            }
             return try run(handler, invocation)
         }
     }
@@ -81,7 +83,9 @@ final class Redactor: RecordMasking {
 
     init(invocation: Invocation) {
         masker = PersonalDataMasker(store: { try? DbOpen.existing(invocation, readOnly: true) })
-        if let user = invocation.parsed.value(CommandTree.userOption) { _ = masker.alias(user, .user) }
+        if invocation.declares(CommandTree.userOption), let user = invocation.parsed.value(CommandTree.userOption) {
+            _ = masker.alias(user, .user)
+        }
         // The actor (who runs this) is masked wherever it appears, like the ids.
         _ = masker.alias(invocation.actor, .actor)
     }

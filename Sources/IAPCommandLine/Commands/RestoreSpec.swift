@@ -29,16 +29,39 @@ extension CommandTree {
         options: [
             userOption("The user the device belongs to.", required: true),
             applyOption.with(help: "Apply restorable transactions through the subscription engine."),
-            OptionSpec(
-                "policy", valueName: "policy",
-                help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
-                    + "when the other user is not entitled now (a canceled contract inside its paid period is active).",
-                allowedValues: restorePolicies, defaultValue: "keep"),
+            RestoreSpec.policy,
             reasonOption.with(help: "Why, for the audit trail (needed for transfers).", isRequired: false),
-            OptionSpec("order", valueName: "no", help: "Only consider this order number."),
+            RestoreSpec.order,
             dryRun,
         ] + trustOptions + receiptOptions,
         arguments: [inputFile],
         handler: RestoreCommand.run
     )
+}
+
+/// The options only `restore` has; its handler reads them by these values.
+enum RestoreSpec {
+    /// `--policy POLICY`.
+    static let policy = OptionSpec(
+        "policy", valueName: "policy",
+        help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
+            + "when the other user is not entitled now (a canceled contract inside its paid period is active).",
+        allowedValues: CommandTree.restorePolicies, defaultValue: "keep")
+
+    /// `--order NO`.
+    static let order = OptionSpec("order", valueName: "no", help: "Only consider this order number.")
+}
+
+extension Invocation {
+    /// The one look-up by name left, for `RestoreCommand`'s `--policy` and `--order` until it reads
+    /// `RestoreSpec.policy` and `RestoreSpec.order` (its file is being moved); then delete this.
+    /// CommandLineKit has no look-up by name, so nothing else can use one.
+    @available(*, deprecated, message: "read the option by its OptionSpec (RestoreSpec.policy, RestoreSpec.order)")
+    func value(_ long: String) -> String? {
+        guard let option = parsed.options.first(where: { $0.long == long }) else {
+            assertionFailure("\(parsed.commandName): a handler reads --\(long), which this command does not declare")
+            return nil
+        }
+        return value(option)
+    }
 }

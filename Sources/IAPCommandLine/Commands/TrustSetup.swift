@@ -35,7 +35,7 @@ enum TrustSetup {
         var configuration = TrustConfiguration()
         let rootFiles = invocation.values(CommandTree.rootCAOption)
         rootsInUse = rootFiles.isEmpty ? builtInRoot : rootFiles.joined(separator: ", ") + " (--root-ca)"
-        if let roots = try roots(invocation, option: "root-ca") { configuration.roots = roots }
+        if let roots = try roots(invocation, option: CommandTree.rootCAOption) { configuration.roots = roots }
         configuration.bundleId = invocation.value(CommandTree.bundleIdOption)
         if let raw = invocation.value(CommandTree.appAppleIdOption) {
             guard let id = Int64(raw), id > 0 else {
@@ -60,7 +60,7 @@ enum TrustSetup {
     /// (`signed` = the receipt's creation date).
     static func receiptVerifier(_ invocation: Invocation) throws -> ReceiptVerifier {
         var trust = ReceiptTrust()
-        if let roots = try roots(invocation, option: "receipt-root-ca") { trust.roots = roots }
+        if let roots = try roots(invocation, option: CommandTree.receiptRootCAOption) { trust.roots = roots }
         trust.bundleId = invocation.value(CommandTree.bundleIdOption)
         let environments = invocation.values(CommandTree.environmentOption)
         trust.environments = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
@@ -73,7 +73,7 @@ enum TrustSetup {
     }
 
     /// The certificates of every `--OPTION FILE` (DER or PEM); nil when the option is not given.
-    static func roots(_ invocation: Invocation, option: String) throws -> [[UInt8]]? {
+    static func roots(_ invocation: Invocation, option: OptionSpec) throws -> [[UInt8]]? {
         let files = invocation.values(option)
         guard !files.isEmpty else { return nil }
         var roots: [[UInt8]] = []
@@ -82,7 +82,7 @@ enum TrustSetup {
             do {
                 roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
             } catch {
-                throw CLIError(.config, "--\(option) \(path): \(error)", hint: "give a DER or PEM certificate file")
+                throw CLIError(.config, "--\(option.long) \(path): \(error)", hint: "give a DER or PEM certificate file")
             }
         }
         return roots

@@ -86,6 +86,39 @@ enum AppleCommands {
 
     static let transactionArgument = ArgumentSpec("transaction", help: "Any transactionId of the customer.")
 
+    /// `transactions history --product ID`, repeatable.
+    static let productOption = OptionSpec(
+        "product", valueName: "id", help: "Only this product id.", kind: .repeatable)
+
+    /// `transactions history --product-type TYPE`, repeatable.
+    static let productTypeOption = OptionSpec(
+        "product-type", valueName: "type", help: "Only this product type.", kind: .repeatable,
+        allowedValues: OptionSpec.choices(AppleChoices.ProductType.self))
+
+    /// `transactions history --since TIME`.
+    static let sinceOption = OptionSpec(
+        "since", valueName: "time", help: "Only purchases at or after: ISO-8601, ms, or back from now (36h, 7d).")
+
+    /// `transactions history --until TIME`.
+    static let untilOption = OptionSpec(
+        "until", valueName: "time", help: "Only purchases before: ISO-8601, ms, or back from now.")
+
+    /// `transactions history --sort ORDER`.
+    static let sortOption = OptionSpec(
+        "sort", valueName: "order", help: "By modification date.",
+        allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self), defaultValue: "ascending")
+
+    /// `transactions history --revoked`.
+    static let revokedOption = OptionSpec.flag("revoked", help: "Only revoked (refunded) transactions.")
+
+    /// `transactions history --not-revoked`.
+    static let notRevokedOption = OptionSpec.flag("not-revoked", help: "Only transactions not revoked.")
+
+    /// `subscriptions status --status N`, repeatable.
+    static let statusOption = OptionSpec(
+        "status", valueName: "n", help: "Only subscriptions in this status (1–5).", kind: .repeatable,
+        allowedValues: OptionSpec.choices(AppleChoices.SubscriptionStatus.self))
+
     static let group = CommandSpec(
         name: "apple",
         abstract: "Ask Apple's App Store Server API: look up orders, fetch history, fill gaps, extend, send data.",
@@ -147,21 +180,8 @@ enum AppleCommands {
                         "Only refunded or revoked purchases of one product."),
                 ],
                 options: [
-                    OptionSpec(
-                        "product", valueName: "id", help: "Only this product id.", kind: .repeatable),
-                    OptionSpec(
-                        "product-type", valueName: "type", help: "Only this product type.", kind: .repeatable,
-                        allowedValues: OptionSpec.choices(AppleChoices.ProductType.self)),
-                    OptionSpec(
-                        "since", valueName: "time",
-                        help: "Only purchases at or after: ISO-8601, ms, or back from now (36h, 7d)."),
-                    OptionSpec("until", valueName: "time", help: "Only purchases before: ISO-8601, ms, or back from now."),
-                    OptionSpec(
-                        "sort", valueName: "order", help: "By modification date.",
-                        allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self),
-                        defaultValue: "ascending"),
-                    .flag("revoked", help: "Only revoked (refunded) transactions."),
-                    .flag("not-revoked", help: "Only transactions not revoked."),
+                    productOption, productTypeOption, sinceOption, untilOption, sortOption, revokedOption,
+                    notRevokedOption,
                 ],
                 arguments: [transactionArgument],
                 handler: runHistory),
@@ -178,11 +198,7 @@ enum AppleCommands {
                     + "the status (1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked) and the decoded "
                     + "transaction and renewal info.",
                 examples: [CommandExample("iapctl apple subscriptions status 2000000123456789 -o table", "Now, decoded.")],
-                options: [
-                    OptionSpec(
-                        "status", valueName: "n", help: "Only subscriptions in this status (1–5).", kind: .repeatable,
-                        allowedValues: OptionSpec.choices(AppleChoices.SubscriptionStatus.self))
-                ],
+                options: [statusOption],
                 arguments: [transactionArgument],
                 handler: runStatuses)
         ])
@@ -228,16 +244,16 @@ enum AppleCommands {
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         var query = TransactionHistoryQuery(
-            products: invocation.values("product"), productTypes: invocation.values("product-type"),
-            sort: invocation.value("sort") ?? "ascending")
+            products: invocation.values(productOption), productTypes: invocation.values(productTypeOption),
+            sort: invocation.value(sortOption) ?? "ascending")
         let now = Timestamp.now()
-        if let since = invocation.value("since") { query.start = try AuditTime.parse(since, option: "since", now: now) }
-        if let until = invocation.value("until") { query.end = try AuditTime.parse(until, option: "until", now: now) }
-        if invocation.flag("revoked") && invocation.flag("not-revoked") {
+        if let start = try AuditTime.option(invocation, sinceOption, now: now) { query.start = start }
+        if let end = try AuditTime.option(invocation, untilOption, now: now) { query.end = end }
+        if invocation.flag(revokedOption) && invocation.flag(notRevokedOption) {
             throw CLIError.usage("--revoked and --not-revoked exclude each other")
         }
-        if invocation.flag("revoked") { query.revoked = true }
-        if invocation.flag("not-revoked") { query.revoked = false }
+        if invocation.flag(revokedOption) { query.revoked = true }
+        if invocation.flag(notRevokedOption) { query.revoked = false }
         let call = Endpoint.transactionHistory(invocation.arguments[0], query: query.items)
         return try walk(session, call, what: "transaction history")
     }
@@ -264,7 +280,7 @@ enum AppleCommands {
     static func runStatuses(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let call = Endpoint.subscriptionStatuses(
-            invocation.arguments[0], statuses: invocation.values("status").compactMap { Int($0) })
+            invocation.arguments[0], statuses: invocation.values(statusOption).compactMap { Int($0) })
         let answer = try session.send(call)
         let rows = try SubscriptionStatusItem.items(answer, call: call)
         if session.printsSignedItems {

@@ -31,24 +31,41 @@ enum AppleNotifications {
                 "One customer's notifications, decoded, with their delivery attempts."),
         ],
         options: [
-            OptionSpec(
-                "since", valueName: "time",
-                help: "The window's start (within the last 180 days): ISO-8601, ms, or back from now (36h, 7d).",
-                isRequired: true),
-            OptionSpec(
-                "until", valueName: "time", help: "The window's end: ISO-8601, ms, or back from now.",
-                defaultDescription: "now"),
-            OptionSpec("type", valueName: "type", help: "Only this notificationType (e.g. DID_RENEW)."),
-            OptionSpec("subtype", valueName: "subtype", help: "With --type: only this subtype."),
-            OptionSpec(
-                "transaction", valueName: "id",
-                help: "Only the notifications of this customer's transactions (not with --type)."),
-            .flag("only-failures", help: "Only notifications Apple could not deliver."),
-            .flag("gap-report", help: "Compare with the ledger: list the notifications never applied."),
-            .flag("apply", help: "Replay the notifications never applied, through the engine; print the gap report."),
+            sinceOption, untilOption, typeOption, subtypeOption, transactionOption, onlyFailuresOption, gapReportOption,
+            CommandTree.applyOption.with(
+                help: "Replay the notifications never applied, through the engine; print the gap report."),
             CommandTree.dryRun,
         ],
         handler: runHistory)
+
+    /// `history --since TIME`.
+    static let sinceOption = OptionSpec(
+        "since", valueName: "time",
+        help: "The window's start (within the last 180 days): ISO-8601, ms, or back from now (36h, 7d).",
+        isRequired: true)
+
+    /// `history --until TIME`.
+    static let untilOption = OptionSpec(
+        "until", valueName: "time", help: "The window's end: ISO-8601, ms, or back from now.",
+        defaultDescription: "now")
+
+    /// `history --type TYPE`.
+    static let typeOption = OptionSpec("type", valueName: "type", help: "Only this notificationType (e.g. DID_RENEW).")
+
+    /// `history --subtype SUBTYPE`.
+    static let subtypeOption = OptionSpec("subtype", valueName: "subtype", help: "With --type: only this subtype.")
+
+    /// `history --transaction ID`.
+    static let transactionOption = OptionSpec(
+        "transaction", valueName: "id", help: "Only the notifications of this customer's transactions (not with --type).")
+
+    /// `history --only-failures`.
+    static let onlyFailuresOption = OptionSpec.flag(
+        "only-failures", help: "Only notifications Apple could not deliver.")
+
+    /// `history --gap-report` (a flag here; `notify --gap-report FILE` reads a saved history).
+    static let gapReportOption = OptionSpec.flag(
+        "gap-report", help: "Compare with the ledger: list the notifications never applied.")
 
     static let test = CommandSpec(
         name: "test",
@@ -75,29 +92,29 @@ enum AppleNotifications {
 
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
-        let start = try AuditTime.parse(invocation.value("since") ?? "", option: "since", now: now)
-        let end = try AuditTime.option(invocation, "until", now: now) ?? now
+        let start = try AuditTime.parse(invocation.value(sinceOption) ?? "", option: sinceOption.long, now: now)
+        let end = try AuditTime.option(invocation, untilOption, now: now) ?? now
         guard start < end else { throw CLIError.usage("--since must be before --until") }
         guard now - start <= 180 * 86_400_000 else {
             throw CLIError.usage(
                 "--since is more than 180 days ago", hint: "Apple keeps notification history for 180 days")
         }
-        let apply = invocation.flag("apply")
-        let gapReport = invocation.flag("gap-report") || apply
+        let apply = invocation.flag(CommandTree.applyOption)
+        let gapReport = invocation.flag(gapReportOption) || apply
         if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
         var filter = NotificationHistoryQuery.Filter.all
-        if let type = invocation.value("type") {
-            guard invocation.value("transaction") == nil else {
+        if let type = invocation.value(typeOption) {
+            guard invocation.value(transactionOption) == nil else {
                 throw CLIError.usage("--type and --transaction exclude each other (Apple filters by one or the other)")
             }
-            filter = .type(type, subtype: invocation.value("subtype"))
-        } else if invocation.value("subtype") != nil {
+            filter = .type(type, subtype: invocation.value(subtypeOption))
+        } else if invocation.value(subtypeOption) != nil {
             throw CLIError.usage("--subtype goes with --type")
-        } else if let transaction = invocation.value("transaction") {
+        } else if let transaction = invocation.value(transactionOption) {
             filter = .transaction(transaction)
         }
         let query = NotificationHistoryQuery(
-            start: start, end: end, filter: filter, onlyFailures: invocation.flag("only-failures"))
+            start: start, end: end, filter: filter, onlyFailures: invocation.flag(onlyFailuresOption))
 
         let session = try AppleSession(invocation)
         let server = server(session)

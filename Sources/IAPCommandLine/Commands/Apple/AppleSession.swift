@@ -174,12 +174,12 @@ final class AppleSession {
     }
 
     /// Whether to print the signed items as Apple sent them (no `-o` chosen anywhere).
-    var printsSignedItems: Bool { invocation.settings.source(of: "output") == .defaultValue }
+    var printsSignedItems: Bool { invocation.source(of: StandardOptions.output) == .defaultValue }
 
     /// The verifier for items `server` sent: the trust options, accepting that server's environment.
     func verifier(for server: APIServer) throws -> AppStoreVerifier {
         var configuration = TrustConfiguration()
-        if let roots = try TrustSetup.roots(invocation, option: "root-ca") { configuration.roots = roots }
+        if let roots = try TrustSetup.roots(invocation, option: AppleCommands.rootCAOption) { configuration.roots = roots }
         configuration.bundleId = invocation.value(AppleCommands.bundleIdOption)
         configuration.appAppleId = invocation.value(AppleCommands.appAppleIdOption).flatMap(Int64.init)
         configuration.environments = [server.rawValue]

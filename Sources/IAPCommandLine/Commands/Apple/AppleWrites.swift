@@ -17,6 +17,54 @@ enum AppleWrites {
         help: "Apple's requestIdentifier; by default one derived from the request and --reason, so running the "
             + "same command again (after a timeout) does not extend twice.")
 
+    /// `extend --days N`.
+    static let daysOption = OptionSpec(
+        "days", valueName: "n", help: "Days to extend by (1–90).", isRequired: true, validation: .positiveInteger)
+
+    /// `extend --reason-code CODE`.
+    static let reasonCodeOption = OptionSpec(
+        "reason-code", valueName: "code",
+        help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.",
+        allowedValues: OptionSpec.choices(AppleChoices.ExtendReasonCode.self), isRequired: true)
+
+    /// `extend --all-active`.
+    static let allActiveOption = OptionSpec.flag(
+        "all-active", help: "Every active subscriber of --product (mass extension).")
+
+    /// `extend --product ID`.
+    static let productOption = OptionSpec("product", valueName: "id", help: "With --all-active: the product id.")
+
+    /// `extend --storefront CODE`, repeatable.
+    static let storefrontOption = OptionSpec(
+        "storefront", valueName: "code", help: "With --all-active: only these storefronts (ISO 3166-1 alpha-3).",
+        kind: .repeatable)
+
+    /// `consumption --customer-consented`.
+    static let customerConsentedOption = OptionSpec.flag(
+        "customer-consented", help: "The customer consented to sending consumption data (required by Apple).")
+
+    /// `consumption --sample-content-provided`.
+    static let sampleContentProvidedOption = OptionSpec.flag(
+        "sample-content-provided", help: "A free sample or trial was provided before the purchase.")
+
+    /// `consumption --delivery-status STATUS`.
+    static let deliveryStatusOption = OptionSpec(
+        "delivery-status", valueName: "status", help: "Whether the item was delivered and works.",
+        allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self), isRequired: true)
+
+    /// `consumption --consumption-percentage MILLI`.
+    static let consumptionPercentageOption = OptionSpec(
+        "consumption-percentage", valueName: "milli",
+        help: "How much was consumed, in thousandths of a percent (0–100000).")
+
+    /// `consumption --refund-preference PREF`.
+    static let refundPreferenceOption = OptionSpec(
+        "refund-preference", valueName: "pref", help: "Your preference for the refund decision.",
+        allowedValues: OptionSpec.choices(AppleChoices.RefundPreference.self))
+
+    /// `set-app-account-token --token UUID`.
+    static let tokenOption = OptionSpec("token", valueName: "uuid", help: "The new appAccountToken (a UUID).", isRequired: true)
+
     static let extend = CommandSpec(
         name: "extend",
         abstract: "Extend a subscription's renewal date (or every active subscriber's of a product) — audited.",
@@ -35,17 +83,7 @@ enum AppleWrites {
                 "Show the mass extension request without sending it."),
         ],
         options: [
-            OptionSpec("days", valueName: "n", help: "Days to extend by (1–90).", isRequired: true, validation: .positiveInteger),
-            OptionSpec(
-                "reason-code", valueName: "code",
-                help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.",
-                allowedValues: OptionSpec.choices(AppleChoices.ExtendReasonCode.self), isRequired: true),
-            .flag("all-active", help: "Every active subscriber of --product (mass extension)."),
-            OptionSpec("product", valueName: "id", help: "With --all-active: the product id."),
-            OptionSpec(
-                "storefront", valueName: "code", help: "With --all-active: only these storefronts (ISO 3166-1 alpha-3).",
-                kind: .repeatable),
-            requestIdOption,
+            daysOption, reasonCodeOption, allActiveOption, productOption, storefrontOption, requestIdOption,
         ] + writeOptions,
         arguments: [ArgumentSpec("original", help: "The originalTransactionId (leave out with --all-active).", isOptional: true)],
         handler: runExtend)
@@ -75,17 +113,8 @@ enum AppleWrites {
                 "A quarter consumed, delivered: prefer declining the refund.")
         ],
         options: [
-            .flag("customer-consented", help: "The customer consented to sending consumption data (required by Apple)."),
-            .flag("sample-content-provided", help: "A free sample or trial was provided before the purchase."),
-            OptionSpec(
-                "delivery-status", valueName: "status", help: "Whether the item was delivered and works.",
-                allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self), isRequired: true),
-            OptionSpec(
-                "consumption-percentage", valueName: "milli",
-                help: "How much was consumed, in thousandths of a percent (0–100000)."),
-            OptionSpec(
-                "refund-preference", valueName: "pref", help: "Your preference for the refund decision.",
-                allowedValues: OptionSpec.choices(AppleChoices.RefundPreference.self)),
+            customerConsentedOption, sampleContentProvidedOption, deliveryStatusOption, consumptionPercentageOption,
+            refundPreferenceOption,
         ] + writeOptions,
         arguments: [ArgumentSpec("transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")],
         handler: runConsumption)
@@ -98,30 +127,29 @@ enum AppleWrites {
                 "iapctl apple set-app-account-token 2000000100000001 --token 7389a31a-fb6d-4569-a2a6-db7d85d84813 --reason 'bought on the web flow'",
                 "Attach the purchase to an order number.")
         ],
-        options: [OptionSpec("token", valueName: "uuid", help: "The new appAccountToken (a UUID).", isRequired: true)]
-            + writeOptions,
+        options: [tokenOption] + writeOptions,
         arguments: [ArgumentSpec("original", help: "The originalTransactionId.")],
         handler: runSetToken)
 
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
-        guard let days = Int64(invocation.value("days") ?? ""), (1...90).contains(days) else {
+        guard let days = Int64(invocation.value(daysOption) ?? ""), (1...90).contains(days) else {
             throw CLIError.usage("--days must be 1 to 90 (Apple's limit)")
         }
-        let code = Int64(invocation.value("reason-code") ?? "0") ?? 0
+        let code = Int64(invocation.value(reasonCodeOption) ?? "0") ?? 0
         let reason = invocation.value(CommandTree.reasonOption) ?? ""
         let ticket = invocation.value(CommandTree.ticketOption)
         let write: AppleWrite
-        if invocation.flag("all-active") {
+        if invocation.flag(allActiveOption) {
             guard invocation.arguments.isEmpty else { throw CLIError.usage("--all-active takes no ORIGINAL") }
-            guard let product = invocation.value("product") else { throw CLIError.usage("--all-active needs --product") }
+            guard let product = invocation.value(productOption) else { throw CLIError.usage("--all-active needs --product") }
             write = AppleWrite.massExtend(
-                product: product, days: days, reasonCode: code, storefronts: invocation.values("storefront"),
+                product: product, days: days, reasonCode: code, storefronts: invocation.values(storefrontOption),
                 requestIdentifier: try givenRequestIdentifier(invocation), reason: reason, ticket: ticket)
         } else {
             guard let original = invocation.arguments.first else {
                 throw CLIError.usage("give the ORIGINAL transaction id, or --all-active --product P")
             }
-            if invocation.value("product") != nil || !invocation.values("storefront").isEmpty {
+            if invocation.value(productOption) != nil || !invocation.values(storefrontOption).isEmpty {
                 throw CLIError.usage("--product and --storefront go with --all-active")
             }
             write = AppleWrite.extend(
@@ -129,10 +157,10 @@ enum AppleWrites {
                 reason: reason, ticket: ticket)
         }
         return try send(write, invocation) { answer in
-            if invocation.flag("all-active") {
+            if invocation.flag(allActiveOption) {
                 invocation.note(
                     "Apple accepted the mass extension; check it with 'iapctl apple extend-status "
-                        + "\(invocation.value("product") ?? "") \(answer?["requestIdentifier"]?.stringValue ?? "")'")
+                        + "\(invocation.value(productOption) ?? "") \(answer?["requestIdentifier"]?.stringValue ?? "")'")
                 return .success
             }
             guard answer?["success"]?.boolValue == true else {
@@ -158,12 +186,12 @@ enum AppleWrites {
     }
 
     static func runConsumption(_ invocation: Invocation) throws -> ExitCode {
-        guard invocation.flag("customer-consented") else {
+        guard invocation.flag(customerConsentedOption) else {
             throw CLIError.usage(
                 "--customer-consented is required", hint: "Apple accepts consumption data only with the customer's consent")
         }
         var percentage: Int64?
-        if let raw = invocation.value("consumption-percentage") {
+        if let raw = invocation.value(consumptionPercentageOption) {
             guard let milli = Int64(raw), (0...100_000).contains(milli) else {
                 throw CLIError.usage("--consumption-percentage must be 0 to 100000 (thousandths of a percent)")
             }
@@ -171,9 +199,9 @@ enum AppleWrites {
         }
         let tx = invocation.arguments[0]
         let write = AppleWrite.consumption(
-            transaction: tx, sampleContentProvided: invocation.flag("sample-content-provided"),
-            deliveryStatus: invocation.value("delivery-status") ?? "", consumptionPercentage: percentage,
-            refundPreference: invocation.value("refund-preference"))
+            transaction: tx, sampleContentProvided: invocation.flag(sampleContentProvidedOption),
+            deliveryStatus: invocation.value(deliveryStatusOption) ?? "", consumptionPercentage: percentage,
+            refundPreference: invocation.value(refundPreferenceOption))
         return try send(write, invocation) { _ in
             invocation.note("Apple accepted the consumption information for \(tx)")
             return .success
@@ -181,7 +209,7 @@ enum AppleWrites {
     }
 
     static func runSetToken(_ invocation: Invocation) throws -> ExitCode {
-        let token = invocation.value("token") ?? ""
+        let token = invocation.value(tokenOption) ?? ""
         guard AppleSession.isUUID(token) else {
             throw CLIError.usage("--token '\(token)' is not a UUID", hint: "appAccountToken is a UUID, e.g. an order number")
         }
@@ -194,7 +222,7 @@ enum AppleWrites {
 
     /// `--request-id`, lowercased; nil: the operation derives one.
     static func givenRequestIdentifier(_ invocation: Invocation) throws -> String? {
-        guard let given = invocation.value("request-id") else { return nil }
+        guard let given = invocation.value(requestIdOption) else { return nil }
         guard AppleSession.isUUID(given) else { throw CLIError.usage("--request-id '\(given)' is not a UUID") }
         return given.lowercased()
     }
