@@ -20,12 +20,12 @@ enum RestoreCommand {
         let apply = invocation.flag(CommandTree.applyOption)
         let dryRun = invocation.flag(CommandTree.dryRun)
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply (look-ups never write)") }
-        let policy = RestorePolicy(rawValue: invocation.value("policy") ?? "keep") ?? .keep
+        let policy = RestorePolicy(rawValue: invocation.value(RestoreSpec.policy) ?? "keep") ?? .keep
         let reason = invocation.value(CommandTree.reasonOption)
         if apply, policy != .keep, (reason ?? "").trimmed(.spacesAndTabs).isEmpty {
             throw CLIError.usage("--policy \(policy.rawValue) moves purchases between users: give --reason TEXT for the audit trail")
         }
-        let explicitOrder = invocation.value("order")
+        let explicitOrder = invocation.value(RestoreSpec.order)
         let verifiers = ClientVerifiers(invocation)
         let store = try DbOpen.open(invocation)
         let restore = RestoreSubmission(
