@@ -143,9 +143,9 @@ public enum ClientVerification {
         /// The item's outcome: its verification's, or under `--apply` what was applied (a receipt's:
         /// that of its first entry that did not succeed).
         public let outcome: ItemOutcome
-        /// The item's verdict under `--apply`: the engine's for a signed transaction it took;
-        /// `rejected` for anything else, including a receipt, whose entries each carry their own
-        /// verdict in ``applied``.
+        /// The item's verdict under `--apply`: the engine's for a signed transaction it took; for a
+        /// receipt, ``receiptVerdict(_:)`` of its entries (each also carries its own in
+        /// ``applied``); `rejected` for anything refused before the engine.
         public let verdict: Verdict
         /// Whether `--apply` wrote the item's engine verdict (``verdict`` is not `rejected`).
         public var isCommitted: Bool { verdict != .rejected }
@@ -171,6 +171,16 @@ public enum ClientVerification {
             self.dryRun = dryRun
             self.clock = clock
         }
+    }
+
+    /// A receipt's verdict from its entries' verdicts, in purchase order: that of the first entry
+    /// that did not succeed (the one that decides the item's outcome and exit status); when all
+    /// succeeded, `applied` if any was applied, else the first entry's (duplicate, stale, ignored);
+    /// `ignored` for a receipt with no entries.
+    public static func receiptVerdict(_ verdicts: [Verdict]) -> Verdict {
+        if let failed = verdicts.first(where: { ItemOutcome($0) != .success }) { return failed }
+        if verdicts.contains(.applied) { return .applied }
+        return verdicts.first ?? .ignored
     }
 
     /// Verifies one input item: base64 (or DER) that decodes as a receipt with the receipt
@@ -215,7 +225,9 @@ public enum ClientVerification {
                     entries.append((entry, result))
                     try each(entry, result)
                 }
-                return Result(checked: checked, applied: .receipt(receipt, entries), outcome: outcome, verdict: .rejected)
+                return Result(
+                    checked: checked, applied: .receipt(receipt, entries), outcome: outcome,
+                    verdict: receiptVerdict(entries.map(\.result.verdict)))
             }
             guard let failure = report.failure else { return verified }
             let why = "app receipt: " + failure.message

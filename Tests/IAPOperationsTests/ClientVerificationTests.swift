@@ -190,9 +190,9 @@ struct ClientVerificationTests {
         #expect(delivered == entries.map(\.entry.transactionId))
         #expect(entries.first?.entry.transactionId == Self.receiptOriginal)
         // Nobody's purchase yet (a receipt has no appAccountToken): every entry unmatched, exit-worthy
-        // as not found; the item's own verdict stays `rejected` (its entries carry theirs).
+        // as not found; so is the item (it was `rejected` while its entries were written).
         #expect(entries.map(\.result.verdict) == Array(repeating: .unmatched, count: 9))
-        #expect(result.outcome == .notFound && result.verdict == .rejected)
+        #expect(result.outcome == .notFound && result.verdict == .unmatched && result.isCommitted)
         // In the ledger: the receipt kept once, with the first entry; the others point there.
         let ledger = try world.ledger(original: Self.receiptOriginal)
         #expect(ledger.count == 9)
@@ -200,6 +200,19 @@ struct ClientVerificationTests {
         #expect(first.transactionId == Self.receiptOriginal)
         #expect(ledger.filter { $0.raw == ReceiptMapping.reference(to: first.id) }.count == 8)
         #expect(ledger.allSatisfy { $0.source == .client && $0.verdict == .unmatched })
+    }
+
+    /// A receipt's own verdict agrees with its entries and with its exit status.
+    @Test func aReceiptsVerdictIsTheOneThatDecidesItsOutcome() {
+        #expect(ClientVerification.receiptVerdict([.duplicate, .unmatched, .applied]) == .unmatched)
+        #expect(ClientVerification.receiptVerdict([.duplicate, .applied, .ignored]) == .applied)
+        #expect(ClientVerification.receiptVerdict([.duplicate, .stale]) == .duplicate)
+        #expect(ClientVerification.receiptVerdict([]) == .ignored)
+        for verdicts: [Verdict] in [[.applied, .conflict], [.unmatched], [.duplicate, .ignored]] {
+            let verdict = ClientVerification.receiptVerdict(verdicts)
+            let decided = verdicts.map(ItemOutcome.init).first { $0 != .success } ?? .success
+            #expect(ItemOutcome(verdict) == decided)
+        }
     }
 
     @Test(arguments: Backend.available)
