@@ -206,6 +206,7 @@ struct ReceiptE2ETests {
         let results = try #require(try applied.jsonObject()["apply"] as? [[String: Any]])
         #expect(results.count == 9)
         #expect(results.allSatisfy { ["duplicate", "ignored"].contains($0["verdict"] as? String ?? "") })
+        #expect(try applied.jsonObject()["verdict"] as? String == results.first?["verdict"] as? String)
         #expect(try world.contract(Self.original)?["status"] as? String == "revoked")
         #expect(try world.tables() == before)
 
@@ -217,6 +218,8 @@ struct ReceiptE2ETests {
         #expect(unmatched.status == 3, "\(unmatched)")
         let verdicts = try #require(try unmatched.jsonObject()["apply"] as? [[String: Any]]).map { $0["verdict"] as? String }
         #expect(verdicts.allSatisfy { $0 == "unmatched" })
+        // The receipt's own verdict says the same (it said `rejected` while its entries were kept).
+        #expect(try unmatched.jsonObject()["verdict"] as? String == "unmatched")
         #expect(try other.orders().isEmpty)
 
         // Once the purchase is known, replaying the unmatched items re-verifies the receipt (kept once,

@@ -41,6 +41,22 @@ struct BatchRowsTests {
         #expect(rows[1].value("missing") == nil)
     }
 
+    /// A file saved on Windows (CRLF) gives the same rows and line numbers, also with a lone CR
+    /// before LF after a Unicode line separator inside a string (JSON allows U+2028 raw).
+    @Test func ndjsonWithCRLFLineEndingsGivesTheSameRows() throws {
+        let lf = "{\"no\": \"o1\", \"status\": \"paid\"}\n\n{\"no\": \"o2\", \"note\": \"a\u{2028}b\"}\n"
+        let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+        let expected = try BatchRows.ndjson(lf)
+        #expect(Self.shape(expected) == ["1: no=o1 status=paid", "3: no=o2 note=a\u{2028}b"])
+        #expect(Self.shape(try BatchRows.ndjson(crlf)) == Self.shape(expected))
+        let refused = Self.error({ () throws(BatchRowsError) in _ = try BatchRows.ndjson("{\"no\": \"o1\"}\r\n{oops}\r\n") })
+        guard case .notJSON(let line, _, _)? = refused else {
+            Issue.record("not refused as JSON: \(String(describing: refused))")
+            return
+        }
+        #expect(line == 2)
+    }
+
     @Test func ndjsonErrorsNameTheLine() {
         guard
             case .notJSON(let line, let column, let reason)? = Self.error({ () throws(BatchRowsError) in

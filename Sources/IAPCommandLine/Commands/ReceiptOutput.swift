@@ -4,7 +4,7 @@ import IAPOperations
 import SubscriptionEngine
 
 /// How `verify` shows a StoreKit 1 receipt (like a JWS item: `valid`, `kind`, `checks`, `payload`)
-/// and runs its in-app entries through the engine with `--apply`.
+/// and what `--apply` did with its in-app entries (``ClientVerification``).
 enum ReceiptOutput {
     /// `valid`, `kind` ("receipt"), `error`, `checks`, `warnings`, `payload` (the decoded receipt).
     static func fields(_ report: ReceiptReport) -> [(key: String, value: JSONValue)] {
@@ -46,37 +46,36 @@ enum ReceiptOutput {
         }
     }
 
-    /// `verify --apply` of a receipt: each in-app entry through the engine as a client submission.
-    /// Returns one result per entry and the item's exit code (the first entry that did not succeed).
-    static func apply(
-        _ receipt: AppReceipt, raw: String, line: Int, store: any Store, engine: SubscriptionEventEngine,
-        context: EngineContext, dryRun: Bool, invocation: Invocation
-    ) throws -> (JSONValue, ExitCode) {
-        var results: [JSONValue] = []
-        var code: ExitCode = .success
-        try ClientSubmission.applyReceipt(
-            receipt, raw: raw, store: store, engine: engine, context: context, dryRun: dryRun
-        ) { entry, applied in
-            let result: ItemResult
-            switch applied {
-            case .incomplete(let why): result = .rejected(line: line, code: .dataError, why)
-            case .skipped(let why):
-                result = ItemResult(
-                    line: line, verdict: Verdict.ignored.rawValue, code: .success, transactionId: entry.transactionId,
-                    originalTransactionId: entry.originalTransactionId, detail: why)
-            case .applied(let event, let outcome): result = .applied(line: line, event: event, outcome: outcome)
-            }
-            if code == .success { code = result.code }
-            if invocation.output == .table {
-                invocation.stdout.writeLine(
-                    "  apply\(dryRun ? " (dry run)" : "") \(entry.transactionId ?? "?"): \(result.verdict): \(result.detail ?? result.error ?? "")"
-                )
-            }
-            results.append(result.record.jsonObject())
+    /// `verify --apply` of a receipt: one in-app entry's result as its `apply` element shows it.
+    static func entryResult(_ entry: InAppPurchase, _ applied: ClientSubmission.EntryResult, line: Int) -> ItemResult {
+        switch applied {
+        case .incomplete(let why): return .rejected(line: line, code: ExitCode(applied.outcome), why)
+        case .skipped(let why):
+            return ItemResult(
+                line: line, verdict: applied.verdict.rawValue, code: ExitCode(applied.outcome), transactionId: entry.transactionId,
+                originalTransactionId: entry.originalTransactionId, detail: why)
+        case .applied(let event, let outcome): return .applied(line: line, event: event, outcome: outcome)
         }
+    }
+
+    /// The table line of one applied in-app entry, written as soon as the entry's result is final.
+    static func writeEntry(
+        _ invocation: Invocation, _ entry: InAppPurchase, _ applied: ClientSubmission.EntryResult, line: Int, dryRun: Bool
+    ) {
+        guard invocation.output == .table else { return }
+        let result = entryResult(entry, applied, line: line)
+        invocation.stdout.writeLine(
+            "  apply\(dryRun ? " (dry run)" : "") \(entry.transactionId ?? "?"): \(result.verdict): \(result.detail ?? result.error ?? "")")
+    }
+
+    /// The `apply` array of a receipt: one result per in-app entry (oldest purchase first).
+    static func applyFields(
+        _ receipt: AppReceipt, _ entries: [(entry: InAppPurchase, result: ClientSubmission.EntryResult)], line: Int,
+        invocation: Invocation
+    ) -> JSONValue {
         if receipt.inApp.isEmpty, invocation.output == .table {
             invocation.stdout.writeLine("  apply: the receipt holds no in-app purchase: nothing to apply")
         }
-        return (.array(results), code)
+        return .array(entries.map { entryResult($0.entry, $0.result, line: line).record.jsonObject() })
     }
 }

@@ -51,17 +51,3 @@ enum RestoreSpec {
     /// `--order NO`.
     static let order = OptionSpec("order", valueName: "no", help: "Only consider this order number.")
 }
-
-extension Invocation {
-    /// The one look-up by name left, for `RestoreCommand`'s `--policy` and `--order` until it reads
-    /// `RestoreSpec.policy` and `RestoreSpec.order` (its file is being moved); then delete this.
-    /// CommandLineKit has no look-up by name, so nothing else can use one.
-    @available(*, deprecated, message: "read the option by its OptionSpec (RestoreSpec.policy, RestoreSpec.order)")
-    func value(_ long: String) -> String? {
-        guard let option = parsed.options.first(where: { $0.long == long }) else {
-            assertionFailure("\(parsed.commandName): a handler reads --\(long), which this command does not declare")
-            return nil
-        }
-        return value(option)
-    }
-}

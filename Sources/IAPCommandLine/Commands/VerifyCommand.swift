@@ -3,29 +3,25 @@ import AppStoreReceipt
 import IAPOperations
 import SubscriptionEngine
 
-/// The verifiers of one run, made when the first item needs one (a run of receipts needs no
-/// `--app-apple-id`, which only JWS of Production carry).
-struct Verifiers {
-    let invocation: Invocation
-    private var jwsVerifier: AppStoreVerifier?
-    private var receiptVerifier: ReceiptVerifier?
-
-    init(_ invocation: Invocation) {
-        self.invocation = invocation
+extension ClientVerifiers {
+    /// The verifiers of one run, made from the trust options when the first item needs one (a run
+    /// of receipts needs no `--app-apple-id`, which only JWS of Production carry).
+    convenience init(_ invocation: Invocation) {
+        self.init(jws: { try TrustSetup.verifier(invocation) }, receipts: { try TrustSetup.receiptVerifier(invocation) })
     }
+}
 
-    mutating func jws() throws -> AppStoreVerifier {
-        if let jwsVerifier { return jwsVerifier }
-        let made = try TrustSetup.verifier(invocation)
-        jwsVerifier = made
-        return made
-    }
-
-    mutating func receipts() throws -> ReceiptVerifier {
-        if let receiptVerifier { return receiptVerifier }
-        let made = try TrustSetup.receiptVerifier(invocation)
-        receiptVerifier = made
-        return made
+extension ExitCode {
+    /// The exit status of an item's (or a run's) outcome.
+    init(_ outcome: ItemOutcome) {
+        switch outcome {
+        case .success: self = .success
+        case .failed: self = .failure
+        case .unverified: self = .verificationFailed
+        case .notFound: self = .notFound
+        case .conflict: self = .conflict
+        case .invalid: self = .dataError
+        }
     }
 }
 
@@ -33,75 +29,59 @@ struct Verifiers {
 /// `--apply`, runs a signed transaction through the engine (the client verification path).
 enum VerifyCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        var verifiers = Verifiers(invocation)
+        let verifiers = ClientVerifiers(invocation)
         let apply = invocation.flag(CommandTree.applyOption)
         let dryRun = invocation.flag(CommandTree.dryRun)
         if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply") }
-        let store: (any Store)? = apply ? try DbOpen.open(invocation) : nil
-        let engine = SubscriptionEventEngine()
-        let context = EngineContext(actor: invocation.actor, command: "verify --apply")
+        let submission =
+            apply
+            ? ClientVerification.Submission(
+                store: try DbOpen.open(invocation), context: EngineContext(actor: invocation.actor, command: "verify --apply"),
+                dryRun: dryRun) : nil
 
         var items = InputItems(try invocation.openInput(invocation.arguments.first), acceptsReceipts: true)
         var documents: [JSONValue] = []
-        var codes: [ExitCode] = []
+        var outcomes: [ItemOutcome] = []
+        var committed = 0
         // Ctrl-C during `--apply`: each item is committed as it is applied, so what was applied
         // is reported (in every format) before the process exits 130.
         let interruptible = apply && !dryRun
         if interruptible { Interrupt.install() }
         while let item = try items.next(interruptible: interruptible) {
+            let checked = try ClientVerification.check(item, with: verifiers)
             var doc: [(key: String, value: JSONValue)] = [("line", .int(Int64(item.line)))]
-            var code: ExitCode = .success
-            switch item.result {
-            case .failure(let failure):
+            switch checked.report {
+            case .unreadable(let failure):
                 doc += [("valid", .bool(false)), ("kind", .string("unknown")), ("error", .string(failure.message))]
-                code = ItemResult.exitCode(for: failure)
                 writeHuman(invocation, line: item.line, report: nil, failure: failure)
-            case .success(let token) where ReceiptInput.der(fromBase64: token) != nil:
-                let report = try verifiers.receipts().verify(base64: token)
+            case .receipt(let report):
                 doc += ReceiptOutput.fields(report)
-                if let failure = report.failure { code = ItemResult.exitCode(for: failure) }
                 ReceiptOutput.writeHuman(invocation, line: item.line, report: report)
-                if apply, report.isValid, let store, let receipt = report.receipt {
-                    let (applied, applyCode) = try ReceiptOutput.apply(
-                        receipt, raw: token, line: item.line, store: store, engine: engine, context: context, dryRun: dryRun,
-                        invocation: invocation)
-                    doc.append(("apply", applied))
-                    code = applyCode
-                } else if apply, let store, let failure = report.failure {
-                    // Refused, but received: the ledger keeps it (verdict rejected).
-                    try ClientSubmission.reject(token, why: "app receipt: " + failure.message, store: store, dryRun: dryRun)
-                }
-            case .success(let jws):
-                let report = try verifiers.jws().verify(jws)
+            case .jws(let report):
                 doc += reportFields(report)
-                if let failure = report.failure {
-                    code = ItemResult.exitCode(for: failure)
-                    if let hint = NotifyCommand.hint(for: report) { doc.append(("hint", .string(hint))) }
-                }
+                if report.failure != nil, let hint = NotifyCommand.hint(for: report) { doc.append(("hint", .string(hint))) }
                 writeHuman(invocation, line: item.line, report: report, failure: report.failure)
-                if apply, report.isValid, let store {
-                    let (applied, applyCode) = try applyTransaction(
-                        report, jws: jws, line: item.line, store: store, engine: engine, context: context,
-                        dryRun: dryRun, invocation: invocation)
-                    doc.append(("apply", applied))
-                    code = applyCode
-                } else if apply, let store, let failure = report.failure {
-                    // Refused, but received: the ledger keeps it (verdict rejected).
-                    try ClientSubmission.reject(jws, why: failure.message, store: store, dryRun: dryRun)
-                }
             }
-            if apply {
-                // Every item has a verdict: the engine's, or `rejected` for what was refused before it.
-                var verdict: JSONValue = .string(Verdict.rejected.rawValue)
-                if let applied = doc.first(where: { $0.key == "apply" })?.value, case .object(let fields) = applied,
-                    let inner = fields.first(where: { $0.key == "verdict" })?.value
-                {
-                    verdict = inner
-                }
-                doc.insert(("verdict", verdict), at: 1)
+            guard let submission else {
+                documents.append(.object(doc))
+                outcomes.append(ClientVerification.result(checked).outcome)
+                continue
             }
+            let result = try ClientVerification.submit(checked, to: submission) { entry, applied in
+                ReceiptOutput.writeEntry(invocation, entry, applied, line: item.line, dryRun: dryRun)
+            }
+            switch result.applied {
+            case .transaction(let applied)?:
+                doc.append(("apply", applyFields(applied, line: item.line, dryRun: dryRun, invocation: invocation)))
+            case .receipt(let receipt, let entries)?:
+                doc.append(("apply", ReceiptOutput.applyFields(receipt, entries, line: item.line, invocation: invocation)))
+            case .keptRejected?, nil: break
+            }
+            // Every item has a verdict: the engine's, or `rejected` for what was refused before it.
+            doc.insert(("verdict", .string(result.verdict.rawValue)), at: 1)
             documents.append(.object(doc))
-            codes.append(code)
+            outcomes.append(result.outcome)
+            if result.isCommitted { committed += 1 }
         }
         guard !items.isEmpty || (interruptible && Interrupt.isRequested) else {
             throw CLIError(
@@ -114,20 +94,13 @@ enum VerifyCommand {
         case .ndjson, .csv: for d in documents { invocation.emit(json: d) }
         }
         if interruptible && Interrupt.isRequested {
-            let committed = documents.filter { document in
-                guard case .object(let fields) = document,
-                    let verdict = fields.first(where: { $0.key == "verdict" })?.value
-                else { return false }
-                return verdict != .string(Verdict.rejected.rawValue)
-            }.count
             invocation.stderr.writeLine(
                 "interrupted after \(documents.count) item\(documents.count == 1 ? "" : "s"): "
                     + "\(committed) committed; re-running is safe")
             try? invocation.stderr.flush()
             return .interrupted
         }
-        if codes.count == 1 { return codes[0] }
-        return codes.allSatisfy { $0 == .success } ? .success : .failure
+        return ExitCode(ItemOutcome.of(outcomes))
     }
 
     /// `valid`, `kind`, `checks`, `warnings`, `payload` (and nested reports) of one report.
@@ -226,24 +199,21 @@ enum VerifyCommand {
             })
     }
 
-    /// `--apply`: the client verification path through the one engine.
-    static func applyTransaction(
-        _ report: VerificationReport, jws: String, line: Int, store: any Store, engine: SubscriptionEventEngine,
-        context: EngineContext, dryRun: Bool, invocation: Invocation
-    ) throws -> (JSONValue, ExitCode) {
-        switch try ClientSubmission.applyTransaction(
-            report, jws: jws, store: store, engine: engine, context: context, dryRun: dryRun)
-        {
+    /// `--apply` of a signed transaction: its result as the `apply` object, and its line in a table.
+    static func applyFields(
+        _ applied: ClientSubmission.TransactionResult, line: Int, dryRun: Bool, invocation: Invocation
+    ) -> JSONValue {
+        switch applied {
         case .notATransaction(let kind):
             let message =
                 kind == .notification
                 ? "--apply takes a signed transaction; apply notifications with `iapctl notify`"
                 : "--apply takes a signed transaction, not \(kind.rawValue)"
             if invocation.output == .table { invocation.stdout.writeLine("  apply: refused: \(message)") }
-            return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
+            return .object([("verdict", .string("rejected")), ("error", .string(message))])
         case .incomplete:
             let message = "the transaction lacks transactionId, originalTransactionId or productId"
-            return (.object([("verdict", .string("rejected")), ("error", .string(message))]), .dataError)
+            return .object([("verdict", .string("rejected")), ("error", .string(message))])
         case .poison(let event, let why):
             // A poison item: refused on its own, kept in the ledger.
             if invocation.output == .table {
@@ -251,13 +221,13 @@ enum VerifyCommand {
             } else {
                 invocation.stderr.writeLine("error: line \(line): \(why)")
             }
-            return (ItemResult.poison(line: line, event, why).record.jsonObject(), .dataError)
+            return ItemResult.poison(line: line, event, why).record.jsonObject()
         case .applied(let event, let outcome):
             let result = ItemResult.applied(line: line, event: event, outcome: outcome)
             if invocation.output == .table {
                 invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(outcome.verdict.rawValue): \(outcome.detail)")
             }
-            return (result.record.jsonObject(), result.code)
+            return result.record.jsonObject()
         }
     }
 }

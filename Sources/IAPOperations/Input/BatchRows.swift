@@ -56,7 +56,8 @@ public enum BatchRows {
     public static func ndjson(_ text: String) throws(BatchRowsError) -> [BatchRow] {
         var rows: [BatchRow] = []
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift: split on it too, or a CRLF file is one long line.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             var line = Substring(rawLine)
             if line.last == "\r" { line = line.dropLast() }
