@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -14,6 +16,10 @@ public protocol CorrectableRow: Codable, Sendable {
     static var keyFields: [String] { get }
     /// The fields that may be changed by hand, by column name.
     static var editableFields: [String] { get }
+    /// The typed edit of editable field `field` from a batch cell or option value (`""`/null clears
+    /// a nullable field).
+    /// - Throws: ``CorrectionFieldError`` for a field that cannot be changed or a value it does not take.
+    static func edit(_ field: String, _ value: JSONValue) throws(CorrectionFieldError) -> Edit
     /// Finds a row by one of its key fields (any of them when `field` is none of them).
     static func find(_ key: String, field: String, in session: any StoreSession) throws -> Self?
     /// The edit that sets column `field` to its value in `row` (nil for a column that cannot be set).
@@ -30,6 +36,14 @@ public protocol CorrectableRow: Codable, Sendable {
     /// The compared columns, as text.
     var columnValues: [(String, String?)] { get }
     var updatedAt: Int64 { get set }
+}
+
+/// Why a value given for a field cannot be set.
+public enum CorrectionFieldError: Error, Sendable, Equatable {
+    /// The field is not one of ``CorrectableRow/editableFields``.
+    case notEditable(field: String)
+    /// The value is not one the field takes (not text, not a time, not on/off, not a status…).
+    case invalid(BatchFieldError)
 }
 
 /// A changeable field of an order.
@@ -55,6 +69,23 @@ extension Order: CorrectableRow {
     public static var entity: EntityKind { .order }
     public static var keyFields: [String] { ["no", "trade_no"] }
     public static var editableFields: [String] { ["status", "user_id", "product_id", "expires_date", "trade_no", "origin_no"] }
+
+    public static func edit(_ field: String, _ value: JSONValue) throws(CorrectionFieldError) -> OrderEdit {
+        do throws(BatchFieldError) {
+            switch field {
+            case "status": return .status(try BatchField.choice(value, field: field, of: OrderStatus.self))
+            case "user_id": return .userId(try BatchField.text(value, field: field))
+            case "product_id": return .productId(try BatchField.text(value, field: field))
+            case "expires_date": return .expiresDate(try BatchField.optionalTime(value, field: field))
+            case "trade_no": return .tradeNo(try BatchField.optionalText(value, field: field))
+            case "origin_no": return .originNo(try BatchField.optionalText(value, field: field))
+            default: break
+            }
+        } catch {
+            throw .invalid(error)
+        }
+        throw .notEditable(field: field)
+    }
 
     public static func find(_ key: String, field: String, in session: any StoreSession) throws -> Order? {
         switch field {
@@ -103,6 +134,22 @@ extension Contract: CorrectableRow {
     public static var keyFields: [String] { ["contract_id"] }
     public static var editableFields: [String] { ["status", "auto_renew", "expires_date", "user_id", "product_id"] }
 
+    public static func edit(_ field: String, _ value: JSONValue) throws(CorrectionFieldError) -> ContractEdit {
+        do throws(BatchFieldError) {
+            switch field {
+            case "status": return .status(try BatchField.choice(value, field: field, of: ContractStatus.self))
+            case "auto_renew": return .autoRenew(try BatchField.flag(value, field: field))
+            case "expires_date": return .expiresDate(try BatchField.optionalTime(value, field: field))
+            case "user_id": return .userId(try BatchField.text(value, field: field))
+            case "product_id": return .productId(try BatchField.text(value, field: field))
+            default: break
+            }
+        } catch {
+            throw .invalid(error)
+        }
+        throw .notEditable(field: field)
+    }
+
     public static func find(_ key: String, field: String, in session: any StoreSession) throws -> Contract? {
         try session.contract(contractId: key)
     }
@@ -141,7 +188,7 @@ public struct CorrectionRequest<Row: CorrectableRow>: Sendable {
     /// reached, so a missing row is reported first, as the request is processed in order).
     public enum Value: Sendable {
         case set(Row.Edit)
-        case invalid(String)
+        case invalid(CorrectionFieldError)
     }
 
     /// The input line of a batch row (nil for the command line).
@@ -160,6 +207,18 @@ public struct CorrectionRequest<Row: CorrectableRow>: Sendable {
         self.values = values
         self.reason = reason
         self.ticket = ticket
+    }
+
+    /// A request whose values are typed from batch cells or option values (``CorrectableRow/edit(_:_:)``);
+    /// a value that does not fit is kept as ``Value/invalid(_:)``, refused when the request is applied.
+    public init(
+        line: Int?, key: String, keyField: String, fields: [(key: String, value: JSONValue)], reason: String,
+        ticket: String?
+    ) {
+        let values = fields.map { field, value -> Value in
+            do throws(CorrectionFieldError) { return .set(try Row.edit(field, value)) } catch { return .invalid(error) }
+        }
+        self.init(line: line, key: key, keyField: keyField, values: values, reason: reason, ticket: ticket)
     }
 }
 
@@ -188,8 +247,8 @@ public struct CorrectionResult: Sendable, Equatable {
 public enum CorrectionError: Error, Equatable, Sendable {
     /// No row with that key; `fields` names the key fields searched.
     case notFound(line: Int?, entity: EntityKind, fields: String, key: String)
-    /// A value that does not fit its field (the message says which and why).
-    case invalidValue(line: Int?, String)
+    /// A value that does not fit its field, or a field that cannot be changed.
+    case invalidValue(line: Int?, CorrectionFieldError)
     /// The transactionId is already another order's.
     case tradeNoTaken(line: Int?, tradeNo: String, order: String)
     /// A unique key was violated when saving.
@@ -199,7 +258,7 @@ public enum CorrectionError: Error, Equatable, Sendable {
     func at(line: Int?) -> CorrectionError {
         switch self {
         case .notFound(nil, let entity, let fields, let key): return .notFound(line: line, entity: entity, fields: fields, key: key)
-        case .invalidValue(nil, let message): return .invalidValue(line: line, message)
+        case .invalidValue(nil, let error): return .invalidValue(line: line, error)
         case .tradeNoTaken(nil, let tradeNo, let order): return .tradeNoTaken(line: line, tradeNo: tradeNo, order: order)
         case .conflict(nil, let message): return .conflict(line: line, message)
         default: return self
@@ -242,7 +301,7 @@ public enum CorrectionService {
             for value in request.values {
                 switch value {
                 case .set(let edit): row.apply(edit)
-                case .invalid(let message): throw CorrectionError.invalidValue(line: request.line, message)
+                case .invalid(let error): throw CorrectionError.invalidValue(line: request.line, error)
                 }
             }
             results.append(

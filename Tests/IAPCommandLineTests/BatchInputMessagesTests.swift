@@ -1,5 +1,6 @@
 import AppStoreJWS
 import IAPOperations
+import SubscriptionEngine
 import Testing
 
 @testable import IAPCommandLine
@@ -73,6 +74,26 @@ struct BatchInputMessagesTests {
             BatchFieldError.unknownChoice(field: "status", value: .string("lost"), allowed: ["pending", "paid"]).cliError
                 .message == "unknown status 'lost' (allowed: pending, paid)")
         #expect(BatchRowsError.notAnObject(line: 2, found: .array([])).cliError.message == "line 2: expected a JSON object, found an array")
+    }
+
+    /// `orders create`'s refusals of a new order, and `orders/contracts update`'s of a field's value.
+    @Test func draftAndCorrectionErrorsAsMessages() {
+        #expect(
+            OrderCreation.DraftError.unknownField("price").cliError.message == "unknown field 'price' (allowed: user, product, no)")
+        #expect(OrderCreation.DraftError.missing("user").cliError.message == "missing \"user\"")
+        #expect(
+            OrderCreation.DraftError.notPrintable(field: "product").cliError.message
+                == "product must be non-empty text without control characters")
+        let badNumber = OrderCreation.DraftError.badNumber("a b").cliError
+        #expect(badNumber.message == "order number 'a b' must be 1–128 characters without spaces")
+        #expect(badNumber.hint == "leave it out to get a new UUID")
+        #expect(
+            OrderCreation.DraftError.field(.tooLong(field: "user", length: 300, limit: 255)).cliError.message
+                == "user is 300 characters long; the limit is 255")
+        #expect(CorrectionFieldError.notEditable(field: "no").cliError.message == "field 'no' cannot be changed")
+        #expect(
+            CorrectionError.invalidValue(line: 4, .invalid(.notFlag(field: "auto_renew", value: .string("maybe")))).cliError
+                .message == "line 4: auto_renew 'maybe' is not on/off (use on, off, true or false)")
     }
 }
 

@@ -3,40 +3,14 @@ import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
 
-/// A row kind whose hand corrections come from batch cells and option values.
-protocol Correctable: CorrectableRow {
-    /// The typed edit of one editable field from a batch cell or option value (`.dataError` for a bad value).
-    static func edit(_ field: String, _ value: JSONValue) throws(CLIError) -> Edit
-}
-
-/// One requested correction as given: which row, what to set (as given), why.
-struct CorrectionInput {
-    /// The input line of a batch row (nil for the command line).
-    var line: Int?
-    var key: String
-    var keyField: String
-    var values: [(key: String, value: JSONValue)]
-    var reason: String
-    var ticket: String?
-
-    /// The service's request: each value parsed (a bad one is reported when its row is reached).
-    func request<Row: Correctable>(for _: Row.Type) -> CorrectionRequest<Row> {
-        CorrectionRequest(
-            line: line, key: key, keyField: keyField,
-            values: values.map { field, value in
-                do throws(CLIError) { return .set(try Row.edit(field, value)) } catch { return .invalid(error.message) }
-            }, reason: reason, ticket: ticket)
-    }
-}
-
 /// Hand corrections from the command line: batch rows to requests, ``CorrectionService`` in one
 /// write transaction (all or nothing), and the report.
 enum Corrections {
     /// Turns batch rows into requests: the key field, editable fields, per-row `reason`/`ticket`.
-    static func requests<Row: Correctable>(
+    static func requests<Row: CorrectableRow>(
         _ rows: [BatchRow], for _: Row.Type, reason: String, ticket: String?
-    ) throws(CLIError) -> [CorrectionInput] {
-        var requests: [CorrectionInput] = []
+    ) throws(CLIError) -> [CorrectionRequest<Row>] {
+        var requests: [CorrectionRequest<Row>] = []
         for row in rows {
             guard let keyField = Row.keyFields.first(where: { row.value($0) != nil }),
                 let keyValue = row.value(keyField)
@@ -77,21 +51,20 @@ enum Corrections {
                     row.prefix + "nothing to change (fields: \(Row.editableFields.joined(separator: ", ")))")
             }
             requests.append(
-                CorrectionInput(
-                    line: row.line, key: key, keyField: keyField, values: values, reason: rowReason, ticket: rowTicket))
+                CorrectionRequest(
+                    line: row.line, key: key, keyField: keyField, fields: values, reason: rowReason, ticket: rowTicket))
         }
         return requests
     }
 
     /// Applies `requests` in one transaction (rolled back when `dryRun`); any failure changes nothing.
-    static func apply<Row: Correctable>(
-        _ requests: [CorrectionInput], as _: Row.Type, store: any Store, invocation: Invocation,
+    static func apply<Row: CorrectableRow>(
+        _ requests: [CorrectionRequest<Row>], as _: Row.Type, store: any Store, invocation: Invocation,
         command: String, dryRun: Bool
     ) throws -> [CorrectionResult] {
         let context = CorrectionContext(actor: invocation.actor, command: command, now: Timestamp.now())
-        let typed = requests.map { $0.request(for: Row.self) }
         return try store.write(commit: !dryRun) { session in
-            try CorrectionService.apply(typed, context: context, in: session)
+            try CorrectionService.apply(requests, context: context, in: session)
         }
     }
 
@@ -172,12 +145,21 @@ extension CorrectionError: CLIErrorConvertible {
             return CLIError(
                 .notFound, prefix(line) + "no \(entity.rawValue) with \(fields) = \(key)",
                 hint: "list them with: iapctl \(entity == .order ? "orders" : "contracts") list")
-        case .invalidValue(let line, let message):
-            return CLIError(.dataError, prefix(line) + message)
+        case .invalidValue(let line, let error):
+            return CLIError(.dataError, prefix(line) + error.cliError.message)
         case .tradeNoTaken(let line, let tradeNo, let order):
             return CLIError(.conflict, prefix(line) + "trade_no \(tradeNo) already belongs to order \(order)")
         case .conflict(let line, let message):
             return CLIError(.conflict, prefix(line) + message)
+        }
+    }
+}
+
+extension CorrectionFieldError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .notEditable(let field): return CLIError(.dataError, "field '\(field)' cannot be changed")
+        case .invalid(let error): return error.cliError
         }
     }
 }

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import IAPOperations
+import SubscriptionEngine
 
 extension BatchRow {
     /// `line 3: ` — the prefix of every error about this row.
@@ -102,25 +103,7 @@ enum FieldValue {
         do { return try BatchField.text(value, field: field) } catch { throw error.cliError }
     }
 
-    static func checkLength(_ text: String, field: String) throws(CLIError) {
-        do { try BatchField.checkLength(text, field: field) } catch { throw error.cliError }
-    }
-
     static func optionalText(_ value: JSONValue, field: String) throws(CLIError) -> String? {
         do { return try BatchField.optionalText(value, field: field) } catch { throw error.cliError }
-    }
-
-    static func optionalTime(_ value: JSONValue, field: String) throws(CLIError) -> Int64? {
-        do { return try BatchField.optionalTime(value, field: field) } catch { throw error.cliError }
-    }
-
-    static func flag(_ value: JSONValue, field: String) throws(CLIError) -> Bool {
-        do { return try BatchField.flag(value, field: field) } catch { throw error.cliError }
-    }
-
-    static func choice<Choice: CaseIterable & RawRepresentable<String>>(
-        _ value: JSONValue, field: String, of type: Choice.Type = Choice.self
-    ) throws(CLIError) -> Choice {
-        do { return try BatchField.choice(value, field: field, of: type) } catch { throw error.cliError }
     }
 }

@@ -21,7 +21,13 @@ enum OrdersCommands {
                     "--from cannot be combined with --\(option.long)", hint: "put user, product and no in the file's rows")
             }
             let rows = try BatchInput.read(invocation, from: from)
-            requests = try rows.map { row throws(CLIError) in (row.line, try newOrder(row)) }
+            requests = try rows.map { row throws(CLIError) in
+                do throws(OrderCreation.DraftError) {
+                    return (row.line, try OrderCreation.Draft(fields: row.fields).order())
+                } catch {
+                    throw Corrections.prefixed(error.cliError, row.prefix)
+                }
+            }
         } else {
             guard let user = invocation.parsed.value(CommandTree.userOption),
                 let product = invocation.parsed.value(OrdersSpec.product)
@@ -30,9 +36,8 @@ enum OrdersCommands {
                     "give --user and --product, or --from FILE",
                     hint: "e.g. iapctl orders create --user u42 --product com.example.pro.monthly")
             }
-            let order = try Self.order(
-                user: user, product: product, no: invocation.parsed.value(OrdersSpec.no), prefix: "")
-            requests = [(nil, order)]
+            let draft = OrderCreation.Draft(user: user, product: product, no: invocation.parsed.value(OrdersSpec.no))
+            do { requests = [(nil, try draft.order())] } catch { throw error.cliError }
         }
         let context = CorrectionContext(
             actor: invocation.actor, command: "orders create", now: Timestamp.now())
@@ -46,50 +51,6 @@ enum OrdersCommands {
         }
         if created.count > 1 { invocation.note("created \(created.count) orders") }
         return .success
-    }
-
-    /// A new pending order from a batch row `{"user", "product"[, "no"]}`.
-    static func newOrder(_ row: BatchRow) throws(CLIError) -> Order {
-        var user: String?
-        var product: String?
-        var no: String?
-        for (key, value) in row.fields {
-            do throws(CLIError) {
-                switch key {
-                case "user", "user_id": user = try FieldValue.text(value, field: key)
-                case "product", "product_id": product = try FieldValue.text(value, field: key)
-                case "no": no = try FieldValue.optionalText(value, field: key)
-                default:
-                    throw CLIError(.dataError, "unknown field '\(key)' (allowed: user, product, no)")
-                }
-            } catch {
-                throw Corrections.prefixed(error, row.prefix)
-            }
-        }
-        guard let user else { throw CLIError(.dataError, row.prefix + "missing \"user\"") }
-        guard let product else { throw CLIError(.dataError, row.prefix + "missing \"product\"") }
-        return try order(user: user, product: product, no: no, prefix: row.prefix)
-    }
-
-    /// A pending order; `no` defaults to a new lowercase UUID.
-    static func order(user: String, product: String, no: String?, prefix: String) throws(CLIError) -> Order {
-        for (name, value) in [("user", user), ("product", product)] {
-            guard isPrintableToken(value, allowSpaces: true) else {
-                throw CLIError(.dataError, prefix + "\(name) must be non-empty text without control characters")
-            }
-            do { try FieldValue.checkLength(value, field: name) } catch { throw Corrections.prefixed(error, prefix) }
-        }
-        if let no, !isPrintableToken(no, allowSpaces: false) || no.count > 128 {
-            throw CLIError(
-                .dataError, prefix + "order number '\(no)' must be 1–128 characters without spaces",
-                hint: "leave it out to get a new UUID")
-        }
-        return Order(no: no ?? UUID().uuidString.lowercased(), userId: user, productId: product, status: .pending)
-    }
-
-    static func isPrintableToken(_ text: String, allowSpaces: Bool) -> Bool {
-        !text.isEmpty && !text.allSatisfy(\.isWhitespace)
-            && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (!allowSpaces && $0 == " ") }
     }
 
     /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
@@ -141,7 +102,7 @@ enum OrdersCommands {
 
     /// The shared body of `orders update` and `contracts update`: `key` is the command's KEY
     /// argument, `optionFields` its options that set a field, `from` its `--from` (nil: no batches).
-    static func runUpdate<Row: Correctable>(
+    static func runUpdate<Row: CorrectableRow>(
         _ invocation: Invocation, as type: Row.Type, command: String, key keyArgument: ArgumentSpec,
         optionFields: [(option: OptionSpec, field: String)], from fromOption: OptionSpec?
     ) throws -> ExitCode {
@@ -154,7 +115,7 @@ enum OrdersCommands {
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
         let options = optionFields.map { "--\($0.option.long)" }.joined(separator: ", ")
-        let requests: [CorrectionInput]
+        let requests: [CorrectionRequest<Row>]
         if let fromOption, let from = invocation.parsed.value(fromOption) {
             if key != nil {
                 throw CLIError.usage("give either <\(keyArgument.name)> or --from, not both")
@@ -172,8 +133,7 @@ enum OrdersCommands {
                 throw CLIError.usage("nothing to change", hint: "give at least one of \(options)")
             }
             requests = [
-                CorrectionInput(
-                    line: nil, key: key, keyField: "", values: values, reason: reason, ticket: ticket)
+                CorrectionRequest(line: nil, key: key, keyField: "", fields: values, reason: reason, ticket: ticket)
             ]
         }
         let store = try DbOpen.existing(invocation)
@@ -181,6 +141,22 @@ enum OrdersCommands {
             requests, as: Row.self, store: store, invocation: invocation, command: command, dryRun: dryRun)
         Corrections.report(results, invocation: invocation, dryRun: dryRun)
         return .success
+    }
+}
+
+extension OrderCreation.DraftError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .field(let error): return error.cliError
+        case .unknownField(let key): return CLIError(.dataError, "unknown field '\(key)' (allowed: user, product, no)")
+        case .missing(let name): return CLIError(.dataError, "missing \"\(name)\"")
+        case .notPrintable(let name):
+            return CLIError(.dataError, "\(name) must be non-empty text without control characters")
+        case .badNumber(let no):
+            return CLIError(
+                .dataError, "order number '\(no)' must be 1–128 characters without spaces",
+                hint: "leave it out to get a new UUID")
+        }
     }
 }
 

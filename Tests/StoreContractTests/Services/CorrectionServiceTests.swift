@@ -55,16 +55,50 @@ struct CorrectionServiceTests {
                 line: 1, key: "ord-1", keyField: "no", values: [.set(.userId("bob"))], reason: "r", ticket: nil)
             // A missing row is reported before the bad value of the same request.
             let missing = CorrectionRequest<Order>(
-                line: 2, key: "nope", keyField: "no", values: [.invalid("status 'x' is bad")], reason: "r", ticket: nil)
+                line: 2, key: "nope", keyField: "no", fields: [("status", .string("x"))], reason: "r", ticket: nil)
             #expect(throws: CorrectionError.notFound(line: 2, entity: .order, fields: "no", key: "nope")) {
                 _ = try store.write { try CorrectionService.apply([good, missing], context: context, in: $0) }
             }
             let bad = CorrectionRequest<Order>(
-                line: 2, key: "ord-1", keyField: "no", values: [.invalid("status 'x' is bad")], reason: "r", ticket: nil)
-            #expect(throws: CorrectionError.invalidValue(line: 2, "status 'x' is bad")) {
+                line: 2, key: "ord-1", keyField: "no", fields: [("status", .string("x"))], reason: "r", ticket: nil)
+            let notAStatus = BatchFieldError.unknownChoice(
+                field: "status", value: .string("x"), allowed: ["pending", "paid", "refunded", "revoked"])
+            #expect(throws: CorrectionError.invalidValue(line: 2, .invalid(notAStatus))) {
                 _ = try store.write { try CorrectionService.apply([good, bad], context: context, in: $0) }
             }
             #expect(try store.read { try $0.order(no: "ord-1") }?.userId == "alice")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func cellsAreTypedIntoTheColumnsTheySet(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            try T.purchase(store)
+            let order = CorrectionRequest<Order>(
+                line: 1, key: "ord-1", keyField: "no",
+                fields: [
+                    ("status", .string("Refunded")), ("expires_date", .string("2027-01-15T00:00:00Z")),
+                    ("trade_no", .string("")), ("user_id", .int(42)),
+                ], reason: "r", ticket: nil)
+            let results = try store.write { try CorrectionService.apply([order], context: context, in: $0) }
+            #expect(Set(results.first?.changes.map(\.column) ?? []) == ["status", "expires_date", "trade_no", "user_id"])
+            let saved = try #require(try store.read { try $0.order(no: "ord-1") })
+            #expect(saved.status == .refunded && saved.tradeNo == nil && saved.userId == "42")
+            #expect(saved.expiresDate == 1_799_971_200_000)
+
+            let contract = CorrectionRequest<Contract>(
+                line: 2, key: "1000", keyField: "contract_id",
+                fields: [("auto_renew", .string("off")), ("status", .string("GRACE_PERIOD"))], reason: "r", ticket: nil)
+            _ = try store.write { try CorrectionService.apply([contract], context: context, in: $0) }
+            let stored = try #require(try store.read { try $0.contract(contractId: "1000") })
+            #expect(stored.autoRenew == false && stored.status == .gracePeriod)
+
+            let notEditable = CorrectionRequest<Contract>(
+                line: 3, key: "1000", keyField: "contract_id", fields: [("contract_id", .string("9"))], reason: "r",
+                ticket: nil)
+            #expect(throws: CorrectionError.invalidValue(line: 3, .notEditable(field: "contract_id"))) {
+                _ = try store.write { try CorrectionService.apply([notEditable], context: context, in: $0) }
+            }
         }
     }
 

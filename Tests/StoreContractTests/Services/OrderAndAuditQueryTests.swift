@@ -1,3 +1,4 @@
+import IAPFoundation
 import SubscriptionEngine
 import Testing
 
@@ -22,6 +23,23 @@ struct OrderAndAuditQueryTests {
             #expect(audit.map(\.key).sorted() == ["a", "b"])
             #expect(audit.allSatisfy { $0.before == nil && $0.actor == "shop" && $0.command == "orders create" })
             #expect(audit.allSatisfy { $0.after?.contains("\"status\":\"pending\"") == true })
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func draftsOfRowsAreCreatedWithNewNumbersWhereNoneIsGiven(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            let rows: [[(key: String, value: JSONValue)]] = [
+                [("user", .string("alice")), ("product", .string("pro.monthly")), ("no", .string("imported-1"))],
+                [("user_id", .string("bob")), ("product_id", .string("pro.yearly"))],
+            ]
+            let orders = try rows.map { try OrderCreation.Draft(fields: $0).order() }
+            let created = try store.write {
+                try OrderCreation.create(orders.enumerated().map { ($0.offset + 1, $0.element) }, context: context, in: $0)
+            }
+            #expect(created.count == 2 && created[0].no == "imported-1" && created[1].no.count == 36)
+            let bob = try #require(try store.read { try $0.order(no: created[1].no) })
+            #expect(bob.userId == "bob" && bob.productId == "pro.yearly" && bob.status == .pending && bob.createdAt == T.now)
         }
     }
 
