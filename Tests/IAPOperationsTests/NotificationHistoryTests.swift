@@ -15,6 +15,49 @@ struct NotificationHistoryTests {
             engine: SubscriptionEventEngine(), context: world.context, apply: apply, dryRun: dryRun)
     }
 
+    static func savedRefusal(_ text: String) -> NotificationHistory.SavedFileRefusal? {
+        do {
+            _ = try NotificationHistory.entries(inSaved: text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aSavedFileIsOneResponseAnArrayOfThemOrOnePerLine() throws {
+        let one = #"{"notificationHistory":[{"signedPayload":"a.b.c"},{"signedPayload":"d.e.f"}],"hasMore":true}"#
+        let two = #"{"notificationHistory":[{"signedPayload":"g.h.i","sendAttempts":[{"attemptDate":3}]}]}"#
+        #expect(try NotificationHistory.entries(inSaved: one).map(\.jws) == ["a.b.c", "d.e.f"])
+        // Pretty-printed: one document over several lines.
+        let pretty = "{\n  \"notificationHistory\": [\n    {\"signedPayload\": \"a.b.c\"}\n  ]\n}\n"
+        #expect(try NotificationHistory.documents(inSaved: pretty).count == 1)
+        #expect(try NotificationHistory.entries(inSaved: pretty).map(\.jws) == ["a.b.c"])
+        let array = "[\(one),\(two)]"
+        #expect(try NotificationHistory.documents(inSaved: array).count == 2)
+        #expect(try NotificationHistory.entries(inSaved: array).map(\.jws) == ["a.b.c", "d.e.f", "g.h.i"])
+        let lines = "\(one)\n\n  \n\(two)\n"
+        #expect(try NotificationHistory.documents(inSaved: lines).count == 2)
+        let entries = try NotificationHistory.entries(inSaved: lines)
+        #expect(entries.map(\.jws) == ["a.b.c", "d.e.f", "g.h.i"])
+        #expect(entries[2].attempts == [NotificationGaps.SendAttempt(date: 3, result: nil)])
+    }
+
+    @Test func aSavedFileIsRefusedWithWhereAndWhy() throws {
+        let one = #"{"notificationHistory":[{"signedPayload":"a.b.c"}]}"#
+        // Lines are counted without the empty ones (a blank one of spaces counts).
+        guard case .lineNotJSON(let line, let reason)? = Self.savedRefusal("\(one)\n\n \n{oops\n\(one)") else {
+            Issue.record("a line that is not JSON was taken")
+            return
+        }
+        #expect(line == 3)
+        #expect(!reason.isEmpty)
+        #expect(Self.savedRefusal("\(one)\n{\"hasMore\":false}") == .response(.noHistoryArray))
+        #expect(Self.savedRefusal(#"[{"notificationHistory":[{"sendAttempts":[]}]}]"#) == .response(.noSignedPayload))
+        #expect(Self.savedRefusal(#"{"notificationHistory":[]}"#) == .noNotifications)
+        #expect(Self.savedRefusal("[]") == .noNotifications)
+        #expect(Self.savedRefusal("\n\n") == .noNotifications)
+    }
+
     @Test func entriesOfAResponseKeepApplesOrderAndSendAttempts() throws {
         let response = try JSONText.parse(
             #"{"notificationHistory":[{"signedPayload":"a.b.c","sendAttempts":[{"attemptDate":5,"sendAttemptResult":"TIMED_OUT"},{"attemptDate":9,"sendAttemptResult":"SUCCESS"}]},{"signedPayload":"d.e.f"}],"hasMore":false}"#

@@ -112,33 +112,31 @@ enum GapReport {
 
     /// The items of every response in `text` (one document, an array of them, or one per line).
     static func read(_ text: String, name: String) throws(CLIError) -> [Item] {
-        var documents: [JSONValue] = []
-        if let whole = try? JSONText.parse(text) {
-            if case .array(let list) = whole { documents = list } else { documents = [whole] }
-        } else {
-            for (index, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
-                do { documents.append(try JSONText.parse(String(line))) } catch {
-                    throw CLIError(
-                        .dataError, "\(name): line \(index + 1) is not JSON (\(error.reason))",
-                        hint: "save each Get Notification History response as JSON, one per line")
-                }
+        do { return try NotificationHistory.entries(inSaved: text) } catch {
+            switch error {
+            case .lineNotJSON(let line, let reason):
+                throw CLIError(
+                    .dataError, "\(name): line \(line) is not JSON (\(reason))",
+                    hint: "save each Get Notification History response as JSON, one per line")
+            case .response(let refusal): throw refusal.cliError(name: name)
+            case .noNotifications: throw CLIError(.noInput, "\(name): no notifications in the history")
             }
         }
-        var items: [Item] = []
-        for document in documents { items += try entries(in: document, name: name) }
-        guard !items.isEmpty else { throw CLIError(.noInput, "\(name): no notifications in the history") }
-        return items
     }
 
     /// The notifications of one response; `name` says where it came from in an error.
     static func entries(in response: JSONValue, name: String) throws(CLIError) -> [Item] {
-        do { return try NotificationHistory.entries(in: response) } catch {
-            switch error {
-            case .noHistoryArray:
-                throw CLIError(
-                    .dataError, "\(name): not a Get Notification History response (no notificationHistory array)")
-            case .noSignedPayload: throw CLIError(.dataError, "\(name): a notificationHistory item has no signedPayload")
-            }
+        do { return try NotificationHistory.entries(in: response) } catch { throw error.cliError(name: name) }
+    }
+}
+
+extension NotificationHistory.ResponseRefusal {
+    /// The refusal of a response from `name` (a file, Apple's API).
+    func cliError(name: String) -> CLIError {
+        switch self {
+        case .noHistoryArray:
+            return CLIError(.dataError, "\(name): not a Get Notification History response (no notificationHistory array)")
+        case .noSignedPayload: return CLIError(.dataError, "\(name): a notificationHistory item has no signedPayload")
         }
     }
 }
