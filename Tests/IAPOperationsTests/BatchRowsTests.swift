@@ -130,6 +130,8 @@ struct BatchRowsTests {
         #expect(
             Self.error { () throws(BatchFieldError) in try BatchField.text(.bool(true), field: "user") }
                 == .notText(field: "user", found: .bool(true)))
+        // The engine's limit is the columns' (StoredFields.maxId, what ingest checks).
+        #expect(BatchField.maxLength == StoredFields.maxId)
         let long = String(repeating: "é", count: BatchField.maxLength + 1)
         #expect(
             Self.error { () throws(BatchFieldError) in try BatchField.text(.string(long), field: "user") }
