@@ -1,6 +1,6 @@
 /// A table laid out row by row: each row's cells are made (and measured) once when it is added,
 /// the column widths, alignments and cut decisions follow from what was added, and rows are
-/// written from their stored cells. `OutputRenderer.table` and batch commands (`ItemPrinter`,
+/// written from their stored cells. `OutputRenderer.table` and batch commands (`BatchPrinter`,
 /// whose rows wait in a `RowSpool`, not in memory) share it, so both give the same bytes.
 ///
 /// Off a terminal (`style.width == nil`) nothing is cut, so a cell is measured only when its

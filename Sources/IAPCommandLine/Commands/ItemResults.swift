@@ -197,149 +197,39 @@ struct ItemResult {
     }
 }
 
-/// Prints item results as they come (ndjson streams; other formats are rendered at the end, from
-/// rows kept in a `RowSpool`: memory stays flat however long the batch) and keeps the counts for
-/// the summary line and the exit status.
-final class ItemPrinter {
-    let invocation: Invocation
-    let columns: [Column]
-    /// Table: the layout so far (widths, alignment); rows wait in `spool`.
-    private var table: TableLayout
-    /// CSV: every key in order of first appearance (the header).
-    private var csvKeys: [String] = []
-    private var csvKeySet: Set<String> = []
-    /// The rows waiting for the end: table cells, CSV key–cell pairs, or one pretty JSON object.
-    private let spool = RowSpool()
-    private(set) var counts: [String: Int] = [:]
-    private(set) var count = 0
-    private var failed = false
-    private var firstCode: ExitCode?
-    /// Progress on a terminal for long batches: a line redrawn at most once a second.
-    private let showsProgress: Bool
-    private var lastProgress: Int64 = 0
-    private var progressShown = false
+extension ItemResult: BatchResult {
+    var status: String { verdict }
 
-    init(_ invocation: Invocation, columns: [Column]) {
-        self.invocation = invocation
-        self.columns = columns
-        table = TableLayout(columns: columns, style: invocation.outputStyle)
-        showsProgress = invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal
-        lastProgress = Timestamp.now()
-    }
-
-    /// Redraws `N items…` on stderr when a second has passed since the last time.
-    private func progress() {
-        guard showsProgress, count % 256 == 0 else { return }
-        let now = Timestamp.now()
-        guard now - lastProgress >= 1000 else { return }
-        lastProgress = now
-        progressShown = true
-        let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        invocation.stderr.write("\r\u{1B}[K\(count) items… \(parts)")
-        try? invocation.stderr.flush()
-    }
-
-    /// Items whose work was committed (told by the batch: engine verdicts and poison items kept in
-    /// the ledger, not items refused before the store).
-    var committed = 0
-
-    func add(_ result: ItemResult) {
-        count += 1
-        if firstCode == nil { firstCode = result.code }
-        counts[result.verdict, default: 0] += 1
-        if result.code != .success { failed = true }
-        switch invocation.output {
-        case .ndjson: invocation.emitLine(result.record)
-        case .table: if !columns.isEmpty { spool.append(table.add(redacted(result.tableRecord))) }
-        case .json:
-            // An object of the array, indented one level (strings hold no raw newline).
-            spool.append([redacted(result.record).jsonObject().prettySerialized().replacing("\n", with: "\n  ")])
-        case .csv:
-            var pairs: [String] = []
-            var seen = Set<String>()
-            for (key, value) in redacted(result.record(structuredChanges: false)).fields where seen.insert(key).inserted {
-                if csvKeySet.insert(key).inserted { csvKeys.append(key) }
-                pairs += [key, OutputRenderer.csvCell(value, key: key, style: invocation.outputStyle)]
-            }
-            spool.append(pairs)
-        }
-        progress()
-        if result.verdict == Verdict.rejected.rawValue, invocation.output != .table {
-            if progressShown { invocation.stderr.write("\r\u{1B}[K") }
-            // Machine formats: the person reads stderr. A table shows the error itself (once, whole).
-            invocation.stderr.writeLine(
-                "error: line \(result.line): " + TerminalText.escape(result.error ?? "rejected", keepNewlines: true))
+    func record(for format: OutputFormat) -> Record {
+        switch format {
+        case .table: return tableRecord
+        case .csv: return record(structuredChanges: false)
+        case .json, .ndjson: return record
         }
     }
 
-    /// Renders what was collected, writes the summary to stderr, returns the exit status:
-    /// a single item's own code; for a batch 0 or 1.
-    func finish(command: String, extraNote: String? = nil) -> ExitCode {
-        if progressShown { invocation.stderr.write("\r\u{1B}[K") }
-        writeCollected()
-        let order = [
-            "applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected",
-        ]
-        let parts = order.compactMap { key in counts[key].map { "\($0) \(key)" } }
-        let summary =
-            "\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ")
+    /// A refused item's error, said on stderr under machine formats (`error: line N: …`).
+    var diagnostic: String? {
+        verdict == Verdict.rejected.rawValue ? "line \(line): " + (error ?? "rejected") : nil
+    }
+
+    /// The summary line of a batch: `notify: 3 items: 2 applied, 1 rejected; <note>`, verdicts in
+    /// the order below (others, like `not-applied`, are counted but not listed).
+    static func summary(command: String, count: Int, counts: [String: Int], extraNote: String?) -> String {
+        let parts = summaryOrder.compactMap { key in counts[key].map { "\($0) \(key)" } }
+        return "\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ")
             + (extraNote.map { "; " + $0 } ?? "")
-        let code: ExitCode = count == 1 && firstCode != nil ? firstCode! : (failed ? .failure : .success)
-        if invocation.quiet, code != .success {
-            // -q keeps errors: a run that exits non-zero still says why, in one line.
-            invocation.stderr.writeLine(summary + " (exit \(code.rawValue))")
-        } else {
-            invocation.note(summary)
-        }
-        return code
     }
 
-    private func redacted(_ record: Record) -> Record {
-        invocation.redactor?.record(record) ?? record
-    }
+    static let summaryOrder = [
+        "applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected",
+    ]
+}
 
-    /// Writes the rows kept for the end, as `Invocation.emit` of them all would (same bytes).
-    private func writeCollected() {
-        var text = ""
-        func flushIfLarge() {
-            if text.utf8.count >= 65_536 {
-                invocation.emitRendered(text)
-                text = ""
-            }
-        }
-        switch invocation.output {
-        case .ndjson: return
-        case .table:
-            guard spool.count > 0 else { return }
-            let plan = table.plan()
-            text = plan.header + "\n"
-            spool.forEach { cells in
-                text += plan.line(cells) + "\n"
-                flushIfLarge()
-            }
-        case .json:
-            guard spool.count > 0 else {
-                invocation.emitRendered("[]\n")
-                return
-            }
-            text = "["
-            var first = true
-            spool.forEach { cells in
-                text += (first ? "\n  " : ",\n  ") + cells[0]
-                first = false
-                flushIfLarge()
-            }
-            text += "\n]\n"
-        case .csv:
-            let style = invocation.outputStyle
-            text = csvKeys.map { OutputRenderer.csvField($0, style: style) }.joined(separator: ",") + "\n"
-            spool.forEach { pairs in
-                var cells: [String: String] = [:]
-                for index in stride(from: 0, to: pairs.count - 1, by: 2) { cells[pairs[index]] = pairs[index + 1] }
-                text += csvKeys.map { cells[$0] ?? "" }.joined(separator: ",") + "\n"
-                flushIfLarge()
-            }
-        }
-        invocation.emitRendered(text)
+extension BatchPrinter {
+    /// Writes what was kept and the summary line of `command`'s items; returns the exit status
+    /// (a single item's own code; for a batch 0 or 1).
+    func finish(command: String, extraNote: String? = nil) -> ExitCode {
+        finish(summary: ItemResult.summary(command: command, count: count, counts: counts, extraNote: extraNote))
     }
 }

@@ -43,8 +43,11 @@ enum NotifyCommand {
             store: store, context: EngineContext(actor: invocation.actor, command: "notify"), timings: timings,
             shouldStop: { Interrupt.isRequested })
         let dryRun = invocation.flag(CommandTree.dryRun)
-        let printer = ItemPrinter(invocation, columns: columns)
+        let printer = BatchPrinter(invocation, columns: columns)
         var count = 0
+        /// Items whose work was committed (engine verdicts and poison items kept in the ledger,
+        /// not items refused before the store): told after a Ctrl-C.
+        var committed = 0
         defer {
             if let line = timings.summary(
                 items: count, threads: VerifiedBatches.threadCount, cache: verifier.chainCacheStatistics)
@@ -67,7 +70,7 @@ enum NotifyCommand {
                     batch,
                     deliver: { item, result in
                         warn(invocation, item)
-                        if result.isStored { printer.committed += 1 }
+                        if result.isStored { committed += 1 }
                         printer.add(itemResult(item, result))
                         count += 1
                     },
@@ -78,7 +81,7 @@ enum NotifyCommand {
             if printer.count > 0 { _ = printer.finish(command: "notify") }
             invocation.stderr.writeLine(
                 "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
-                    + "\(printer.committed) committed; re-running is safe")
+                    + "\(committed) committed; re-running is safe")
             try? invocation.stderr.flush()
             return .interrupted
         } catch {
@@ -126,7 +129,7 @@ enum NotifyCommand {
     /// always rolls back; `--atomic` commits unless an item fails, and then reports every line as
     /// `not-applied`, the one that caused it with its reason.
     private static func runInOneTransaction(
-        _ invocation: Invocation, batches: VerifiedBatches, ingest: NotificationIngest, printer: ItemPrinter,
+        _ invocation: Invocation, batches: VerifiedBatches, ingest: NotificationIngest, printer: BatchPrinter,
         count: inout Int, atomic: Bool, dryRun: Bool
     ) throws -> ExitCode {
         // A dry run streams its results (nothing will be committed); an atomic batch holds them until COMMIT.
@@ -204,7 +207,7 @@ enum NotifyCommand {
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: invocation.actor, command: "notify --replay-unmatched")
         let dryRun = invocation.flag(CommandTree.dryRun)
-        let printer = ItemPrinter(invocation, columns: [Column("line", title: "LEDGER")] + columns.dropFirst())
+        let printer = BatchPrinter(invocation, columns: [Column("line", title: "LEDGER")] + columns.dropFirst())
         let entries = try UnmatchedReplay.pending(in: store)
         var receipts: ReceiptVerifier? = nil
         for entry in entries {
@@ -219,11 +222,11 @@ enum NotifyCommand {
                     return made
                 }, store: store, engine: engine, context: context, dryRun: dryRun)
             switch result {
-            case .refusedJWS(let failure): printer.add(.rejected(line: line, failure))
+            case .refusedJWS(let failure): printer.add(ItemResult.rejected(line: line, failure))
             case .refusedReceipt(let failure):
-                printer.add(.rejected(line: line, code: ItemResult.exitCode(for: failure), "app receipt: " + failure.message))
-            case .notApplicable(let why): printer.add(.rejected(line: line, code: .dataError, why))
-            case .applied(let event, let outcome): printer.add(.applied(line: line, event: event, outcome: outcome))
+                printer.add(ItemResult.rejected(line: line, code: ItemResult.exitCode(for: failure), "app receipt: " + failure.message))
+            case .notApplicable(let why): printer.add(ItemResult.rejected(line: line, code: .dataError, why))
+            case .applied(let event, let outcome): printer.add(ItemResult.applied(line: line, event: event, outcome: outcome))
             }
         }
         if entries.isEmpty {

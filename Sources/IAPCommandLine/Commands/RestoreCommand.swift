@@ -32,7 +32,9 @@ enum RestoreCommand {
             user: user, explicitOrder: explicitOrder,
             apply: apply ? RestoreSubmission.Apply(policy: policy, reason: reason, dryRun: dryRun) : nil, store: store,
             context: EngineContext(actor: invocation.actor, command: "restore --apply"))
-        let printer = ItemPrinter(invocation, columns: columns)
+        let printer = BatchPrinter(invocation, columns: columns)
+        /// Transactions applied (and committed) so far: told after a Ctrl-C.
+        var committed = 0
         var reminded = false
 
         var items = InputItems(try invocation.openInput(invocation.arguments.first), acceptsReceipts: true)
@@ -43,7 +45,7 @@ enum RestoreCommand {
         while let item = try items.next(interruptible: interruptible) {
             try restore.restore(item, verifiers: verifiers) { row in
                 if case .restored(_, let result) = row {
-                    if interruptible { printer.committed += 1 }
+                    if interruptible { committed += 1 }
                     if let reminder = result.reminder, !reminded {
                         invocation.warn(reminder)
                         reminded = true
@@ -56,7 +58,7 @@ enum RestoreCommand {
             if printer.count > 0 { _ = printer.finish(command: "restore") }
             invocation.stderr.writeLine(
                 "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
-                    + "\(printer.committed) committed; re-running is safe")
+                    + "\(committed) committed; re-running is safe")
             try? invocation.stderr.flush()
             return .interrupted
         }
