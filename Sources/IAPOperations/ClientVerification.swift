@@ -217,17 +217,16 @@ public enum ClientVerification {
         case .receipt(let report):
             if report.isValid, let receipt = report.receipt {
                 var entries: [(entry: InAppPurchase, result: ClientSubmission.EntryResult)] = []
-                var outcome = ItemOutcome.success
                 try ClientSubmission.applyReceipt(
                     receipt, raw: raw, store: store, engine: submission.engine, context: submission.context, dryRun: dryRun
                 ) { entry, result in
-                    if outcome == .success { outcome = result.outcome }
                     entries.append((entry, result))
                     try each(entry, result)
                 }
+                // The verdict of the first entry that did not succeed decides the outcome too.
+                let verdict = receiptVerdict(entries.map(\.result.verdict))
                 return Result(
-                    checked: checked, applied: .receipt(receipt, entries), outcome: outcome,
-                    verdict: receiptVerdict(entries.map(\.result.verdict)))
+                    checked: checked, applied: .receipt(receipt, entries), outcome: ItemOutcome(verdict), verdict: verdict)
             }
             guard let failure = report.failure else { return verified }
             let why = "app receipt: " + failure.message
