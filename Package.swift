@@ -100,6 +100,11 @@ let package = Package(
                 "IAPOperations", "StoreAccess",
             ]
         ),
+        // Test support: fresh stores of each backend and scratch folders (not linked into iapctl).
+        .target(
+            name: "StoreTestSupport",
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
+        ),
         .executableTarget(
             name: "iapctl",
             dependencies: ["IAPCommandLine"]
@@ -120,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubscriptionEngineTests",
-            dependencies: ["SubscriptionEngine", "SQLiteStore", "MySQLStore"],
+            dependencies: ["SubscriptionEngine", "SQLiteStore", "MySQLStore", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -134,7 +139,7 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge"]
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge", "StoreTestSupport"]
         ),
         .testTarget(
             name: "StoreSQLTests",
@@ -142,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "SubscriptionEngine", "StoreSQL"],
+            dependencies: ["SQLiteStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -155,12 +160,15 @@ let package = Package(
             name: "IAPOperationsTests",
             dependencies: [
                 "IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
+                "StoreTestSupport",
             ]
         ),
         // StoreAccess in-process (SQLite).
         .testTarget(
             name: "StoreAccessTests",
-            dependencies: ["StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "IAPOperations"]
+            dependencies: [
+                "StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "IAPOperations", "StoreTestSupport",
+            ]
         ),
         .testTarget(
             name: "CommandLineKitTests",

@@ -244,7 +244,7 @@ struct PersonalDataMaskingTests {
 
     @Test(arguments: Backend.available)
     func wordsTheDatabaseKnowsAreAliasedByWhatTheyAre(_ backend: Backend) throws {
-        let (store, cleanup) = try backend.makeStore()
+        let (store, cleanup) = try backend.makeStore(label: "ops")
         defer { cleanup() }
         let token = "0badcafe-0000-4000-8000-000000000042"
         try store.write { session in

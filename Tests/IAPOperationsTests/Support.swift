@@ -2,43 +2,14 @@ import AppStoreJWS
 import Foundation
 import IAPOperations
 import JWSForge
-@_spi(Testing) import MySQLStore
 import SQLiteStore
+import StoreTestSupport
 import SubscriptionEngine
 import Testing
 
-/// The Store backends IAPOperations is tested on: SQLite always, MySQL/MariaDB when
-/// `IAPCTL_TEST_MYSQL_URL` is set (`eval "$(scripts/mariadb-test-server start)"`).
-enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
-    case sqlite
-    case mysql
-
-    var testDescription: String { rawValue }
-
-    static var available: [Backend] {
-        allCases.filter { $0 == .sqlite || ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] != nil }
-    }
-
-    /// A new, empty, migrated store and how to dispose of it.
-    func makeStore() throws -> (store: any Store, cleanup: () -> Void) {
-        switch self {
-        case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("iapctl-ops-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let store = try SQLiteStore(path: dir.appendingPathComponent("ops.db").path, create: true)
-            _ = try store.migrate()
-            return (store, { try? FileManager.default.removeItem(at: dir) })
-        case .mysql:
-            let env = ProcessInfo.processInfo.environment
-            var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
-            url.database = "iapctl_ops_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
-            let store = try MySQLStore(url: url, password: password, create: true)
-            _ = try store.migrate()
-            return (store, { try? MySQLStore.dropDatabase(url: url, password: password) })
-        }
-    }
-}
+/// The Store backends IAPOperations is tested on (SQLite always, MySQL/MariaDB when
+/// `IAPCTL_TEST_MYSQL_URL` is set).
+typealias Backend = TestBackend
 
 /// A throwaway CA with Apple's OIDs, a verifier that trusts it, a fresh store of one backend and
 /// pending orders `token(0)…`: the world one ingest test runs in.
@@ -57,7 +28,7 @@ final class World {
     let context = EngineContext(actor: "tester", command: "ops-test")
 
     init(_ backend: Backend, orders: Int = 2) throws {
-        (store, cleanup) = try backend.makeStore()
+        (store, cleanup) = try backend.makeStore(label: "ops")
         pki = try Self.sharedPKI()
         builder = PayloadBuilder(pki: pki, bundleId: Self.bundleId, environment: "Sandbox")
         verifier = try AppStoreVerifier(

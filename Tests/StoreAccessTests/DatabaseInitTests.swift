@@ -2,6 +2,7 @@ import Foundation
 import IAPOperations
 import StoreAccess
 import StoreSQL
+import StoreTestSupport
 import SubscriptionEngine
 import Testing
 
@@ -10,28 +11,6 @@ import Testing
 /// `db init`'s plan and run, `db status`'s figures and opening, on SQLite files.
 @Suite("StoreAccess: db init and db status on SQLite")
 struct DatabaseInitTests {
-    /// A temporary folder for one test's database files, removed when the test ends.
-    final class Scratch {
-        let directory: URL
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("iapctl-storeaccess-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-
-        deinit { try? FileManager.default.removeItem(at: directory) }
-
-        func path(_ name: String = "test.db") -> String { directory.appendingPathComponent(name).path }
-
-        func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-
-        func mode(_ path: String) throws -> Int {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            return try #require((attributes[.posixPermissions] as? NSNumber)?.intValue)
-        }
-    }
-
     private static let all = StoreSchema.migrations.map(\.name)
 
     /// A database at schema `version`: the rendered migrations up to it, recorded as `migrate()` does.

@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import MySQLStore
 import StoreAccess
 import StoreSQL
+import StoreTestSupport
 import SubscriptionEngine
 import Testing
 
@@ -9,13 +10,10 @@ import Testing
 /// (`eval "$(scripts/mariadb-test-server start)"`), in a database of its own, dropped afterwards.
 @Suite(
     "StoreAccess: db init and db status on MySQL",
-    .enabled(if: ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] != nil))
+    .enabled(if: TestMySQL.isConfigured))
 struct MySQLInitTests {
     @Test func aMissingDatabaseIsPlannedThenCreatedOnceAndInspected() throws {
-        let env = ProcessInfo.processInfo.environment
-        var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
-        url.database = "iapctl_sa_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
+        let (url, password) = try TestMySQL.scratch(label: "sa")
         defer { try? MySQLStore.dropDatabase(url: url, password: password) }
         let opener = StoreOpener(location: .mysql(url: url), password: password, timeout: try DatabaseTimeout.parse("30"))
         let all = StoreSchema.migrations.map(\.name)

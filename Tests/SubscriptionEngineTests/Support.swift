@@ -1,21 +1,13 @@
 import Foundation
 import IAPFoundation
-@_spi(Testing) import MySQLStore
 import SQLiteStore
+import StoreTestSupport
 import SubscriptionEngine
 import Testing
 
 /// The backends the engine's properties are shown on: SQLite always, MySQL/MariaDB when
 /// `IAPCTL_TEST_MYSQL_URL` is set (scripts/test starts a private server).
-enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
-    case sqlite, mysql
-
-    var testDescription: String { rawValue }
-
-    static var available: [Backend] {
-        ProcessInfo.processInfo.environment["IAPCTL_TEST_MYSQL_URL"] == nil ? [.sqlite] : [.sqlite, .mysql]
-    }
-}
+typealias Backend = TestBackend
 
 /// A fresh database, an engine with a fixed clock and predictable order numbers.
 final class Harness {
@@ -31,15 +23,10 @@ final class Harness {
         case .sqlite:
             store = try SQLiteStore(path: ":memory:", create: true)
             cleanup = {}
+            _ = try store.migrate()
         case .mysql:
-            let env = ProcessInfo.processInfo.environment
-            var url = try MySQLURL(parsing: env["IAPCTL_TEST_MYSQL_URL"] ?? "")
-            url.database = "iapctl_e_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            let password = env["IAPCTL_TEST_MYSQL_PASSWORD"]
-            store = try MySQLStore(url: url, password: password, create: true)
-            cleanup = { [url] in try? MySQLStore.dropDatabase(url: url, password: password) }
+            (store, cleanup) = try backend.makeStore(label: "e")
         }
-        _ = try store.migrate()
         let counter = Counter()
         engine = SubscriptionEventEngine(now: { 1_800_000_000_000 }, newOrderNo: { "renewal-\(counter.next())" })
     }
