@@ -12,6 +12,12 @@ public enum FileSystem {
         return String(cString: text)
     }
 
+    /// Why the file at `path` could not be opened (`errno` `code`): 66 when it is missing or
+    /// forbidden, 74 otherwise.
+    public static func openError(path: String, errno code: Int32) -> CLIError {
+        CLIError(code == ENOENT || code == EACCES ? .noInput : .ioError, "cannot open \(path): \(describe(errno: code))")
+    }
+
     /// Every byte of the file at `path`; the error carries the exit code (66 missing, 74 other).
     public static func readAll(path: String, maxBytes: Int = 64 << 20) throws(CLIError) -> [UInt8] {
         let reader = try InputReader(path: path)

@@ -45,12 +45,7 @@ public final class InputReader {
     /// Opens the file at `path` for reading (66 if it does not exist or cannot be opened).
     public convenience init(path: String) throws(CLIError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw CLIError(
-                code == ENOENT || code == EACCES ? .noInput : .ioError,
-                "cannot open \(path): \(FileSystem.describe(errno: code))")
-        }
+        guard fd >= 0 else { throw FileSystem.openError(path: path, errno: errno) }
         self.init(fileDescriptor: fd, name: path, closeOnDeinit: true)
     }
 

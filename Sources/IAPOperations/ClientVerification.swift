@@ -58,20 +58,54 @@ public enum ItemOutcome: Sendable, Equatable, CaseIterable {
 /// receipts needs no JWS trust settings such as `--app-apple-id`); a failure to make one is thrown
 /// from the item that needed it.
 public final class ClientVerifiers {
-    private let makeJWS: () throws -> AppStoreVerifier
-    private let makeReceipts: () throws -> ReceiptVerifier
+    /// Which of the two verifiers.
+    public enum Kind: Sendable, Equatable {
+        case jws
+        case receipts
+    }
+
+    /// Trust settings that could not make the verifier of `kind`.
+    public struct SetupError: Error, Sendable, Equatable {
+        public let kind: Kind
+        public let error: TrustConfigurationError
+    }
+
+    private enum Makers {
+        case closures(jws: () throws -> AppStoreVerifier, receipts: () throws -> ReceiptVerifier)
+        case settings((Kind) throws -> TrustSettings)
+    }
+
+    private let makers: Makers
     private var jwsVerifier: AppStoreVerifier?
     private var receiptVerifier: ReceiptVerifier?
+    /// The settings the JWS verifier was made from, once it was (the roots in use, for messages).
+    public private(set) var jwsSettings: TrustSettings?
+
+    /// The JWS verifier's roots: its settings' once it was made from settings, else the built-in root.
+    public var jwsRoots: TrustSettings.Roots { jwsSettings?.roots ?? .builtIn }
 
     public init(jws: @escaping () throws -> AppStoreVerifier, receipts: @escaping () throws -> ReceiptVerifier) {
-        makeJWS = jws
-        makeReceipts = receipts
+        makers = .closures(jws: jws, receipts: receipts)
+    }
+
+    /// Verifiers made from trust settings: `settings` gives the settings of a verifier when the
+    /// first item needs it (so it reads only what that verifier needs); settings that cannot make
+    /// it throw ``SetupError``.
+    public init(settings: @escaping (Kind) throws -> TrustSettings) {
+        makers = .settings(settings)
     }
 
     /// The JWS verifier, made on first use.
     public func jws() throws -> AppStoreVerifier {
         if let jwsVerifier { return jwsVerifier }
-        let made = try makeJWS()
+        let made: AppStoreVerifier
+        switch makers {
+        case .closures(let jws, _): made = try jws()
+        case .settings(let settingsOf):
+            let settings = try settingsOf(.jws)
+            do { made = try settings.appStoreVerifier() } catch { throw SetupError(kind: .jws, error: error) }
+            jwsSettings = settings
+        }
         jwsVerifier = made
         return made
     }
@@ -79,7 +113,13 @@ public final class ClientVerifiers {
     /// The receipt verifier, made on first use.
     public func receipts() throws -> ReceiptVerifier {
         if let receiptVerifier { return receiptVerifier }
-        let made = try makeReceipts()
+        let made: ReceiptVerifier
+        switch makers {
+        case .closures(_, let receipts): made = try receipts()
+        case .settings(let settingsOf):
+            let settings = try settingsOf(.receipts)
+            do { made = try settings.receiptVerifier() } catch { throw SetupError(kind: .receipts, error: error) }
+        }
         receiptVerifier = made
         return made
     }

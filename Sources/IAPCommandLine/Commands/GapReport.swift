@@ -31,7 +31,8 @@ enum GapReport {
         }
         let items = try read(try invocation.openInput(path).readAllText(), name: path)
         return try report(
-            items, source: path, verifier: try TrustSetup.verifier(invocation), apply: invocation.flag(CommandTree.applyOption),
+            items, source: path, verifier: try TrustSetup.verifier(TrustSetup.settings(invocation, for: .jws)),
+            apply: invocation.flag(CommandTree.applyOption),
             command: "notify --gap-report --apply", invocation)
     }
 

@@ -24,8 +24,7 @@ struct ItemResult {
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
         ItemResult(
             line: line, verdict: Verdict.rejected.rawValue, code: exitCode(for: failure),
-            error: (failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message)
-                + (hint.map { "; " + $0 } ?? ""))
+            error: failure.plainMessage + (hint.map { "; " + $0 } ?? ""))
     }
 
     static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {

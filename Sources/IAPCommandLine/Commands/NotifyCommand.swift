@@ -31,7 +31,8 @@ enum NotifyCommand {
     }
 
     static func ingest(_ invocation: Invocation) throws -> ExitCode {
-        let verifier = try TrustSetup.verifier(invocation)
+        let trust = try TrustSetup.settings(invocation, for: .jws)
+        let verifier = try TrustSetup.verifier(trust)
         let store = try DbOpen.open(invocation)
         if invocation.flag(NotifySpec.replayUnmatched) { return try replayUnmatched(invocation, verifier: verifier, store: store) }
 
@@ -59,7 +60,7 @@ enum NotifyCommand {
         if invocation.flag(NotifySpec.atomic) || dryRun {
             return try runInOneTransaction(
                 invocation, batches: batches, ingest: ingest, printer: printer, count: &count,
-                atomic: invocation.flag(NotifySpec.atomic), dryRun: dryRun)
+                atomic: invocation.flag(NotifySpec.atomic), dryRun: dryRun, roots: trust.roots)
         }
 
         Interrupt.install()
@@ -71,7 +72,7 @@ enum NotifyCommand {
                     deliver: { item, result in
                         warn(invocation, item)
                         if result.isStored { committed += 1 }
-                        printer.add(itemResult(item, result))
+                        printer.add(itemResult(item, result, roots: trust.roots))
                         count += 1
                     },
                     delivered: { try? invocation.stdout.flush() })
@@ -105,20 +106,21 @@ enum NotifyCommand {
     }
 
     /// The printed result of one ingested item.
-    static func itemResult(_ item: VerifiedItem, _ result: IngestResult) -> ItemResult {
+    static func itemResult(_ item: VerifiedItem, _ result: IngestResult, roots: TrustSettings.Roots) -> ItemResult {
         switch result {
-        case .rejected(let refusal): return itemResult(line: item.line, refusal)
+        case .rejected(let refusal): return itemResult(line: item.line, refusal, roots: roots)
         case .poison(let event, let why): return .poison(line: item.line, event, why)
         case .applied(let event, let outcome): return .applied(line: item.line, event: event, outcome: outcome)
         }
     }
 
     /// The printed result of an item refused before the engine, with a hint for common mistakes.
-    static func itemResult(line: Int, _ refusal: Refusal) -> ItemResult {
+    static func itemResult(line: Int, _ refusal: Refusal, roots: TrustSettings.Roots) -> ItemResult {
         switch refusal {
         case .malformed(let failure): return .rejected(line: line, failure)
         case .failedVerification(let failure, let report, let isReceipt):
-            let why = isReceipt ? "this is a StoreKit 1 app receipt: use `iapctl verify` or `iapctl restore`" : hint(for: report)
+            let why =
+                isReceipt ? "this is a StoreKit 1 app receipt: use `iapctl verify` or `iapctl restore`" : hint(for: report, roots: roots)
             return .rejected(line: line, failure, hint: why)
         case .notApplicable: return .rejected(line: line, code: .dataError, "not a notification the engine can apply")
         }
@@ -130,14 +132,14 @@ enum NotifyCommand {
     /// `not-applied`, the one that caused it with its reason.
     private static func runInOneTransaction(
         _ invocation: Invocation, batches: VerifiedBatches, ingest: NotificationIngest, printer: BatchPrinter,
-        count: inout Int, atomic: Bool, dryRun: Bool
+        count: inout Int, atomic: Bool, dryRun: Bool, roots: TrustSettings.Roots
     ) throws -> ExitCode {
         // A dry run streams its results (nothing will be committed); an atomic batch holds them until COMMIT.
         var results: [ItemResult] = []
         var cause: ItemResult?
         let unread = try ingest.runInOneTransaction(batches, commit: !dryRun) { item, ingested in
             warn(invocation, item)
-            var result = itemResult(item, ingested)
+            var result = itemResult(item, ingested, roots: roots)
             count += 1
             if dryRun { result.dryRun = true }
             if atomic { results.append(result) } else { printer.add(result) }
@@ -186,8 +188,9 @@ enum NotifyCommand {
             hint: "pipe them in, e.g. iapctl notify < notifications.ndjson, or name a file")
     }
 
-    /// A pointer for the common mistake of feeding the wrong kind of JWS.
-    static func hint(for report: VerificationReport) -> String? {
+    /// A pointer for the common mistake of feeding the wrong kind of JWS; `roots`: the JWS
+    /// verifier's (named for an untrusted chain).
+    static func hint(for report: VerificationReport, roots: TrustSettings.Roots) -> String? {
         switch report.kind {
         case .transaction: return "this is a signed transaction, not a notification: use `iapctl verify --apply`"
         case .renewalInfo: return "this is a signed renewal info, not a notification: use `iapctl verify`"
@@ -197,7 +200,7 @@ enum NotifyCommand {
         case .invalidEnvironment?: return "accept it with --environment \(report.environment ?? EnvironmentName.sandbox.rawValue)"
         case .invalidAppIdentifier?: return "check --bundle-id / --app-apple-id"
         case .certificateExpiredOrNotYetValid?: return "the chain is checked at --at (default: the payload's signedDate)"
-        case .untrustedChain?: return TrustSetup.untrustedHint
+        case .untrustedChain?: return TrustSetup.untrustedHint(roots)
         default: return nil
         }
     }

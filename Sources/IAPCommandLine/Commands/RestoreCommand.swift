@@ -51,7 +51,7 @@ enum RestoreCommand {
                         reminded = true
                     }
                 }
-                printer.add(itemResult(row, line: item.line))
+                printer.add(itemResult(row, line: item.line, roots: verifiers.jwsRoots))
             }
         }
         if interruptible && Interrupt.isRequested {
@@ -72,7 +72,8 @@ enum RestoreCommand {
     }
 
     /// One row of an item's result as the printer shows it.
-    static func itemResult(_ row: RestoreSubmission.Row, line: Int) -> ItemResult {
+    /// `roots`: the JWS verifier's, named by the hint of an untrusted chain.
+    static func itemResult(_ row: RestoreSubmission.Row, line: Int, roots: TrustSettings.Roots) -> ItemResult {
         let code = ExitCode(row.outcome)
         switch row {
         case .unreadable(let failure): return .rejected(line: line, failure)
@@ -90,7 +91,7 @@ enum RestoreCommand {
             let hint =
                 report.kind == .notification
                 ? "this is a notification: restore takes the device's signed transactions"
-                : failure.code == .untrustedChain ? TrustSetup.untrustedHint : nil
+                : failure.code == .untrustedChain ? TrustSetup.untrustedHint(roots) : nil
             return .rejected(line: line, failure, hint: hint)
         case .restored(let tx, let result): return itemResult(result, line: line, tx: tx)
         }

@@ -1,103 +1,101 @@
 import AppStoreJWS
 import AppStoreReceipt
+import IAPOperations
 
-/// Builds the verifier from the trust options (`--root-ca`, `--bundle-id`, `--app-apple-id`,
-/// `--environment`, `--at`) shared by `notify`, `verify` and `restore`.
+/// Reads the trust options (`--root-ca`, `--receipt-root-ca`, `--bundle-id`, `--app-apple-id`,
+/// `--environment`, `--at`) shared by `notify`, `verify` and `restore` into ``TrustSettings``,
+/// and words what they refuse.
 enum TrustSetup {
-    /// The trusted roots of this run, in words (for trust errors).
-    nonisolated(unsafe) static var rootsInUse = builtInRoot
-
     static let builtInRoot = "Apple Root CA - G3 (built in)"
 
-    /// The hint for a chain that does not lead to the trusted root: which root is in use and how
-    /// to choose another.
-    static var untrustedHint: String {
-        "the trusted root in use is \(rootsInUse); the JWS is not signed under it. If it comes from "
+    /// The hint for a chain that does not lead to the trusted root: which root is in use (`roots`,
+    /// the JWS verifier's) and how to choose another.
+    static func untrustedHint(_ roots: TrustSettings.Roots) -> String {
+        let inUse =
+            switch roots {
+            case .builtIn: builtInRoot
+            case .files(let paths, _): paths.joined(separator: ", ") + " (--root-ca)"
+            case .certificates(let certificates): "\(certificates.count) given certificate\(certificates.count == 1 ? "" : "s")"
+            }
+        return "the trusted root in use is \(inUse); the JWS is not signed under it. If it comes from "
             + "Apple, it is forged or damaged; if it is signed by another CA (a test CA, Xcode), name that "
             + "root with --root-ca FILE"
     }
 
-    /// OpenSSL's words for why a chain failed, in a person's words.
-    static func plainWords(_ message: String) -> String {
-        let phrases: [(String, String)] = [
-            ("unable to get local issuer certificate", "it was not issued under the trusted root"),
-            ("self-signed certificate in certificate chain", "it leads to a root that is not the trusted one"),
-            ("self signed certificate in certificate chain", "it leads to a root that is not the trusted one"),
-            ("unable to get issuer certificate", "its issuer is missing from the chain"),
-            ("certificate signature failure", "a certificate's signature does not match its issuer"),
-        ]
-        var text = message
-        for (openssl, plain) in phrases { text = text.replacing(openssl, with: plain) }
-        return text
-    }
-
-    static func verifier(_ invocation: Invocation) throws -> AppStoreVerifier {
-        var configuration = TrustConfiguration()
-        let rootFiles = invocation.values(CommandTree.rootCAOption)
-        rootsInUse = rootFiles.isEmpty ? builtInRoot : rootFiles.joined(separator: ", ") + " (--root-ca)"
-        if let roots = try roots(invocation, option: CommandTree.rootCAOption) { configuration.roots = roots }
-        configuration.bundleId = invocation.value(CommandTree.bundleIdOption)
-        if let raw = invocation.value(CommandTree.appAppleIdOption) {
+    /// The settings the verifier of `kind` needs (a receipt verifier reads neither `--root-ca` nor
+    /// `--app-apple-id`).
+    static func settings(_ invocation: Invocation, for kind: ClientVerifiers.Kind) throws -> TrustSettings {
+        var settings = TrustSettings()
+        switch kind {
+        case .jws: settings.roots = try roots(invocation, option: CommandTree.rootCAOption)
+        case .receipts: settings.receiptRoots = try roots(invocation, option: CommandTree.receiptRootCAOption)
+        }
+        settings.bundleId = invocation.value(CommandTree.bundleIdOption)
+        if kind == .jws, let raw = invocation.value(CommandTree.appAppleIdOption) {
             guard let id = Int64(raw), id > 0 else {
                 throw CLIError.usage("--app-apple-id must be a positive integer, got '\(raw)'")
             }
-            configuration.appAppleId = id
+            settings.appAppleId = id
         }
         let environments = invocation.values(CommandTree.environmentOption)
-        configuration.environments = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
-        configuration.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
-        do {
-            return try AppStoreVerifier(configuration: configuration)
-        } catch {
-            throw CLIError(
+        if !environments.isEmpty { settings.environments = Set(environments) }
+        settings.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
+        return settings
+    }
+
+    /// The JWS verifier of `settings`.
+    static func verifier(_ settings: TrustSettings) throws -> AppStoreVerifier {
+        do { return try settings.appStoreVerifier() } catch { throw unusable(error, kind: .jws) }
+    }
+
+    /// The receipt verifier of the trust options.
+    static func receiptVerifier(_ invocation: Invocation) throws -> ReceiptVerifier {
+        let settings = try settings(invocation, for: .receipts)
+        do { return try settings.receiptVerifier() } catch { throw unusable(error, kind: .receipts) }
+    }
+
+    /// Settings that cannot make a verifier (exit 78).
+    static func unusable(_ error: TrustConfigurationError, kind: ClientVerifiers.Kind) -> CLIError {
+        switch kind {
+        case .jws:
+            CLIError(
                 .config, "\(error)",
                 hint: "Production needs the app's Apple id: pass --app-apple-id N (or IAPCTL_APP_APPLE_ID), "
                     + "or accept only Sandbox with --environment Sandbox")
+        case .receipts: CLIError(.config, "\(error)", hint: "check --receipt-root-ca")
         }
     }
 
-    /// The receipt verifier from `--receipt-root-ca`, `--bundle-id`, `--environment` and `--at`
-    /// (`signed` = the receipt's creation date).
-    static func receiptVerifier(_ invocation: Invocation) throws -> ReceiptVerifier {
-        var trust = ReceiptTrust()
-        if let roots = try roots(invocation, option: CommandTree.receiptRootCAOption) { trust.roots = roots }
-        trust.bundleId = invocation.value(CommandTree.bundleIdOption)
-        let environments = invocation.values(CommandTree.environmentOption)
-        trust.environments = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
-        trust.validationTime = try validationTime(invocation.value(CommandTree.atOption) ?? "signed")
-        do {
-            return try ReceiptVerifier(trust: trust)
-        } catch {
-            throw CLIError(.config, "\(error)", hint: "check --receipt-root-ca")
-        }
-    }
-
-    /// The certificates of every `--OPTION FILE` (DER or PEM); nil when the option is not given.
-    static func roots(_ invocation: Invocation, option: OptionSpec) throws -> [[UInt8]]? {
-        let files = invocation.values(option)
-        guard !files.isEmpty else { return nil }
-        var roots: [[UInt8]] = []
-        for path in files {
-            let bytes = try FileSystem.readAll(path: path, maxBytes: 1 << 20)
-            do {
-                roots += try TrustConfiguration.roots(fromDERorPEM: bytes)
-            } catch {
-                throw CLIError(.config, "--\(option.long) \(path): \(error)", hint: "give a DER or PEM certificate file")
+    /// The certificates of every `--OPTION FILE` (DER or PEM); the built-in root when the option
+    /// is not given.
+    static func roots(_ invocation: Invocation, option: OptionSpec) throws(CLIError) -> TrustSettings.Roots {
+        do { return try TrustSettings.Roots.read(files: invocation.values(option)) } catch {
+            switch error {
+            case .cannotOpen(let path, let code): throw FileSystem.openError(path: path, errno: code)
+            case .cannotRead(let path, let code): throw CLIError(.ioError, "cannot read \(path): \(FileSystem.describe(errno: code))")
+            case .tooLarge(let path, let maxBytes): throw CLIError(.dataError, "\(path) is larger than \(maxBytes) bytes")
+            case .notACertificate(let path, let why):
+                throw CLIError(.config, "--\(option.long) \(path): \(why)", hint: "give a DER or PEM certificate file")
             }
         }
-        return roots
     }
 
     /// `signed`, `now`, or a time in the grammar of every time option (``Timestamp/parse(_:now:)``).
     static func validationTime(_ raw: String) throws(CLIError) -> TrustConfiguration.ValidationTime {
-        switch raw.lowercased() {
-        case "signed", "signeddate", "signed-date": return .signedDate
-        case "now": return .now
-        default:
-            guard let ms = Timestamp.parse(raw, now: Timestamp.now()) else {
-                throw CLIError.usage("--at '\(raw)' is not signed, now, or a time", hint: "use signed or " + Timestamp.inputForms)
-            }
-            return .fixed(ms)
+        do { return try .parse(raw, now: Timestamp.now()) } catch {
+            throw CLIError.usage("--at '\(error.text)' is not signed, now, or a time", hint: "use signed or " + Timestamp.inputForms)
         }
     }
+}
+
+extension ClientVerifiers {
+    /// The verifiers of one run, made from the trust options when the first item needs one (a run
+    /// of receipts needs no `--app-apple-id`, which only JWS of Production carry).
+    convenience init(_ invocation: Invocation) {
+        self.init(settings: { try TrustSetup.settings(invocation, for: $0) })
+    }
+}
+
+extension ClientVerifiers.SetupError: CLIErrorConvertible {
+    public var cliError: CLIError { TrustSetup.unusable(error, kind: kind) }
 }

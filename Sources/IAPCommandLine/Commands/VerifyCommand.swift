@@ -3,14 +3,6 @@ import AppStoreReceipt
 import IAPOperations
 import SubscriptionEngine
 
-extension ClientVerifiers {
-    /// The verifiers of one run, made from the trust options when the first item needs one (a run
-    /// of receipts needs no `--app-apple-id`, which only JWS of Production carry).
-    convenience init(_ invocation: Invocation) {
-        self.init(jws: { try TrustSetup.verifier(invocation) }, receipts: { try TrustSetup.receiptVerifier(invocation) })
-    }
-}
-
 extension ExitCode {
     /// The exit status of an item's (or a run's) outcome.
     init(_ outcome: ItemOutcome) {
@@ -59,8 +51,10 @@ enum VerifyCommand {
                 ReceiptOutput.writeHuman(invocation, line: item.line, report: report)
             case .jws(let report):
                 doc += reportFields(report)
-                if report.failure != nil, let hint = NotifyCommand.hint(for: report) { doc.append(("hint", .string(hint))) }
-                writeHuman(invocation, line: item.line, report: report, failure: report.failure)
+                if report.failure != nil, let hint = NotifyCommand.hint(for: report, roots: verifiers.jwsRoots) {
+                    doc.append(("hint", .string(hint)))
+                }
+                writeHuman(invocation, line: item.line, report: report, failure: report.failure, roots: verifiers.jwsRoots)
             }
             guard let submission else {
                 documents.append(.object(doc))
@@ -128,7 +122,10 @@ enum VerifyCommand {
     }
 
     /// The table-mode view: each check with its verdict, then the payload with readable dates.
-    static func writeHuman(_ invocation: Invocation, line: Int, report: VerificationReport?, failure: VerificationFailure?) {
+    static func writeHuman(
+        _ invocation: Invocation, line: Int, report: VerificationReport?, failure: VerificationFailure?,
+        roots: TrustSettings.Roots = .builtIn
+    ) {
         guard invocation.output == .table else {
             if let failure { invocation.stderr.writeLine("error: line \(line): \(failure.message)") }
             return
@@ -146,9 +143,8 @@ enum VerifyCommand {
         writeChecks(report, to: out, indent: "  ")
         for warning in report.warnings { out.writeLine("  warning: \(warning)") }
         if let failure = report.failure {
-            let message = failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message
-            out.writeLine("  error: \(message)")
-            if let hint = NotifyCommand.hint(for: report) { out.writeLine("  hint: \(hint)") }
+            out.writeLine("  error: \(failure.plainMessage)")
+            if let hint = NotifyCommand.hint(for: report, roots: roots) { out.writeLine("  hint: \(hint)") }
         }
         if let payload = report.payload {
             out.writeLine("  payload:")
@@ -176,7 +172,7 @@ enum VerifyCommand {
             case .skipped: mark = "skip"
             }
             // A failed chain in a person's words, not OpenSSL's.
-            let detail = check.status == .failed && check.name == .chain ? TrustSetup.plainWords(check.detail) : check.detail
+            let detail = check.status == .failed && check.name == .chain ? VerificationFailure.plainWords(check.detail) : check.detail
             out.writeLine(
                 "\(indent)[\(mark)] \(check.name.description + String(repeating: " ", count: width - check.name.description.count))  \(detail)"
             )

@@ -134,13 +134,13 @@ final class AppleSession {
 
     /// The verifier for items `server` sent: the trust options, accepting that server's environment.
     func verifier(for server: APIServer) throws -> AppStoreVerifier {
-        var configuration = TrustConfiguration()
-        if let roots = try TrustSetup.roots(invocation, option: AppleCommands.rootCAOption) { configuration.roots = roots }
-        configuration.bundleId = invocation.value(AppleCommands.bundleIdOption)
-        configuration.appAppleId = invocation.value(AppleCommands.appAppleIdOption).flatMap(Int64.init)
-        configuration.validationTime = try TrustSetup.validationTime(invocation.value(AppleCommands.atOption) ?? "signed")
+        var settings = TrustSettings()
+        settings.roots = try TrustSetup.roots(invocation, option: AppleCommands.rootCAOption)
+        settings.bundleId = invocation.value(AppleCommands.bundleIdOption)
+        settings.appAppleId = invocation.value(AppleCommands.appAppleIdOption).flatMap(Int64.init)
+        settings.validationTime = try TrustSetup.validationTime(invocation.value(AppleCommands.atOption) ?? "signed")
         do {
-            return try AppleItems.verifier(configuration, for: server)
+            return try settings.appStoreVerifier(for: server)
         } catch {
             throw CLIError(
                 .config, "\(error)",
