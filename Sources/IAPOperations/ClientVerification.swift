@@ -68,6 +68,11 @@ public final class ClientVerifiers {
     public struct SetupError: Error, Sendable, Equatable {
         public let kind: Kind
         public let error: TrustConfigurationError
+
+        public init(kind: Kind, error: TrustConfigurationError) {
+            self.kind = kind
+            self.error = error
+        }
     }
 
     private enum Makers {
