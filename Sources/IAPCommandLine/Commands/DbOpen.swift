@@ -145,7 +145,7 @@ extension StoreError: CLIErrorConvertible {
         case .notFound(let m): return CLIError(.noInput, Self.withoutSQL(m))
         case .schemaMismatch(let m): return CLIError(.config, Self.withoutSQL(m))
         case .conflict(let m): return CLIError(.conflict, Self.withoutSQL(m))
-        case .busy(let m): return CLIError(.tempFail, Self.withoutSQL(m), hint: "another process holds the database; retry")
+        case .busy(let m, _): return CLIError(.tempFail, Self.withoutSQL(m), hint: "another process holds the database; retry")
         case .unavailable(let m):
             return CLIError(
                 .unavailable, Self.withoutSQL(m), hint: "check that the database server is running and reachable, then retry")
