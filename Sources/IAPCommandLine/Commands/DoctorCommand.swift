@@ -116,7 +116,8 @@ enum DoctorCommand {
                     "iapctl orders update \(w(order.no)) --trade-no \(w($0)) --reason "
                         + ShellWord.quoted("doctor: transaction \($0) carries this order's appAccountToken")
                 }
-                ?? "iapctl orders update \(w(order.no)) --status pending --reason " + ShellWord.quoted("doctor: no transaction proves this payment")
+                ?? "iapctl orders update \(w(order.no)) --status pending --reason "
+                + ShellWord.quoted("doctor: no transaction proves this payment")
             return ("paid, but no transactionId proves the payment", fix)
         case .mixedOwners(let order, let contract):
             return (
@@ -130,7 +131,8 @@ enum DoctorCommand {
                     "iapctl orders update \(w(order.no)) --origin-no \(w($0)) --reason "
                         + ShellWord.quoted("doctor: Apple's transaction says originalTransactionId \($0)")
                 }
-                ?? "iapctl orders update \(w(order.no)) --origin-no '' --reason " + ShellWord.quoted("doctor: no subscription \(origin) exists")
+                ?? "iapctl orders update \(w(order.no)) --origin-no '' --reason "
+                + ShellWord.quoted("doctor: no subscription \(origin) exists")
             return ("origin_no \(origin) has no contract", fix)
         case .sharedTransactionId(let order, let first, let tx):
             return shared(order, with: first, what: "transactionId \(tx)")
@@ -161,7 +163,8 @@ enum DoctorCommand {
             return (
                 "status \(order.status.rawValue), but the newest signed version of transaction \(tx) "
                     + "(signed \(time(signed))) derives \(derived.rawValue)",
-                "iapctl orders update \(w(order.no)) --status \(derived.rawValue) --reason " + ShellWord.quoted("doctor: follow the signed facts")
+                "iapctl orders update \(w(order.no)) --status \(derived.rawValue) --reason "
+                    + ShellWord.quoted("doctor: follow the signed facts")
             )
         case .contractStatusVsFacts(let contract, let expected, let basis):
             let because: String
@@ -207,7 +210,8 @@ enum DoctorCommand {
     static func shared(_ order: Order, with first: Order, what: String) -> (problem: String, fix: String) {
         (
             "\(what) is also on order \(first.no)",
-            "iapctl orders update \(ShellWord.word(order.no)) --status revoked --reason " + ShellWord.quoted("doctor: duplicate of order \(first.no)")
+            "iapctl orders update \(ShellWord.word(order.no)) --status revoked --reason "
+                + ShellWord.quoted("doctor: duplicate of order \(first.no)")
         )
     }
 }
