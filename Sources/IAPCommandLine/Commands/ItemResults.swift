@@ -115,7 +115,7 @@ struct ItemResult {
                         }.joined(separator: ", ")
                 }.joined(separator: "; "))
         }
-        r.append("detail", detail.map(Self.readableAutoRenew))
+        r.append("detail", detail)
         r.append("error", error)
         if dryRun { r.append("dry_run", true) }
         return r
@@ -133,55 +133,6 @@ struct ItemResult {
         return value == "1" ? "true" : value == "0" ? "false" : value
     }
 
-    /// The engine's `auto_renew 1 → 0` in a detail, written `auto_renew true → false` like everywhere else.
-    static func readableAutoRenew(_ text: String) -> String {
-        // On the UTF-8 bytes, one pass (String.contains and four `replacing` calls were ~4 % of a
-        // large `notify`). A match followed by ASCII or the end ends at a grapheme boundary, so it
-        // is what the Character-based replacement changes; followed by anything else, that
-        // replacement decides (rare: the engine writes `, ` or `; ` after a value).
-        let bytes = Array(text.utf8)
-        func matches(_ needle: [UInt8], at index: Int) -> Bool {
-            index + needle.count <= bytes.count && bytes[index..<(index + needle.count)].elementsEqual(needle)
-        }
-        var out: [UInt8] = []
-        var index = 0
-        var changed = false
-        while index < bytes.count {
-            if bytes[index] == autoRenewPrefix[0], matches(autoRenewPrefix, at: index) {
-                let after = index + autoRenewPrefix.count
-                if let (raw, shown) = autoRenewForms.first(where: { raw, _ in matches(raw, at: after) }) {
-                    let end = after + raw.count
-                    guard end == bytes.count || bytes[end] < 0x80 else { return characterBasedAutoRenew(text) }
-                    if !changed { out = Array(bytes[0..<index]) }
-                    changed = true
-                    out += autoRenewPrefix
-                    out += shown
-                    index = end
-                    continue
-                }
-            }
-            if changed { out.append(bytes[index]) }
-            index += 1
-        }
-        return changed ? String(decoding: out, as: UTF8.self) : text
-    }
-
-    /// `readableAutoRenew` on Characters (Unicode canonical equivalence, grapheme boundaries).
-    static func characterBasedAutoRenew(_ text: String) -> String {
-        var result = text
-        for (raw, shown) in [
-            ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
-        ] {
-            result = result.replacing("auto_renew " + raw, with: "auto_renew " + shown)
-        }
-        return result
-    }
-
-    private static let autoRenewPrefix = Array("auto_renew ".utf8)
-    private static let autoRenewForms: [([UInt8], [UInt8])] = [
-        ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
-    ].map { (Array($0.utf8), Array($1.utf8)) }
-
     /// The short table row: type, ids and what happened.
     var tableRecord: Record {
         var r = Record()
@@ -192,7 +143,7 @@ struct ItemResult {
         r.append("transaction", transactionId)
         for (key, value) in extra { r.append(key, value) }
         // An error is shown whole, also on a narrow terminal (the renderer never cuts "error: …").
-        r.append("detail", error.map { "error: " + $0 } ?? detail.map(Self.readableAutoRenew))
+        r.append("detail", error.map { "error: " + $0 } ?? detail)
         return r
     }
 }
