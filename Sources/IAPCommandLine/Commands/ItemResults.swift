@@ -23,18 +23,13 @@ struct ItemResult {
     /// A refused input item.
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
         ItemResult(
-            line: line, verdict: Verdict.rejected.rawValue, code: exitCode(for: failure),
+            line: line, verdict: Verdict.rejected.rawValue, code: ExitCode(ItemOutcome(failure)),
             error: (failure.code == .untrustedChain ? TrustSetup.plainWords(failure.message) : failure.message)
                 + (hint.map { "; " + $0 } ?? ""))
     }
 
     static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {
         ItemResult(line: line, verdict: Verdict.rejected.rawValue, code: code, error: message)
-    }
-
-    /// The exit code for a refused JWS: 65 malformed, 2 failed verification.
-    static func exitCode(for failure: VerificationFailure) -> ExitCode {
-        failure.code.isMalformed ? .dataError : .verificationFailed
     }
 
     /// The result line of a refused poison item: its ids that fit, and why.
@@ -52,21 +47,11 @@ struct ItemResult {
     /// The result of applying an event through the engine.
     static func applied(line: Int, event: SubscriptionEvent, outcome: Outcome) -> ItemResult {
         ItemResult(
-            line: line, verdict: outcome.verdict.rawValue, code: exitCode(outcome.verdict),
+            line: line, verdict: outcome.verdict.rawValue, code: ExitCode(ItemOutcome(outcome.verdict)),
             notificationUUID: event.notificationUUID, notificationType: event.notificationType?.rawValue, subtype: event.subtype?.rawValue,
             transactionId: event.transaction?.transactionId,
             originalTransactionId: event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId,
             changes: outcome.changes, detail: outcome.detail)
-    }
-
-    /// Exit status of one engine verdict (cli.md: duplicates, stale and ignored are success).
-    static func exitCode(_ verdict: Verdict) -> ExitCode {
-        switch verdict {
-        case .applied, .duplicate, .stale, .ignored: return .success
-        case .unmatched: return .notFound
-        case .rejected: return .dataError
-        case .conflict: return .conflict
-        }
     }
 
     /// The machine form (JSON, NDJSON): snake_case keys, `changes` as objects.

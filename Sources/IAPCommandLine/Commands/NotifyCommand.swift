@@ -220,7 +220,7 @@ enum NotifyCommand {
             switch result {
             case .refusedJWS(let failure): printer.add(ItemResult.rejected(line: line, failure))
             case .refusedReceipt(let failure):
-                printer.add(ItemResult.rejected(line: line, code: ItemResult.exitCode(for: failure), "app receipt: " + failure.message))
+                printer.add(ItemResult.rejected(line: line, code: ExitCode(ItemOutcome(failure)), "app receipt: " + failure.message))
             case .notApplicable(let why): printer.add(ItemResult.rejected(line: line, code: .dataError, why))
             case .applied(let event, let outcome): printer.add(ItemResult.applied(line: line, event: event, outcome: outcome))
             }
