@@ -50,7 +50,7 @@ extension AuditUndoError: CLIErrorConvertible {
                 .conflict,
                 "\(entity.rawValue) \(key) changed since audit row \(id) "
                     + "(\(RowRendering.changeText(RowRendering.displayed(drift), separator: "; "))); not undone",
-                hint: "see its history with: iapctl \(command(entity)) show \(key)")
+                hint: "see its history with: iapctl \(command(entity)) show \(ShellWord.word(key))")
         case .notEditable(let id, let entity, let column):
             let editable = entity == .order ? Order.editableFields : Contract.editableFields
             return CLIError(

@@ -166,7 +166,7 @@ extension OrderCreationError: CLIErrorConvertible {
             return CLIError(.dataError, prefix(line) + "order number \(no) appears twice in the input")
         case .exists(let line, let no):
             return CLIError(
-                .conflict, prefix(line) + "order \(no) already exists", hint: "see it with: iapctl orders show \(no)")
+                .conflict, prefix(line) + "order \(no) already exists", hint: "see it with: iapctl orders show \(ShellWord.word(no))")
         case .conflict(let line, let message):
             return CLIError(.conflict, prefix(line) + message)
         }

@@ -56,11 +56,7 @@ enum RestoreCommand {
         }
         if interruptible && Interrupt.isRequested {
             if printer.count > 0 { _ = printer.finish(command: "restore") }
-            invocation.stderr.writeLine(
-                "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
-                    + "\(committed) committed; re-running is safe")
-            try? invocation.stderr.flush()
-            return .interrupted
+            return Interrupt.reportStop(items: printer.count, committed: committed, on: invocation.stderr)
         }
         guard !items.isEmpty else {
             throw CLIError(
