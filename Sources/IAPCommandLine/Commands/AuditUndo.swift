@@ -6,11 +6,7 @@ import SubscriptionEngine
 enum AuditUndo {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let id = try AuditCommands.auditId(invocation, AuditSpec.undoId)
-        let reason = invocation.value(CommandTree.reasonOption) ?? ""
-        guard !reason.allSatisfy(\.isWhitespace) else {
-            throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'status set to refunded by mistake'")
-        }
-        let ticket = invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 }
+        let (reason, ticket) = try Corrections.reasonAndTicket(invocation, example: "status set to refunded by mistake")
         let dryRun = invocation.flag(CommandTree.dryRun)
         let actor = invocation.actor
         let now = Timestamp.now()

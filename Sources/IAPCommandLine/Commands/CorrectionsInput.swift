@@ -5,7 +5,10 @@ import SubscriptionEngine
 
 extension BatchRow {
     /// `line 3: ` — the prefix of every error about this row.
-    var prefix: String { "line \(line): " }
+    var prefix: String { Self.prefix(line) }
+
+    /// `line 3: ` — the prefix of every error about input line `line`.
+    static func prefix(_ line: Int) -> String { "line \(line): " }
 }
 
 /// Reads `--from FILE|-` batches (``BatchRows`` parses them).
@@ -81,18 +84,5 @@ extension BatchFieldError: CLIErrorConvertible {
         case .unknownChoice(let field, let value, let allowed):
             return CLIError(.dataError, "unknown \(field) \(quoted(value)) (allowed: \(allowed.joined(separator: ", ")))")
         }
-    }
-}
-
-/// ``BatchField``'s conversions with their errors as `CLIError`s (messages for a line).
-enum FieldValue {
-    static let maxLength = BatchField.maxLength
-
-    static func text(_ value: JSONValue, field: String) throws(CLIError) -> String {
-        do { return try BatchField.text(value, field: field) } catch { throw error.cliError }
-    }
-
-    static func optionalText(_ value: JSONValue, field: String) throws(CLIError) -> String? {
-        do { return try BatchField.optionalText(value, field: field) } catch { throw error.cliError }
     }
 }

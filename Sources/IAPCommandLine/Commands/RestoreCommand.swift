@@ -14,8 +14,8 @@ enum RestoreCommand {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.value(CommandTree.userOption), !user.isEmpty else { throw CLIError.usage("--user is required") }
-        guard user.count <= FieldValue.maxLength else {
-            throw CLIError.usage("--user is \(user.count) characters long; the limit is \(FieldValue.maxLength)")
+        guard user.count <= BatchField.maxLength else {
+            throw CLIError.usage("--user is \(user.count) characters long; the limit is \(BatchField.maxLength)")
         }
         let apply = invocation.flag(CommandTree.applyOption)
         let dryRun = invocation.flag(CommandTree.dryRun)
