@@ -103,17 +103,3 @@ struct PayloadFields {
 
     func has(_ key: String) -> Bool { members.contains(where: { $0.key == key }) }
 }
-
-extension JSONValue {
-    /// The JSON type's name for messages: "string", "number", "object"…
-    package var typeName: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "boolean"
-        case .int, .double: return "number"
-        case .string: return "string"
-        case .array: return "array"
-        case .object: return "object"
-        }
-    }
-}

@@ -17,6 +17,14 @@ public enum Interrupt {
     /// Whether SIGINT arrived since ``install()``.
     public static var isRequested: Bool { flag != 0 }
 
+    /// What a batch stopped by Ctrl-C says last, on `stderr` (flushed): how many items it reported
+    /// and how many of them were committed; the caller then exits 130 (``ExitCode/interrupted``).
+    public static func reportStop(items: Int, committed: Int, on stderr: OutputSink) -> ExitCode {
+        stderr.writeLine("interrupted after \(items) item\(items == 1 ? "" : "s"): \(committed) committed; re-running is safe")
+        try? stderr.flush()
+        return .interrupted
+    }
+
     /// Catches SIGINT from now on (the default ends the process and loses the report).
     public static func install() {
         if wakeDescriptor < 0 {

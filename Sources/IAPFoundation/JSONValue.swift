@@ -289,3 +289,26 @@ public struct JSONObjectWriter: Sendable {
         writer.raw(":")
     }
 }
+
+extension JSONValue {
+    /// The JSON type's name for messages: "string", "number", "object"…
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .int, .double: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// The type's name with its article for a sentence: "null", "a boolean", "an object"….
+    public var typeNameWithArticle: String {
+        switch self {
+        case .null: "null"
+        case .array, .object: "an " + typeName
+        default: "a " + typeName
+        }
+    }
+}

@@ -216,8 +216,8 @@ public final class NotificationIngest {
                         if shouldStop() { throw Stopped() }
                         do {
                             done.append((item, try process(item, in: session, retryingConflicts: true)))
-                        } catch StoreError.busy(let message) {
-                            throw StoreError.busy(message)
+                        } catch StoreError.busy(let message, let reason) {
+                            throw StoreError.busy(message, reason)
                         } catch {
                             stop = error
                             return

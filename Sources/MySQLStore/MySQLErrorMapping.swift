@@ -62,11 +62,11 @@ enum MySQLErrorMapping {
         case Code.duplicateEntry, Code.duplicateEntryWithKeyName:
             return .conflict(text)
         case Code.lockWaitTimeout:
-            return .busy(text + "; another transaction holds the rows: retry")
+            return .busy(text + "; another transaction holds the rows: retry", .lockWaitTimeout)
         case Code.deadlock:
-            return .busy(text + "; the transaction was rolled back: retry")
+            return .busy(text + "; the transaction was rolled back: retry", .deadlock)
         case Code.tooManyConnections:
-            return .busy(text + "; retry later")
+            return .busy(text + "; retry later", .tooManyConnections)
         case Code.accessDenied, Code.databaseAccessDenied, Code.tableAccessDenied, Code.columnAccessDenied,
             Code.specificAccessDenied, Code.accessDeniedNoPassword:
             return .accessDenied(text + "; check the user, IAPCTL_DB_PASSWORD or the option file, and the grants")

@@ -189,7 +189,8 @@ public final class MySQLStore: SQLStoreBackend {
         let name = "iapctl.migrate." + url.database
         let got = try connection.rows(MySQLSQL.migrationLock, [.text(name), .int(60)]).first?.optionalInt(0)
         guard got == 1 else {
-            throw StoreError.busy("another iapctl is migrating database \(url.database) (waited 60 s): retry")
+            throw StoreError.busy(
+                "another iapctl is migrating database \(url.database) (waited 60 s): retry", .migrationInProgress)
         }
         defer { _ = try? connection.rows(MySQLSQL.migrationUnlock, [.text(name)]) }
         return try body()

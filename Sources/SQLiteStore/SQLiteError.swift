@@ -23,7 +23,8 @@ enum SQLiteError {
             }
             return .failure("constraint violated: \(message)")
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return .busy("database is busy: \(message) (another process held the lock past the timeout; retry)")
+            return .busy(
+                "database is busy: \(message) (another process held the lock past the timeout; retry)", .lockedPastTimeout)
         case SQLITE_CANTOPEN:
             return .unavailable("cannot open database: \(message)")
         case SQLITE_CORRUPT, SQLITE_NOTADB:

@@ -14,7 +14,7 @@ import SubscriptionEngine
 ///
 /// One instance is one connection and is not thread-safe: use it from one thread at a time.
 /// Other processes (and other instances) on the same file wait for each other's write
-/// transactions for up to the busy timeout, then fail with ``StoreError/busy(_:)``.
+/// transactions for up to the busy timeout, then fail with ``StoreError/busy(_:_:)``.
 public final class SQLiteStore: SQLStoreBackend {
     /// The database file path (or `:memory:`).
     public let path: String
@@ -206,7 +206,7 @@ public final class SQLiteStore: SQLStoreBackend {
         case .unavailable(let m): return .unavailable("database \(path): \(m)")
         case .failure(let m): return .failure("database \(path): \(m)")
         case .accessDenied(let m): return .accessDenied("database \(path): \(m)")
-        case .busy(let m): return .busy("database \(path): \(m)")
+        case .busy(let m, let reason): return .busy("database \(path): \(m)", reason)
         default: return error
         }
     }

@@ -53,7 +53,8 @@ public struct Change: Sendable, Equatable {
         self.fields = fields
     }
 
-    /// `order 3f2…: status pending → paid, trade_no ∅ → 2000…` (dates as ISO-8601 UTC).
+    /// `order 3f2…: status pending → paid, trade_no ∅ → 2000…` (dates as ISO-8601 UTC, `auto_renew`
+    /// as true/false, as every output shows it).
     public var summary: String {
         let parts = fields.map { "\($0.column) \(Self.readable($0.column, $0.before)) → \(Self.readable($0.column, $0.after))" }
         return "\(entity.rawValue) \(key) \(action == .insert ? "created" : "updated"): " + parts.joined(separator: ", ")
@@ -61,6 +62,7 @@ public struct Change: Sendable, Equatable {
 
     static func readable(_ column: String, _ value: String?) -> String {
         guard let value else { return "∅" }
+        if column == "auto_renew" { return value == "1" ? "true" : value == "0" ? "false" : value }
         guard column.hasSuffix("_date"), let ms = Int64(value) else { return value }
         return Timestamp.iso8601(ms)
     }

@@ -12,7 +12,7 @@
 ///
 /// - A unique-key race with another process (``StoreError/conflict(_:)``) is run again up to
 ///   ``conflictRetries`` times, and then finds the work done.
-/// - A busy database (``StoreError/busy(_:)``: SQLite's busy timeout, a MySQL/MariaDB deadlock or
+/// - A busy database (``StoreError/busy(_:_:)``: SQLite's busy timeout, a MySQL/MariaDB deadlock or
 ///   lock wait timeout) rolled the transaction back whole, so running it again is safe: at most
 ///   ``busyAttempts(_:)`` attempts in all, with a short growing pause (``pause(beforeAttempt:)``).
 ///   A MySQL/MariaDB lock wait timeout means the transaction queued behind others that hold its
@@ -24,22 +24,24 @@ public enum RetryPolicy {
     public static let conflictRetries = 3
 
     /// Attempts in all for a transaction that failed busy: 3 (SQLite's busy timeout already waited
-    /// 15 s), or 8 when the server rolled back a deadlock or gave up a lock wait (MySQL errors 1213
-    /// and 1205, named in the store's message): rare once rows are locked in a fixed order, and
-    /// short, so up to about 4 s of pauses are worth it.
-    public static func busyAttempts(_ message: String) -> Int {
-        message.contains("(MySQL error 1213") || message.contains("(MySQL error 1205") ? 8 : 3
+    /// 15 s), or 8 when the server rolled back a deadlock or gave up a lock wait: rare once rows are
+    /// locked in a fixed order, and short, so up to about 4 s of pauses are worth it.
+    public static func busyAttempts(_ reason: BusyReason) -> Int {
+        switch reason {
+        case .deadlock, .lockWaitTimeout: 8
+        case .lockedPastTimeout, .tooManyConnections, .migrationInProgress: 3
+        }
     }
 
     /// Seconds in all during which a transaction that gave up a lock wait (MySQL error 1205) is
     /// run again, whatever the count: 2 minutes, twice the default I/O timeout's lock wait.
     public static let lockWaitBudgetSeconds: Double = 120
 
-    /// True when a transaction that failed busy with `message` on attempt `attempt` (1 for the
+    /// True when a transaction that failed busy for `reason` on attempt `attempt` (1 for the
     /// first), `elapsedSeconds` after the first began, is run again.
-    public static func shouldRetryBusy(_ message: String, attempt: Int, elapsedSeconds: Double) -> Bool {
-        if attempt < busyAttempts(message) { return true }
-        return message.contains("(MySQL error 1205") && elapsedSeconds < lockWaitBudgetSeconds
+    public static func shouldRetryBusy(_ reason: BusyReason, attempt: Int, elapsedSeconds: Double) -> Bool {
+        if attempt < busyAttempts(reason) { return true }
+        return reason == .lockWaitTimeout && elapsedSeconds < lockWaitBudgetSeconds
     }
 
     /// Seconds on the monotonic clock (not moved by changes of the wall clock).
@@ -69,8 +71,8 @@ public enum RetryPolicy {
                 return try body()
             } catch StoreError.conflict where conflicts && conflictCount < conflictRetries {
                 conflictCount += 1
-            } catch StoreError.busy(let message)
-                where shouldRetryBusy(message, attempt: attempt, elapsedSeconds: monotonicSeconds() - start)
+            } catch StoreError.busy(_, let reason)
+                where shouldRetryBusy(reason, attempt: attempt, elapsedSeconds: monotonicSeconds() - start)
             {
                 pause(beforeAttempt: min(attempt, 8))
                 attempt += 1

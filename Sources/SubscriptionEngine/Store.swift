@@ -174,8 +174,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case schemaMismatch(String)
     /// A unique key was violated (exit 4 for users; the engine treats it as a duplicate).
     case conflict(String)
-    /// The database is busy or locked; retry (exit 75).
-    case busy(String)
+    /// The database is busy or locked, and the transaction was rolled back whole; retry (exit 75).
+    /// `BusyReason` says which kind, so the retry policy need not read the message.
+    case busy(String, BusyReason)
     /// The server could not be reached or the connection was lost (exit 69).
     case unavailable(String)
     /// Credentials or privileges refused (exit 78).
@@ -187,9 +188,25 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m),
+        case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m, _),
             .unavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
             return m
         }
     }
+}
+
+/// Why a store said ``StoreError/busy(_:_:)``: the retry policy runs each kind again differently
+/// (``RetryPolicy/shouldRetryBusy(_:attempt:elapsedSeconds:)``).
+public enum BusyReason: Equatable, Sendable {
+    /// Another writer held the lock past the store's own wait (SQLite's busy timeout, a locked table).
+    case lockedPastTimeout
+    /// The server found a deadlock and rolled this transaction back (MySQL/MariaDB error 1213).
+    case deadlock
+    /// The server gave up waiting for rows other transactions hold (MySQL/MariaDB error 1205):
+    /// they are making progress, and a new attempt queues behind them again.
+    case lockWaitTimeout
+    /// The server refused a new connection (MySQL/MariaDB error 1040).
+    case tooManyConnections
+    /// Another iapctl is migrating the schema.
+    case migrationInProgress
 }

@@ -47,9 +47,9 @@ struct BasicsTests {
 struct AuditRawEscapingTests {
     @Test func controlsAndBidiOverridesAreEscapedAndTheRestKept() {
         let raw = "eyJ.a-b_c.\u{1B}]52;c;SGVsbG8=\u{07}\u{9B}31m\u{202E}ünï\u{1F600}\n\t"
-        let shown = AuditCommands.escapingControls(raw)
-        #expect(shown == #"eyJ.a-b_c.\u{1b}]52;c;SGVsbG8=\u{7}\u{9b}31m\u{202e}ünï😀\u{a}\u{9}"#)
-        #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
-        #expect(AuditCommands.escapingControls("eyJhbGciOiJFUzI1NiJ9.e30.c2ln") == "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
+        let shown = TerminalText.escape(raw, keepNewlines: true)
+        #expect(shown == "eyJ.a-b_c.\\u{1b}]52;c;SGVsbG8=\\u{7}\\u{9b}31m\\u{202e}ünï😀\n\\t")
+        #expect(!shown.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) })
+        #expect(TerminalText.escape("eyJhbGciOiJFUzI1NiJ9.e30.c2ln", keepNewlines: true) == "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
     }
 }

@@ -45,6 +45,67 @@ struct BatchInputMessagesTests {
         #expect(result.out.isEmpty)
     }
 
+    /// ``CorrectionRowError`` as `orders update --from` words it: each message, hint and exit code.
+    @Test(arguments: [
+        (
+            "{\"no\": \"o1\", \"status\": \"paid\"}\n{\"status\": \"paid\"}\n",
+            "error: line 2: no no or trade_no to say which order\nhint: every row needs \"no\" or \"trade_no\"\n"
+        ),
+        (
+            "{\"no\": \"o1\", \"colour\": \"red\"}\n",
+            "error: line 1: unknown field 'colour' (allowed: no, trade_no, status, user_id, product_id, expires_date, "
+                + "trade_no, origin_no, reason, ticket)\n"
+        ),
+        (
+            "no,status,reason\no1,,why\n",
+            "error: line 2: nothing to change (fields: status, user_id, product_id, expires_date, trade_no, origin_no)\n"
+        ),
+        ("{\"no\": null, \"trade_no\": \"t\", \"status\": \"paid\"}\n", "error: line 1: no must be a non-empty string, found null\n"),
+        (
+            "{\"no\": \"o1\", \"status\": \"paid\", \"reason\": \" \"}\n",
+            "error: line 1: reason must be a non-empty string, found a string\n"
+        ),
+        ("{\"no\": \"o1\", \"status\": \"paid\", \"ticket\": {}}\n", "error: line 1: ticket must be a non-empty string, found an object\n"),
+    ])
+    func refusedCorrectionRows(_ input: String, _ stderr: String) {
+        let result = Self.update(input)
+        #expect(result.code == 65)
+        #expect(result.err == stderr)
+        #expect(result.out.isEmpty)
+    }
+
+    @Test func correctionRowErrorsAsMessages() {
+        let missing = CorrectionRowError.missingKey(line: 7, entity: .contract, keyFields: ["contract_id"]).cliError
+        #expect(missing.message == "line 7: no contract_id to say which contract")
+        #expect(missing.hint == "every row needs \"contract_id\"")
+        #expect(missing.code == .dataError)
+        let long = CorrectionRowError.field(line: 3, .tooLong(field: "ticket", length: 300, limit: 255)).cliError
+        #expect(long.message == "line 3: ticket is 300 characters long; the limit is 255")
+        #expect(long.hint == nil)
+        #expect(
+            CorrectionRowError.nothingToChange(line: 2, editableFields: ["status", "auto_renew"]).cliError.message
+                == "line 2: nothing to change (fields: status, auto_renew)")
+    }
+
+    /// `--reason` must say something; the two commands' hints differ.
+    @Test func aBlankReasonIsAUsageError() {
+        let update = iapctl(["orders", "update", "o1", "--status", "paid", "--reason", " "])
+        #expect(update.code == 64)
+        #expect(
+            update.err
+                == "error: --reason must say why\nhint: e.g. --reason 'refund approved by support'\n"
+                + "Usage: iapctl orders update --reason <text> [options] [<key>]\nSee 'iapctl orders update --help'.\n")
+        let fromFile = iapctl(["orders", "update", "--from", "-", "--reason", ""], stdin: "{\"no\": \"o1\"}\n")
+        #expect(fromFile.code == 64)
+        #expect(fromFile.err.hasPrefix("error: --reason must say why\nhint: e.g. --reason 'refund approved by support'\n"))
+        let undo = iapctl(["audit", "undo", "3", "--reason", "  "])
+        #expect(undo.code == 64)
+        #expect(
+            undo.err
+                == "error: --reason must say why\nhint: e.g. --reason 'status set to refunded by mistake'\n"
+                + "Usage: iapctl audit undo --reason <text> [options] <id>\nSee 'iapctl audit undo --help'.\n")
+    }
+
     @Test func noRowsIsNoInput() {
         let result = Self.update("no,status\n")
         #expect(result.code == 66)

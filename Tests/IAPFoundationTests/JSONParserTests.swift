@@ -81,3 +81,20 @@ struct JSONParserTests {
         #expect(try JSONParser.parse(text).serialized() == text)
     }
 }
+
+/// The names messages give a JSON value's type ("found an array", "is JSON number").
+@Suite("JSON type names")
+struct JSONTypeNameTests {
+    @Test func everyTypeHasItsNameAndArticle() throws {
+        let cases: [(String, String, String)] = [
+            ("null", "null", "null"), ("true", "boolean", "a boolean"), ("12", "number", "a number"),
+            ("1.5", "number", "a number"), ("\"x\"", "string", "a string"), ("[1]", "array", "an array"),
+            ("{\"a\":1}", "object", "an object"),
+        ]
+        for (text, name, withArticle) in cases {
+            let value = try JSONParser.parse(text)
+            #expect(value.typeName == name, "\(text)")
+            #expect(value.typeNameWithArticle == withArticle, "\(text)")
+        }
+    }
+}

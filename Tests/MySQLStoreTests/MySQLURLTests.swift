@@ -1,3 +1,4 @@
+import SubscriptionEngine
 import Testing
 
 @testable import MySQLStore
@@ -150,6 +151,19 @@ struct MySQLURLTests {
             code: 1142, sqlState: "42000", message: "INSERT command denied to user 'a'@'localhost' for table 'orders'",
             context: "statement failed")
         #expect(other.description.contains("INSERT command denied to user 'a'@'localhost' for table 'orders'"))
+    }
+
+    /// The retry policy reads the kind of a busy failure from its reason, never from the message.
+    @Test(arguments: [
+        (UInt32(1205), BusyReason.lockWaitTimeout), (1213, .deadlock), (1040, .tooManyConnections),
+    ])
+    func busyFailuresSayWhy(_ code: UInt32, _ expected: BusyReason) {
+        let error = MySQLErrorMapping.storeError(code: code, sqlState: "", message: "m", context: "c")
+        guard case .busy(_, let reason) = error else {
+            Issue.record("MySQL error \(code) is not busy: \(error)")
+            return
+        }
+        #expect(reason == expected)
     }
 
     @Test(arguments: [

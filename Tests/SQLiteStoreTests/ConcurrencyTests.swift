@@ -89,11 +89,12 @@ struct ConcurrencyTests {
         let holder = holdWriteLock(path: path, no: "slow", holdMilliseconds: 600)
         let caught = #expect(throws: StoreError.self) { try impatient.write { _ in } }
         holder.done.wait()
-        guard case .busy(let message)? = caught else {
+        guard case .busy(let message, let reason)? = caught else {
             Issue.record("expected StoreError.busy, got \(String(describing: caught))")
             return
         }
         #expect(message.contains("busy") || message.contains("locked"))
+        #expect(reason == .lockedPastTimeout)
         // Once the lock is released the same store writes normally.
         try impatient.write { _ = try $0.insertOrder(Order(no: "later", userId: "u", productId: "p")) }
         #expect(try impatient.read { try $0.counts().orders } == 2)

@@ -102,7 +102,7 @@ struct TransactionRunnerTests {
 
     @Test func aServerSideAbortTheBodySwallowedFailsTheTransaction() throws {
         let connection = Recorder()
-        let aborted = StoreError.busy("deadlock; the transaction was rolled back: retry")
+        let aborted = StoreError.busy("deadlock; the transaction was rolled back: retry", .deadlock)
         var refused: StoreError?
         #expect(throws: aborted) {
             try runner(connection, sqliteLike: false).write(commit: true) { session in

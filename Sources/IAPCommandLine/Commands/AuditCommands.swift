@@ -92,23 +92,9 @@ enum AuditCommands {
                 .notFound, "no ledger item \(id)",
                 hint: "ledger ids are the ledger_id of: iapctl audit show, iapctl contracts explain")
         }
-        invocation.stdout.write(invocation.isStdoutTTY ? escapingControls(entry.raw) : entry.raw)
+        // On a terminal, what it would act on (controls, bidi overrides) is shown escaped, newlines kept.
+        invocation.stdout.write(invocation.isStdoutTTY ? TerminalText.escape(entry.raw, keepNewlines: true) : entry.raw)
         return .success
-    }
-
-    /// `text` with C0/C1 controls and bidi overrides shown as `\u{…}` (for a terminal; the bytes
-    /// themselves go to a pipe or file).
-    static func escapingControls(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            let v = scalar.value
-            if v < 0x20 || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
-                out += "\\u{\(String(v, radix: 16))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 
     /// `iapctl audit undo N …` for rows that can be undone; nil for inserts.

@@ -6,11 +6,7 @@ import SubscriptionEngine
 enum AuditUndo {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let id = try AuditCommands.auditId(invocation, AuditSpec.undoId)
-        let reason = invocation.value(CommandTree.reasonOption) ?? ""
-        guard !reason.allSatisfy(\.isWhitespace) else {
-            throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'status set to refunded by mistake'")
-        }
-        let ticket = invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 }
+        let (reason, ticket) = try Corrections.reasonAndTicket(invocation, example: "status set to refunded by mistake")
         let dryRun = invocation.flag(CommandTree.dryRun)
         let actor = invocation.actor
         let now = Timestamp.now()
@@ -54,7 +50,7 @@ extension AuditUndoError: CLIErrorConvertible {
                 .conflict,
                 "\(entity.rawValue) \(key) changed since audit row \(id) "
                     + "(\(RowRendering.changeText(RowRendering.displayed(drift), separator: "; "))); not undone",
-                hint: "see its history with: iapctl \(command(entity)) show \(key)")
+                hint: "see its history with: iapctl \(command(entity)) show \(ShellWord.word(key))")
         case .notEditable(let id, let entity, let column):
             let editable = entity == .order ? Order.editableFields : Contract.editableFields
             return CLIError(

@@ -6,55 +6,16 @@ import SubscriptionEngine
 /// Hand corrections from the command line: batch rows to requests, ``CorrectionService`` in one
 /// write transaction (all or nothing), and the report.
 enum Corrections {
-    /// Turns batch rows into requests: the key field, editable fields, per-row `reason`/`ticket`.
-    static func requests<Row: CorrectableRow>(
-        _ rows: [BatchRow], for _: Row.Type, reason: String, ticket: String?
-    ) throws(CLIError) -> [CorrectionRequest<Row>] {
-        var requests: [CorrectionRequest<Row>] = []
-        for row in rows {
-            guard let keyField = Row.keyFields.first(where: { row.value($0) != nil }),
-                let keyValue = row.value(keyField)
-            else {
-                throw CLIError(
-                    .dataError,
-                    row.prefix + "no \(Row.keyFields.joined(separator: " or ")) to say which \(Row.entity.rawValue)",
-                    hint: "every row needs \(Row.keyFields.map { "\"\($0)\"" }.joined(separator: " or "))")
-            }
-            let key: String
-            do { key = try FieldValue.text(keyValue, field: keyField) } catch { throw prefixed(error, row.prefix) }
-            var values: [(key: String, value: JSONValue)] = []
-            var rowReason = reason
-            var rowTicket = ticket
-            for (name, value) in row.fields where name != keyField {
-                switch name {
-                case "reason":
-                    do { rowReason = try FieldValue.text(value, field: "reason") } catch {
-                        throw prefixed(error, row.prefix)
-                    }
-                case "ticket":
-                    do { rowTicket = try FieldValue.optionalText(value, field: "ticket") } catch {
-                        throw prefixed(error, row.prefix)
-                    }
-                default:
-                    guard Row.editableFields.contains(name) else {
-                        let allowed = Row.keyFields + Row.editableFields + ["reason", "ticket"]
-                        throw CLIError(
-                            .dataError,
-                            row.prefix + "unknown field '\(name)' (allowed: \(allowed.joined(separator: ", ")))")
-                    }
-                    values.append((name, value))
-                }
-            }
-            guard !values.isEmpty else {
-                throw CLIError(
-                    .dataError,
-                    row.prefix + "nothing to change (fields: \(Row.editableFields.joined(separator: ", ")))")
-            }
-            requests.append(
-                CorrectionRequest(
-                    line: row.line, key: key, keyField: keyField, fields: values, reason: rowReason, ticket: rowTicket))
+    /// `--reason` (not blank: a usage error with the hint `e.g. --reason 'EXAMPLE'`) and `--ticket`
+    /// ("" is none), as `orders update`, `contracts update` and `audit undo` take them.
+    static func reasonAndTicket(
+        _ invocation: Invocation, example: String
+    ) throws(CLIError) -> (reason: String, ticket: String?) {
+        let reason = invocation.value(CommandTree.reasonOption) ?? ""
+        guard !reason.allSatisfy(\.isWhitespace) else {
+            throw CLIError.usage("--reason must say why", hint: "e.g. --reason '\(example)'")
         }
-        return requests
+        return (reason, invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Applies `requests` in one transaction (rolled back when `dryRun`); any failure changes nothing.
@@ -133,6 +94,26 @@ enum Corrections {
         mapping.compactMap { option, field in
             guard let value = invocation.parsed.value(option) else { return nil }
             return (field, .string(value))
+        }
+    }
+}
+
+extension CorrectionRowError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .missingKey(let line, let entity, let keyFields):
+            return CLIError(
+                .dataError,
+                BatchRow.prefix(line) + "no \(keyFields.joined(separator: " or ")) to say which \(entity.rawValue)",
+                hint: "every row needs \(keyFields.map { "\"\($0)\"" }.joined(separator: " or "))")
+        case .unknownField(let line, let field, let allowed):
+            return CLIError(
+                .dataError, BatchRow.prefix(line) + "unknown field '\(field)' (allowed: \(allowed.joined(separator: ", ")))")
+        case .nothingToChange(let line, let editableFields):
+            return CLIError(
+                .dataError, BatchRow.prefix(line) + "nothing to change (fields: \(editableFields.joined(separator: ", ")))")
+        case .field(let line, let error):
+            return Corrections.prefixed(error.cliError, BatchRow.prefix(line))
         }
     }
 }

@@ -5,7 +5,10 @@ import SubscriptionEngine
 
 extension BatchRow {
     /// `line 3: ` — the prefix of every error about this row.
-    var prefix: String { "line \(line): " }
+    var prefix: String { Self.prefix(line) }
+
+    /// `line 3: ` — the prefix of every error about input line `line`.
+    static func prefix(_ line: Int) -> String { "line \(line): " }
 }
 
 /// Reads `--from FILE|-` batches (``BatchRows`` parses them).
@@ -29,17 +32,6 @@ enum BatchInput {
         }
         return rows
     }
-
-    static func kind(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .int, .double: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
 }
 
 extension BatchRowsError: CLIErrorConvertible {
@@ -51,7 +43,7 @@ extension BatchRowsError: CLIErrorConvertible {
                 hint: "each line must be one JSON object, e.g. {\"no\": \"…\", \"status\": \"paid\"}; "
                     + "or give CSV with a header line")
         case .notAnObject(let line, let found):
-            return CLIError(.dataError, "line \(line): expected a JSON object, found \(BatchInput.kind(found))")
+            return CLIError(.dataError, "line \(line): expected a JSON object, found \(found.typeNameWithArticle)")
         case .emptyHeaderName(let line, let column):
             return CLIError(.dataError, "line \(line): the CSV header has an empty name in column \(column)")
         case .duplicateHeaderName(let line, let name):
@@ -79,7 +71,7 @@ extension BatchFieldError: CLIErrorConvertible {
         }
         switch self {
         case .notText(let field, let found):
-            return CLIError(.dataError, "\(field) must be a non-empty string, found \(BatchInput.kind(found))")
+            return CLIError(.dataError, "\(field) must be a non-empty string, found \(found.typeNameWithArticle)")
         case .tooLong(let field, let length, let limit):
             return CLIError(.dataError, "\(field) is \(length) characters long; the limit is \(limit)")
         case .notTime(let field, let value):
@@ -92,18 +84,5 @@ extension BatchFieldError: CLIErrorConvertible {
         case .unknownChoice(let field, let value, let allowed):
             return CLIError(.dataError, "unknown \(field) \(quoted(value)) (allowed: \(allowed.joined(separator: ", ")))")
         }
-    }
-}
-
-/// ``BatchField``'s conversions with their errors as `CLIError`s (messages for a line).
-enum FieldValue {
-    static let maxLength = BatchField.maxLength
-
-    static func text(_ value: JSONValue, field: String) throws(CLIError) -> String {
-        do { return try BatchField.text(value, field: field) } catch { throw error.cliError }
-    }
-
-    static func optionalText(_ value: JSONValue, field: String) throws(CLIError) -> String? {
-        do { return try BatchField.optionalText(value, field: field) } catch { throw error.cliError }
     }
 }

@@ -118,7 +118,7 @@ enum DbCommands {
             r.append("unmatched", counts.unmatched)
             r.append("audit", counts.audit)
         } else {
-            let raw = DbOpen.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))
+            let raw = ShellWord.word(URLSecrets.redacted(DbOpen.raw(invocation)))
             invocation.warn(
                 status.current == 0
                     ? "\(DbOpen.display(invocation)) has no iapctl schema; create it with: iapctl db init --db \(raw)"

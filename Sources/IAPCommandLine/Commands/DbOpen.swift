@@ -74,7 +74,7 @@ enum DbOpen {
     static func missing(_ invocation: Invocation) -> CLIError {
         CLIError(
             .noInput, "database \(display(invocation)) does not exist",
-            hint: "create it with: iapctl db init --db \(shellWord(URLSecrets.redacted(raw(invocation))))")
+            hint: "create it with: iapctl db init --db \(ShellWord.word(URLSecrets.redacted(raw(invocation))))")
     }
 
     /// The 78 error for a database whose schema is newer than this iapctl's.
@@ -83,16 +83,6 @@ enum DbOpen {
             .config,
             "database \(display(invocation)) has schema version \(error.current), newer than this iapctl supports "
                 + "(\(error.supported))", hint: "upgrade iapctl")
-    }
-
-    /// `value` as one shell word for a hint people copy: quoted when it holds `?`, `&`, spaces….
-    static func shellWord(_ value: String) -> String {
-        let plain = value.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                || "-_./:@=,+%".unicodeScalars.contains($0)
-        }
-        if plain && !value.isEmpty { return value }
-        return "'" + value.replacing("'", with: "'\\''") + "'"
     }
 
     /// `handler`, with SQLite's access errors given a file-permission hint (the generic one speaks
@@ -145,7 +135,7 @@ extension StoreError: CLIErrorConvertible {
         case .notFound(let m): return CLIError(.noInput, Self.withoutSQL(m))
         case .schemaMismatch(let m): return CLIError(.config, Self.withoutSQL(m))
         case .conflict(let m): return CLIError(.conflict, Self.withoutSQL(m))
-        case .busy(let m): return CLIError(.tempFail, Self.withoutSQL(m), hint: "another process holds the database; retry")
+        case .busy(let m, _): return CLIError(.tempFail, Self.withoutSQL(m), hint: "another process holds the database; retry")
         case .unavailable(let m):
             return CLIError(
                 .unavailable, Self.withoutSQL(m), hint: "check that the database server is running and reachable, then retry")

@@ -102,34 +102,37 @@ enum DoctorCommand {
     /// The problem and the fix command of a finding.
     static func text(_ found: DiagnosisFinding) -> (problem: String, fix: String) {
         let time = { (ms: Int64) in Timestamp.iso8601(ms) }
+        let w = ShellWord.word
         switch found {
         case .expiredStillActive(let contract, let expires):
             return (
                 "\(contract.status.rawValue) but expired at \(time(expires)) and no EXPIRED notification was applied",
-                "iapctl contracts update \(contract.contractId) --status expired --reason "
-                    + quote("doctor: expired at \(time(expires))")
+                "iapctl contracts update \(w(contract.contractId)) --status expired --reason "
+                    + ShellWord.quoted("doctor: expired at \(time(expires))")
             )
         case .paidWithoutTransaction(let order, let tx):
             let fix =
                 tx.map {
-                    "iapctl orders update \(order.no) --trade-no \($0) --reason "
-                        + quote("doctor: transaction \($0) carries this order's appAccountToken")
+                    "iapctl orders update \(w(order.no)) --trade-no \(w($0)) --reason "
+                        + ShellWord.quoted("doctor: transaction \($0) carries this order's appAccountToken")
                 }
-                ?? "iapctl orders update \(order.no) --status pending --reason " + quote("doctor: no transaction proves this payment")
+                ?? "iapctl orders update \(w(order.no)) --status pending --reason "
+                + ShellWord.quoted("doctor: no transaction proves this payment")
             return ("paid, but no transactionId proves the payment", fix)
         case .mixedOwners(let order, let contract):
             return (
                 "belongs to \(order.userId) but its contract \(contract.contractId) belongs to \(contract.userId)",
-                "iapctl orders update \(order.no) --user \(shellWord(contract.userId)) --reason "
-                    + quote("doctor: follow contract \(contract.contractId)")
+                "iapctl orders update \(w(order.no)) --user \(w(contract.userId)) --reason "
+                    + ShellWord.quoted("doctor: follow contract \(contract.contractId)")
             )
         case .orderWithoutContract(let order, let origin, let fromLedger):
             let fix =
                 fromLedger.map {
-                    "iapctl orders update \(order.no) --origin-no \($0) --reason "
-                        + quote("doctor: Apple's transaction says originalTransactionId \($0)")
+                    "iapctl orders update \(w(order.no)) --origin-no \(w($0)) --reason "
+                        + ShellWord.quoted("doctor: Apple's transaction says originalTransactionId \($0)")
                 }
-                ?? "iapctl orders update \(order.no) --origin-no '' --reason " + quote("doctor: no subscription \(origin) exists")
+                ?? "iapctl orders update \(w(order.no)) --origin-no '' --reason "
+                + ShellWord.quoted("doctor: no subscription \(origin) exists")
             return ("origin_no \(origin) has no contract", fix)
         case .sharedTransactionId(let order, let first, let tx):
             return shared(order, with: first, what: "transactionId \(tx)")
@@ -140,27 +143,28 @@ enum DoctorCommand {
             return (
                 "\(RowRendering.eventName(entry)) for \(id) unmatched since \(time(entry.receivedAt)): \(entry.detail ?? "")",
                 "iapctl notify --replay-unmatched"
-                    + (entry.appAccountToken.map { "  # after: iapctl orders create --no \($0) --user USER --product PRODUCT" }
+                    + (entry.appAccountToken.map { "  # after: iapctl orders create --no \(w($0)) --user USER --product PRODUCT" }
                         ?? "")
             )
         case .foreignEnvironment(let entity, let key, let environment, let accepted):
             return (
                 "\(environment) \(entity.rawValue) in a database that accepts \(accepted.joined(separator: ", "))",
-                "iapctl \(entity == .order ? "orders" : "contracts") update \(key) --status revoked --reason "
-                    + quote("doctor: \(environment) data")
+                "iapctl \(entity == .order ? "orders" : "contracts") update \(w(key)) --status revoked --reason "
+                    + ShellWord.quoted("doctor: \(environment) data")
             )
         case .environmentUnchecked(let environment, let count, let accepted):
             return (
                 "\(count) row\(count == 1 ? "" : "s") of \(environment), and --environment was not given "
                     + "(the default accepts only \(accepted.joined(separator: ", "))); nothing is wrong "
                     + "if this is a \(environment) database",
-                "iapctl doctor --environment \(environment)"
+                "iapctl doctor --environment \(w(environment))"
             )
         case .orderStatusVsFacts(let order, let tx, let signed, let derived):
             return (
                 "status \(order.status.rawValue), but the newest signed version of transaction \(tx) "
                     + "(signed \(time(signed))) derives \(derived.rawValue)",
-                "iapctl orders update \(order.no) --status \(derived.rawValue) --reason " + quote("doctor: follow the signed facts")
+                "iapctl orders update \(w(order.no)) --status \(derived.rawValue) --reason "
+                    + ShellWord.quoted("doctor: follow the signed facts")
             )
         case .contractStatusVsFacts(let contract, let expected, let basis):
             let because: String
@@ -174,8 +178,8 @@ enum DoctorCommand {
             }
             return (
                 "status \(contract.status.rawValue), but \(because)",
-                "iapctl contracts update \(contract.contractId) --status \(expected.rawValue) --reason "
-                    + quote("doctor: follow the signed facts")
+                "iapctl contracts update \(w(contract.contractId)) --status \(expected.rawValue) --reason "
+                    + ShellWord.quoted("doctor: follow the signed facts")
             )
         }
     }
@@ -183,12 +187,12 @@ enum DoctorCommand {
     /// The options a fix command needs to act on what doctor examined: `--db` always, and
     /// `--config` and `--actor` when doctor was given them, each as one shell word.
     static func carriedSettings(_ invocation: Invocation) -> String {
-        var words = ["--db", DbOpen.shellWord(URLSecrets.redacted(DbOpen.raw(invocation)))]
-        if let config = invocation.value(CommandTree.configOption) { words += ["--config", DbOpen.shellWord(config)] }
+        var words = ["--db", ShellWord.word(URLSecrets.redacted(DbOpen.raw(invocation)))]
+        if let config = invocation.value(CommandTree.configOption) { words += ["--config", ShellWord.word(config)] }
         if invocation.source(of: CommandTree.actorOption) == .commandLine,
             let actor = invocation.value(CommandTree.actorOption)
         {
-            words += ["--actor", DbOpen.shellWord(actor)]
+            words += ["--actor", ShellWord.word(actor)]
         }
         return words.joined(separator: " ")
     }
@@ -206,20 +210,8 @@ enum DoctorCommand {
     static func shared(_ order: Order, with first: Order, what: String) -> (problem: String, fix: String) {
         (
             "\(what) is also on order \(first.no)",
-            "iapctl orders update \(order.no) --status revoked --reason " + quote("doctor: duplicate of order \(first.no)")
+            "iapctl orders update \(ShellWord.word(order.no)) --status revoked --reason "
+                + ShellWord.quoted("doctor: duplicate of order \(first.no)")
         )
-    }
-
-    /// A single-quoted shell word.
-    static func quote(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-    }
-
-    /// The text as is when it is a plain shell word, else quoted.
-    static func shellWord(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.@:/".unicodeScalars.contains($0)
-        }
-        return plain && !text.isEmpty ? text : quote(text)
     }
 }

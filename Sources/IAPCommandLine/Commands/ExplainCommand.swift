@@ -107,7 +107,7 @@ enum ExplainCommand {
             r.append("transaction_id", event.transactionId)
             r.append("ledger_id", event.id)
             r.append("received_at", event.receivedAt)
-            r.append("detail", event.detail)
+            r.append("detail", event.detail.map(RowRendering.storedDetail))
         case .manual(let audit):
             r.append("signed_date", audit.at)
             r.append("event", audit.command)

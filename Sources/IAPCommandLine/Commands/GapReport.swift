@@ -77,7 +77,7 @@ enum GapReport {
                 if let outcome {
                     r.append("verdict", outcome.verdict.rawValue)
                     r.append("detail", outcome.detail)
-                    if ItemResult.exitCode(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
+                    if ItemOutcome(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
                 } else {
                     r.append("verdict", "missing")
                     remaining += 1

@@ -23,17 +23,12 @@ struct ItemResult {
     /// A refused input item.
     static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
         ItemResult(
-            line: line, verdict: Verdict.rejected.rawValue, code: exitCode(for: failure),
+            line: line, verdict: Verdict.rejected.rawValue, code: ExitCode(ItemOutcome(failure)),
             error: failure.plainMessage + (hint.map { "; " + $0 } ?? ""))
     }
 
     static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {
         ItemResult(line: line, verdict: Verdict.rejected.rawValue, code: code, error: message)
-    }
-
-    /// The exit code for a refused JWS: 65 malformed, 2 failed verification.
-    static func exitCode(for failure: VerificationFailure) -> ExitCode {
-        failure.code.isMalformed ? .dataError : .verificationFailed
     }
 
     /// The result line of a refused poison item: its ids that fit, and why.
@@ -51,21 +46,11 @@ struct ItemResult {
     /// The result of applying an event through the engine.
     static func applied(line: Int, event: SubscriptionEvent, outcome: Outcome) -> ItemResult {
         ItemResult(
-            line: line, verdict: outcome.verdict.rawValue, code: exitCode(outcome.verdict),
+            line: line, verdict: outcome.verdict.rawValue, code: ExitCode(ItemOutcome(outcome.verdict)),
             notificationUUID: event.notificationUUID, notificationType: event.notificationType?.rawValue, subtype: event.subtype?.rawValue,
             transactionId: event.transaction?.transactionId,
             originalTransactionId: event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId,
             changes: outcome.changes, detail: outcome.detail)
-    }
-
-    /// Exit status of one engine verdict (cli.md: duplicates, stale and ignored are success).
-    static func exitCode(_ verdict: Verdict) -> ExitCode {
-        switch verdict {
-        case .applied, .duplicate, .stale, .ignored: return .success
-        case .unmatched: return .notFound
-        case .rejected: return .dataError
-        case .conflict: return .conflict
-        }
     }
 
     /// The machine form (JSON, NDJSON): snake_case keys, `changes` as objects.
@@ -114,7 +99,7 @@ struct ItemResult {
                         }.joined(separator: ", ")
                 }.joined(separator: "; "))
         }
-        r.append("detail", detail.map(Self.readableAutoRenew))
+        r.append("detail", detail)
         r.append("error", error)
         if dryRun { r.append("dry_run", true) }
         return r
@@ -132,55 +117,6 @@ struct ItemResult {
         return value == "1" ? "true" : value == "0" ? "false" : value
     }
 
-    /// The engine's `auto_renew 1 → 0` in a detail, written `auto_renew true → false` like everywhere else.
-    static func readableAutoRenew(_ text: String) -> String {
-        // On the UTF-8 bytes, one pass (String.contains and four `replacing` calls were ~4 % of a
-        // large `notify`). A match followed by ASCII or the end ends at a grapheme boundary, so it
-        // is what the Character-based replacement changes; followed by anything else, that
-        // replacement decides (rare: the engine writes `, ` or `; ` after a value).
-        let bytes = Array(text.utf8)
-        func matches(_ needle: [UInt8], at index: Int) -> Bool {
-            index + needle.count <= bytes.count && bytes[index..<(index + needle.count)].elementsEqual(needle)
-        }
-        var out: [UInt8] = []
-        var index = 0
-        var changed = false
-        while index < bytes.count {
-            if bytes[index] == autoRenewPrefix[0], matches(autoRenewPrefix, at: index) {
-                let after = index + autoRenewPrefix.count
-                if let (raw, shown) = autoRenewForms.first(where: { raw, _ in matches(raw, at: after) }) {
-                    let end = after + raw.count
-                    guard end == bytes.count || bytes[end] < 0x80 else { return characterBasedAutoRenew(text) }
-                    if !changed { out = Array(bytes[0..<index]) }
-                    changed = true
-                    out += autoRenewPrefix
-                    out += shown
-                    index = end
-                    continue
-                }
-            }
-            if changed { out.append(bytes[index]) }
-            index += 1
-        }
-        return changed ? String(decoding: out, as: UTF8.self) : text
-    }
-
-    /// `readableAutoRenew` on Characters (Unicode canonical equivalence, grapheme boundaries).
-    static func characterBasedAutoRenew(_ text: String) -> String {
-        var result = text
-        for (raw, shown) in [
-            ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
-        ] {
-            result = result.replacing("auto_renew " + raw, with: "auto_renew " + shown)
-        }
-        return result
-    }
-
-    private static let autoRenewPrefix = Array("auto_renew ".utf8)
-    private static let autoRenewForms: [([UInt8], [UInt8])] = [
-        ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
-    ].map { (Array($0.utf8), Array($1.utf8)) }
-
     /// The short table row: type, ids and what happened.
     var tableRecord: Record {
         var r = Record()
@@ -191,7 +127,7 @@ struct ItemResult {
         r.append("transaction", transactionId)
         for (key, value) in extra { r.append(key, value) }
         // An error is shown whole, also on a narrow terminal (the renderer never cuts "error: …").
-        r.append("detail", error.map { "error: " + $0 } ?? detail.map(Self.readableAutoRenew))
+        r.append("detail", error.map { "error: " + $0 } ?? detail)
         return r
     }
 }

@@ -80,11 +80,7 @@ enum NotifyCommand {
         } catch  where Interrupt.isRequested {
             // Ctrl-C: the open chunk was rolled back; everything reported is committed.
             if printer.count > 0 { _ = printer.finish(command: "notify") }
-            invocation.stderr.writeLine(
-                "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
-                    + "\(committed) committed; re-running is safe")
-            try? invocation.stderr.flush()
-            return .interrupted
+            return Interrupt.reportStop(items: printer.count, committed: committed, on: invocation.stderr)
         } catch {
             // A stalled or lost database, a full disk: what was committed is reported (tables too)
             // before the error, and a rerun of the same input is safe (duplicates are recognised).
@@ -227,7 +223,7 @@ enum NotifyCommand {
             switch result {
             case .refusedJWS(let failure): printer.add(ItemResult.rejected(line: line, failure))
             case .refusedReceipt(let failure):
-                printer.add(ItemResult.rejected(line: line, code: ItemResult.exitCode(for: failure), "app receipt: " + failure.message))
+                printer.add(ItemResult.rejected(line: line, code: ExitCode(ItemOutcome(failure)), "app receipt: " + failure.message))
             case .notApplicable(let why): printer.add(ItemResult.rejected(line: line, code: .dataError, why))
             case .applied(let event, let outcome): printer.add(ItemResult.applied(line: line, event: event, outcome: outcome))
             }

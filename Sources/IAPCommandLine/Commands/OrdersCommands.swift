@@ -106,11 +106,7 @@ enum OrdersCommands {
         _ invocation: Invocation, as type: Row.Type, command: String, key keyArgument: ArgumentSpec,
         optionFields: [(option: OptionSpec, field: String)], from fromOption: OptionSpec?
     ) throws -> ExitCode {
-        let reason = invocation.value(CommandTree.reasonOption) ?? ""
-        guard !reason.allSatisfy(\.isWhitespace) else {
-            throw CLIError.usage("--reason must say why", hint: "e.g. --reason 'refund approved by support'")
-        }
-        let ticket = invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 }
+        let (reason, ticket) = try Corrections.reasonAndTicket(invocation, example: "refund approved by support")
         let dryRun = invocation.flag(CommandTree.dryRun)
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
@@ -124,7 +120,9 @@ enum OrdersCommands {
                 throw CLIError.usage("with --from, put the fields in the file's rows, not in \(options)")
             }
             let rows = try BatchInput.read(invocation, from: from)
-            requests = try Corrections.requests(rows, for: Row.self, reason: reason, ticket: ticket)
+            do { requests = try CorrectionRows.requests(rows, for: Row.self, reason: reason, ticket: ticket) } catch {
+                throw error.cliError
+            }
         } else {
             guard let key else {
                 throw CLIError.usage("missing argument <\(keyArgument.name)>", hint: "or give --from FILE for a batch")
@@ -168,7 +166,7 @@ extension OrderCreationError: CLIErrorConvertible {
             return CLIError(.dataError, prefix(line) + "order number \(no) appears twice in the input")
         case .exists(let line, let no):
             return CLIError(
-                .conflict, prefix(line) + "order \(no) already exists", hint: "see it with: iapctl orders show \(no)")
+                .conflict, prefix(line) + "order \(no) already exists", hint: "see it with: iapctl orders show \(ShellWord.word(no))")
         case .conflict(let line, let message):
             return CLIError(.conflict, prefix(line) + message)
         }

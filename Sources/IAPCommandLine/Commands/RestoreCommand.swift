@@ -14,8 +14,8 @@ enum RestoreCommand {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.value(CommandTree.userOption), !user.isEmpty else { throw CLIError.usage("--user is required") }
-        guard user.count <= FieldValue.maxLength else {
-            throw CLIError.usage("--user is \(user.count) characters long; the limit is \(FieldValue.maxLength)")
+        guard user.count <= BatchField.maxLength else {
+            throw CLIError.usage("--user is \(user.count) characters long; the limit is \(BatchField.maxLength)")
         }
         let apply = invocation.flag(CommandTree.applyOption)
         let dryRun = invocation.flag(CommandTree.dryRun)
@@ -56,11 +56,7 @@ enum RestoreCommand {
         }
         if interruptible && Interrupt.isRequested {
             if printer.count > 0 { _ = printer.finish(command: "restore") }
-            invocation.stderr.writeLine(
-                "interrupted after \(printer.count) item\(printer.count == 1 ? "" : "s"): "
-                    + "\(committed) committed; re-running is safe")
-            try? invocation.stderr.flush()
-            return .interrupted
+            return Interrupt.reportStop(items: printer.count, committed: committed, on: invocation.stderr)
         }
         guard !items.isEmpty else {
             throw CLIError(

@@ -66,7 +66,7 @@ enum RowRendering {
         r.append("notification_type", entry.notificationType)
         r.append("subtype", entry.subtype)
         r.append("notification_uuid", entry.notificationUUID)
-        r.append("detail", entry.detail.map(ItemResult.readableAutoRenew))
+        r.append("detail", entry.detail.map(storedDetail))
         r.append("received_at", entry.receivedAt)
         r.append("ledger_id", entry.id)
         return r
@@ -174,6 +174,19 @@ enum RowRendering {
             ("before", change.before.map(JSONValue.string) ?? .null),
             ("after", change.after.map(JSONValue.string) ?? .null),
         ])
+    }
+
+    /// A ledger detail as people read it: earlier builds of the engine wrote `auto_renew` changes as
+    /// stored (`auto_renew 1 → 0`); such rows are shown as the engine writes them now (`true → false`).
+    static func storedDetail(_ text: String) -> String {
+        guard text.contains("auto_renew ") else { return text }
+        var result = text
+        for (raw, shown) in [
+            ("∅ → 1", "∅ → true"), ("∅ → 0", "∅ → false"), ("1 → 0", "true → false"), ("0 → 1", "false → true"),
+        ] {
+            result = result.replacing("auto_renew " + raw, with: "auto_renew " + shown)
+        }
+        return result
     }
 
     /// `userId` → `user_id`, `contractId` → `contract_id`.

@@ -88,11 +88,7 @@ enum VerifyCommand {
         case .ndjson, .csv: for d in documents { invocation.emit(json: d) }
         }
         if interruptible && Interrupt.isRequested {
-            invocation.stderr.writeLine(
-                "interrupted after \(documents.count) item\(documents.count == 1 ? "" : "s"): "
-                    + "\(committed) committed; re-running is safe")
-            try? invocation.stderr.flush()
-            return .interrupted
+            return Interrupt.reportStop(items: documents.count, committed: committed, on: invocation.stderr)
         }
         return ExitCode(ItemOutcome.of(outcomes))
     }

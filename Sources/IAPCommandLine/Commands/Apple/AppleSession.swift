@@ -173,7 +173,7 @@ final class AppleSession {
 
     static func unverified(_ error: AppleItems.Unverified, from server: APIServer, what: String) -> CLIError {
         CLIError(
-            ItemResult.exitCode(for: error.failure),
+            ExitCode(ItemOutcome(error.failure)),
             "\(what) item \(error.index + 1) from \(server.rawValue) does not verify: \(error.failure.message)",
             hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
                 + "or print the signed items without -o and inspect them with 'iapctl verify'")
