@@ -14,6 +14,20 @@ struct AppleMessagesTests {
         return "\(e.code.rawValue) \(e.message)" + (e.hint.map { " | \($0)" } ?? "")
     }
 
+    /// An audited write to Apple says why, like every other audited change: a blank --reason is a
+    /// usage error before any key is read or anything is sent.
+    @Test func writesRefuseABlankReason() {
+        for command in [
+            ["apple", "extend", "1", "--days", "1", "--reason-code", "0"],
+            ["apple", "consumption", "1", "--customer-consented", "--delivery-status", "DELIVERED"],
+            ["apple", "set-app-account-token", "1", "--token", "7389a31a-fb6d-4569-a2a6-db7d85d84813"],
+        ] {
+            let run = iapctl(command + ["--reason", " ", "--bundle-id", "com.example.app", "--key-file", "/nonexistent.p8"])
+            #expect(run.code == 64, "\(command)")
+            #expect(run.err.hasPrefix("error: --reason must say why\nhint: e.g. --reason 'outage 2025-06-01, ticket INC-9'\n"))
+        }
+    }
+
     @Test func keyFileAndIds() {
         let checkFile = " | check --key-file (or IAPCTL_APPLE_KEY_FILE / 'apple-key-file')"
         let owner = " | check its owner and permissions"

@@ -54,7 +54,7 @@ struct BatchInputMessagesTests {
         (
             "{\"no\": \"o1\", \"colour\": \"red\"}\n",
             "error: line 1: unknown field 'colour' (allowed: no, trade_no, status, user_id, product_id, expires_date, "
-                + "trade_no, origin_no, reason, ticket)\n"
+                + "origin_no, reason, ticket)\n"
         ),
         (
             "no,status,reason\no1,,why\n",
@@ -63,7 +63,7 @@ struct BatchInputMessagesTests {
         ("{\"no\": null, \"trade_no\": \"t\", \"status\": \"paid\"}\n", "error: line 1: no must be a non-empty string, found null\n"),
         (
             "{\"no\": \"o1\", \"status\": \"paid\", \"reason\": \" \"}\n",
-            "error: line 1: reason must be a non-empty string, found a string\n"
+            "error: line 1: reason must be a non-empty string, found a blank string\n"
         ),
         ("{\"no\": \"o1\", \"status\": \"paid\", \"ticket\": {}}\n", "error: line 1: ticket must be a non-empty string, found an object\n"),
     ])
@@ -115,7 +115,7 @@ struct BatchInputMessagesTests {
     @Test func fieldsOfNewOrders() {
         let long = String(repeating: "u", count: 300)
         for (input, stderr) in [
-            ("{\"user\": \"\", \"product\": \"p\"}", "error: line 1: user must be a non-empty string, found a string\n"),
+            ("{\"user\": \"\", \"product\": \"p\"}", "error: line 1: user must be a non-empty string, found an empty string\n"),
             ("{\"user\": \"\(long)\", \"product\": \"p\"}", "error: line 1: user is 300 characters long; the limit is 255\n"),
         ] {
             let result = iapctl(["orders", "create", "--from", "-"], stdin: input)

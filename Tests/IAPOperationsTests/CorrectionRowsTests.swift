@@ -8,7 +8,7 @@ import Testing
 @Suite("Correction rows")
 struct CorrectionRowsTests {
     static let orderFields = [
-        "no", "trade_no", "status", "user_id", "product_id", "expires_date", "trade_no", "origin_no", "reason", "ticket",
+        "no", "trade_no", "status", "user_id", "product_id", "expires_date", "origin_no", "reason", "ticket",
     ]
     static let contractFields = [
         "contract_id", "status", "auto_renew", "expires_date", "user_id", "product_id", "reason", "ticket",

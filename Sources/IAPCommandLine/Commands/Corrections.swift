@@ -7,7 +7,7 @@ import SubscriptionEngine
 /// write transaction (all or nothing), and the report.
 enum Corrections {
     /// `--reason` (not blank: a usage error with the hint `e.g. --reason 'EXAMPLE'`) and `--ticket`
-    /// ("" is none), as `orders update`, `contracts update` and `audit undo` take them.
+    /// ("" is none), as `orders update`, `contracts update`, `audit undo` and the `apple` writes take them.
     static func reasonAndTicket(
         _ invocation: Invocation, example: String
     ) throws(CLIError) -> (reason: String, ticket: String?) {

@@ -71,7 +71,12 @@ extension BatchFieldError: CLIErrorConvertible {
         }
         switch self {
         case .notText(let field, let found):
-            return CLIError(.dataError, "\(field) must be a non-empty string, found \(found.typeNameWithArticle)")
+            let what: String
+            switch found {
+            case .string(let text): what = text.isEmpty ? "an empty string" : "a blank string"
+            default: what = found.typeNameWithArticle
+            }
+            return CLIError(.dataError, "\(field) must be a non-empty string, found \(what)")
         case .tooLong(let field, let length, let limit):
             return CLIError(.dataError, "\(field) is \(length) characters long; the limit is \(limit)")
         case .notTime(let field, let value):

@@ -52,8 +52,11 @@ public enum CorrectionRows {
                     }
                 default:
                     guard Row.editableFields.contains(name) else {
-                        throw .unknownField(
-                            line: row.line, field: name, allowed: Row.keyFields + Row.editableFields + perRowFields)
+                        // Each once (trade_no both says which order and can be set).
+                        let allowed = (Row.keyFields + Row.editableFields + perRowFields).reduce(into: [String]()) {
+                            if !$0.contains($1) { $0.append($1) }
+                        }
+                        throw .unknownField(line: row.line, field: name, allowed: allowed)
                     }
                     values.append((name, value))
                 }

@@ -134,8 +134,7 @@ enum AppleWrites {
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
         let days = try WriteRequest.extensionDays(invocation.value(daysOption))
         let code = Int64(invocation.value(reasonCodeOption) ?? "0") ?? 0
-        let reason = invocation.value(CommandTree.reasonOption) ?? ""
-        let ticket = invocation.value(CommandTree.ticketOption)
+        let (reason, ticket) = try reasonAndTicket(invocation)
         let write: AppleWrite
         if invocation.flag(allActiveOption) {
             guard invocation.arguments.isEmpty else { throw CLIError.usage("--all-active takes no ORIGINAL") }
@@ -206,6 +205,11 @@ enum AppleWrites {
         }
     }
 
+    /// `--reason` (not blank) and `--ticket` ("" is none), as every audited change takes them.
+    static func reasonAndTicket(_ invocation: Invocation) throws(CLIError) -> (reason: String, ticket: String?) {
+        try Corrections.reasonAndTicket(invocation, example: "outage 2025-06-01, ticket INC-9")
+    }
+
     /// `--request-id`, lowercased; nil: the operation derives one.
     static func givenRequestIdentifier(_ invocation: Invocation) throws(WriteRequest.Refusal) -> String? {
         try WriteRequest.requestIdentifier(invocation.value(requestIdOption))
@@ -216,6 +220,7 @@ enum AppleWrites {
     static func send(_ write: AppleWrite, _ invocation: Invocation, done: (JSONValue?) throws -> ExitCode) throws
         -> ExitCode
     {
+        let (reason, ticket) = try reasonAndTicket(invocation)
         let session = try AppleSession(invocation)
         let call = write.call
         let server = AppleWrite.server(for: session.environment)
@@ -236,8 +241,7 @@ enum AppleWrites {
         let store = try DbOpen.existing(invocation)
         let outcome = try write.perform(
             session.api, session.environment, store: store, actor: invocation.actor,
-            reason: invocation.value(CommandTree.reasonOption), ticket: invocation.value(CommandTree.ticketOption),
-            explain: session.explained)
+            reason: reason, ticket: ticket, explain: session.explained)
         invocation.note("recorded as audit row \(outcome.auditId)")
         let answer = try outcome.result.get()
         var r = Record()
