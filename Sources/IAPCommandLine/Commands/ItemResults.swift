@@ -2,57 +2,9 @@ import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
 
-/// The result of one input item of `notify`, `verify --apply` or `restore`: what the contract's
-/// `-o ndjson` promises (line, verdict, ids, changes, error) and what the table shows.
-struct ItemResult {
-    var line: Int
-    var verdict: String
-    var code: ExitCode
-    var notificationUUID: String?
-    var notificationType: String?
-    var subtype: String?
-    var transactionId: String?
-    var originalTransactionId: String?
-    var changes: [Change] = []
-    var detail: String?
-    var error: String?
-    var extra: [(key: String, value: JSONValue)] = []
-    /// Simulated by a dry run (nothing was written): `dry_run: true`, and "would apply" in tables.
-    var dryRun = false
-
-    /// A refused input item.
-    static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemResult {
-        ItemResult(
-            line: line, verdict: Verdict.rejected.rawValue, code: ExitCode(ItemOutcome(failure)),
-            error: failure.plainMessage + (hint.map { "; " + $0 } ?? ""))
-    }
-
-    static func rejected(line: Int, code: ExitCode, _ message: String) -> ItemResult {
-        ItemResult(line: line, verdict: Verdict.rejected.rawValue, code: code, error: message)
-    }
-
-    /// The result line of a refused poison item: its ids that fit, and why.
-    static func poison(line: Int, _ event: SubscriptionEvent, _ why: String) -> ItemResult {
-        var result = ItemResult.rejected(line: line, code: .dataError, why)
-        result.notificationUUID = StoredFields.fitting(event.notificationUUID)
-        result.notificationType = StoredFields.fitting(event.notificationType?.rawValue)
-        result.subtype = StoredFields.fitting(event.subtype?.rawValue)
-        result.transactionId = StoredFields.fitting(event.transaction?.transactionId)
-        result.originalTransactionId = StoredFields.fitting(
-            event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId)
-        return result
-    }
-
-    /// The result of applying an event through the engine.
-    static func applied(line: Int, event: SubscriptionEvent, outcome: Outcome) -> ItemResult {
-        ItemResult(
-            line: line, verdict: outcome.verdict.rawValue, code: ExitCode(ItemOutcome(outcome.verdict)),
-            notificationUUID: event.notificationUUID, notificationType: event.notificationType?.rawValue, subtype: event.subtype?.rawValue,
-            transactionId: event.transaction?.transactionId,
-            originalTransactionId: event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId,
-            changes: outcome.changes, detail: outcome.detail)
-    }
-
+/// How an item's ``ItemReport`` is printed: what the contract's `-o ndjson` promises (line,
+/// verdict, ids, changes, error) and what the table shows.
+extension ItemReport {
     /// The machine form (JSON, NDJSON): snake_case keys, `changes` as objects.
     var record: Record { record(structuredChanges: true) }
 
@@ -132,10 +84,24 @@ struct ItemResult {
     }
 }
 
-extension ItemResult: BatchResult {
-    var status: String { verdict }
+extension ItemReport.Advice {
+    /// The advice in words (they name commands and options); `roots`: the JWS verifier's (named
+    /// for an untrusted chain).
+    func hint(roots: TrustSettings.Roots) -> String? {
+        switch self {
+        case .refusedNotification(let report): NotifyCommand.hint(for: report, roots: roots)
+        case .receiptGivenToNotify: "this is a StoreKit 1 app receipt: use `iapctl verify` or `iapctl restore`"
+        case .notificationGivenToRestore: "this is a notification: restore takes the device's signed transactions"
+        case .untrustedChain: TrustSetup.untrustedHint(roots)
+        }
+    }
+}
 
-    func record(for format: OutputFormat) -> Record {
+extension ItemReport: BatchResult {
+    public var status: String { verdict }
+    public var code: ExitCode { ExitCode(outcome) }
+
+    public func record(for format: OutputFormat) -> Record {
         switch format {
         case .table: return tableRecord
         case .csv: return record(structuredChanges: false)
@@ -144,7 +110,7 @@ extension ItemResult: BatchResult {
     }
 
     /// A refused item's error, said on stderr under machine formats (`error: line N: …`).
-    var diagnostic: String? {
+    public var diagnostic: String? {
         verdict == Verdict.rejected.rawValue ? "line \(line): " + (error ?? "rejected") : nil
     }
 
@@ -165,6 +131,6 @@ extension BatchPrinter {
     /// Writes what was kept and the summary line of `command`'s items; returns the exit status
     /// (a single item's own code; for a batch 0 or 1).
     func finish(command: String, extraNote: String? = nil) -> ExitCode {
-        finish(summary: ItemResult.summary(command: command, count: count, counts: counts, extraNote: extraNote))
+        finish(summary: ItemReport.summary(command: command, count: count, counts: counts, extraNote: extraNote))
     }
 }

@@ -102,24 +102,8 @@ enum NotifyCommand {
     }
 
     /// The printed result of one ingested item.
-    static func itemResult(_ item: VerifiedItem, _ result: IngestResult, roots: TrustSettings.Roots) -> ItemResult {
-        switch result {
-        case .rejected(let refusal): return itemResult(line: item.line, refusal, roots: roots)
-        case .poison(let event, let why): return .poison(line: item.line, event, why)
-        case .applied(let event, let outcome): return .applied(line: item.line, event: event, outcome: outcome)
-        }
-    }
-
-    /// The printed result of an item refused before the engine, with a hint for common mistakes.
-    static func itemResult(line: Int, _ refusal: Refusal, roots: TrustSettings.Roots) -> ItemResult {
-        switch refusal {
-        case .malformed(let failure): return .rejected(line: line, failure)
-        case .failedVerification(let failure, let report, let isReceipt):
-            let why =
-                isReceipt ? "this is a StoreKit 1 app receipt: use `iapctl verify` or `iapctl restore`" : hint(for: report, roots: roots)
-            return .rejected(line: line, failure, hint: why)
-        case .notApplicable: return .rejected(line: line, code: .dataError, "not a notification the engine can apply")
-        }
+    static func itemResult(_ item: VerifiedItem, _ result: IngestResult, roots: TrustSettings.Roots) -> ItemReport {
+        ItemReport(line: item.line, result) { $0.hint(roots: roots) }
     }
 
     /// `--atomic` and `--dry-run`: the whole batch in one transaction, each item in a savepoint and
@@ -131,38 +115,24 @@ enum NotifyCommand {
         count: inout Int, atomic: Bool, dryRun: Bool, roots: TrustSettings.Roots
     ) throws -> ExitCode {
         // A dry run streams its results (nothing will be committed); an atomic batch holds them until COMMIT.
-        var results: [ItemResult] = []
-        var cause: ItemResult?
+        var results: [ItemReport] = []
         let unread = try ingest.runInOneTransaction(batches, commit: !dryRun) { item, ingested in
             warn(invocation, item)
             var result = itemResult(item, ingested, roots: roots)
             count += 1
             if dryRun { result.dryRun = true }
-            if atomic { results.append(result) } else { printer.add(result) }
-            if atomic, result.code != .success {
-                cause = result
-                return false
+            guard atomic else {
+                printer.add(result)
+                return true
             }
-            return true
+            results.append(result)
+            return result.outcome == .success
         }
-        if let unread, let cause {
-            // The lines not processed yet are not applied either: each gets its line.
-            for line in unread { results.append(ItemResult(line: line, verdict: "", code: .failure)) }
-            let why = "\(cause.verdict): \(cause.error ?? cause.detail ?? "failed")"
-            for result in results {
-                var line = result
-                line.verdict = notApplied
-                line.code = .failure
-                line.changes = []
-                line.detail = nil
-                line.dryRun = false
-                if result.line == cause.line {
-                    line.error = why + "; the --atomic batch was rolled back: nothing was applied"
-                    if cause.verdict != Verdict.rejected.rawValue {
-                        invocation.stderr.writeLine("error: line \(cause.line): \(why)")
-                    }
-                } else {
-                    line.error = "not applied: the --atomic batch was rolled back at line \(cause.line)"
+        if let unread, let aborted = AbortedBatch(reports: results, unread: unread, batch: "the --atomic batch") {
+            let cause = aborted.cause
+            for line in aborted.reports {
+                if line.line == cause.line, cause.verdict != Verdict.rejected.rawValue {
+                    invocation.stderr.writeLine("error: line \(cause.line): \(aborted.why)")
                 }
                 printer.add(line)
             }
@@ -174,9 +144,6 @@ enum NotifyCommand {
         for result in results { printer.add(result) }
         return printer.finish(command: "notify", extraNote: dryRun ? "dry run: nothing was written" : nil)
     }
-
-    /// The verdict of every line of an aborted `--atomic` batch.
-    static let notApplied = "not-applied"
 
     static func noInput(_ invocation: Invocation) -> CLIError {
         CLIError(
@@ -220,13 +187,7 @@ enum NotifyCommand {
                     receipts = made
                     return made
                 }, store: store, engine: engine, context: context, dryRun: dryRun)
-            switch result {
-            case .refusedJWS(let failure): printer.add(ItemResult.rejected(line: line, failure))
-            case .refusedReceipt(let failure):
-                printer.add(ItemResult.rejected(line: line, code: ExitCode(ItemOutcome(failure)), "app receipt: " + failure.message))
-            case .notApplicable(let why): printer.add(ItemResult.rejected(line: line, code: .dataError, why))
-            case .applied(let event, let outcome): printer.add(ItemResult.applied(line: line, event: event, outcome: outcome))
-            }
+            printer.add(ItemReport(line: line, result))
         }
         if entries.isEmpty {
             invocation.note("notify: no unmatched items to replay")

@@ -46,24 +46,12 @@ enum ReceiptOutput {
         }
     }
 
-    /// `verify --apply` of a receipt: one in-app entry's result as its `apply` element shows it.
-    static func entryResult(_ entry: InAppPurchase, _ applied: ClientSubmission.EntryResult, line: Int) -> ItemResult {
-        switch applied {
-        case .incomplete(let why): return .rejected(line: line, code: ExitCode(applied.outcome), why)
-        case .skipped(let why):
-            return ItemResult(
-                line: line, verdict: applied.verdict.rawValue, code: ExitCode(applied.outcome), transactionId: entry.transactionId,
-                originalTransactionId: entry.originalTransactionId, detail: why)
-        case .applied(let event, let outcome): return .applied(line: line, event: event, outcome: outcome)
-        }
-    }
-
     /// The table line of one applied in-app entry, written as soon as the entry's result is final.
     static func writeEntry(
         _ invocation: Invocation, _ entry: InAppPurchase, _ applied: ClientSubmission.EntryResult, line: Int, dryRun: Bool
     ) {
         guard invocation.output == .table else { return }
-        let result = entryResult(entry, applied, line: line)
+        let result = ItemReport(line: line, entry: entry, applied)
         invocation.stdout.writeLine(
             "  apply\(dryRun ? " (dry run)" : "") \(entry.transactionId ?? "?"): \(result.verdict): \(result.detail ?? result.error ?? "")")
     }
@@ -76,6 +64,6 @@ enum ReceiptOutput {
         if receipt.inApp.isEmpty, invocation.output == .table {
             invocation.stdout.writeLine("  apply: the receipt holds no in-app purchase: nothing to apply")
         }
-        return .array(entries.map { entryResult($0.entry, $0.result, line: line).record.jsonObject() })
+        return .array(entries.map { ItemReport(line: line, entry: $0.entry, $0.result).record.jsonObject() })
     }
 }

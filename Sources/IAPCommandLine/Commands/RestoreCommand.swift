@@ -69,45 +69,8 @@ enum RestoreCommand {
 
     /// One row of an item's result as the printer shows it.
     /// `roots`: the JWS verifier's, named by the hint of an untrusted chain.
-    static func itemResult(_ row: RestoreSubmission.Row, line: Int, roots: TrustSettings.Roots) -> ItemResult {
-        let code = ExitCode(row.outcome)
-        switch row {
-        case .unreadable(let failure): return .rejected(line: line, failure)
-        case .refusedReceipt, .notATransaction: return .rejected(line: line, code: code, row.refusal ?? "")
-        case .emptyReceipt:
-            return ItemResult(
-                line: line, verdict: row.verdict.rawValue, code: code,
-                detail: "the app receipt holds no in-app purchase: nothing to restore")
-        case .incompleteEntry(let why): return .rejected(line: line, code: code, why)
-        case .skippedEntry(let entry, let why):
-            return ItemResult(
-                line: line, verdict: row.verdict.rawValue, code: code, transactionId: entry.transactionId,
-                originalTransactionId: entry.originalTransactionId, error: why)
-        case .refusedJWS(let failure, let report):
-            let hint =
-                report.kind == .notification
-                ? "this is a notification: restore takes the device's signed transactions"
-                : failure.code == .untrustedChain ? TrustSetup.untrustedHint(roots) : nil
-            return .rejected(line: line, failure, hint: hint)
-        case .restored(let tx, let result): return itemResult(result, line: line, tx: tx)
-        }
-    }
-
-    static func itemResult(_ result: RestoreResult, line: Int, tx: TransactionFacts) -> ItemResult {
-        var item = ItemResult(
-            line: line, verdict: result.verdict.rawValue, code: ExitCode(ItemOutcome(result.verdict)), transactionId: tx.transactionId,
-            originalTransactionId: tx.originalTransactionId, changes: result.changes, detail: result.detail)
-        item.extra = [
-            ("basis", result.basis.map { .string($0.rawValue) } ?? .null),
-            ("orders", .string(result.orderNos.joined(separator: " "))),
-            ("contract", result.contractId.map(JSONValue.string) ?? .null),
-            ("owner", result.owner.map(JSONValue.string) ?? .null),
-            ("status", result.contractStatus.map { .string($0.rawValue) } ?? .null),
-            ("expires", result.contractExpires.map { .string(Timestamp.iso8601($0)) } ?? .null),
-        ]
-        if let previous = result.previousOwner { item.extra.append(("previousOwner", .string(previous))) }
-        if let outcome = result.engineOutcome { item.extra.append(("engineVerdict", .string(outcome.verdict.rawValue))) }
-        return item
+    static func itemResult(_ row: RestoreSubmission.Row, line: Int, roots: TrustSettings.Roots) -> ItemReport {
+        ItemReport(line: line, row) { $0.hint(roots: roots) }
     }
 }
 

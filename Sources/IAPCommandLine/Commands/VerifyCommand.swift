@@ -213,9 +213,9 @@ enum VerifyCommand {
             } else {
                 invocation.stderr.writeLine("error: line \(line): \(why)")
             }
-            return ItemResult.poison(line: line, event, why).record.jsonObject()
+            return ItemReport.poison(line: line, event, why).record.jsonObject()
         case .applied(let event, let outcome):
-            let result = ItemResult.applied(line: line, event: event, outcome: outcome)
+            let result = ItemReport.applied(line: line, event: event, outcome: outcome)
             if invocation.output == .table {
                 invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(outcome.verdict.rawValue): \(outcome.detail)")
             }
