@@ -1,5 +1,3 @@
-import AppStoreJWS
-import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
@@ -51,7 +49,8 @@ enum RestoreCommand {
                         reminded = true
                     }
                 }
-                printer.add(itemResult(row, line: item.line, roots: verifiers.jwsRoots))
+                // A refused JWS is pointed at what the command takes, or at the trusted root in use.
+                printer.add(ItemReport(line: item.line, row) { $0.hint(roots: verifiers.jwsRoots) })
             }
         }
         if interruptible && Interrupt.isRequested {
@@ -65,12 +64,6 @@ enum RestoreCommand {
         }
         let note = apply ? (dryRun ? "dry run: nothing was written" : nil) : "look-up only: nothing was written (use --apply)"
         return printer.finish(command: "restore", extraNote: note)
-    }
-
-    /// One row of an item's result as the printer shows it.
-    /// `roots`: the JWS verifier's, named by the hint of an untrusted chain.
-    static func itemResult(_ row: RestoreSubmission.Row, line: Int, roots: TrustSettings.Roots) -> ItemReport {
-        ItemReport(line: line, row) { $0.hint(roots: roots) }
     }
 }
 
