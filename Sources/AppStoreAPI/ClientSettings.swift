@@ -64,3 +64,78 @@ extension AppStoreServerAPI {
             })
     }
 }
+
+/// The client settings of the `apple` commands, made from the values of their options and the process
+/// environment: the key file read and checked, the ids checked, the timeouts, and (tests only) the
+/// loopback server the environment names. What the caller warns about comes back as values.
+public struct APIClientSetup: Sendable {
+    /// Why no client settings could be made; the key file and the ids are checked in this order.
+    public enum Refusal: Error, Sendable {
+        /// No key file was given.
+        case noKeyFile
+        /// No key id was given, or an empty one.
+        case noKeyId
+        /// No issuer id was given, or an empty one.
+        case noIssuerId
+        /// The key id or the issuer id is malformed.
+        case credentials(APICredentials.Refusal)
+        /// The key file was refused (missing, not a file, readable by others, …).
+        case keyFile(APIKeyFile.Refusal)
+        /// The file holds no usable EC P-256 key.
+        case key(AppStoreAPIError)
+    }
+
+    /// The key id differs from the `KEYID` of the key file's name `AuthKey_KEYID.p8` (Apple refuses a mismatch).
+    public struct KeyIdMismatch: Sendable, Equatable {
+        public var keyId: String
+        /// The key file's name (its last path component).
+        public var fileName: String
+    }
+
+    /// Test-only: where the loopback test server is (see README "Talking to Apple").
+    public static let baseURLVariable = "IAPCTL_APPLE_API_BASE_URL"
+    public static let sandboxBaseURLVariable = "IAPCTL_APPLE_API_SANDBOX_BASE_URL"
+    public static let caFileVariable = "IAPCTL_APPLE_API_CA_FILE"
+    /// Test-only: the first backoff of a retry (ms); read whenever ``baseURLVariable`` is set.
+    public static let backoffVariable = "IAPCTL_APPLE_API_BACKOFF_MS"
+
+    public var settings: APIClientSettings
+    /// The key file read (a 401's likely causes name it).
+    public var keyFile: String
+    /// The production base URL of the test server in use instead of Apple's; nil: Apple's servers.
+    public var testServer: String?
+    /// Set when the key id and the key file's name disagree.
+    public var keyIdMismatch: KeyIdMismatch?
+
+    /// Checks that a key file, a key id and an issuer id are given (non-empty ids), the ids' formats,
+    /// then reads the key; a nil timeout or wait keeps ``APIClientSettings``'s default; `bundleId` nil is "".
+    public init(
+        keyFile: String?, keyId: String?, issuerId: String?, bundleId: String?, connectTimeout: Int? = nil,
+        totalTimeout: Int? = nil, maxRateLimitWait: Int64? = nil, environment: [String: String]
+    ) throws(Refusal) {
+        guard let keyFile else { throw .noKeyFile }
+        guard let keyId, !keyId.isEmpty else { throw .noKeyId }
+        guard let issuerId, !issuerId.isEmpty else { throw .noIssuerId }
+        do { try APICredentials.check(keyId: keyId, issuerId: issuerId) } catch { throw .credentials(error) }
+        let pem: [UInt8]
+        do { pem = try APIKeyFile.read(keyFile) } catch { throw .keyFile(error) }
+        self.keyFile = keyFile
+        let key: APIKey
+        do { key = try APIKey(pem: pem, keyId: keyId) } catch { throw .key(error) }
+        settings = APIClientSettings(key: key, issuerId: issuerId, bundleId: bundleId ?? "")
+        if let connectTimeout { settings.connectTimeout = connectTimeout }
+        if let totalTimeout { settings.totalTimeout = totalTimeout }
+        settings.maxRateLimitWait = maxRateLimitWait
+        let base = environment[Self.baseURLVariable]
+        if let base, !base.isEmpty {
+            settings.testServer = APIClientSettings.TestServer(
+                production: base, sandbox: environment[Self.sandboxBaseURLVariable],
+                caFile: environment[Self.caFileVariable])
+            testServer = base
+        }
+        if base != nil { settings.backoff = environment[Self.backoffVariable].flatMap(Int64.init) }
+        if let named = APIKeyFile.keyId(inFileName: keyFile), named != keyId {
+            keyIdMismatch = KeyIdMismatch(keyId: keyId, fileName: APIKeyFile.baseName(keyFile))
+        }
+    }
+}

@@ -145,6 +145,9 @@ public struct OrderLookup: Sendable {
         let items = try SignedTransactions.list(answer.json?["signedTransactions"], call: call, optional: status == 1)
         transactions = SignedTransactions(server: answer.server, items: items, pages: 1)
     }
+
+    /// Apple's status 0: the order ID is valid (1: invalid; nil: Apple did not say).
+    public var isValid: Bool { status == 0 }
 }
 
 /// One subscription of Get All Subscription Statuses: its latest signed transaction and renewal info.
@@ -203,4 +206,11 @@ extension AppStoreServerAPI {
         }
         return value
     }
+}
+
+/// Request a Test Notification's check, Get Test Notification Status.
+public enum TestNotification {
+    /// The test notification reached the server when Apple's last send attempt's `sendAttemptResult`
+    /// is `SUCCESS` (nil: no attempt yet).
+    public static func delivered(lastAttemptResult: String?) -> Bool { lastAttemptResult == "SUCCESS" }
 }

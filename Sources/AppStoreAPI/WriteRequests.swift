@@ -1,3 +1,5 @@
+public import AppStoreJWS
+
 /// Apple's limits on the values of the write requests (Extend a Subscription Renewal Date, Send
 /// Consumption Information, Set App Account Token), checked before anything is sent.
 public enum WriteRequest {
@@ -50,4 +52,18 @@ public enum WriteRequest {
         guard RequestIdentifier.isUUID(text) else { throw .appAccountToken(text) }
         return text
     }
+}
+
+/// What Apple's answers about the writes say.
+public enum WriteAnswer {
+    /// The fields of Get Status of Subscription Renewal Date Extensions, in the order they are shown.
+    public static let massExtensionStatusFields = [
+        "requestIdentifier", "complete", "completeDate", "succeededCount", "failedCount",
+    ]
+
+    /// Extend a Subscription Renewal Date: Apple extended it only when `success` is true.
+    public static func extended(_ answer: JSONValue?) -> Bool { answer?["success"]?.boolValue == true }
+
+    /// Get Status of Subscription Renewal Date Extensions: the mass extension is done when `complete` is true.
+    public static func massExtensionComplete(_ answer: JSONValue?) -> Bool { answer?["complete"]?.boolValue == true }
 }

@@ -42,6 +42,32 @@ public enum NotificationHistory {
         return entries
     }
 
+    /// The gap report: its rows, and how many of them were applied, are still not applied or were rejected.
+    public struct Gaps: Sendable {
+        public var rows: [NotificationGaps.Row]
+        /// Missing ones replayed with an outcome that counts as success (``ItemOutcome/success``).
+        public var applied = 0
+        /// Missing ones not replayed, or replayed without success.
+        public var remaining = 0
+        /// Ones that failed verification.
+        public var rejected = 0
+
+        /// Counts `rows`.
+        public init(_ rows: [NotificationGaps.Row]) {
+            self.rows = rows
+            for row in rows {
+                switch row {
+                case .rejected: rejected += 1
+                case .missing(_, _, _, _, let outcome?) where ItemOutcome(outcome.verdict) == .success: applied += 1
+                case .missing: remaining += 1
+                }
+            }
+        }
+
+        /// Nothing is missing (or everything missing was applied) and nothing was rejected: exit 0.
+        public var isClosed: Bool { remaining == 0 && rejected == 0 }
+    }
+
     /// Verifies each signed notification of `history` (in order) and compares them with the ledger
     /// (``NotificationGaps/compare(_:store:apply:engine:context:dryRun:)``): notifications the ledger
     /// already processed and repeats of one UUID are left out. With `apply` each missing one is
@@ -51,7 +77,7 @@ public enum NotificationHistory {
     public static func gaps(
         in history: [Entry], verifier: AppStoreVerifier, store: any Store, engine: SubscriptionEventEngine,
         context: EngineContext, apply: Bool, dryRun: Bool, refused: (VerificationFailure) -> Void = { _ in }
-    ) throws -> [NotificationGaps.Row] {
+    ) throws -> Gaps {
         var items: [NotificationGaps.Item] = []
         for entry in history {
             let report = verifier.verify(entry.jws, as: .notification)
@@ -69,6 +95,7 @@ public enum NotificationHistory {
             }
             items.append(.notification(event, attempts: entry.attempts))
         }
-        return try NotificationGaps.compare(items, store: store, apply: apply, engine: engine, context: context, dryRun: dryRun)
+        return Gaps(
+            try NotificationGaps.compare(items, store: store, apply: apply, engine: engine, context: context, dryRun: dryRun))
     }
 }

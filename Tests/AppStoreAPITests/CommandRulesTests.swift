@@ -1,3 +1,4 @@
+import AppStoreJWS
 import Foundation
 import Testing
 
@@ -177,5 +178,164 @@ import Testing
         #expect(!APIEnvironment.production.mayHaveAskedSandbox(followsEnvironment: true))
         #expect(APIEnvironment.sandbox.mayHaveAskedSandbox(followsEnvironment: false))
         #expect(APIEnvironment.sandbox.mayHaveAskedSandbox(followsEnvironment: true))
+    }
+}
+
+/// The client settings made from the options' values and the environment: what is refused, in which
+/// order, the defaults, the loopback test server, and the key id / file name mismatch.
+@Suite struct ClientSetupTests {
+    static let issuer = "57246542-96fe-1a63-e053-0824d011072a"
+
+    /// A folder holding `AuthKey_2X9R4HXF34.p8` (a fresh key, mode 0600), removed by the caller.
+    static func keyFolder(name: String = "AuthKey_2X9R4HXF34.p8", mode: Int = 0o600) throws -> (dir: String, file: String) {
+        let dir = try KeyFileTests.folder()
+        try KeyFileTests.write(try TestKey().pem, to: dir + "/" + name, mode: mode)
+        return (dir, dir + "/" + name)
+    }
+
+    static func refusal(
+        keyFile: String?, keyId: String? = "2X9R4HXF34", issuerId: String? = issuer
+    ) -> APIClientSetup.Refusal? {
+        do {
+            _ = try APIClientSetup(keyFile: keyFile, keyId: keyId, issuerId: issuerId, bundleId: "b", environment: [:])
+            return nil
+        } catch { return error }
+    }
+
+    @Test func refusesAMissingKeyFileKeyIdOrIssuerIdInThatOrder() throws {
+        guard case .noKeyFile? = Self.refusal(keyFile: nil, keyId: nil, issuerId: nil) else {
+            Issue.record("no key file was taken")
+            return
+        }
+        guard case .noKeyId? = Self.refusal(keyFile: "/none.p8", keyId: nil, issuerId: nil),
+            case .noKeyId? = Self.refusal(keyFile: "/none.p8", keyId: "", issuerId: nil)
+        else {
+            Issue.record("no key id was taken")
+            return
+        }
+        guard case .noIssuerId? = Self.refusal(keyFile: "/none.p8", issuerId: nil),
+            case .noIssuerId? = Self.refusal(keyFile: "/none.p8", issuerId: "")
+        else {
+            Issue.record("no issuer id was taken")
+            return
+        }
+    }
+
+    @Test func checksTheIdsBeforeReadingTheKeyThenTheFileThenTheKey() throws {
+        // The ids first: the file does not exist.
+        guard case .credentials(.keyId("2X9R-4HXF"))? = Self.refusal(keyFile: "/none.p8", keyId: "2X9R-4HXF"),
+            case .credentials(.issuerId("x"))? = Self.refusal(keyFile: "/none.p8", issuerId: "x")
+        else {
+            Issue.record("a malformed id was taken")
+            return
+        }
+        guard case .keyFile(.inaccessible(path: "/none.p8", errno: ENOENT))? = Self.refusal(keyFile: "/none.p8") else {
+            Issue.record("a missing key file was taken")
+            return
+        }
+        let open = try Self.keyFolder(mode: 0o644)
+        defer { try? FileManager.default.removeItem(atPath: open.dir) }
+        guard case .keyFile(.worldReadable)? = Self.refusal(keyFile: open.file) else {
+            Issue.record("a world-readable key file was taken")
+            return
+        }
+        let dir = try KeyFileTests.folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try KeyFileTests.write(Array("-----BEGIN PRIVATE KEY-----\nAAAA\n".utf8), to: dir + "/bad.p8", mode: 0o600)
+        guard case .key(let error)? = Self.refusal(keyFile: dir + "/bad.p8") else {
+            Issue.record("a file without a key was taken")
+            return
+        }
+        #expect(error.kind == .configuration)
+    }
+
+    @Test func takesTheValuesGivenAndKeepsTheDefaultsOtherwise() throws {
+        let key = try Self.keyFolder()
+        defer { try? FileManager.default.removeItem(atPath: key.dir) }
+        let plain = try APIClientSetup(
+            keyFile: key.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: nil, environment: [:])
+        #expect(plain.keyFile == key.file)
+        #expect(plain.settings.key.keyId == "2X9R4HXF34")
+        #expect(plain.settings.issuerId == Self.issuer)
+        #expect(plain.settings.bundleId == "")
+        #expect(plain.settings.connectTimeout == 10 && plain.settings.totalTimeout == 60)
+        #expect(plain.settings.maxRateLimitWait == nil && plain.settings.backoff == nil)
+        #expect(plain.settings.testServer == nil && plain.testServer == nil)
+        #expect(plain.keyIdMismatch == nil)
+
+        let given = try APIClientSetup(
+            keyFile: key.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: "com.example", connectTimeout: 3,
+            totalTimeout: 7, maxRateLimitWait: 90, environment: ["IAPCTL_APPLE_API_BACKOFF_MS": "5"])
+        #expect(given.settings.bundleId == "com.example")
+        #expect(given.settings.connectTimeout == 3 && given.settings.totalTimeout == 7)
+        #expect(given.settings.maxRateLimitWait == 90)
+        #expect(given.settings.backoff == nil, "the backoff is read only with a test server variable")
+    }
+
+    @Test func theEnvironmentNamesALoopbackTestServer() throws {
+        let key = try Self.keyFolder()
+        defer { try? FileManager.default.removeItem(atPath: key.dir) }
+        func setup(_ environment: [String: String]) throws -> APIClientSetup {
+            try APIClientSetup(
+                keyFile: key.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: "b", environment: environment)
+        }
+        let test = try setup([
+            "IAPCTL_APPLE_API_BASE_URL": "https://127.0.0.1:8443", "IAPCTL_APPLE_API_SANDBOX_BASE_URL": "https://127.0.0.1:8444",
+            "IAPCTL_APPLE_API_CA_FILE": "/tmp/ca.pem", "IAPCTL_APPLE_API_BACKOFF_MS": "20",
+        ])
+        #expect(test.testServer == "https://127.0.0.1:8443")
+        #expect(test.settings.testServer?.production == "https://127.0.0.1:8443")
+        #expect(test.settings.testServer?.sandbox == "https://127.0.0.1:8444")
+        #expect(test.settings.testServer?.caFile == "/tmp/ca.pem")
+        #expect(test.settings.backoff == 20)
+
+        let bare = try setup(["IAPCTL_APPLE_API_BASE_URL": "https://127.0.0.1:8443"])
+        #expect(bare.settings.testServer?.sandbox == nil && bare.settings.testServer?.caFile == nil)
+        #expect(bare.settings.backoff == nil)
+
+        // An empty base URL is no test server, though the backoff is still read.
+        let empty = try setup(["IAPCTL_APPLE_API_BASE_URL": "", "IAPCTL_APPLE_API_BACKOFF_MS": "20"])
+        #expect(empty.testServer == nil && empty.settings.testServer == nil)
+        #expect(empty.settings.backoff == 20)
+        #expect(try setup(["IAPCTL_APPLE_API_BACKOFF_MS": "x", "IAPCTL_APPLE_API_BASE_URL": "h"]).settings.backoff == nil)
+    }
+
+    @Test func aKeyIdOtherThanTheFileNamesIsAMismatch() throws {
+        let other = try Self.keyFolder(name: "AuthKey_OTHERKEY01.p8")
+        defer { try? FileManager.default.removeItem(atPath: other.dir) }
+        let mismatched = try APIClientSetup(
+            keyFile: other.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: "b", environment: [:])
+        #expect(mismatched.keyIdMismatch == .init(keyId: "2X9R4HXF34", fileName: "AuthKey_OTHERKEY01.p8"))
+        let plain = try Self.keyFolder(name: "key.p8")
+        defer { try? FileManager.default.removeItem(atPath: plain.dir) }
+        #expect(
+            try APIClientSetup(keyFile: plain.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: "b", environment: [:])
+                .keyIdMismatch == nil, "a file not named AuthKey_KEYID.p8 says nothing")
+    }
+}
+
+/// What Apple's answers about the writes and the test notification mean.
+@Suite struct AnswerMeaningTests {
+    @Test func anExtensionSucceededOnlyWhenAppleSaysSoAndAMassExtensionWhenComplete() throws {
+        #expect(WriteAnswer.extended(try JSONParser.parse(#"{"success":true,"effectiveDate":1}"#)))
+        #expect(!WriteAnswer.extended(try JSONParser.parse(#"{"success":false}"#)))
+        #expect(!WriteAnswer.extended(try JSONParser.parse(#"{"success":"true"}"#)))
+        #expect(!WriteAnswer.extended(try JSONParser.parse(#"{}"#)))
+        #expect(!WriteAnswer.extended(nil))
+        #expect(WriteAnswer.massExtensionComplete(try JSONParser.parse(#"{"complete":true,"succeededCount":3}"#)))
+        #expect(!WriteAnswer.massExtensionComplete(try JSONParser.parse(#"{"complete":false}"#)))
+        #expect(!WriteAnswer.massExtensionComplete(try JSONParser.parse(#"{"success":true}"#)))
+        #expect(!WriteAnswer.massExtensionComplete(nil))
+        #expect(
+            WriteAnswer.massExtensionStatusFields == [
+                "requestIdentifier", "complete", "completeDate", "succeededCount", "failedCount",
+            ])
+    }
+
+    @Test func aTestNotificationIsDeliveredWhenTheLastAttemptSucceeded() {
+        #expect(TestNotification.delivered(lastAttemptResult: "SUCCESS"))
+        #expect(!TestNotification.delivered(lastAttemptResult: "TIMED_OUT"))
+        #expect(!TestNotification.delivered(lastAttemptResult: "success"))
+        #expect(!TestNotification.delivered(lastAttemptResult: nil))
     }
 }

@@ -49,6 +49,12 @@ import Testing
         let invalid = try OrderLookup(
             APIAnswer(server: .production, status: 200, json: try JSONParser.parse(#"{"status":1}"#)), call: call)
         #expect(invalid.status == 1 && invalid.transactions.items.isEmpty)
+        #expect(!invalid.isValid)
+        for (json, valid) in [(#"{"status":0,"signedTransactions":[]}"#, true), (#"{"signedTransactions":[]}"#, false)] {
+            let lookup = try OrderLookup(
+                APIAnswer(server: .production, status: 200, json: try JSONParser.parse(json)), call: call)
+            #expect(lookup.isValid == valid, "\(json)")
+        }
         #expect(throws: AppStoreAPIError.self) {
             try OrderLookup(
                 APIAnswer(server: .production, status: 200, json: try JSONParser.parse(#"{"status":0,"signedTransactions":[1]}"#)),

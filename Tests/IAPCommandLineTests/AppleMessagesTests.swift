@@ -1,5 +1,6 @@
 import AppStoreAPI
 import CommandLineKit
+import Foundation
 import IAPOperations
 import Testing
 
@@ -54,6 +55,75 @@ struct AppleMessagesTests {
         #expect(
             Self.text(APICredentials.Refusal.issuerId("x"))
                 == "78 --issuer-id 'x' is not a UUID | copy it from App Store Connect")
+    }
+
+    /// The client settings' refusals (``APIClientSetup/Refusal``): a missing key file, key id or issuer
+    /// id in their own words; the others as the refusal they carry.
+    @Test func missingKeySettings() {
+        #expect(
+            Self.text(APIClientSetup.Refusal.noKeyFile)
+                == "78 no App Store Server API key: --key-file is not set | pass --key-file AuthKey_KEYID.p8 "
+                + "(or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); see README 'Talking to Apple'")
+        #expect(
+            Self.text(APIClientSetup.Refusal.noKeyId)
+                == "78 no key id: --key-id is not set | the 10-character id App Store Connect shows next to the key "
+                + "(IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
+        #expect(
+            Self.text(APIClientSetup.Refusal.noIssuerId)
+                == "78 no issuer id: --issuer-id is not set | the UUID above the keys in App Store Connect → Users and "
+                + "Access → Integrations → In-App Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
+        #expect(
+            Self.text(APIClientSetup.Refusal.credentials(.keyId("a-b"))) == Self.text(APICredentials.Refusal.keyId("a-b")))
+        #expect(
+            Self.text(APIClientSetup.Refusal.keyFile(.notAFile(path: "/k")))
+                == Self.text(APIKeyFile.Refusal.notAFile(path: "/k")))
+        let bad = AppStoreAPIError(.configuration, "cannot read the key", hint: "h")
+        #expect(Self.text(APIClientSetup.Refusal.key(bad)) == "78 cannot read the key | h")
+
+        let get = ["apple", "transactions", "get", "1", "--bundle-id", "com.example.app"]
+        let noFile = iapctl(get)
+        #expect(noFile.code == 78)
+        #expect(
+            noFile.err
+                == "error: no App Store Server API key: --key-file is not set\nhint: pass --key-file AuthKey_KEYID.p8 "
+                + "(or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); see README 'Talking to Apple'\n")
+        #expect(iapctl(get + ["--key-file", "/none.p8"]).err.hasPrefix("error: no key id: --key-id is not set\n"))
+        #expect(
+            iapctl(get + ["--key-file", "/none.p8", "--key-id", "K1"]).err.hasPrefix(
+                "error: no issuer id: --issuer-id is not set\n"))
+        let unread = iapctl(
+            get + ["--key-file", "/none.p8", "--key-id", "K1", "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a"])
+        #expect(unread.code == 78)
+        #expect(unread.err.hasPrefix("error: cannot read the key file /none.p8: No such file or directory\n"))
+    }
+
+    /// With a usable key, the test server and a key id other than the file's name are warned about
+    /// before anything is sent (a dry run sends nothing).
+    @Test func testServerAndKeyIdMismatchWarnings() throws {
+        let dir = NSTemporaryDirectory() + "apple-setup-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let key = dir + "/AuthKey_OTHERKEY01.p8"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let run = iapctl(
+            [
+                "apple", "set-app-account-token", "1", "--token", "7389a31a-fb6d-4569-a2a6-db7d85d84813", "--reason", "r",
+                "--dry-run", "--bundle-id", "com.example.app", "--key-file", key, "--key-id", "2X9R4HXF34",
+                "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a",
+            ], environment: ["IAPCTL_APPLE_API_BASE_URL": "https://127.0.0.1:9"])
+        #expect(run.code == 0, "\(run.err)")
+        #expect(
+            run.err.hasPrefix(
+                "warning: talking to the test server https://127.0.0.1:9 (IAPCTL_APPLE_API_BASE_URL), not to Apple\n"
+                    + "warning: --key-id 2X9R4HXF34 differs from the key file's name AuthKey_OTHERKEY01.p8; "
+                    + "Apple will refuse a mismatch\n"))
+        #expect(run.out.hasPrefix("PUT https://127.0.0.1:9/inApps/v1/transactions/1/appAccountToken\n"))
     }
 
     @Test func writeRequestsAndTheHistoryWindow() {

@@ -9,7 +9,7 @@ import Testing
 /// `--apply` replaying exactly those.
 @Suite("Notification history gaps")
 struct NotificationHistoryTests {
-    func gaps(_ world: World, _ history: [String], apply: Bool, dryRun: Bool = false) throws -> [NotificationGaps.Row] {
+    func gaps(_ world: World, _ history: [String], apply: Bool, dryRun: Bool = false) throws -> NotificationHistory.Gaps {
         try NotificationHistory.gaps(
             in: history.map { NotificationHistory.Entry(jws: $0) }, verifier: world.verifier, store: world.store,
             engine: SubscriptionEventEngine(), context: world.context, apply: apply, dryRun: dryRun)
@@ -91,7 +91,7 @@ struct NotificationHistoryTests {
         _ = try world.commit([received])
         let history = [forged, received, missed, missed]
 
-        let report = try gaps(world, history, apply: false)
+        let report = try gaps(world, history, apply: false).rows
         #expect(report.count == 2)
         guard case .rejected = report[0], case .missing(let event, _, .neverReceived, _, nil) = report[1] else {
             Issue.record("unexpected gaps: \(report)")
@@ -100,10 +100,10 @@ struct NotificationHistoryTests {
         #expect(event.notificationUUID == "buy-1")
         #expect(try world.counts.ledger == 1, "a report writes nothing")
 
-        #expect(try gaps(world, history, apply: true, dryRun: true).count == 2)
+        #expect(try gaps(world, history, apply: true, dryRun: true).rows.count == 2)
         #expect(try world.counts.ledger == 1, "a dry run writes nothing")
 
-        let applied = try gaps(world, history, apply: true)
+        let applied = try gaps(world, history, apply: true).rows
         guard case .missing(_, _, .neverReceived, _, let outcome?) = applied.last else {
             Issue.record("not applied: \(applied)")
             return
@@ -112,7 +112,44 @@ struct NotificationHistoryTests {
         #expect(try world.order(1)?.status == .paid)
         // The forged item is kept as rejected (once); nothing is missing any more.
         #expect(try world.counts.ledger == 3)
-        #expect(try gaps(world, history, apply: true).count == 1)
+        #expect(try gaps(world, history, apply: true).rows.count == 1)
         #expect(try world.counts.ledger == 3)
+    }
+
+    /// The counts the report's summary line and exit status come from: applied (or would be, in a dry
+    /// run), still missing (never replayed, or replayed without success), rejected.
+    @Test(arguments: Backend.available)
+    func theGapsCountWhatWasAppliedWhatIsStillMissingAndWhatWasRejected(_ backend: Backend) throws {
+        let world = try World(backend)
+        let forged = try RejectedItemsTests.forged(world)
+        let (received, missed) = (try world.lifecycle(0)[0], try world.lifecycle(1)[0])
+        // A renewal of a subscription no order bought: the engine cannot match it.
+        let orphan = try world.lifecycle(7)[1]
+        _ = try world.commit([received])
+        let history = [forged, received, missed, orphan, missed]
+
+        func counts(_ gaps: NotificationHistory.Gaps) -> [Int] { [gaps.applied, gaps.remaining, gaps.rejected] }
+        let report = try gaps(world, history, apply: false)
+        #expect(counts(report) == [0, 2, 1])
+        #expect(!report.isClosed)
+
+        let dryRun = try gaps(world, history, apply: true, dryRun: true)
+        #expect(counts(dryRun) == [1, 1, 1], "the dry run would apply the missed purchase, not the orphan")
+        #expect(!dryRun.isClosed)
+
+        let applied = try gaps(world, history, apply: true)
+        guard case .missing(_, _, _, _, let orphanOutcome?) = applied.rows.last else {
+            Issue.record("the orphan was not replayed: \(applied.rows)")
+            return
+        }
+        #expect(ItemOutcome(orphanOutcome.verdict) != .success)
+        #expect(counts(applied) == [1, 1, 1])
+        #expect(counts(try gaps(world, history, apply: true)) == [0, 1, 1], "the purchase is no longer missing")
+
+        let closed = try gaps(world, [received, missed], apply: false)
+        #expect(closed.rows.isEmpty)
+        #expect(counts(closed) == [0, 0, 0])
+        #expect(closed.isClosed)
+        #expect(!(try gaps(world, [forged], apply: false)).isClosed, "a rejected notification keeps the gap open")
     }
 }

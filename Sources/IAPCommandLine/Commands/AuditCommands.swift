@@ -103,14 +103,9 @@ enum AuditCommands {
         return "iapctl audit undo \(entry.id) --reason '…'"
     }
 
-    /// A stored row JSON (camelCase keys) as a record with snake_case keys (dates shown as dates).
+    /// A stored row (``AuditRows/columns(_:)``) as a record (dates shown as dates).
     static func rowRecord(_ json: String?) -> Record {
-        guard let json, let members = (try? JSONText.parse(json))?.objectMembers else { return Record() }
-        var columns: [(key: String, value: JSONValue)] = members.map { (RowRendering.snakeCase($0.key), $0.value) }
-        let rank = { (key: String) in RowRendering.schemaOrder.firstIndex(of: key) ?? RowRendering.schemaOrder.count }
-        columns = columns.enumerated().sorted { (rank($0.element.key), $0.offset) < (rank($1.element.key), $1.offset) }
-            .map(\.element)
-        return Record(columns)
+        Record(AuditRows.columns(json).map { (key: $0.column, value: $0.value) })
     }
 
     /// The `<id>` argument as a positive integer (`#12` accepted).

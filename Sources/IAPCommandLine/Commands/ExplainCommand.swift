@@ -172,10 +172,7 @@ enum ExplainCommand {
     }
 
     /// The status in a contract's audit JSON.
-    static func status(_ json: String?) -> String? {
-        guard let json, let value = try? JSONText.parse(json) else { return nil }
-        return value["status"]?.stringValue
-    }
+    static func status(_ json: String?) -> String? { AuditRows.status(json) }
 
     /// One sentence ending the trace.
     static func summary(_ contract: Contract, steps: [Record]) -> String {

@@ -45,19 +45,14 @@ enum GapReport {
         let store = try DbOpen.existing(invocation)
         let dryRun = invocation.flag(CommandTree.dryRun)
         let context = EngineContext(actor: invocation.actor, command: command)
-        let rows = try NotificationHistory.gaps(
+        let gaps = try NotificationHistory.gaps(
             in: items,
             verifier: verifier, store: store, engine: SubscriptionEventEngine(), context: context, apply: apply, dryRun: dryRun
         ) { invocation.stderr.writeLine("error: \($0.message)") }
-        var records: [Record] = []
-        var applied = 0
-        var remaining = 0
-        var rejected = 0
-        for row in rows {
+        let records = gaps.rows.map { row in
             var r = Record()
             switch row {
             case .rejected(let uuid, let message):
-                rejected += 1
                 r.append("notification_uuid", uuid)
                 r.append("verdict", Verdict.rejected.rawValue)
                 r.append("error", message)
@@ -74,16 +69,10 @@ enum GapReport {
                 r.append("last_attempt_result", attempts.last?.result)
                 r.append("last_attempt_date", attempts.last?.date)
                 r.append("send_attempts", sendAttempts(attempts))
-                if let outcome {
-                    r.append("verdict", outcome.verdict.rawValue)
-                    r.append("detail", outcome.detail)
-                    if ItemOutcome(outcome.verdict) == .success { applied += 1 } else { remaining += 1 }
-                } else {
-                    r.append("verdict", "missing")
-                    remaining += 1
-                }
+                r.append("verdict", outcome?.verdict.rawValue ?? "missing")
+                if let outcome { r.append("detail", outcome.detail) }
             }
-            records.append(r)
+            return r
         }
         let columns: [Column] = [
             Column("notification_uuid", title: "NOTIFICATION"), Column("notification_type", title: "TYPE"),
@@ -104,11 +93,11 @@ enum GapReport {
         }
         let verb = apply ? (dryRun ? "would apply" : "applied") : "missing"
         invocation.note(
-            "gap report: \(items.count) notifications in \(path); \(apply ? applied : remaining) \(verb)"
-                + (apply && remaining > 0 ? ", \(remaining) still not applied" : "")
-                + (rejected > 0 ? ", \(rejected) rejected" : "")
-                + (!apply && remaining > 0 ? "; replay them with --apply" : ""))
-        return remaining > 0 || rejected > 0 ? .failure : .success
+            "gap report: \(items.count) notifications in \(path); \(apply ? gaps.applied : gaps.remaining) \(verb)"
+                + (apply && gaps.remaining > 0 ? ", \(gaps.remaining) still not applied" : "")
+                + (gaps.rejected > 0 ? ", \(gaps.rejected) rejected" : "")
+                + (!apply && gaps.remaining > 0 ? "; replay them with --apply" : ""))
+        return gaps.isClosed ? .success : .failure
     }
 
     /// The items of every response in `text` (one document, an array of them, or one per line).

@@ -119,38 +119,15 @@ enum RowRendering {
 
     // MARK: field-level changes
 
-    /// Field-level difference of an audit row's before and after JSON (snake_case names; dates ISO).
-    ///
-    /// `id` and `updated_at` are left out: the audit row's own time says when.
+    /// Field-level difference of an audit row's before and after (``AuditEntry/changedFields``) as
+    /// people read it (dates ISO-8601, `auto_renew` true/false).
     static func auditChanges(_ entry: AuditEntry) -> [FieldChange] {
-        let before = entry.before.flatMap { try? JSONText.parse($0) }?.objectMembers ?? []
-        let after = entry.after.flatMap { try? JSONText.parse($0) }?.objectMembers ?? []
-        var keys: [String] = []
-        for (key, _) in before + after where !keys.contains(key) { keys.append(key) }
-        // Schema order (JSON keys are sorted), unknown columns last.
-        let rank = { (key: String) in schemaOrder.firstIndex(of: snakeCase(key)) ?? schemaOrder.count }
-        keys = keys.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
-        var out: [FieldChange] = []
-        for key in keys {
-            let column = snakeCase(key)
-            guard !["id", "updated_at", "created_at"].contains(column) else { continue }
-            // The row's own key is the audit row's key: not worth repeating for an insert.
-            if entry.before == nil, column == (entry.entity == .order ? "no" : "contract_id") { continue }
-            let old = before.first { $0.key == key }?.value
-            let new = after.first { $0.key == key }?.value
-            let oldText = old.flatMap { display($0, column: column) }
-            let newText = new.flatMap { display($0, column: column) }
-            if oldText != newText { out.append(FieldChange(column: column, before: oldText, after: newText)) }
+        entry.changedFields.compactMap { field in
+            let before = field.before.flatMap { display($0, column: field.column) }
+            let after = field.after.flatMap { display($0, column: field.column) }
+            return before == after ? nil : FieldChange(column: field.column, before: before, after: after)
         }
-        return out
     }
-
-    /// Column names in schema order (orders, then the contract-only ones).
-    static let schemaOrder: [String] =
-        Order(no: "", userId: "", productId: "").columnValues.map(\.0)
-        + Contract(contractId: "", userId: "", productId: "").columnValues.map(\.0).filter {
-            !["user_id", "product_id", "status", "expires_date", "environment"].contains($0)
-        } + ["last_event_date"]
 
     /// Changes as the engine reports them (values as stored) as people read them: dates ISO-8601,
     /// `auto_renew` true/false.
@@ -190,17 +167,7 @@ enum RowRendering {
     }
 
     /// `userId` → `user_id`, `contractId` → `contract_id`.
-    static func snakeCase(_ name: String) -> String {
-        var out = ""
-        for character in name {
-            if character.isUppercase {
-                out += "_" + character.lowercased()
-            } else {
-                out.append(character)
-            }
-        }
-        return out
-    }
+    static func snakeCase(_ name: String) -> String { AuditRows.columnName(name) }
 
     /// A JSON value as text for a change line; dates (ms under `*_date`/`*_at`) as ISO-8601.
     static func display(_ value: JSONValue, column: String) -> String? {

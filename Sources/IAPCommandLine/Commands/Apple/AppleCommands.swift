@@ -221,7 +221,7 @@ enum AppleCommands {
         let call = Endpoint.lookup(orderId: orderId)
         // Order IDs exist only in Production: auto asks Sandbox only when Production refuses the token.
         let lookup = try OrderLookup(try session.send(call, sandboxOnNotFound: false), call: call)
-        guard lookup.status == 0 else {
+        guard lookup.isValid else {
             throw CLIError(
                 .notFound, "Apple says order ID \(orderId) is invalid (status \(lookup.status.map(String.init) ?? "missing"))",
                 hint: "check it against the customer's receipt e-mail (e.g. MK5TTTVWJH); it is not a transactionId")

@@ -188,7 +188,7 @@ enum AppleNotifications {
             let reports = try session.verified([items[0].jws], as: .notification, from: answer.server, what: "test notification")
             invocation.emit([record(items[0], reports[0], structured: invocation.output.isStructured)], columns: columns)
         }
-        let delivered = items[0].attempts.last?.result == "SUCCESS"
+        let delivered = TestNotification.delivered(lastAttemptResult: items[0].attempts.last?.result)
         invocation.note(delivered ? "delivered" : "not delivered (last attempt: \(items[0].attempts.last?.result ?? "none yet"))")
         return delivered ? .success : .failure
     }

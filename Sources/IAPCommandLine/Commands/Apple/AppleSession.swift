@@ -29,55 +29,27 @@ final class AppleSession {
     let keyFile: String
     let keyId: String
 
-    /// Test-only: where the loopback test server is (see README "Talking to Apple").
-    static let baseURLVariable = "IAPCTL_APPLE_API_BASE_URL"
-    static let sandboxBaseURLVariable = "IAPCTL_APPLE_API_SANDBOX_BASE_URL"
-    static let caFileVariable = "IAPCTL_APPLE_API_CA_FILE"
-
     init(_ invocation: Invocation) throws {
         self.invocation = invocation
         environment = APIEnvironment(rawValue: invocation.value(AppleCommands.environmentOption) ?? "auto") ?? .auto
-        guard let keyFile = invocation.value(AppleCommands.keyFileOption) else {
-            throw CLIError(
-                .config, "no App Store Server API key: --key-file is not set",
-                hint: "pass --key-file AuthKey_KEYID.p8 (or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); "
-                    + "see README 'Talking to Apple'")
-        }
-        guard let keyId = invocation.value(AppleCommands.keyIdOption), !keyId.isEmpty else {
-            throw CLIError(
-                .config, "no key id: --key-id is not set",
-                hint: "the 10-character id App Store Connect shows next to the key (IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
-        }
-        guard let issuerId = invocation.value(AppleCommands.issuerIdOption), !issuerId.isEmpty else {
-            throw CLIError(
-                .config, "no issuer id: --issuer-id is not set",
-                hint: "the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
-                    + "Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
-        }
-        try APICredentials.check(keyId: keyId, issuerId: issuerId)
-        let bundleId = invocation.value(AppleCommands.bundleIdOption) ?? ""
-        self.keyFile = keyFile
-        self.keyId = keyId
-        var settings = APIClientSettings(
-            key: try APIKey(pem: try APIKeyFile.read(keyFile), keyId: keyId), issuerId: issuerId, bundleId: bundleId)
-        settings.connectTimeout = Int(invocation.value(AppleCommands.connectTimeoutOption) ?? "") ?? 10
-        settings.totalTimeout = Int(invocation.value(AppleCommands.timeoutOption) ?? "") ?? 60
-        settings.maxRateLimitWait = invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init)
-        let base = invocation.environment[Self.baseURLVariable]
-        if let base, !base.isEmpty {
-            settings.testServer = APIClientSettings.TestServer(
-                production: base, sandbox: invocation.environment[Self.sandboxBaseURLVariable],
-                caFile: invocation.environment[Self.caFileVariable])
-        }
-        if base != nil { settings.backoff = invocation.environment["IAPCTL_APPLE_API_BACKOFF_MS"].flatMap(Int64.init) }
-        api = try AppStoreServerAPI.make(settings)
-        if let base, !base.isEmpty {
-            invocation.warn("talking to the test server \(base) (\(Self.baseURLVariable)), not to Apple")
+        let setup = try APIClientSetup(
+            keyFile: invocation.value(AppleCommands.keyFileOption), keyId: invocation.value(AppleCommands.keyIdOption),
+            issuerId: invocation.value(AppleCommands.issuerIdOption),
+            bundleId: invocation.value(AppleCommands.bundleIdOption),
+            connectTimeout: invocation.value(AppleCommands.connectTimeoutOption).flatMap { Int($0) },
+            totalTimeout: invocation.value(AppleCommands.timeoutOption).flatMap { Int($0) },
+            maxRateLimitWait: invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init),
+            environment: invocation.environment)
+        keyFile = setup.keyFile
+        keyId = setup.settings.key.keyId
+        api = try AppStoreServerAPI.make(setup.settings)
+        if let base = setup.testServer {
+            invocation.warn("talking to the test server \(base) (\(APIClientSetup.baseURLVariable)), not to Apple")
         }
         api.log = { [invocation] in invocation.note($0) }
-        if let named = APIKeyFile.keyId(inFileName: keyFile), named != keyId {
+        if let mismatch = setup.keyIdMismatch {
             invocation.warn(
-                "--key-id \(keyId) differs from the key file's name \(APIKeyFile.baseName(keyFile)); Apple will refuse a mismatch")
+                "--key-id \(mismatch.keyId) differs from the key file's name \(mismatch.fileName); Apple will refuse a mismatch")
         }
     }
 
@@ -212,6 +184,30 @@ final class AppleSession {
         r.append("environment", tx?.environment)
         if structured { r.append("payload", report.payload ?? .null) }
         return r
+    }
+}
+
+extension APIClientSetup.Refusal: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .noKeyFile:
+            CLIError(
+                .config, "no App Store Server API key: --key-file is not set",
+                hint: "pass --key-file AuthKey_KEYID.p8 (or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); "
+                    + "see README 'Talking to Apple'")
+        case .noKeyId:
+            CLIError(
+                .config, "no key id: --key-id is not set",
+                hint: "the 10-character id App Store Connect shows next to the key (IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
+        case .noIssuerId:
+            CLIError(
+                .config, "no issuer id: --issuer-id is not set",
+                hint: "the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
+                    + "Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
+        case .credentials(let refusal): refusal.cliError
+        case .keyFile(let refusal): refusal.cliError
+        case .key(let error): error.cliError
+        }
     }
 }
 

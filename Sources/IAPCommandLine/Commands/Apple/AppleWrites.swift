@@ -160,7 +160,7 @@ enum AppleWrites {
                         + "\(invocation.value(productOption) ?? "") \(answer?["requestIdentifier"]?.stringValue ?? "")'")
                 return .success
             }
-            guard answer?["success"]?.boolValue == true else {
+            guard WriteAnswer.extended(answer) else {
                 invocation.warn("Apple did not extend the subscription (success is not true); see its answer")
                 return .failure
             }
@@ -175,11 +175,11 @@ enum AppleWrites {
             try session.api.send(call, to: AppleNotifications.server(session))
         }
         var r = Record()
-        for key in ["requestIdentifier", "complete", "completeDate", "succeededCount", "failedCount"] {
+        for key in WriteAnswer.massExtensionStatusFields {
             r.append(RowRendering.snakeCase(key), answer.json?[key] ?? .null)
         }
         invocation.emit([r])
-        return answer.json?["complete"]?.boolValue == true ? .success : .failure
+        return WriteAnswer.massExtensionComplete(answer.json) ? .success : .failure
     }
 
     static func runConsumption(_ invocation: Invocation) throws -> ExitCode {
