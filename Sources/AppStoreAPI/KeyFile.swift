@@ -1,3 +1,5 @@
+import IAPFoundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -32,21 +34,13 @@ public enum APIKeyFile {
         guard stat(path, &info) == 0 else { throw .inaccessible(path: path, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
         guard info.st_mode & 0o004 == 0 else { throw .worldReadable(path: path) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        defer { _ = close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count <= maxBytes {
-            var count = 0
-            repeat {
-                count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress!, $0.count) }
-            } while count < 0 && errno == EINTR
-            guard count >= 0 else { throw .cannotRead(path: path, errno: errno) }
-            if count == 0 { return bytes }
-            bytes += chunk.prefix(count)
+        do { return try BoundedFile.read(path, maxBytes: maxBytes) } catch {
+            switch error {
+            case .cannotOpen(let code): throw .cannotOpen(path: path, errno: code)
+            case .cannotRead(let code): throw .cannotRead(path: path, errno: code)
+            case .tooLarge(let limit): throw .tooLarge(path: path, maxBytes: limit)
+            }
         }
-        throw .tooLarge(path: path, maxBytes: maxBytes)
     }
 
     /// The last component of `path`.
@@ -59,9 +53,6 @@ public enum APIKeyFile {
         return String(name.dropFirst(8).dropLast(3))
     }
 }
-
-/// `read(2)` (the name is taken inside ``APIKeyFile``).
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
 
 /// The ids a token names: the key id (letters and digits) and the issuer id (a UUID).
 public enum APICredentials {

@@ -51,26 +51,15 @@ extension TrustConfiguration {
     }
 
     private static func readRootFile(_ path: String) throws(RootFileRefusal) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        defer { _ = close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count <= maxRootFileBytes {
-            var count = 0
-            repeat {
-                count = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress!, $0.count) }
-            } while count < 0 && errno == EINTR
-            guard count >= 0 else { throw .cannotRead(path: path, errno: errno) }
-            if count == 0 { return bytes }
-            bytes += chunk.prefix(count)
+        do { return try BoundedFile.read(path, maxBytes: maxRootFileBytes) } catch {
+            switch error {
+            case .cannotOpen(let code): throw .cannotOpen(path: path, errno: code)
+            case .cannotRead(let code): throw .cannotRead(path: path, errno: code)
+            case .tooLarge(let maxBytes): throw .tooLarge(path: path, maxBytes: maxBytes)
+            }
         }
-        throw .tooLarge(path: path, maxBytes: maxRootFileBytes)
     }
 }
-
-/// `read(2)`.
-private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
 
 extension VerificationFailure {
     /// OpenSSL's words for why a chain failed (in an `untrustedChain` message or the chain
