@@ -184,7 +184,7 @@ struct EngineRun {
         guard let owner, owner != named.userId else { return nil }
         return "conflict: transaction \(tx.transactionId) names order \(named.no) of user \(named.userId), but subscription "
             + "\(originalId) belongs to \(owner); nothing changed (one owner per contract). Decide with "
-            + "`iapctl restore --user \(named.userId) --policy transfer` or correct the order"
+            + "`iapctl restore --user \(ShellWord.word(named.userId)) --policy transfer` or correct the order"
     }
 
     /// The order an appAccountToken names (order numbers are lowercase; Apple may echo either case).

@@ -450,6 +450,8 @@ struct SpecificationTests {
         #expect(out.verdict == .conflict)
         #expect(out.changes.isEmpty)
         #expect(out.detail.contains("bob") && out.detail.contains("alice"))
+        // The command it suggests names the order's user as one shell word.
+        #expect(out.detail.contains("`iapctl restore --user bob --policy transfer`"))
         #expect(try h.snapshot() == before)
         #expect(try h.order(bobOrder)?.status == .pending)
         #expect(try h.ledger().contains { $0.verdict == .conflict && $0.raw == hijack.raw })
