@@ -1,3 +1,4 @@
+import IAPFoundation
 import StoreSQL
 import SubscriptionEngine
 
@@ -52,7 +53,7 @@ public final class MySQLStore: SQLStoreBackend {
         connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
         transactions = SQLTransactions(
             connection: connection, dialect: .mysql, supported: Schema.supported, label: url.description,
-            dbArgument: "'\(url)'")
+            dbArgument: ShellWord.word(url.description))
         let cap = Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds)
         if let lockWaitTimeoutSeconds {
             try connection.run(MySQLSQL.lockWaitTimeout, [.int(Int64(min(lockWaitTimeoutSeconds, cap)))])

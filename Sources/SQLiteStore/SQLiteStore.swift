@@ -1,4 +1,5 @@
 internal import CSQLite
+import IAPFoundation
 import StoreSQL
 import SubscriptionEngine
 
@@ -60,12 +61,12 @@ public final class SQLiteStore: SQLStoreBackend {
             if case .unavailable = error, !inMemory, stat(path, &info) != 0, errno == ENOENT {
                 // Removed between the check above and the open.
                 throw StoreError.notFound(
-                    "database \(path) does not exist; create it with: iapctl db init --db \(path)")
+                    "database \(path) does not exist; create it with: iapctl db init --db \(ShellWord.word(path))")
             }
             throw Self.openError(error, path: path)
         }
         transactions = SQLTransactions(
-            connection: database, dialect: .sqlite, supported: Migrations.supported, label: path, dbArgument: path)
+            connection: database, dialect: .sqlite, supported: Migrations.supported, label: path, dbArgument: ShellWord.word(path))
         do {
             try database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             try configure(inMemory: inMemory)
@@ -154,7 +155,7 @@ public final class SQLiteStore: SQLStoreBackend {
         guard create else {
             if missing {
                 throw StoreError.notFound(
-                    "database \(path) does not exist; create it with: iapctl db init --db \(path)")
+                    "database \(path) does not exist; create it with: iapctl db init --db \(ShellWord.word(path))")
             }
             throw StoreError.unavailable("cannot access database \(path): \(String(cString: strerror(errno)))")
         }

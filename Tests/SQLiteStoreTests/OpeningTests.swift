@@ -18,6 +18,14 @@ struct OpeningTests {
         }
         #expect(!scratch.exists(path))
         #expect(!scratch.exists(path + "-wal"))
+        // The command in the message is one the reader can paste: a path with a space is quoted.
+        let spaced = scratch.path("my data.db")
+        #expect(
+            throws: StoreError.notFound(
+                "database \(spaced) does not exist; create it with: iapctl db init --db '\(spaced)'")
+        ) {
+            _ = try SQLiteStore(path: spaced, create: false)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).isEmpty)
     }
 
