@@ -28,3 +28,19 @@ extension StringProtocol where SubSequence == Substring {
         return self[start..<end]
     }
 }
+
+extension String {
+    /// A camelCase name in snake_case: `userId` → `user_id`, `requestIdentifier` → `request_identifier`
+    /// (a model's property as its column, Apple's JSON keys as output keys).
+    public var snakeCased: String {
+        var out = ""
+        for character in self {
+            if character.isUppercase {
+                out += "_" + character.lowercased()
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}

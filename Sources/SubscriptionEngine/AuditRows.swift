@@ -7,7 +7,7 @@ public enum AuditRows {
     /// A stored row as (column name, value) pairs in schema order (members of no known column last,
     /// in their order); none when there is no row or it is not a JSON object.
     public static func columns(_ json: String?) -> [(column: String, value: JSONValue)] {
-        inSchemaOrder(members(json).map { (columnName($0.key), $0.value) })
+        inSchemaOrder(members(json).map { ($0.key.snakeCased, $0.value) })
     }
 
     /// The row's `status`, when it has one.
@@ -21,19 +21,6 @@ public enum AuditRows {
         + Contract(contractId: "", userId: "", productId: "").columnValues.map(\.0).filter {
             !["user_id", "product_id", "status", "expires_date", "environment"].contains($0)
         } + ["last_event_date"]
-
-    /// A property name as its column's: `userId` → `user_id`.
-    public static func columnName(_ property: String) -> String {
-        var out = ""
-        for character in property {
-            if character.isUppercase {
-                out += "_" + character.lowercased()
-            } else {
-                out.append(character)
-            }
-        }
-        return out
-    }
 
     static func members(_ json: String?) -> [(key: String, value: JSONValue)] {
         guard let json, let value = try? JSONText.parse(json) else { return [] }
@@ -65,7 +52,7 @@ extension AuditEntry {
         let after = AuditRows.members(self.after)
         var keys: [String] = []
         for (key, _) in before + after where !keys.contains(key) { keys.append(key) }
-        let ordered = AuditRows.inSchemaOrder(keys.map { (column: AuditRows.columnName($0), value: $0) })
+        let ordered = AuditRows.inSchemaOrder(keys.map { (column: $0.snakeCased, value: $0) })
         let ownKey = entity == .order ? "no" : "contract_id"
         return ordered.compactMap { column, key in
             guard !["id", "updated_at", "created_at"].contains(column) else { return nil }

@@ -95,8 +95,8 @@ enum ExplainCommand {
             r.append("event", RowRendering.eventName(event))
             r.append("rule", rule.name)
             r.append("verdict", event.verdict.rawValue)
-            r.append("status_before", status(contractAudit?.before))
-            r.append("status_after", status(contractAudit?.after))
+            r.append("status_before", AuditRows.status(contractAudit?.before))
+            r.append("status_after", AuditRows.status(contractAudit?.after))
             r.append("state", stateText(contractAudit, current: nil))
             let auditIds = audits.map(\.id).sorted()
             r.append(
@@ -113,8 +113,8 @@ enum ExplainCommand {
             r.append("event", audit.command)
             r.append("rule", "manual change by \(audit.actor)")
             r.append("verdict", "audited")
-            r.append("status_before", audit.entity == .contract ? status(audit.before) : nil)
-            r.append("status_after", audit.entity == .contract ? status(audit.after) : nil)
+            r.append("status_before", audit.entity == .contract ? AuditRows.status(audit.before) : nil)
+            r.append("status_after", audit.entity == .contract ? AuditRows.status(audit.after) : nil)
             r.append("state", audit.entity == .contract ? stateText(audit, current: nil) : "order \(audit.key)")
             let changes = RowRendering.changeText(RowRendering.auditChanges(audit), separator: ", ")
             r.append(
@@ -161,8 +161,8 @@ enum ExplainCommand {
     /// `active → canceled`, `= active` (unchanged), or `-`.
     static func stateText(_ audit: AuditEntry?, current: String?) -> String {
         guard let audit else { return "(no change)" }
-        let before = status(audit.before)
-        let after = status(audit.after)
+        let before = AuditRows.status(audit.before)
+        let after = AuditRows.status(audit.after)
         switch (before, after) {
         case (nil, let after?): return "created \(after)"
         case (let before?, let after?) where before != after: return "\(before) → \(after)"
@@ -170,9 +170,6 @@ enum ExplainCommand {
         default: return "-"
         }
     }
-
-    /// The status in a contract's audit JSON.
-    static func status(_ json: String?) -> String? { AuditRows.status(json) }
 
     /// One sentence ending the trace.
     static func summary(_ contract: Contract, steps: [Record]) -> String {

@@ -166,9 +166,6 @@ enum RowRendering {
         return result
     }
 
-    /// `userId` → `user_id`, `contractId` → `contract_id`.
-    static func snakeCase(_ name: String) -> String { AuditRows.columnName(name) }
-
     /// A JSON value as text for a change line; dates (ms under `*_date`/`*_at`) as ISO-8601.
     static func display(_ value: JSONValue, column: String) -> String? {
         switch value {

@@ -176,7 +176,7 @@ enum AppleWrites {
         }
         var r = Record()
         for key in WriteAnswer.massExtensionStatusFields {
-            r.append(RowRendering.snakeCase(key), answer.json?[key] ?? .null)
+            r.append(key.snakeCased, answer.json?[key] ?? .null)
         }
         invocation.emit([r])
         return WriteAnswer.massExtensionComplete(answer.json) ? .success : .failure
@@ -247,7 +247,7 @@ enum AppleWrites {
         var r = Record()
         r.append("audit_id", outcome.auditId)
         r.append("http_status", Int64(answer.status))
-        for (key, value) in answer.json?.objectMembers ?? [] { r.append(RowRendering.snakeCase(key), value) }
+        for (key, value) in answer.json?.objectMembers ?? [] { r.append(key.snakeCased, value) }
         invocation.emit([r])
         return try done(answer.json)
     }
