@@ -45,5 +45,16 @@ public enum AppleChoices {
         case billingRetry = "3"
         case gracePeriod = "4"
         case revoked = "5"
+
+        /// The status as output names it.
+        public var name: String {
+            switch self {
+            case .active: "active"
+            case .expired: "expired"
+            case .billingRetry: "billing_retry"
+            case .gracePeriod: "grace_period"
+            case .revoked: "revoked"
+            }
+        }
     }
 }

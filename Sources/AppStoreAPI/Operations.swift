@@ -159,9 +159,8 @@ public struct SubscriptionStatusItem: Sendable {
     public var renewal: String?
 
     /// Apple's status numbers by name.
-    public static let statusNames: [Int64: String] = [
-        1: "active", 2: "expired", 3: "billing_retry", 4: "grace_period", 5: "revoked",
-    ]
+    public static let statusNames: [Int64: String] = Dictionary(
+        uniqueKeysWithValues: AppleChoices.SubscriptionStatus.allCases.map { (Int64($0.rawValue)!, $0.name) })
 
     /// Every `lastTransactions` item of every subscription group of the answer, in Apple's order.
     public static func items(_ answer: APIAnswer, call: APICall) throws(AppStoreAPIError) -> [SubscriptionStatusItem] {

@@ -44,6 +44,13 @@ import Testing
         }
     }
 
+    /// The status numbers `--status` offers and the names output shows come from one enumeration.
+    @Test func subscriptionStatusNamesFollowApplesNumbers() {
+        #expect(
+            SubscriptionStatusItem.statusNames
+                == [1: "active", 2: "expired", 3: "billing_retry", 4: "grace_period", 5: "revoked"])
+    }
+
     @Test func orderLookupInvalidStatusAllowsMissingList() throws {
         let call = Endpoint.lookup(orderId: "MK5TTTVWJH")
         let invalid = try OrderLookup(
