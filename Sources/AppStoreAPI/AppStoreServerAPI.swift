@@ -117,8 +117,6 @@ public final class AppStoreServerAPI {
 
     /// Apple's error codes that mean "try again".
     public static let retryableCodes: Set<Int64> = [4040002, 4040004, 4040006, 5000001]
-    /// Apple's "not found in this environment" codes that make `auto` try Sandbox.
-    public static let notFoundCodes: Set<Int64> = [4040010, 4040005, 4040001]
 
     let tokens: TokenIssuer
     let transport: HTTPTransport
