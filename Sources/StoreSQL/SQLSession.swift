@@ -221,6 +221,26 @@ public final class SQLSession: StoreSession {
         try rows(StoreTables.audit, StoreSQL.auditById, [.int(id)]).first
     }
 
+    // MARK: checkpoints
+
+    public func checkpoint(named name: String) throws -> Checkpoint? {
+        try rows(StoreTables.checkpoints, locking(StoreSQL.checkpointByName), [.text(name)]).first
+    }
+
+    public func saveCheckpoint(_ checkpoint: Checkpoint) throws {
+        if let saved = try self.checkpoint(named: checkpoint.name) {
+            var row = checkpoint
+            row.id = saved.id
+            try update(StoreTables.checkpoints, row, "checkpoint", id: saved.id)
+        } else {
+            _ = try insert(StoreTables.checkpoints, checkpoint)
+        }
+    }
+
+    public func deleteCheckpoint(named name: String) throws -> Bool {
+        try write(StoreSQL.deleteCheckpoint, [.text(name)]).changed > 0
+    }
+
     // MARK: misc
 
     public func counts() throws -> StoreCounts {

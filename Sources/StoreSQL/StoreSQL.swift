@@ -72,6 +72,10 @@ public enum StoreSQL {
         "SELECT id FROM \(table) WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)\(forUpdate)"
     }
 
+    // MARK: checkpoints
+    public static let checkpointByName = StoreTables.checkpoints.select("WHERE name = ?")
+    public static let deleteCheckpoint = "DELETE FROM iap_checkpoints WHERE name = ?"
+
     // MARK: audit
     public static let auditByEntity = audit.select("WHERE entity = ? AND entity_key = ? ORDER BY id")
     public static let auditById = audit.select("WHERE id = ?")

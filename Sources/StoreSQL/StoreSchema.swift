@@ -292,6 +292,17 @@ public enum StoreSchema {
                         ]))
             ],
             ifMissing: true),
+        // Where repeated jobs resume (issue #23): Notification History read and applied up to a
+        // point, an interrupted `apple reconcile --all`.
+        SchemaMigration(
+            version: 5, name: "job checkpoints (iap_checkpoints)",
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_checkpoints",
+                        columns: [id, key("name"), SchemaColumn("value", .longText), stamp("updated_at")],
+                        indexes: [SchemaIndex("uq_iap_checkpoints_name", ["name"], unique: true)]))
+            ]),
     ]
 
     /// The newest version this build knows.

@@ -86,12 +86,20 @@ public enum StoreTables {
         "iap_ledger_chains", blank: ChainRow(digest: [], chain: []),
         [ModelColumn("id", \.id), ModelColumn("digest", \.digest), ModelColumn("chain", \.chain)])
 
+    public static let checkpoints = SQLTable(
+        "iap_checkpoints", blank: Checkpoint(name: "", value: "", updatedAt: 0),
+        [
+            ModelColumn("id", \.id), ModelColumn("name", \.name), ModelColumn("value", \.value),
+            ModelColumn("updated_at", \.updatedAt),
+        ])
+
     /// Every table's name and columns, for the check against the schema.
     public static var all: [(name: String, columns: [String])] {
         [
             (orders.name, orders.columnNames), (contracts.name, contracts.columnNames),
             (ledger.name, ledger.columnNames), (audit.name, audit.columnNames), (facts.name, facts.columnNames),
             (claims.name, claims.columnNames), (chains.name, chains.columnNames),
+            (checkpoints.name, checkpoints.columnNames),
         ]
     }
 }

@@ -15,8 +15,9 @@ public struct Versioned<Value: Sendable & Equatable>: Sendable, Equatable {
     /// The stored body, the last tie-breaker between versions signed at the same moment.
     var body: String
 
-    /// Newer: later `signedDate`; at the same moment Apple's notification before a restore before
-    /// the app's submission; then the body, so the choice never depends on arrival order.
+    /// Newer: later `signedDate`; at the same moment Apple's word (a notification or an API answer)
+    /// before a restore before the app's submission; then the body, so the choice never depends on
+    /// arrival order.
     func isNewer(than other: Versioned) -> Bool {
         if signedDate != other.signedDate { return signedDate > other.signedDate }
         if source.authority != other.source.authority { return source.authority > other.source.authority }
@@ -25,10 +26,10 @@ public struct Versioned<Value: Sendable & Equatable>: Sendable, Equatable {
 }
 
 extension EventSource {
-    /// Apple's notifications first, then restore, then the app's own submissions.
+    /// Apple's word first (pushed or pulled), then restore, then the app's own submissions.
     var authority: Int {
         switch self {
-        case .apple: return 2
+        case .apple, .appleAPI: return 2
         case .restore: return 1
         case .client: return 0
         }
@@ -183,13 +184,16 @@ public struct Derived: Sendable, Equatable {
 /// and `contracts explain` call it on the facts signed by then.
 ///
 /// - Transactions: the newest signed version of each wins. A refund or revocation stays until a
-///   newer version signed by Apple in a notification lifts it (REFUND_REVERSED); the app's or a
-///   restore's submission never lifts it.
+///   newer version that is Apple's word lifts it (REFUND_REVERSED, or Apple's API answering the
+///   transaction unrevoked); the app's or a restore's submission never lifts it.
 /// - Current period: the subscription's transaction with the latest purchase that no newer version
 ///   marks `isUpgraded` (so an upgrade takes effect at once, a downgrade or crossgrade at the next renewal).
-/// - Status: the newest of (a) Apple's `data.status` of each notification, or what its
-///   type/subtype implies when it carries none, and (b) a paid period's purchase (`active`) or the
-///   current period's revocation (`revoked`); at the same moment the notification wins. A revoked
+/// - Status: the newest of (a) Apple's `data.status` of each notification (or the `status` Apple's
+///   API answered), or what its type/subtype implies when it carries none, and (b) a paid period's
+///   payment (`active`), dated by when Apple signed it — whatever path it came by — within its
+///   period (a renewal signed ahead of its period counts from its purchase, a period signed after it
+///   ended from its end), or the current period's revocation (`revoked`); at the same moment Apple's
+///   statement wins. A revoked
 ///   current period is `revoked` whatever was said after (only a newer Apple version lifts it). Auto-renew
 ///   toggles carry no status of their own. `active` with auto-renew off is `canceled`.
 /// - auto_renew and next_product_id: the newest renewal info (or DID_CHANGE_RENEWAL_STATUS).
@@ -227,7 +231,7 @@ public enum Derivation {
         var tx = newest.value
         if tx.revocationDate == nil, let revoked = newestOf(versions.filter { $0.value.revocationDate != nil }) {
             let lifted = versions.contains {
-                $0.source == .apple && $0.value.revocationDate == nil && $0.signedDate > revoked.signedDate
+                $0.source.isApple && $0.value.revocationDate == nil && $0.signedDate > revoked.signedDate
             }
             if !lifted {
                 tx.revocationDate = revoked.value.revocationDate
@@ -309,7 +313,7 @@ public enum Derivation {
             if t.revocationDate == nil, let purchased = t.purchaseDate {
                 candidates.append(
                     Candidate(
-                        time: purchased, priority: 0, status: .active,
+                        time: paymentEvidenceTime(period), priority: 0, status: .active,
                         reason: FieldReason(
                             field: "status", value: "active",
                             fact: "paid period \(t.transactionId) purchased \(Timestamp.iso8601(purchased))",
@@ -405,6 +409,20 @@ public enum Derivation {
             environment: tx.environment, current: tx, gracePeriodExpiresDate: status == .gracePeriod ? grace : nil,
             newestSignedDate: facts.newestSignedDate(excludingReceipts: true), statusFromReceipts: statusFromReceipts,
             reasons: reasons)
+    }
+
+    /// When a paid period is evidence of `active`: when Apple signed it, kept within the period. A
+    /// period signed before it starts (Apple signs DID_RENEW ahead of the new period) counts from
+    /// its purchase; one signed after it ended (a restore or history answer of an old period) only
+    /// until its end, so it never outweighs what Apple said after that end. A period recovered
+    /// within the billing grace period starts at the original renewal date, before the
+    /// DID_FAIL_TO_RENEW that started grace, but is signed after it: it ends grace whoever sent it.
+    static func paymentEvidenceTime(_ period: DerivedOrder) -> Int64 {
+        let t = period.transaction
+        let purchased = t.purchaseDate ?? 0
+        var time = Swift.max(purchased, period.signedDate)
+        if let expires = t.expiresDate { time = Swift.min(time, Swift.max(purchased, expires)) }
+        return time
     }
 
     /// Apple's `data.status`.

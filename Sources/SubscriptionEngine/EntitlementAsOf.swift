@@ -131,9 +131,7 @@ public enum EntitlementAsOf {
                 entitled: entitled, contract: contract, orders: orders, status: status, reason: reason,
                 covering: entitled ? covering : nil)
         }
-        let period =
-            "\(tx.transactionId) (\(tx.productId), \(Timestamp.iso8601(tx.purchaseDate ?? 0)) → "
-            + "\(tx.expiresDate.map(Timestamp.iso8601) ?? "open-ended"))"
+        let period = Self.period(tx)
         switch dc.status {
         case .revoked:
             if let revoked = tx.revocationDate {
@@ -156,6 +154,16 @@ public enum EntitlementAsOf {
             return answer(true, "grace_period", "in the billing grace period\(until): entitled while Apple retries (\(said))")
         case .active, .canceled:
             if let purchased = tx.purchaseDate, time < purchased {
+                // Apple signs a renewal ahead of its period: until it starts, the period before it runs.
+                if let earlier = coveringPaidPeriod(derived, at: time),
+                    let order = orders.first(where: { $0.tradeNo == earlier.transactionId })
+                {
+                    return Answer(
+                        entitled: true, contract: contract, orders: orders, status: dc.status.rawValue,
+                        reason: "paid period \(Self.period(earlier)) covers then; the next period \(tx.transactionId) "
+                            + "starts \(Timestamp.iso8601(purchased))",
+                        covering: order)
+                }
                 return answer(false, "not-yet", "the current period \(period) starts after then")
             }
             if let expires = tx.expiresDate, time >= expires {
@@ -229,6 +237,24 @@ public enum EntitlementAsOf {
         return answer(
             false, "expired",
             "no paid period covers then" + (lastEnd.map { "; the last one ended \(Timestamp.iso8601($0))" } ?? ""))
+    }
+
+    /// A paid, unrefunded subscription period (not superseded by an upgrade) that covers `time`: the
+    /// one ending last when several do.
+    static func coveringPaidPeriod(_ derived: Derived, at time: Int64) -> TransactionFacts? {
+        derived.orders.filter { order in
+            let t = order.transaction
+            guard order.status == .paid, t.isAutoRenewable, t.isUpgraded != true, let start = t.purchaseDate else { return false }
+            return start <= time && time < (t.expiresDate ?? .max)
+        }
+        .map(\.transaction)
+        .max { ($0.expiresDate ?? .max) < ($1.expiresDate ?? .max) }
+    }
+
+    /// `2000… (product, start → end)`.
+    static func period(_ tx: TransactionFacts) -> String {
+        "\(tx.transactionId) (\(tx.productId), \(Timestamp.iso8601(tx.purchaseDate ?? 0)) → "
+            + "\(tx.expiresDate.map(Timestamp.iso8601) ?? "open-ended"))"
     }
 
     static func eventName(_ entry: LedgerEntry) -> String {

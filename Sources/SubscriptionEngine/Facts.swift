@@ -18,7 +18,8 @@ public struct Fact: Sendable, Equatable {
         case transaction
         /// A version of one subscription's renewal info (key: `originalTransactionId`).
         case renewal
-        /// What one notification said about a subscription (key: `originalTransactionId`).
+        /// What Apple said about a subscription (key: `originalTransactionId`): one notification's
+        /// type, subtype and `data.status`, or the `status` of a Get All Subscription Statuses answer.
         case notification
     }
 
@@ -28,7 +29,7 @@ public struct Fact: Sendable, Equatable {
     public var originalTransactionId: String
     /// `signedDate` of the JWS that carried the fact (the notification's for nested payloads).
     public var signedDate: Int64
-    /// Who delivered it: Apple's notification, the app (`verify --apply`) or a restore.
+    /// Who delivered it: Apple's notification, Apple's API answer, the app (`verify --apply`) or a restore.
     public var source: EventSource
     /// The fact's fields as canonical JSON (sorted keys).
     public var body: String
@@ -45,10 +46,10 @@ public struct Fact: Sendable, Equatable {
     /// A stable 64-bit FNV-1a digest of everything in the fact, as 16 hex digits: the same fact
     /// received twice has the same digest, so it is stored once. The app's submissions and restores
     /// count as one source (the same signed payload through either path is one fact); Apple's
-    /// notifications are another.
+    /// notifications are another, and Apple's API answers a third.
     public var digest: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let origin = source == .apple ? "apple" : "app"
+        let origin = source.isApple ? (source == .apple ? "apple" : "apple_api") : "app"
         for byte in "\(kind.rawValue)|\(key)|\(originalTransactionId)|\(signedDate)|\(origin)|\(body)".utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
@@ -58,31 +59,44 @@ public struct Fact: Sendable, Equatable {
     }
 }
 
-/// What one Apple notification said about a subscription, beyond its payloads.
+/// What Apple said about a subscription, beyond its payloads: one notification (its type, subtype
+/// and `data.status`), or — with no type — the `status` of one subscription in a Get All Subscription
+/// Statuses answer iapctl fetched itself.
 public struct NotificationFact: Sendable, Equatable, Codable {
-    public var notificationType: NotificationType
+    /// nil for a status Apple's API answered (no notification).
+    public var notificationType: NotificationType?
     public var subtype: NotificationSubtype?
-    /// `data.status`: 1 active, 2 expired, 3 billing retry, 4 billing grace period, 5 revoked.
+    /// `data.status` (or the API's `status`): 1 active, 2 expired, 3 billing retry, 4 billing grace
+    /// period, 5 revoked.
     public var status: Int?
-    /// The transaction the notification carried (the one a REFUND or REVOKE is about).
+    /// The transaction the notification carried (the one a REFUND or REVOKE is about), or the
+    /// subscription's latest transaction in a status answer.
     public var transactionId: String?
 
-    public init(notificationType: NotificationType, subtype: NotificationSubtype? = nil, status: Int? = nil, transactionId: String? = nil) {
+    public init(
+        notificationType: NotificationType?, subtype: NotificationSubtype? = nil, status: Int? = nil,
+        transactionId: String? = nil
+    ) {
         self.notificationType = notificationType
         self.subtype = subtype
         self.status = status
         self.transactionId = transactionId
     }
 
-    /// `DID_RENEW`, `EXPIRED/VOLUNTARY`.
-    public var name: String { subtype.map { "\(notificationType)/\($0)" } ?? notificationType.rawValue }
+    /// `DID_RENEW`, `EXPIRED/VOLUNTARY`; `subscription status` for an API answer.
+    public var name: String {
+        guard let notificationType else { return "subscription status" }
+        return subtype.map { "\(notificationType)/\($0)" } ?? notificationType.rawValue
+    }
 }
 
 extension SubscriptionEvent {
     /// The facts this event carries, each dated by the JWS that carried it.
     ///
     /// Payloads nested in a notification are dated by the notification's `signedDate` (Apple signs
-    /// them together); a client or restore submission by the transaction's own `signedDate`.
+    /// them together); a client or restore submission, and an API answer, by each payload's own
+    /// `signedDate` (when Apple signed it), whatever path it came by. A status Apple's API answered
+    /// is dated by the newest of the answer's signed payloads.
     public var facts: [Fact] {
         var out: [Fact] = []
         let original = transaction?.originalTransactionId ?? renewal?.originalTransactionId
@@ -113,6 +127,14 @@ extension SubscriptionEvent {
             out.append(
                 Fact(
                     kind: .notification, key: original, originalTransactionId: original, signedDate: signedDate ?? 0,
+                    source: source, body: FactCoding.encode(body)))
+        }
+        if source == .appleAPI, let status {
+            let body = NotificationFact(notificationType: nil, status: status, transactionId: transaction?.transactionId)
+            let signed = [signedDate, transaction?.signedDate, renewal?.signedDate].compactMap { $0 }.max() ?? 0
+            out.append(
+                Fact(
+                    kind: .notification, key: original, originalTransactionId: original, signedDate: signed,
                     source: source, body: FactCoding.encode(body)))
         }
         return out

@@ -98,14 +98,37 @@ public struct Contract: Sendable, Equatable, Codable {
     }
 }
 
-/// Where a ledger item came from.
+/// Where a ledger item came from, and so with what authority it speaks (README "Sources of truth").
+///
+/// Every fact is Apple-signed; the source says who brought it. Apple's own word — a notification it
+/// pushed, or an answer iapctl pulled itself from the App Store Server API over verified TLS with its
+/// own key — can lift a refund (a newer Apple version of the transaction) and states the
+/// subscription's status; the app's submissions and restores prove payments but are Apple's word
+/// only as far as the signed payload goes.
 public enum EventSource: String, Sendable, Codable, CaseIterable {
-    /// App Store Server Notification V2.
+    /// App Store Server Notification V2 (Apple pushed; also a notification of Notification History).
     case apple
     /// The app's client-side verification request (`verify --apply`).
     case client
     /// A restored transaction (`restore --apply`).
     case restore
+    /// An answer of the App Store Server API that iapctl fetched itself (Apple pulled): a signed
+    /// transaction of Get Transaction History / Info, a subscription's latest transaction, renewal info
+    /// and `status` of Get All Subscription Statuses (`iapctl apple reconcile`).
+    case appleAPI = "apple_api"
+
+    /// Apple's own word: pushed (notifications) or pulled (API answers iapctl fetched itself).
+    public var isApple: Bool { self == .apple || self == .appleAPI }
+
+    /// How the README's sources table and `contracts explain` name the source.
+    public var authorityName: String {
+        switch self {
+        case .apple: return "Apple pushed (notification)"
+        case .appleAPI: return "Apple pulled (App Store Server API)"
+        case .client: return "the app (client submission)"
+        case .restore: return "a restore"
+        }
+    }
 }
 
 /// The outcome class of one input item (cli.md "Verdicts").

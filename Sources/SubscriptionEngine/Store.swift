@@ -153,6 +153,15 @@ public protocol StoreSession: AnyObject {
     /// One audit row by its id.
     func auditEntry(id: Int64) throws -> AuditEntry?
 
+    // MARK: checkpoints
+    /// The checkpoint named `name`, if saved (in a write transaction a locking read where the dialect
+    /// has row locks: a concurrent job of the same name waits for this one's commit).
+    func checkpoint(named name: String) throws -> Checkpoint?
+    /// Saves the checkpoint named `checkpoint.name`, replacing the one saved before.
+    func saveCheckpoint(_ checkpoint: Checkpoint) throws
+    /// Removes the checkpoint named `name`; false when there was none.
+    func deleteCheckpoint(named name: String) throws -> Bool
+
     // MARK: batches
     /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
     /// sorted), the existing rows a batch of events is about to update, so concurrent batches over

@@ -53,6 +53,23 @@ func submitted(_ tx: TransactionFacts, signed: Int64, source: EventSource = .cli
         raw: "jws-\(source)-\(tx.transactionId)-\(signed)")
 }
 
+/// An answer of Apple's App Store Server API that iapctl fetched itself (Apple pulled), each payload
+/// signed at `signed`: a transaction of Get Transaction History, or — with `status` — one subscription
+/// of Get All Subscription Statuses (its latest transaction, renewal info and `status`).
+func pulled(
+    _ tx: TransactionFacts, signed: Int64, status: Int? = nil, autoRenew: Int? = nil, grace: Int64? = nil
+) -> SubscriptionEvent {
+    var fresh = tx
+    fresh.signedDate = signed
+    return SubscriptionEvent(
+        source: .appleAPI, signedDate: signed, environment: "Sandbox", bundleId: "com.example", transaction: fresh,
+        renewal: autoRenew.map {
+            RenewalFacts(
+                originalTransactionId: tx.originalTransactionId, autoRenewStatus: $0, autoRenewProductId: tx.productId,
+                productId: tx.productId, gracePeriodExpiresDate: grace, signedDate: signed)
+        }, raw: "jws-api-\(tx.transactionId)-\(signed)-\(status ?? 0)", status: status)
+}
+
 let firstPeriod = period("1000", start: t0)
 let secondPeriod = period("1001", start: t0 + 30 * day)
 let buy = apple("SUBSCRIBED", "INITIAL_BUY", at: t0, firstPeriod, status: 1)
@@ -304,6 +321,88 @@ let scenarios: [Scenario] = [
             apple("PRICE_CHANGE", at: t0 + 8 * day, firstPeriod, status: 1),
         ],
         contract: row(.active, t0 + 30 * day), orders: ["1000": .paid], entitled: true),
+
+    // Every source of truth (issue #23): Apple pushed, Apple pulled, the app, a restore.
+    Scenario(
+        name: "DID_RENEW signed ahead of its period",
+        why: "Apple signs DID_RENEW before the new period's purchaseDate; until it starts, the paid period before it runs",
+        events: [buy, apple("DID_RENEW", at: t0 + 30 * day - hour, secondPeriod, status: 1)],
+        contract: row(.active, t0 + 60 * day), orders: ["1000": .paid, "1001": .paid], entitled: true),
+    Scenario(
+        name: "grace period recovered, sent by the app",
+        why: "a period recovered within the grace period starts at the original renewal date, before the "
+            + "DID_FAIL_TO_RENEW that started grace, but Apple signed it after: it ends grace whoever sent it",
+        events: [
+            buy,
+            apple("DID_FAIL_TO_RENEW", "GRACE_PERIOD", at: t0 + 30 * day + hour, firstPeriod, status: 4, grace: t0 + 36 * day),
+            submitted(secondPeriod, signed: t0 + 33 * day),
+        ],
+        contract: row(.active, t0 + 60 * day), orders: ["1000": .paid, "1001": .paid], entitled: true),
+    Scenario(
+        name: "grace period recovered, found by a restore",
+        why: "the same recovered period through a restore: dated by when Apple signed it",
+        events: [
+            buy,
+            apple("DID_FAIL_TO_RENEW", "GRACE_PERIOD", at: t0 + 30 * day + hour, firstPeriod, status: 4, grace: t0 + 36 * day),
+            submitted(secondPeriod, signed: t0 + 33 * day, source: .restore),
+        ],
+        contract: row(.active, t0 + 60 * day), orders: ["1000": .paid, "1001": .paid], entitled: true),
+    Scenario(
+        name: "missed REFUND_REVERSED, corrected from Apple's API",
+        why: "Get Transaction History is Apple's word: the refunded period, now signed without revocationDate, is paid again",
+        events: [
+            buy, renew,
+            apple("REFUND", at: t0 + 35 * day, period("1001", start: t0 + 30 * day, revokedAt: t0 + 35 * day), status: 5),
+            pulled(secondPeriod, signed: t0 + 50 * day),
+        ],
+        contract: row(.active, t0 + 60 * day), orders: ["1000": .paid, "1001": .paid], entitled: true),
+    Scenario(
+        name: "missed REFUND, found in Apple's API",
+        why: "Get Transaction History signs the period with its revocationDate: refunded, the subscription revoked",
+        events: [buy, renew, pulled(period("1001", start: t0 + 30 * day, revokedAt: t0 + 35 * day), signed: t0 + 40 * day)],
+        contract: row(.revoked, t0 + 60 * day), orders: ["1000": .paid, "1001": .refunded], entitled: false),
+    Scenario(
+        name: "missed renewal, found in Apple's API",
+        why: "Get All Subscription Statuses: the latest transaction is a period the database never saw; status 1",
+        events: [buy, pulled(secondPeriod, signed: t0 + 30 * day + 2 * hour, status: 1, autoRenew: 1)],
+        contract: row(.active, t0 + 60 * day), orders: ["1000": .paid, "1001": .paid], entitled: true),
+    Scenario(
+        name: "missed expiry, told by Apple's API",
+        why: "Get All Subscription Statuses: status 2 expired, auto-renew off",
+        events: [buy, pulled(firstPeriod, signed: t0 + 31 * day, status: 2, autoRenew: 0)],
+        contract: row(.expired, t0 + 30 * day, autoRenew: false), orders: ["1000": .paid], entitled: false),
+    Scenario(
+        name: "billing retry, told by Apple's API",
+        why: "Get All Subscription Statuses: status 3, Apple is retrying the charge; no access",
+        events: [buy, pulled(firstPeriod, signed: t0 + 31 * day, status: 3, autoRenew: 1)],
+        contract: row(.billingRetry, t0 + 30 * day), orders: ["1000": .paid], entitled: false),
+    Scenario(
+        name: "grace period, told by Apple's API",
+        why: "Get All Subscription Statuses: status 4, billing grace period, gracePeriodExpiresDate in the renewal info",
+        events: [buy, pulled(firstPeriod, signed: t0 + 30 * day + 2 * hour, status: 4, autoRenew: 1, grace: t0 + 36 * day)],
+        contract: row(.gracePeriod, t0 + 30 * day), orders: ["1000": .paid], entitled: true),
+    Scenario(
+        name: "auto-renew off, told by Apple's API",
+        why: "Get All Subscription Statuses: status 1, renewal info autoRenewStatus 0: canceled, entitled until expiry",
+        events: [buy, pulled(firstPeriod, signed: t0 + 5 * day, status: 1, autoRenew: 0)],
+        contract: row(.canceled, t0 + 30 * day, autoRenew: false), orders: ["1000": .paid], entitled: true),
+    Scenario(
+        name: "an older status from Apple's API never outweighs a newer notification",
+        why: "billing retry answered at day 31, then DID_RENEW/BILLING_RECOVERY signed at day 33: the newest statement wins",
+        events: [
+            buy, pulled(firstPeriod, signed: t0 + 31 * day, status: 3, autoRenew: 1),
+            apple("DID_RENEW", "BILLING_RECOVERY", at: t0 + 33 * day + hour, period("1001", start: t0 + 33 * day), status: 1),
+        ],
+        contract: row(.active, t0 + 63 * day), orders: ["1000": .paid, "1001": .paid], entitled: true),
+    Scenario(
+        name: "every source at once: pushed, pulled, the app, a restore",
+        why: "the same subscription told by each source; the rows follow the newest signed statement",
+        events: [
+            buy, submitted(firstPeriod, signed: t0 + 2 * day), renew,
+            submitted(secondPeriod, signed: t0 + 31 * day, source: .restore),
+            pulled(secondPeriod, signed: t0 + 40 * day, status: 1, autoRenew: 0),
+        ],
+        contract: row(.canceled, t0 + 60 * day, autoRenew: false), orders: ["1000": .paid, "1001": .paid], entitled: true),
 ]
 
 @Suite("Specification: Apple's lifecycles, in any order")
