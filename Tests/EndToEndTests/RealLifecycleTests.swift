@@ -99,6 +99,8 @@ struct RealLifecycleE2ETests {
         try sql(
             cli,
             """
+            DROP TABLE iap_checkpoints;
+            DELETE FROM iap_schema_migrations WHERE name LIKE '%iap_checkpoints%';
             DROP TABLE iap_facts;
             DELETE FROM iap_schema_migrations WHERE name LIKE '%iap_facts%';
             UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;

@@ -68,6 +68,37 @@ struct RealLifecycleTests {
         return h
     }
 
+    /// Apple signed the genuine DID_RENEW (03) 34 s before its period's purchaseDate: in that window
+    /// the period before it still runs, so the customer is entitled (issue #23).
+    @Test(arguments: Backend.available)
+    func inTheRenewAheadWindowThePreviousPaidPeriodStillEntitles(backend: Backend) throws {
+        let events = try Self.events().sorted { $0.signedDate! < $1.signedDate! }
+        let renewal = try #require(events.first { $0.raw == "03-loki-did-renew" })
+        let signed = try #require(renewal.signedDate)
+        let starts = try #require(renewal.transaction?.purchaseDate)
+        #expect(signed < starts, "the fixture's DID_RENEW is signed ahead of its period")
+        let h = try Self.harness(backend)
+        // The fixtures start with this renewal; the period it renews (the subscription's first, 3
+        // Sandbox minutes ending when the renewal starts) is sent by the app, as after a purchase.
+        let renewed = try #require(renewal.transaction)
+        var first = renewed
+        first.transactionId = Self.original
+        first.purchaseDate = starts - 180_000
+        first.expiresDate = starts
+        first.signedDate = starts - 180_000
+        try h.apply(client(first))
+        for event in events where event.signedDate! <= signed { try h.apply(event) }
+        let inWindow = signed + (starts - signed) / 2
+        let answer = try h.entitlement(Self.original, at: inWindow)
+        #expect(answer.entitled, "\(answer.reason)")
+        let covering = try #require(answer.covering)
+        #expect(covering.tradeNo == Self.original)
+        #expect((covering.purchaseDate ?? .max) <= inWindow && inWindow < (covering.expiresDate ?? 0))
+        #expect(answer.reason.contains("starts"), "\(answer.reason)")
+        // Once the period starts, the renewal itself covers.
+        #expect(try h.entitlement(Self.original, at: starts + 1).covering?.tradeNo == renewal.transaction?.transactionId)
+    }
+
     @Test func replayInSignedDateOrder() throws {
         let events = try Self.events().sorted { $0.signedDate! < $1.signedDate! }
         #expect(events.count == 15)
