@@ -61,12 +61,7 @@ struct EngineRun {
         }
         let facts = event.facts
         guard let originalId = facts.first?.originalTransactionId else {
-            let what = event.notificationType ?? "submission"
-            return Outcome(
-                verdict: .ignored,
-                detail: what == "TEST"
-                    ? "TEST notification: accepted, nothing to change"
-                    : "\(what) carries no transaction: recorded, nothing to change")
+            return Outcome(verdict: .ignored, detail: EventRule.withoutTransaction(event.notificationType))
         }
         contractId = originalId
         if let why = try ownershipConflict(originalId) {

@@ -138,6 +138,15 @@ enum DoctorCommand {
             return shared(order, with: first, what: "transactionId \(tx)")
         case .sharedAppAccountToken(let order, let first, let token):
             return shared(order, with: first, what: "appAccountToken \(token)")
+        case .refundRequestDue(let request):
+            let left = max(0, request.deadline - Timestamp.now()) / 60_000
+            return (
+                "refund request (CONSUMPTION_REQUEST) for transaction \(request.transactionId)"
+                    + (request.userId.map { " of user \($0)" } ?? "") + " unanswered; Apple stops waiting at "
+                    + "\(time(request.deadline)) (\(left / 60) h \(left % 60) min left); check the body this "
+                    + "shows, then send it with --customer-consented (only if the customer consented) --apply",
+                "iapctl refunds answer \(w(request.transactionId))"
+            )
         case .oldUnmatched(let entry):
             let id = entry.transactionId ?? entry.originalTransactionId ?? entry.notificationUUID ?? "#\(entry.id)"
             return (
