@@ -54,6 +54,13 @@ public struct RefundRequestAnswer: Sendable, Equatable {
     public var at: Int64
     public var actor: String
     public var command: String
+
+    public init(auditId: Int64, at: Int64, actor: String, command: String) {
+        self.auditId = auditId
+        self.at = at
+        self.actor = actor
+        self.command = command
+    }
 }
 
 /// The refund-request desk's reading of the store: the requests Apple sent, oldest deadline first,
