@@ -56,7 +56,7 @@ enum RefundsCommands {
         invocation.emit(
             withdrawals.map { w in
                 var r = Record()
-                r.append("received_at", w.entry.signedDate)
+                r.append("signed_at", w.entry.signedDate)
                 r.append("environment", w.environment)
                 r.append("app_transaction_id", w.appTransactionId)
                 r.append("original_purchase_date", w.originalPurchaseDate)
@@ -65,7 +65,7 @@ enum RefundsCommands {
                 return r
             },
             columns: [
-                Column("received_at", title: "SIGNED"), Column("environment", title: "ENVIRONMENT"),
+                Column("signed_at", title: "SIGNED"), Column("environment", title: "ENVIRONMENT"),
                 Column("app_transaction_id", title: "APP TRANSACTION"), Column("ledger_id", title: "LEDGER"),
             ])
         invocation.note(
