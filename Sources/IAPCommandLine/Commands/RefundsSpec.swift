@@ -67,6 +67,9 @@ extension CommandTree {
                     delete the data kept under that consent. Apple identifies the app download \
                     (appTransactionId), not a transaction, so no order or user is changed.
                     """,
+                examples: [
+                    CommandExample("iapctl refunds consents -o json", "Every consent withdrawal kept, with its appTransactionId.")
+                ],
                 handler: RefundsCommands.consents),
         ]
     )
