@@ -128,6 +128,12 @@ public enum NotificationSync {
         case noPaginationToken
     }
 
+    /// The position saved under checkpoint `name` in `store` (nil: none yet).
+    public static func saved(_ name: String, in store: any Store) throws -> Position? {
+        guard let checkpoint = try store.read({ try $0.checkpoint(named: name) }) else { return nil }
+        return try Position(checkpoint)
+    }
+
     /// Asks Apple for one page: the request body and, after the first page, the pagination token.
     public typealias Fetch = (_ body: JSONValue, _ paginationToken: String?) throws -> JSONValue
 }
@@ -159,12 +165,6 @@ public final class NotificationSyncRun {
         self.ingest = NotificationIngest(store: store, engine: engine, context: context, shouldStop: shouldStop, clock: clock)
         self.dryRun = dryRun
         self.clock = clock
-    }
-
-    /// The position saved under this run's checkpoint (nil: none yet).
-    public func saved() throws -> NotificationSync.Position? {
-        guard let checkpoint = try store.read({ try $0.checkpoint(named: name) }) else { return nil }
-        return try NotificationSync.Position(checkpoint)
     }
 
     /// Reads `window` page by page through `fetch` and applies each page in its own transaction,

@@ -129,8 +129,8 @@ extension ItemReport: BatchResult {
 
 extension BatchPrinter {
     /// Writes what was kept and the summary line of `command`'s items; returns the exit status
-    /// (a single item's own code; for a batch 0 or 1).
-    func finish(command: String, extraNote: String? = nil) -> ExitCode {
-        finish(summary: ItemReport.summary(command: command, count: count, counts: counts, extraNote: extraNote))
+    /// (a single item's own code; for a batch 0 or 1; `status` when given).
+    func finish(command: String, extraNote: String? = nil, status: ExitCode? = nil) -> ExitCode {
+        finish(summary: ItemReport.summary(command: command, count: count, counts: counts, extraNote: extraNote), status: status)
     }
 }
