@@ -135,7 +135,13 @@ enum AppleNotificationSync {
         // Whatever the number of items: 2 when some failed verification, else 1 when some failed.
         let rejected = (printer.counts[Verdict.rejected.rawValue] ?? 0) > 0
         let code: ExitCode = rejected ? .verificationFailed : printer.exitCode == .success ? .success : .failure
-        return printer.finish(command: "apple notifications sync", extraNote: note, status: code)
+        // Items Apple's own API sent that do not verify mostly mean trust options that do not fit the
+        // app: the checkpoint moved on (the rest was applied), so say how to read them again.
+        let again =
+            rejected && !dryRun
+            ? "; after fixing the trust options (--bundle-id, --app-apple-id, --root-ca) read this window again "
+                + "with --since \(Timestamp.iso8601(window.start))" : ""
+        return printer.finish(command: "apple notifications sync", extraNote: note + again, status: code)
     }
 
     /// What the summary line adds: the window read, and where the checkpoint is now.
