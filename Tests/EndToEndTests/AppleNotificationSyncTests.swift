@@ -190,3 +190,27 @@ struct AppleNotificationSyncTests {
         #expect(old.stderr.contains("180 days"))
     }
 }
+
+extension AppleNotificationSyncTests {
+    @Test func theReadmeLinesRunAsShown() throws {
+        let (cli, _, server) = try setUp()
+        cli.environment["IAPCTL_APP_APPLE_ID"] = "1234567890"
+        try server.routes([("production", "POST", path, [:], [page([])])])
+        func line(_ text: String) -> [String] {
+            #expect(ReadmeTests.readme.contains(text), "README.md no longer shows: \(text)")
+            return text.split(separator: " ").dropFirst().map(String.init)
+        }
+        let first = try cli.run(line("iapctl apple notifications sync --since 7d --environment production"))
+        #expect(first.status == 0, "\(first)")
+        let request = try #require(try requests(server).first)
+        #expect(request.end - request.start == 7 * 86_400_000 - lag)
+        let status = try cli.ok(line("iapctl apple notifications sync --status"))
+        #expect(status.stdout.contains("notification-history:Production"), "\(status)")
+        // The crontab line: nothing new, nothing printed.
+        let cron = "*/5 * * * * iapctl apple notifications sync -q -o ndjson --db \"$DB\" >> /var/log/iapctl-sync.ndjson"
+        #expect(ReadmeTests.readme.contains(cron), "README.md no longer shows: \(cron)")
+        let quiet = try cli.run(["apple", "notifications", "sync", "-q", "-o", "ndjson"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty, "\(quiet)")
+        #expect(try requests(server).last?.start == request.end - overlap)
+    }
+}
