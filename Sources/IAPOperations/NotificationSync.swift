@@ -185,6 +185,7 @@ public final class NotificationSyncRun {
         var token: String?
         var restarted = false
         while true {
+            if ingest.shouldStop() { throw NotificationIngest.Stopped() }
             let answer: JSONValue
             do {
                 answer = try fetch(window.query.body, token)

@@ -206,10 +206,15 @@ extension AppleNotificationSyncTests {
         #expect(request.end - request.start == 7 * 86_400_000 - lag)
         let status = try cli.ok(line("iapctl apple notifications sync --status"))
         #expect(status.stdout.contains("notification-history:Production"), "\(status)")
-        // The crontab line: nothing new, nothing printed.
-        let cron = "*/5 * * * * iapctl apple notifications sync -q -o ndjson --db \"$DB\" >> /var/log/iapctl-sync.ndjson"
+        // The crontab line, its settings from a config file: nothing new, nothing printed.
+        let cron =
+            "*/5 * * * * iapctl apple notifications sync -q -o ndjson --config /etc/iapctl/iapctl.json >> /var/log/iapctl-sync.ndjson"
         #expect(ReadmeTests.readme.contains(cron), "README.md no longer shows: \(cron)")
-        let quiet = try cli.run(["apple", "notifications", "sync", "-q", "-o", "ndjson"])
+        cli.environment["IAPCTL_APP_APPLE_ID"] = nil
+        let config = try cli.write("iapctl.json", #"{"app-apple-id": "1234567890"}"#)
+        let words = cron.split(separator: " ").map(String.init)
+        let args = words[6..<words.firstIndex(of: ">>")!].map { $0 == "/etc/iapctl/iapctl.json" ? config : $0 }
+        let quiet = try cli.run(args)
         #expect(quiet.status == 0 && quiet.stdout.isEmpty, "\(quiet)")
         #expect(try requests(server).last?.start == request.end - overlap)
     }

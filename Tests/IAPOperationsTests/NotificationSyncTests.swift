@@ -138,10 +138,11 @@ struct NotificationSyncTests {
         let page1 = try world.lifecycle(0), page2 = try world.lifecycle(1)
         let window = try NotificationSync.window(saved: nil, since: World.t0 - World.day, now: Self.now)
         var asked = 0
-        // Stops at the second item of page 2 (asked before each item: 2 of page 1, then 2 of page 2).
+        // Stops at the second item of page 2 (asked before each page and each item: page 1, its 2
+        // items, page 2, its first item, then its second).
         let stopping = run(world) {
             asked += 1
-            return asked == 4
+            return asked == 6
         }
         var heard: [Verdict] = []
         #expect(throws: NotificationIngest.Stopped.self) {

@@ -35,8 +35,8 @@ enum AppleNotificationSync {
                 "iapctl apple notifications sync --since 7d --environment production",
                 "First run: apply the last week, then keep up from there."),
             CommandExample(
-                "*/5 * * * * iapctl apple notifications sync -q -o ndjson --db \"$DB\" >> /var/log/iapctl-sync.ndjson",
-                "A crontab line: every 5 minutes, quiet unless something failed."),
+                "*/5 * * * * iapctl apple notifications sync -q -o ndjson --config /etc/iapctl/iapctl.json >> /var/log/iapctl-sync.ndjson",
+                "A crontab line: every 5 minutes, quiet unless something failed; the database, key and app in the config file."),
             CommandExample(
                 "iapctl apple notifications sync --status", "Where the next run starts."),
             CommandExample(
