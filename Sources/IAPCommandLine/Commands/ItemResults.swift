@@ -134,3 +134,20 @@ extension BatchPrinter {
         finish(summary: ItemReport.summary(command: command, count: count, counts: counts, extraNote: extraNote), status: status)
     }
 }
+
+extension BatchPrinter {
+    /// Ends a batch `error` stopped. After Ctrl-C (the open transaction was rolled back) what was
+    /// reported is written and how much of it was committed said: exit 130. Any other error (a
+    /// stalled or lost database, a full disk, Apple unavailable) is thrown after what was reported
+    /// is written with `stopped after N items (<final>); <rerun>`.
+    func stopped(by error: any Error, command: String, committed: Int, final: String, rerun: String) throws -> ExitCode {
+        if Interrupt.isRequested {
+            if count > 0 { _ = finish(command: command) }
+            return Interrupt.reportStop(items: count, committed: committed, on: invocation.stderr)
+        }
+        if count > 0 {
+            _ = finish(command: command, extraNote: "stopped after \(count) item\(count == 1 ? "" : "s") (\(final)); \(rerun)")
+        }
+        throw error
+    }
+}

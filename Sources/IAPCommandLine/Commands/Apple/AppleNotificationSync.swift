@@ -115,17 +115,9 @@ enum AppleNotificationSync {
                 })
         } catch {
             session.endProgress()
-            if Interrupt.isRequested {
-                if printer.count > 0 { _ = printer.finish(command: "apple notifications sync") }
-                return Interrupt.reportStop(items: printer.count, committed: committed, on: invocation.stderr)
-            }
-            if printer.count > 0 {
-                _ = printer.finish(
-                    command: "apple notifications sync",
-                    extraNote: "stopped after \(printer.count) item\(printer.count == 1 ? "" : "s") (those reported above are "
-                        + "committed with the checkpoint); the next run resumes from there")
-            }
-            throw error
+            return try printer.stopped(
+                by: error, command: "apple notifications sync", committed: committed,
+                final: "those reported above are committed with the checkpoint", rerun: "the next run resumes from there")
         }
         session.endProgress()
         let note = note(window, summary, server: server, dryRun: dryRun)
