@@ -164,6 +164,10 @@ struct AppleNotificationSyncTests {
                 "--root-ca", world.rootPath,
             ])
         #expect(table.stdout.contains("would apply"), "\(table)")
+        let csv = try sync(cli, world, ["--since", "1d", "--dry-run", "-o", "csv"])
+        #expect(csv.lines.first?.hasPrefix("line,verdict,notification_uuid,") == true, "\(csv)")
+        #expect(csv.lines.count == 3)
+        #expect(try status(cli).isEmpty)
     }
 
     @Test func statusShowsTheCheckpointResetDeletesItAndAFirstRunWithoutSinceReadsOneDay() throws {
