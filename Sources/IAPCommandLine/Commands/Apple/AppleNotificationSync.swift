@@ -92,7 +92,7 @@ enum AppleNotificationSync {
             invocation.note("no checkpoint \(name) yet: reading the last \(NotificationSync.firstRunDays) day (--since to choose)")
         }
         let printer = BatchPrinter(invocation, columns: NotifyCommand.columns)
-        var committed = 0
+        var committed = 0, pages = 0
         let summary: NotificationSync.Summary
         do {
             summary = try run.run(
@@ -101,7 +101,8 @@ enum AppleNotificationSync {
                     var call = Endpoint.notificationHistory(body: body)
                     if let token { call.query = [("paginationToken", token)] }
                     let answer = try session.explaining { () throws(AppStoreAPIError) in try session.api.send(call, to: server) }
-                    session.progress("notification history: \(printer.count) notifications")
+                    pages += 1
+                    session.progress("notification history: page \(pages); \(printer.count) notifications done")
                     return answer.json ?? .null
                 },
                 page: { items in
