@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'completion' 'help' 'version'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications sync' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'completion' 'help' 'version'
             set path $candidate
         end
     end
@@ -420,7 +420,7 @@ complete -c iapctl -n '__iapctl_at "apple"' -a lookup -d 'Turn the order ID of a
 complete -c iapctl -n '__iapctl_at "apple"' -a transactions -d 'A transaction, or a customer\'s whole transaction history'
 complete -c iapctl -n '__iapctl_at "apple"' -a subscriptions -d 'The customer\'s subscriptions as Apple sees them now'
 complete -c iapctl -n '__iapctl_at "apple"' -a refunds -d 'Refunded purchases of a customer'
-complete -c iapctl -n '__iapctl_at "apple"' -a notifications -d 'Notification history (what Apple sent and whether it arrived) and test notifications'
+complete -c iapctl -n '__iapctl_at "apple"' -a notifications -d 'Notification history (what Apple sent and whether it arrived), keeping up with it, and test notifications'
 complete -c iapctl -n '__iapctl_at "apple"' -a extend -d 'Extend a subscription\'s renewal date (or every active subscriber\'s of a product) — audited'
 complete -c iapctl -n '__iapctl_at "apple"' -a extend-status -d 'Whether a mass renewal-date extension is complete, and how many succeeded and failed'
 complete -c iapctl -n '__iapctl_at "apple"' -a consumption -d 'Send Consumption Information for a refund request (CONSUMPTION_REQUEST) — audited'
@@ -645,6 +645,7 @@ complete -c iapctl -n '__iapctl_at "apple refunds history"' -l at -x -a 'signed 
 complete -c iapctl -n '__iapctl_at "apple refunds history"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "apple notifications"' -a history -d 'Get Notification History: every notification Apple sent in a time window, all pages'
+complete -c iapctl -n '__iapctl_at "apple notifications"' -a sync -d 'Apply Notification History since the last run (a checkpoint in the database); for cron'
 complete -c iapctl -n '__iapctl_at "apple notifications"' -a test -d 'Request a Test Notification: Apple sends a TEST notification to your server URL'
 complete -c iapctl -n '__iapctl_at "apple notifications"' -a test-status -d 'Get Test Notification Status: the TEST notification and Apple\'s attempts to deliver it'
 complete -c iapctl -n '__iapctl_at "apple notifications"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -701,6 +702,33 @@ complete -c iapctl -n '__iapctl_at "apple notifications history"' -l gap-report 
 complete -c iapctl -n '__iapctl_at "apple notifications history"' -l apply -d 'Replay the notifications never applied, through the engine; print the gap report'
 complete -c iapctl -n '__iapctl_at "apple notifications history"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "apple notifications history"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l redact -d 'Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same value the same way within one run), to paste it into a ticket'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l wide -d 'Never cut table cells'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l csv-raw -d 'With -o csv, write cells as they are'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l key-file -r -F -d 'The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l key-id -x -d 'The key\'s id (App Store Connect shows it next to the key)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l issuer-id -x -d 'Your issuer id (above the keys in App Store Connect)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l bundle-id -x -d 'The app\'s bundle id (the token\'s bid; items of other apps are rejected)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l environment -x -a 'production sandbox auto' -d 'Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production does not know the id, as Apple advises)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l max-wait -x -d 'The longest to wait when Apple\'s rate limit (429) says when to retry; beyond it iapctl stops and says when'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l timeout -x -d 'The longest one request may take'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l connect-timeout -x -d 'The longest connecting to Apple may take'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l root-ca -r -F -d 'With -o: a trusted root for verifying the items, DER or PEM'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l app-apple-id -x -d 'With -o: the app\'s Apple id (needed to verify Production items)'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l at -x -a 'signed now' -d 'With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l since -x -d 'Start from this time instead of the checkpoint (a first run, or starting over): ISO-8601, ms, or back from now (36h, 7d); within the last 180 days'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l status -d 'Print the checkpoint and where the next run starts; ask Apple nothing'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l reset -d 'Delete the checkpoint (the next run reads the last day, or from --since); ask Apple nothing'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -l dry-run -d 'Show what would change; write nothing'
+complete -c iapctl -n '__iapctl_at "apple notifications sync"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "apple notifications test"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "apple notifications test"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
