@@ -87,12 +87,6 @@ public final class AppleReconcile {
         case poison(Answer, SubscriptionEvent, String)
         /// Apple does not know the subscription.
         case unknown(AppStoreAPIError)
-
-        /// Whether the subscription's work must be kept (committed under `--apply`) for it.
-        var keepsWork: Bool {
-            if case .unknown = self { return false }
-            return true
-        }
     }
 
     /// What reconciling one subscription found.
@@ -214,7 +208,7 @@ public final class AppleReconcile {
         let now = clock()
         let rows = try RetryPolicy.run {
             try store.write(commit: apply) { session in
-                let rows = try keepingOnlyChanges(in: session) { try self.applied(items, in: session, now: now) }
+                let rows = try self.applied(items, in: session, now: now)
                 if checkpoint {
                     try session.saveCheckpoint(Checkpoint(name: Self.checkpointName, value: original, updatedAt: now))
                 }
@@ -263,40 +257,49 @@ public final class AppleReconcile {
         return items
     }
 
-    /// Applies `items` through the engine in the open transaction; returns the rows to report.
+    /// Keeps the refused items and applies the others through the engine in the open transaction;
+    /// returns the rows to report, in Apple's order. The engine's work is rolled back when it changed
+    /// nothing (a subscription that agrees with Apple keeps nothing); refused items are kept anyway.
     private func applied(_ items: [Item], in session: any StoreSession, now: Int64) throws -> [Row] {
-        var rows: [Row] = []
-        for item in items {
+        var rows: [(index: Int, row: Row)] = []
+        var events: [(index: Int, answer: Answer, event: SubscriptionEvent)] = []
+        for (index, item) in items.enumerated() {
             switch item {
             case .refused(let answer, let raw, let failure):
                 try RejectedItems.keep(raw, source: .appleAPI, why: failure.plainMessage, receivedAt: now, in: session)
-                rows.append(.refused(answer, failure))
+                rows.append((index, .refused(answer, failure)))
             case .event(let answer, let event):
                 if let why = StoredFields.violation(event) {
                     try RejectedItems.keep(StoredFields.rejectedEntry(event, detail: why, receivedAt: now), in: session)
-                    rows.append(.poison(answer, event, why))
-                    continue
+                    rows.append((index, .poison(answer, event, why)))
+                } else {
+                    events.append((index, answer, event))
                 }
-                let outcome = try engine.apply(event, inSavepointOf: session, context: context)
-                let attached = [.applied, .duplicate, .stale, .ignored].contains(outcome.verdict)
-                if !outcome.changes.isEmpty || !attached { rows.append(.applied(answer, event, outcome)) }
             }
         }
-        return rows
+        rows += try keepingOnlyChanges(in: session) {
+            try events.compactMap { index, answer, event in
+                let outcome = try engine.apply(event, inSavepointOf: session, context: context)
+                let attached = [.applied, .duplicate, .stale, .ignored].contains(outcome.verdict)
+                return outcome.changes.isEmpty && attached ? nil : (index, .applied(answer, event, outcome))
+            }
+        }
+        return rows.sorted { $0.index < $1.index }.map(\.row)
     }
 
-    /// Runs `body` in a savepoint that is rolled back when it reports no row: a subscription that
-    /// agrees with Apple keeps nothing.
-    private func keepingOnlyChanges(in session: any StoreSession, _ body: () throws -> [Row]) throws -> [Row] {
-        struct Agrees: Error { var rows: [Row] }
+    /// Runs `body` in a savepoint that is rolled back when it reports no row.
+    private func keepingOnlyChanges(
+        in session: any StoreSession, _ body: () throws -> [(index: Int, row: Row)]
+    ) throws -> [(index: Int, row: Row)] {
+        struct Agrees: Error {}
         do {
             return try session.savepoint {
                 let rows = try body()
-                guard rows.contains(where: \.keepsWork) else { throw Agrees(rows: rows) }
+                guard !rows.isEmpty else { throw Agrees() }
                 return rows
             }
-        } catch let agrees as Agrees {
-            return agrees.rows
+        } catch is Agrees {
+            return []
         }
     }
 
