@@ -177,6 +177,8 @@ struct AppleReconcileTests {
         let table = try cli.run(["apple", "reconcile", "--all", "-o", "table"] + sandbox(world))
         #expect(table.status == 1)
         #expect(table.stdout.contains("would apply") && table.stdout.contains("subscription status"), "\(table)")
+        #expect(
+            table.lines.contains { $0.contains("subscription status  8000      8001") }, "the contract beside the transaction: \(table)")
         let json = try cli.run(["apple", "reconcile", "--all", "-o", "json"] + sandbox(world))
         #expect(try json.jsonArray().count == dryRows.count)
         let csv = try cli.run(["apple", "reconcile", "--all", "-o", "csv"] + sandbox(world))

@@ -83,7 +83,7 @@ enum AppleReconcileCommand {
         handler: run)
 
     static let columns: [Column] = [
-        Column("line", title: "#"), "verdict", "answer", Column("original_transaction_id", title: "CONTRACT"),
+        Column("line", title: "#"), "verdict", "answer", Column("contract", title: "CONTRACT"),
         "transaction", Column("detail", maxWidth: 100),
     ]
 
@@ -184,7 +184,7 @@ enum AppleReconcileCommand {
         mutating func add(_ printer: BatchPrinter, _ report: ItemReport) {
             if report.verdict == Verdict.rejected.rawValue { refused += 1 }
             outcomes.insert(report.outcome)
-            printer.add(report)
+            printer.add(Row(report: report))
         }
 
         var summary: String {
@@ -205,6 +205,21 @@ enum AppleReconcileCommand {
                 return ExitCode(outcome)
             }
             return .success
+        }
+    }
+
+    /// A reported row: `notify`'s, with the subscription in the table (machine formats have it as
+    /// `original_transaction_id`).
+    struct Row: BatchResult {
+        var report: ItemReport
+        var status: String { report.status }
+        var code: ExitCode { report.code }
+        var diagnostic: String? { report.diagnostic }
+
+        func record(for format: OutputFormat) -> Record {
+            var record = report.record(for: format)
+            if format == .table { record.append("contract", report.originalTransactionId) }
+            return record
         }
     }
 
