@@ -331,4 +331,45 @@ struct AppleReconcileTests {
         #expect(!again.stderr.contains("resuming"))
         #expect(again.stderr.contains("3 subscriptions, 0 differed from Apple and were brought in line, 3 agree"), "\(again.stderr)")
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func ctrlCStopsAllBetweenSubscriptionsAndTheRerunContinues() throws {
+        let (cli, world, server) = try setUp()
+        let originals = ["1000", "2000", "3000"]
+        try bought(cli, world, originals)
+        var routes: [Route] = []
+        for original in originals {
+            let refunded = try signed(
+                world, world.transaction(original, original: original, token: token(original), revoked: true), at: t0 + 3 * day)
+            routes += history(original, [[refunded]])
+            var answer = status(
+                original, 5, latest: refunded, renewal: try renewal(world, original, autoRenew: 0, signed: t0 + 3 * day))
+            if original == "2000" { answer.responses[0].delayMs = 1_500 }
+            routes.append(answer)
+        }
+        try server.routes(routes)
+        let started = try cli.start(["apple", "reconcile", "--all", "--apply", "-o", "ndjson"] + sandbox(world))
+        let process = started.process
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try !server.requests().contains(where: { $0["path"] as? String == "/inApps/v1/subscriptions/2000" }) {
+            usleep(50_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        let stdout = String(decoding: started.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = try String(contentsOfFile: started.errors, encoding: .utf8)
+        #expect(process.terminationStatus == 130, "\(stdout)\n\(stderr)")
+        #expect(stderr.contains("interrupted after 2 items: 2 committed"), "\(stderr)")
+        // The subscription being asked about when Ctrl-C came is finished; the next one is not started.
+        #expect(try world.contract("2000")?["status"] as? String == "revoked")
+        #expect(try world.contract("3000")?["status"] as? String == "active")
+        #expect(try !server.requests().contains { ($0["path"] as? String)?.hasSuffix("/3000") == true })
+
+        let resumed = try cli.run(["apple", "reconcile", "--all", "--apply", "-o", "ndjson"] + sandbox(world))
+        #expect(resumed.status == 1, "\(resumed)")
+        #expect(resumed.stderr.contains("resuming after subscription 2000"), "\(resumed.stderr)")
+        #expect(Set(try resumed.ndjson().compactMap { $0["original_transaction_id"] as? String }) == ["3000"])
+        #expect(try world.contract("3000")?["status"] as? String == "revoked")
+    }
 }
