@@ -154,4 +154,31 @@ struct AppleReconcileOperationTests {
         #expect(try reconcile(world, answers, apply: false).plan(.user("user-0")).originals == ["orig-0"])
         #expect(answers.asked.isEmpty)
     }
+
+    @Test func eachRowIsReportedAsNotifyReportsItWithItsAnswerAndOutcome() throws {
+        let (world, answers, _) = try world(.sqlite)
+        let result = try reconcile(world, answers, apply: false).reconcile("orig-0")
+        let reports = result.rows.map { ItemReport(line: 3, original: "orig-0", $0, dryRun: true) }
+        #expect(!reports.isEmpty)
+        for report in reports {
+            #expect(report.verdict == "applied")
+            #expect(report.outcome == .failed, "a difference is not a success: exit 1")
+            #expect(report.dryRun)
+            #expect(report.line == 3)
+            #expect(report.originalTransactionId == "orig-0")
+            #expect(!report.changes.isEmpty)
+        }
+        #expect(reports.map { $0.extra.first?.value } == [.string("transaction history"), .string("subscription status")])
+
+        let refused = ItemReport(
+            line: 1, original: "orig-0", .refused(.history, VerificationFailure(.invalidSignature, "the signature does not verify")),
+            dryRun: false)
+        #expect(refused.verdict == "rejected")
+        #expect(refused.outcome == .unverified)
+        let unknown = ItemReport(
+            line: 2, original: "orig-9", .unknown(AppStoreAPIError(.notFound, "Transaction id not found.")), dryRun: false)
+        #expect(unknown.verdict == "unknown")
+        #expect(unknown.outcome == .notFound)
+        #expect(unknown.error?.contains("orig-9") == true)
+    }
 }

@@ -124,7 +124,7 @@ enum AppleReconcileCommand {
         let printer = BatchPrinter(invocation, columns: columns)
         var tally = Tally(dryRun: !apply)
         for row in plan.refused {
-            tally.add(printer, ItemReport(line: 0, original: "", row, dryRun: !apply))
+            tally.add(printer, ItemReport(line: 0, original: nil, row, dryRun: !apply))
         }
         if let after = plan.resumedAfter {
             invocation.note(
