@@ -372,4 +372,35 @@ struct AppleReconcileTests {
         #expect(Set(try resumed.ndjson().compactMap { $0["original_transaction_id"] as? String }) == ["3000"])
         #expect(try world.contract("3000")?["status"] as? String == "revoked")
     }
+
+    @Test func anOrderIdOfAReceiptEmailNamesItsSubscriptionsInProduction() throws {
+        let (cli, world, server) = try setUp()
+        let carol = token("9200")
+        try world.database(orders: [(carol, "carol")])
+        var purchase = world.transaction("9200", original: "9200", token: carol)
+        purchase.environment = "Production"
+        let tx = try signed(world, purchase, at: t0 + day)
+        var routes = history("9200", [[tx]]).map { route -> Route in
+            var route = route
+            route.env = "production"
+            return route
+        }
+        var answer = status("9200", 1, latest: tx, renewal: nil)
+        answer.env = "production"
+        routes.append(answer)
+        routes.append(("production", "GET", "/inApps/v1/lookup/MK5TTTVWJH", [:], [.ok(["status": 0, "signedTransactions": [tx]])]))
+        routes.append(("production", "GET", "/inApps/v1/lookup/NOPE", [:], [.ok(["status": 1])]))
+        try server.routes(routes)
+        let production = ["--environment", "production", "--root-ca", world.rootPath, "--app-apple-id", "1234"]
+
+        let invalid = try cli.run(["apple", "reconcile", "--order-id", "NOPE"] + production)
+        #expect(invalid.status == 3, "\(invalid)")
+        #expect(invalid.stderr.contains("order ID NOPE is invalid"))
+        let found = try cli.run(["apple", "reconcile", "--order-id", "MK5TTTVWJH", "--apply", "-o", "ndjson"] + production)
+        #expect(found.status == 1, "\(found)")
+        #expect(try found.ndjson().first?["original_transaction_id"] as? String == "9200")
+        #expect(try world.order(no: carol)?["trade_no"] as? String == "9200")
+        #expect(try world.contract("9200")?["environment"] as? String == "Production")
+        #expect(try cli.run(["apple", "reconcile", "--order-id", "MK5TTTVWJH"] + production).status == 0)
+    }
 }
