@@ -254,6 +254,13 @@ public final class AppleReconcile {
             else { continue }
             items.append(.event(.status, event))
         }
+        if items.isEmpty {
+            // Apple answered for the customer, but about other subscriptions only.
+            throw AppStoreAPIError(
+                .notFound,
+                "Apple's statuses and history of the customer name no subscription \(original) "
+                    + "(an originalTransactionId; for any other transactionId use --transaction)")
+        }
         return items
     }
 

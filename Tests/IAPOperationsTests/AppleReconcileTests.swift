@@ -181,4 +181,17 @@ struct AppleReconcileOperationTests {
         #expect(unknown.outcome == .notFound)
         #expect(unknown.error?.contains("orig-9") == true)
     }
+
+    @Test func aTransactionIdGivenAsTheSubscriptionIsUnknownNotAgreeing() throws {
+        let (world, answers, _) = try world(.sqlite)
+        // Apple answers for the customer of transaction 0001, whose subscription is orig-0.
+        answers.statuses["0001"] = answers.statuses["orig-0"]
+        answers.histories["0001"] = answers.histories["orig-0"]
+        let result = try reconcile(world, answers, apply: true).reconcile("0001")
+        guard case .unknown(let error) = try #require(result.rows.first) else {
+            Issue.record("expected unknown, got \(result.rows)")
+            return
+        }
+        #expect(error.message.contains("--transaction"))
+    }
 }
