@@ -106,7 +106,8 @@ public struct RestoreSubmission {
     }
 
     /// One input item: verified, then each restored transaction looked up or, under `--apply`,
-    /// applied in its own transaction. `each` receives every row once final, in order (a
+    /// applied, the item's transactions in one transaction (every entry of a receipt's subscription
+    /// linked once one of them matches). `each` receives every row once final, in order (a
     /// receipt's refused entries before its restored ones); a refused item is kept in the ledger
     /// before its row is delivered.
     public func restore(_ item: WebhookBody.Item, verifiers: ClientVerifiers, each: (Row) throws -> Void) throws {
