@@ -13,8 +13,8 @@ public enum DiagnosisCheck: String, CaseIterable, Sendable {
     public var about: String {
         switch self {
         case .lapsed:
-            return "active or canceled contracts whose paid period ended before --lapsed-before (default a day "
-                + "ago) with no renewal, expiry, grace or billing-retry fact since: a missed notification; ask Apple"
+            return "active or canceled contracts paid until before --lapsed-before (a day ago) "
+                + "with nothing from Apple since: no renewal, expiry, grace or billing retry"
         case .paidWithoutTransaction: return "paid orders with no transactionId (trade_no)"
         case .mixedOwners: return "a contract whose orders belong to different users"
         case .orderWithoutContract:

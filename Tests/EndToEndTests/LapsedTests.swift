@@ -90,12 +90,12 @@ struct LapsedE2ETests {
     @Test func contractsListAndShowSayLapsedInsteadOfActive() throws {
         let list = try cli.ok(["contracts", "list", "-o", "json"]).jsonArray()
         let row = { (id: String) in list.first { $0["contract_id"] as? String == id } ?? [:] }
-        // The stored status stays; `lapsed` and `paid_until` are added.
+        // The stored status stays; `lapsed` and `paid_until_date` are added.
         #expect(row(alice)["status"] as? String == "active")
         #expect(row(alice)["lapsed"] as? Bool == true)
-        #expect((row(alice)["paid_until"] as? NSNumber)?.int64Value == aliceUntil)
+        #expect(row(alice)["paid_until_date_ms"] as? Int == Int(aliceUntil))
         #expect(row(bob)["lapsed"] as? Bool == true)
-        #expect(row(carol)["lapsed"] as? Bool == false && row(carol)["paid_until"] is NSNull)
+        #expect(row(carol)["lapsed"] as? Bool == false && row(carol)["paid_until_date"] is NSNull)
 
         let table = try cli.ok(["contracts", "list"]).stdout
         #expect(table.contains(lapsedText(aliceUntil)), "\(table)")
@@ -104,7 +104,7 @@ struct LapsedE2ETests {
 
         let csv = try cli.ok(["contracts", "list", "-o", "csv"]).stdout
         let header = csv.split(separator: "\n").first ?? ""
-        #expect(header.hasSuffix(",lapsed,paid_until"), "\(header)")
+        #expect(header.hasSuffix(",lapsed,paid_until_date"), "\(header)")
 
         let show = try cli.ok(["contracts", "show", alice, "-o", "json"]).jsonObject()
         let contract = try #require(show["contract"] as? [String: Any])
@@ -124,7 +124,7 @@ struct LapsedE2ETests {
         #expect(doc["entitled"] as? Bool == false)
         #expect(doc["status"] as? String == "lapsed")
         #expect(doc["lapsed"] as? Bool == true)
-        #expect((doc["paid_until"] as? NSNumber)?.int64Value == aliceUntil)
+        #expect(doc["paid_until_date_ms"] as? Int == Int(aliceUntil))
         #expect((doc["reason"] as? String ?? "").hasPrefix(lapsedText(aliceUntil)))
         let table = try cli.run(["entitled", "--user", "alice"])
         #expect(table.status == 1 && table.stdout.hasPrefix("no: " + lapsedText(aliceUntil)), "\(table)")

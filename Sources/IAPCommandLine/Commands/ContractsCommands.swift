@@ -36,7 +36,7 @@ enum ContractsCommands {
         head.append("reason", answer.reason)
         if invocation.output != .table {
             head.append("lapsed", answer.lapse != nil)
-            head.append("paid_until", answer.lapse?.paidUntil)
+            head.append("paid_until_date", answer.lapse?.paidUntil)
         }
         // Only values as of `time`: the last event date as it stood then; the recording times
         // (created_at, updated_at: when iapctl wrote the row, not when things happened) are left out.

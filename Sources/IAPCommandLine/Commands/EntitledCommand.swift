@@ -28,7 +28,7 @@ enum EntitledCommand {
         if invocation.output != .table {
             // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
             r.append("lapsed", best?.answer.lapse != nil)
-            r.append("paid_until", best?.answer.lapse?.paidUntil)
+            r.append("paid_until_date", best?.answer.lapse?.paidUntil)
         }
         switch invocation.output {
         case .table:
@@ -47,7 +47,7 @@ enum EntitledCommand {
                         c.append("status", s.answer.status)
                         c.append("reason", s.answer.reason)
                         c.append("lapsed", s.answer.lapse != nil)
-                        c.append("paid_until", s.answer.lapse?.paidUntil)
+                        c.append("paid_until_date", s.answer.lapse?.paidUntil)
                         return c.jsonObject()
                     }))
             invocation.emit(document: r)

@@ -37,7 +37,7 @@ enum RowRendering {
     /// Every column of an order (CSV, even for no rows).
     static let allOrderColumns: [Column] = record(Order(no: "", userId: "", productId: "")).keys.map { Column($0) }
 
-    /// Every column of a contract, then `lapsed` and `paid_until` (CSV, even for no rows).
+    /// Every column of a contract, then `lapsed` and `paid_until_date` (CSV, even for no rows).
     static let allContractColumns: [Column] = record(Contract(contractId: "", userId: "", productId: ""), at: 0, table: false)
         .keys.map { Column($0) }
 
@@ -45,7 +45,7 @@ enum RowRendering {
     static func record(_ contract: Contract) -> Record { record(contract, columns: Contract.columns) }
 
     /// Every column of a contract, then whether it had lapsed at `now` (``Lapse``: paid until a past
-    /// moment, nothing from Apple since): `lapsed` (true/false) and `paid_until` (when the paid period
+    /// moment, nothing from Apple since): `lapsed` (true/false) and `paid_until_date` (when the paid period
     /// ended; null unless lapsed). Derived, not stored: `status` keeps the stored value. A `table`
     /// (what people read) says the lapse in `status` instead ("lapsed: paid until T, nothing from
     /// Apple since"; "canceled, lapsed: …" for a canceled one) and leaves the two keys out.
@@ -56,7 +56,7 @@ enum RowRendering {
             if let lapse { r["status"] = .string(lapsedStatus(contract.status, lapse)) }
         } else {
             r.append("lapsed", lapse != nil)
-            r.append("paid_until", lapse?.paidUntil)
+            r.append("paid_until_date", lapse?.paidUntil)
         }
         return r
     }
