@@ -43,6 +43,7 @@ public final class RestoreService: Sendable {
     public func applicationOrder(
         _ restored: [TransactionFacts], user: String, explicitOrder: String?, in session: any StoreSession
     ) throws -> [Int] {
+        guard restored.count > 1 else { return Array(restored.indices) }
         var anchors: [String: Int?] = [:]
         var order: [Int] = []
         var placed = Set<Int>()

@@ -122,13 +122,20 @@ struct RestoreSubmissionTests {
         #expect(try world.order(0)?.status == .pending)
     }
 
+    /// A store with alice's pending order `pending` for `product`, the sample receipt (9 entries of
+    /// one subscription) and the verifiers that accept it.
+    static func receiptWorld(_ backend: Backend, pending: String, product: String) throws
+        -> (World, String, ClientVerifiers)
+    {
+        let world = try World(backend, orders: 0)
+        _ = try world.store.write { try $0.insertOrder(Order(no: pending, userId: "alice", productId: product)) }
+        return (world, try ClientVerificationTests.receipt(), try ClientVerificationTests.receiptsOnly())
+    }
+
     @Test(arguments: Backend.available)
     func aReceiptsEntriesAreRestoredOneByOne(_ backend: Backend) throws {
-        let world = try World(backend, orders: 0)
-        let weekly = "com.revenuecat.monthly_4.99.1_week_intro"
-        _ = try world.store.write { try $0.insertOrder(Order(no: "receipt-order", userId: "alice", productId: weekly)) }
-        let base64 = try ClientVerificationTests.receipt()
-        let verifiers = try ClientVerificationTests.receiptsOnly()
+        let (world, base64, verifiers) = try Self.receiptWorld(
+            backend, pending: "receipt-order", product: "com.revenuecat.monthly_4.99.1_week_intro")
 
         // Look-up: the product fallback finds alice's pending order; the annual entry matches nothing.
         let lookups = try Self.run(world, [base64], apply: nil, user: "alice", verifiers: verifiers)
@@ -151,11 +158,8 @@ struct RestoreSubmissionTests {
     /// `unknown`, kept as unmatched, until a second run), and its dry run predicts exactly that.
     @Test(arguments: Backend.available)
     func oneRunLinksEveryEntryOfASubscriptionWhenALaterEntryMatches(_ backend: Backend) throws {
-        let world = try World(backend, orders: 0)
         let annual = "com.revenuecat.annual_39.99.2_week_intro"
-        _ = try world.store.write { try $0.insertOrder(Order(no: "annual-order", userId: "alice", productId: annual)) }
-        let base64 = try ClientVerificationTests.receipt()
-        let verifiers = try ClientVerificationTests.receiptsOnly()
+        let (world, base64, verifiers) = try Self.receiptWorld(backend, pending: "annual-order", product: annual)
         let original = ClientVerificationTests.receiptOriginal
 
         let before = try world.counts
