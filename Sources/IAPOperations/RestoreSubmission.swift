@@ -154,8 +154,21 @@ public struct RestoreSubmission {
                 service: service, store: store, context: context, dryRun: apply.dryRun
             ) { tx, result in try each(.restored(tx, result)) }
         } else {
-            for tx in restored {
-                let result = try store.read { try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: $0) }
+            let results = try restored.map { tx in
+                try store.read { try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: $0) }
+            }
+            let looked = Array(zip(restored, results))
+            for (tx, found) in looked {
+                var result = found
+                // An entry nothing matches is linked with the one of its subscription that matches.
+                if result.verdict == .unknown,
+                    let anchor = looked.first(where: {
+                        $0.0.originalTransactionId == tx.originalTransactionId && $0.1.verdict != .unknown
+                    })
+                {
+                    result.detail +=
+                        "; transaction \(anchor.0.transactionId) of the same subscription matched: applying links this one with it"
+                }
                 try each(.restored(tx, result))
             }
         }

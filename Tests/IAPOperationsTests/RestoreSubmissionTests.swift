@@ -162,6 +162,15 @@ struct RestoreSubmissionTests {
         let (world, base64, verifiers) = try Self.receiptWorld(backend, pending: "annual-order", product: annual)
         let original = ClientVerificationTests.receiptOriginal
 
+        // The look-up says so for the entries nothing matches on their own.
+        let lookups = try Self.run(world, [base64], apply: nil, user: "alice", verifiers: verifiers)
+        let unknown = lookups.compactMap { row -> RestoreResult? in
+            guard case .restored(_, let result) = row.row, result.verdict == .unknown else { return nil }
+            return result
+        }
+        #expect(unknown.count == 8)
+        #expect(unknown.allSatisfy { $0.detail.contains("transaction 1000000696553650 of the same subscription matched") })
+
         let before = try world.counts
         let dry = try Self.run(
             world, [base64], apply: RestoreSubmission.Apply(dryRun: true), user: "alice", verifiers: verifiers)
