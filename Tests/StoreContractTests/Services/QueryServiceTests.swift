@@ -74,6 +74,35 @@ struct QueryServiceTests {
         }
     }
 
+    /// A database without facts (rows from before them) answers from the rows and the audit trail:
+    /// an active contract whose one paid order ended is lapsed there too.
+    @Test(arguments: StoreBackend.available)
+    func entitlementWithoutFactsSaysLapsedToo(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            let end = T.start + 30 * T.day
+            _ = try store.write { s in
+                _ = try s.insertContract(
+                    Contract(
+                        contractId: "9000", userId: "alice", productId: "pro.monthly", status: .active, expiresDate: end,
+                        environment: "Sandbox", createdAt: 1, updatedAt: 1))
+                return try s.insertOrder(
+                    Order(
+                        no: "ord-9", userId: "alice", productId: "pro.monthly", status: .paid, tradeNo: "9000",
+                        originNo: "9000", purchaseDate: T.start, expiresDate: end, environment: "Sandbox", createdAt: 1,
+                        updatedAt: 1))
+            }
+            #expect(try store.read { try $0.facts(originalTransactionId: "9000") }.isEmpty)
+            let during = try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: end - T.day, in: $0) }
+            #expect(during.entitled && during.best?.answer.lapse == nil)
+            let after = try #require(
+                try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: end + T.day, in: $0) }.best
+            ).answer
+            #expect(!after.entitled && after.status == "lapsed" && after.lapse == Lapse(paidUntil: end))
+            #expect(after.reason.hasPrefix("lapsed: paid until \(Timestamp.iso8601(end)), nothing from Apple since"))
+            #expect(after.reason.contains("9000"))
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func entitlementAtAPastMomentFollowsWhoHeldTheContractThen(backend: StoreBackend) throws {
         try withStore(backend) { store in
