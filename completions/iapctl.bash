@@ -369,9 +369,10 @@ _iapctl() {
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
+                --lapsed-before) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --help' -- "$cur") )
             fi
             ;;
         'apple')

@@ -414,6 +414,7 @@ complete -c iapctl -n '__iapctl_at "doctor"' -l no-color -d 'Never colour the ou
 complete -c iapctl -n '__iapctl_at "doctor"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "doctor"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "doctor"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An environment the database accepts; rows of others are findings'
+complete -c iapctl -n '__iapctl_at "doctor"' -l lapsed-before -x -d 'Report an active or canceled contract as lapsed when its paid period ended before this moment (default 24h: a day ago, while Apple may still be retrying a notification): ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "doctor"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "apple"' -a lookup -d 'Turn the order ID of a customer\'s receipt e-mail into their signed transactions'
