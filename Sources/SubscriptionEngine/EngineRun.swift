@@ -146,7 +146,7 @@ struct EngineRun {
             return Outcome(verdict: .duplicate, detail: "transaction \(order.tradeNo ?? "") is already order \(order.no)")
         }
         if effect == .informational {
-            return Outcome(verdict: .ignored, detail: "\(event.notificationType ?? "event") needs no change (facts recorded)")
+            return Outcome(verdict: .ignored, detail: EventRule.informational(event))
         }
         let signed = facts.map(\.signedDate).max() ?? 0
         let others = try session.facts(originalTransactionId: originalId).filter { fact in

@@ -45,6 +45,8 @@ struct RefundDeskTests {
             try world.builder.consumptionRequest(
                 uuid: "c0000000-0000-4000-8000-000000000001", signedDate: asked, transaction: tx))
         #expect(kept["verdict"] as? String == "ignored", "\(kept)")
+        #expect((kept["detail"] as? String)?.contains("refunds answer 1000") == true, "\(kept)")
+        #expect((kept["detail"] as? String)?.contains(iso(asked + 12 * hour)) == true, "\(kept)")
         try server.routes([
             ("sandbox", "PUT", "/inApps/v2/transactions/consumption/1000", [:], [AppleAPIServer.Response(status: 202)])
         ])
