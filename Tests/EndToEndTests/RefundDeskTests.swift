@@ -91,6 +91,10 @@ struct RefundDeskTests {
         #expect(answered["answered_by"] as? String == "sam")
         #expect(answered["audit_id"] as? Int == audit["id"] as? Int)
         #expect(answered["outcome"] is NSNull)
+        let redacted = try #require(try cli.ok(["refunds", "list", "--redact", "-o", "json"]).jsonArray().first)
+        #expect(redacted["user_id"] as? String != "alice")
+        #expect(redacted["answered_by"] as? String != "sam")
+        #expect(redacted["transaction_id"] as? String != "1000")
         let again = try cli.run([
             "refunds", "answer", "1000", "--customer-consented", "--apply", "--environment", "sandbox",
         ])
