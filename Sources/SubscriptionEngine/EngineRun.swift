@@ -89,7 +89,8 @@ struct EngineRun {
             let after = Derivation.derive(all, now: now)
             let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
-            if after.rows == before, everyOrderStored {
+            // … unless they lift a hand override (a newer period): then the rows are written again.
+            if after.rows == before, everyOrderStored, try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty {
                 // Only the newest fact's date moves: kept, but not a change people see.
                 if var contract = try session.contract(contractId: originalId), let dc = after.contract,
                     contract.lastEventDate != dc.newestSignedDate
@@ -246,14 +247,25 @@ struct EngineRun {
             freed.tradeNo = nil
             try session.updateOrder(freed)
         }
+        // Hand overrides in force are applied over the derivation; those the facts now lift are recorded as lifted.
+        let held = try heldOverrides(originalId, facts: facts, orders: rows.compactMap { $0.1 })
+        for (override, why) in held.lifted {
+            var lifted = override
+            lifted.liftedAt = now
+            lifted.liftedBy = why
+            try session.updateOverride(lifted)
+            notes.append(
+                "override #\(override.auditId) (\(override.entity.rawValue) \(override.key) \(override.field) set by hand) lifted: \(why)")
+        }
         for (d, row) in rows {
-            try writeOrder(d, onto: row, owner: owner)
+            try writeOrder(d, onto: row, owner: owner, overrides: held.inForce.filter { $0.entity == .order && $0.key == row?.no })
         }
 
         if let dc = derived.contract {
             if let contract {
                 var after = contract
                 apply(dc, to: &after)
+                after.applyOverrides(held.inForce.filter { $0.entity == .contract && $0.key == originalId })
                 try saveContract(contract, after)
             } else {
                 var created = Contract(
@@ -268,6 +280,32 @@ struct EngineRun {
         return derived
     }
 
+    /// The hand overrides of subscription `originalId`'s rows that are in force, split into those
+    /// `facts` leave in force and those they lift (with why). `orders` adds rows not yet of the
+    /// subscription (an order its first purchase names).
+    private func heldOverrides(_ originalId: String, facts: FactSet, orders: [Order]) throws -> (
+        inForce: [Override], lifted: [(Override, String)]
+    ) {
+        var held = try session.overridesInForce(originalTransactionId: originalId)
+        for order in orders where order.originNo != originalId {
+            held += try session.overrides(entity: .order, key: order.no).filter(\.inForce)
+        }
+        var inForce: [Override] = []
+        var lifted: [(Override, String)] = []
+        for override in held {
+            var tradeNo: String?
+            if override.entity == .order {
+                tradeNo = try orders.first { $0.no == override.key }?.tradeNo ?? session.order(no: override.key)?.tradeNo
+            }
+            if let why = OverrideRule.lifter(override, tradeNo: tradeNo, facts: facts) {
+                lifted.append((override, why))
+            } else {
+                inForce.append(override)
+            }
+        }
+        return (inForce, lifted)
+    }
+
     private func apply(_ d: DerivedContract, to contract: inout Contract) {
         contract.productId = d.productId
         contract.status = d.status
@@ -278,7 +316,7 @@ struct EngineRun {
         contract.lastEventDate = d.newestSignedDate
     }
 
-    private mutating func writeOrder(_ d: DerivedOrder, onto row: Order?, owner: String) throws {
+    private mutating func writeOrder(_ d: DerivedOrder, onto row: Order?, owner: String, overrides: [Override]) throws {
         let tx = d.transaction
         let before = row
         var order =
@@ -297,6 +335,7 @@ struct EngineRun {
         order.environment = tx.environment ?? order.environment ?? event.environment
         order.price = tx.price ?? order.price
         order.currency = tx.currency ?? order.currency
+        order.applyOverrides(overrides)
         if let before {
             try saveOrder(before, order)
         } else {
