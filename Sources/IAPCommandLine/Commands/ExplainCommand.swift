@@ -37,8 +37,9 @@ enum ExplainCommand {
         now.append("last_event_date", contract.lastEventDate)
         now.append("summary", summary(contract, steps: steps, credits: explanation.credits))
         let fields = decided(explanation)
+        let overrides = OverrideRendering.section(explanation.overrides).map { [$0] } ?? []
         invocation.emit(
-            detail: DetailView(sections: [
+            detail: DetailView(sections: overrides + [
                 DetailView.Section(
                     key: "fields",
                     title: "Which signed fact decides each field (\(explanation.factCount) facts kept; the newest signed version wins)",
