@@ -20,6 +20,8 @@ struct EngineRun {
     /// Column values of each changed row before this event (nil for inserts), parallel to `changes`.
     private var firstColumns: [[(String, String?)]?] = []
     private var notes: [String] = []
+    /// `override #17 … lifted: …` lines: said even when the lift changed no row.
+    private var lifts: [String] = []
     private var touchedOrders: [String] = []
     private var contractId: String?
 
@@ -136,13 +138,15 @@ struct EngineRun {
                     + kept)
         }
         if !changes.isEmpty {
-            let detail = (changes.map(\.summary) + notes).joined(separator: "; ")
+            let detail = (changes.map(\.summary) + notes + lifts).joined(separator: "; ")
             return Outcome(verdict: .applied, changes: changes, detail: detail)
         }
         if added == 0 {
             return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
-        return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+        var outcome = try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+        if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
+        return outcome
     }
 
     /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
@@ -254,7 +258,7 @@ struct EngineRun {
             lifted.liftedAt = now
             lifted.liftedBy = why
             try session.updateOverride(lifted)
-            notes.append(
+            lifts.append(
                 "override #\(override.auditId) (\(override.entity.rawValue) \(override.key) \(override.field) set by hand) lifted: \(why)")
         }
         for (d, row) in rows {

@@ -37,9 +37,8 @@ enum ExplainCommand {
         now.append("last_event_date", contract.lastEventDate)
         now.append("summary", summary(contract, steps: steps, credits: explanation.credits))
         let fields = decided(explanation)
-        let overrides = OverrideRendering.section(explanation.overrides).map { [$0] } ?? []
         invocation.emit(
-            detail: DetailView(sections: overrides + [
+            detail: DetailView(sections: [
                 DetailView.Section(
                     key: "fields",
                     title: "Which signed fact decides each field (\(explanation.factCount) facts kept; the newest signed version wins)",
@@ -60,7 +59,7 @@ enum ExplainCommand {
                             Column("why", title: "WHY", maxWidth: 110),
                         ])),
                 DetailView.Section(key: "current", title: "Current state", content: .fields(now)),
-            ]))
+            ]).appending(OverrideRendering.sections(explanation.overrides)))
         return .success
     }
 

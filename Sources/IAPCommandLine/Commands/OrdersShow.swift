@@ -59,7 +59,7 @@ enum OrdersShow {
             let contractSection = DetailView.Section(
                 key: "contract", title: "Contract", content: .fields(contract ?? Record()))
             var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
-            if let section = OverrideRendering.section(overrides) { sections.append(section) }
+            sections += OverrideRendering.sections(overrides)
             sections.append(
                 DetailView.Section(
                     key: "events", title: "Events (\(events.count), ledger)",

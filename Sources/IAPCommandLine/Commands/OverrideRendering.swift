@@ -62,12 +62,20 @@ enum OverrideRendering {
         Column("note", title: "OVERRIDE", maxWidth: 100),
     ]
 
-    /// The section of `show` (nil when nothing is under override, so the common case prints as before).
-    static func section(_ shown: [ShownOverride]) -> DetailView.Section? {
-        guard !shown.isEmpty else { return nil }
-        return DetailView.Section(
-            key: "overrides",
-            title: "Overrides (\(shown.count): set by hand; they hold until `audit undo`, --clear-override or a newer period)",
-            content: .table(shown.map(record), columns: columns))
+    /// The section of `show` and `explain`: none when nothing is under override, so the common case
+    /// prints as before.
+    static func sections(_ shown: [ShownOverride]) -> [DetailView.Section] {
+        guard !shown.isEmpty else { return [] }
+        return [
+            DetailView.Section(
+                key: "overrides",
+                title: "Overrides (\(shown.count): set by hand; they hold until `audit undo`, --clear-override or a newer period)",
+                content: .table(shown.map(record), columns: columns))
+        ]
     }
+}
+
+extension DetailView {
+    /// This view with `more` sections after its own.
+    func appending(_ more: [Section]) -> DetailView { DetailView(sections: sections + more) }
 }

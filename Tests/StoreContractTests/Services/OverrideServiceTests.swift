@@ -103,6 +103,18 @@ struct OverrideServiceTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func applesLaterRefundOfTheSameTransactionLiftsAHandRefundThatAgreesWithIt(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            try T.purchase(store)
+            let hand = try Self.refundByHand(store, at: T.start + 10 * T.day)
+            let outcome = try Self.refund(store, period: 0, signed: T.start + 20 * T.day)
+            #expect(try store.read { try $0.order(no: "ord-1") }?.status == .refunded)
+            #expect(outcome.detail.contains("override #\(hand.auditId ?? 0) (order ord-1 status set by hand) lifted"))
+            #expect(try store.read { try $0.overrides(entity: .order, key: "ord-1") }.allSatisfy { !$0.inForce })
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func auditUndoRemovesTheOverrideAndTheRowFollowsTheFactsAgain(backend: StoreBackend) throws {
         try withStore(backend) { store in
             try T.purchase(store)
