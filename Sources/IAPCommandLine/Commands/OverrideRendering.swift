@@ -51,14 +51,14 @@ enum OverrideRendering {
         r.append("actor", o.actor)
         r.append("reason", o.reason)
         r.append("ticket", o.ticket)
-        r.append("at", o.at)
+        r.append("set_at", o.at)
         r.append("note", sentence(shown))
         return r
     }
 
     static let columns: [Column] = [
         Column("key", title: "ROW", maxWidth: 20), Column("field", title: "FIELD"), Column("audit_id", title: "AUDIT"),
-        Column("actor", title: "ACTOR"), Column("at", title: "WHEN"), Column("reason", title: "REASON", maxWidth: 40),
+        Column("actor", title: "ACTOR"), Column("set_at", title: "WHEN"), Column("reason", title: "REASON", maxWidth: 40),
         Column("note", title: "OVERRIDE", maxWidth: 100),
     ]
 
