@@ -132,3 +132,46 @@ extension CorrectableRow {
         }
     }
 }
+
+/// `entitled` and `contracts show --as-of` with the contract's hand overrides: an override made by
+/// T and not yet lifted then decides over the facts (a hand revoke cuts access, a hand extension
+/// of `expires_date` grants it until then), and the reason says so.
+enum HandEntitlement {
+    static func apply(_ overrides: [Override], to answer: EntitlementAsOf.Answer, at time: Int64) -> EntitlementAsOf.Answer {
+        let then = overrides.filter { $0.at <= time && ($0.liftedAt.map { $0 > time } ?? true) }.map { o -> Override in
+            var held = o
+            held.liftedAt = nil
+            return held
+        }
+        let held = OverrideRule.newestInForce(then)
+        guard !held.isEmpty else { return answer }
+        var result = answer
+        result.contract.applyOverrides(Array(held.values))
+        let status = held["status"].flatMap { ContractStatus(rawValue: $0.value ?? "") }
+        let expires = held["expires_date"]
+        guard status != nil || expires != nil else { return result }
+        let facts = "Apple's facts say \(answer.status)"
+        let decided = [held["status"], expires].compactMap { $0 }
+        let by = decided.map { o in
+            let value = o.value.flatMap(Int64.init).map(Timestamp.iso8601) ?? o.value ?? "∅"
+            return "\(o.field) \(value) by hand (\(o.label))"
+        }.joined(separator: ", ")
+        let entitling: Set<ContractStatus> = [.active, .canceled, .gracePeriod]
+        let effective = status ?? (answer.entitled || answer.status == "expired" ? result.contract.status : nil)
+        guard let effective else { return result }
+        if !entitling.contains(effective) {
+            result.entitled = false
+            result.status = effective.rawValue
+            result.covering = nil
+            result.reason = "\(by); \(facts)"
+            return result
+        }
+        let until = result.contract.expiresDate
+        result.entitled = until.map { time < $0 } ?? true
+        result.status = result.entitled ? effective.rawValue : "expired"
+        result.reason =
+            "\(by); " + (until.map { result.entitled ? "entitled until \(Timestamp.iso8601($0))" : "ended \(Timestamp.iso8601($0))" } ?? "")
+            + "; \(facts)"
+        return result
+    }
+}

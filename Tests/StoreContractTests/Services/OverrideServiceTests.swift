@@ -158,6 +158,28 @@ struct OverrideServiceTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func entitledFollowsAHandRevokeFromWhenItWasMadeUntilItWasCleared(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            try T.purchase(store)
+            _ = try Self.renew(store, period: 1)
+            let revoke = try #require(try T.correctContract(store, .status(.revoked), at: T.start + 35 * T.day).first?.auditId)
+            let entitled = { (time: Int64) in
+                try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: time, in: $0) }
+            }
+            #expect(try entitled(T.start + 34 * T.day).entitled, "before the hand revoke")
+            let revoked = try entitled(T.start + 36 * T.day)
+            #expect(!revoked.entitled && revoked.best?.answer.status == "revoked")
+            #expect(revoked.best?.answer.reason == "status revoked by hand (#\(revoke)); Apple's facts say active")
+            let context = CorrectionContext(actor: "lead", command: "contracts update", now: T.start + 37 * T.day)
+            _ = try store.write {
+                try OverrideService.clear(Contract.self, key: "1000", fields: ["status"], reason: "r", context: context, in: $0)
+            }
+            #expect(try entitled(T.start + 38 * T.day).entitled, "after it was cleared")
+            #expect(try !entitled(T.start + 36 * T.day).entitled, "while it held")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func ownershipFieldsAreNotOverrides(backend: StoreBackend) throws {
         try withStore(backend) { store in
             try T.purchase(store)
