@@ -252,7 +252,9 @@ struct EngineRun {
             try session.updateOrder(freed)
         }
         // Hand overrides in force are applied over the derivation; those the facts now lift are recorded as lifted.
-        let held = try heldOverrides(originalId, facts: facts, orders: rows.compactMap { $0.1 })
+        let held = try heldOverrides(
+            originalId, facts: facts,
+            orders: rows.compactMap { d, row in row.map { ($0, d.transaction.transactionId) } })
         for (override, why) in held.lifted {
             var lifted = override
             lifted.liftedAt = now
@@ -285,21 +287,27 @@ struct EngineRun {
     }
 
     /// The hand overrides of subscription `originalId`'s rows that are in force, split into those
-    /// `facts` leave in force and those they lift (with why). `orders` adds rows not yet of the
-    /// subscription (an order its first purchase names).
-    private func heldOverrides(_ originalId: String, facts: FactSet, orders: [Order]) throws -> (
-        inForce: [Override], lifted: [(Override, String)]
-    ) {
+    /// `facts` leave in force and those they lift (with why). `orders` are the order rows being
+    /// written, each with the transaction it holds now: a row not yet of the subscription (the order
+    /// its first purchase names) brings its overrides, which then belong to the subscription.
+    private func heldOverrides(_ originalId: String, facts: FactSet, orders: [(row: Order, transactionId: String)]) throws
+        -> (inForce: [Override], lifted: [(Override, String)])
+    {
         var held = try session.overridesInForce(originalTransactionId: originalId)
-        for order in orders where order.originNo != originalId {
-            held += try session.overrides(entity: .order, key: order.no).filter(\.inForce)
+        for (order, _) in orders where order.originNo != originalId {
+            for var override in try session.overrides(entity: .order, key: order.no) where override.inForce {
+                override.originalTransactionId = originalId
+                try session.updateOverride(override)
+                held.append(override)
+            }
         }
         var inForce: [Override] = []
         var lifted: [(Override, String)] = []
         for override in held {
             var tradeNo: String?
             if override.entity == .order {
-                tradeNo = try orders.first { $0.no == override.key }?.tradeNo ?? session.order(no: override.key)?.tradeNo
+                tradeNo =
+                    try orders.first { $0.row.no == override.key }?.transactionId ?? session.order(no: override.key)?.tradeNo
             }
             if let why = OverrideRule.lifter(override, tradeNo: tradeNo, facts: facts) {
                 lifted.append((override, why))

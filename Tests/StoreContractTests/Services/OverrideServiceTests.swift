@@ -180,6 +180,26 @@ struct OverrideServiceTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func anOverrideOfAPendingOrderJoinsItsSubscriptionAndTheFirstPaymentSignedAfterItLiftsIt(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            _ = try store.write {
+                try $0.insertOrder(Order(no: "ord-1", userId: "alice", productId: "pro.monthly", createdAt: 1, updatedAt: 1))
+            }
+            let context = CorrectionContext(actor: "support", command: "orders update", now: T.start - T.day)
+            let request = CorrectionRequest<Order>(
+                line: nil, key: "ord-1", keyField: "", values: [.set(.status(.revoked))], reason: "blocked", ticket: nil)
+            _ = try store.write { try CorrectionService.apply([request], context: context, in: $0) }
+            let outcome = try T.engine.apply(
+                T.notification("SUBSCRIBED", "INITIAL_BUY", signed: T.start, tx: T.tx("1000", token: "ord-1")), to: store,
+                context: T.context)
+            #expect(try store.read { try $0.order(no: "ord-1") }?.status == .paid)
+            #expect(outcome.detail.contains("(order ord-1 status set by hand) lifted"))
+            let override = try #require(try store.read { try $0.overrides(entity: .order, key: "ord-1") }.first)
+            #expect(override.originalTransactionId == "1000" && !override.inForce)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func ownershipFieldsAreNotOverrides(backend: StoreBackend) throws {
         try withStore(backend) { store in
             try T.purchase(store)
