@@ -68,4 +68,22 @@ extension SpecificationTests {
             }
         }
     }
+
+    @Test(arguments: scenarios, Backend.available)
+    func clearingTheOverridesLeavesTheRowsTheFactsAloneGive(_ s: Scenario, backend: Backend) throws {
+        let half = (s.events.count + 1) / 2
+        guard let h = try runWithHandChanges(Array(s.events[..<half]), Array(s.events[half...]), on: backend) else { return }
+        let context = CorrectionContext(actor: "lead", command: "contracts update", now: 1_800_000_000_001)
+        _ = try h.store.write { session in
+            for (entity, key) in [(EntityKind.contract, "1000"), (.order, try #require(try session.order(tradeNo: "1000")).no)] {
+                guard try session.overrides(entity: entity, key: key).contains(where: \.inForce) else { continue }
+                if entity == .contract {
+                    _ = try OverrideService.clear(Contract.self, key: key, fields: ["status"], reason: "r", context: context, in: session)
+                } else {
+                    _ = try OverrideService.clear(Order.self, key: key, fields: ["status"], reason: "r", context: context, in: session)
+                }
+            }
+        }
+        #expect(try h.snapshot(withFacts: true) == run(s.events, on: backend).snapshot(withFacts: true))
+    }
 }
