@@ -85,8 +85,8 @@ struct EngineRun {
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
         all.add(inserted)
-        // New facts that derive the same rows as before change nothing (so a manual correction
-        // made since stays until a fact changes what the rows should be).
+        // New facts that derive the same rows as before change nothing (the stored rows are the
+        // derivation with the hand overrides in force applied, and those stay in force)…
         if added > 0, let before {
             let after = Derivation.derive(all, now: now)
             let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
@@ -103,8 +103,8 @@ struct EngineRun {
                 return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
             }
         }
-        // Nothing new to derive from, and rows to show for it: nothing changes (a manual
-        // correction made since stays until a new fact of the subscription arrives).
+        // Nothing new to derive from, and rows to show for it: nothing changes (no override can
+        // be lifted without a new fact).
         if added == 0, knownOrder != nil || hasContract {
             if let order = knownOrder { touchedOrders.append(order.no) }
             return Outcome(
