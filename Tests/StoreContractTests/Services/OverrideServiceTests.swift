@@ -21,6 +21,13 @@ struct OverrideServiceTests {
         return try T.engine.apply(T.notification("REFUND", signed: signed, tx: tx), to: store, context: T.context)
     }
 
+    /// Subscription 1000 bought and renewed, then revoked by hand (at day 35); the correction's audit id.
+    static func revokedByHandAfterARenewal(_ store: any Store) throws -> Int64 {
+        try T.purchase(store)
+        _ = try renew(store, period: 1)
+        return try #require(try T.correctContract(store, .status(.revoked), at: T.start + 35 * T.day).first?.auditId)
+    }
+
     /// `orders update ord-1 --status refunded` at `time`.
     static func refundByHand(_ store: any Store, at time: Int64) throws -> CorrectionResult {
         let context = CorrectionContext(actor: "support", command: "orders update", now: time)
@@ -32,13 +39,11 @@ struct OverrideServiceTests {
     @Test(arguments: StoreBackend.available)
     func aHandRevokeSurvivesARefundOfAnOlderPeriod(backend: StoreBackend) throws {
         try withStore(backend) { store in
-            try T.purchase(store)
-            _ = try Self.renew(store, period: 1)
-            let revoke = try #require(try T.correctContract(store, .status(.revoked), at: T.start + 35 * T.day).first)
+            let revoke = try Self.revokedByHandAfterARenewal(store)
             let overrides = try store.read { try $0.overrides(entity: .contract, key: "1000") }
             let override = try #require(overrides.first)
             #expect(overrides.count == 1)
-            #expect(override.field == "status" && override.value == "revoked" && override.auditId == revoke.auditId)
+            #expect(override.field == "status" && override.value == "revoked" && override.auditId == revoke)
             #expect(override.actor == "support" && override.reason == "r" && override.inForce)
             #expect(override.seenPeriod == T.start + 30 * T.day && override.seenFacts > 0)
 
@@ -117,9 +122,7 @@ struct OverrideServiceTests {
     @Test(arguments: StoreBackend.available)
     func auditUndoRemovesTheOverrideAndTheRowFollowsTheFactsAgain(backend: StoreBackend) throws {
         try withStore(backend) { store in
-            try T.purchase(store)
-            _ = try Self.renew(store, period: 1)
-            let revoke = try #require(try T.correctContract(store, .status(.revoked), at: T.start + 35 * T.day).first?.auditId)
+            let revoke = try Self.revokedByHandAfterARenewal(store)
             let undone = try store.write {
                 try AuditUndoService.undo(revoke, reason: "wrong user", ticket: nil, actor: "lead", now: T.now, in: $0)
             }
@@ -160,9 +163,7 @@ struct OverrideServiceTests {
     @Test(arguments: StoreBackend.available)
     func entitledFollowsAHandRevokeFromWhenItWasMadeUntilItWasCleared(backend: StoreBackend) throws {
         try withStore(backend) { store in
-            try T.purchase(store)
-            _ = try Self.renew(store, period: 1)
-            let revoke = try #require(try T.correctContract(store, .status(.revoked), at: T.start + 35 * T.day).first?.auditId)
+            let revoke = try Self.revokedByHandAfterARenewal(store)
             let entitled = { (time: Int64) in
                 try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: time, in: $0) }
             }
