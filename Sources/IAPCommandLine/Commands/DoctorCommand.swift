@@ -196,11 +196,11 @@ enum DoctorCommand {
         }
     }
 
-    /// ` held by hand (override #17 by pat: reason, T-1)` for a status under a hand override in force.
+    /// ` held by hand (override #17, T-1)` for a status under a hand override in force: the audit row
+    /// says who and why (`iapctl audit show 17`); no person's name or free text in doctor's report.
     static func heldBy(_ held: Override?) -> String {
         guard let held else { return "" }
-        let why = [held.reason, held.ticket].compactMap { $0 }.joined(separator: ", ")
-        return " held by hand (override #\(held.auditId) by \(held.actor)\(why.isEmpty ? "" : ": " + why))"
+        return " held by hand (override #\(held.auditId)\(held.ticket.map { ", " + $0 } ?? ""); iapctl audit show \(held.auditId))"
     }
 
     /// The options a fix command needs to act on what doctor examined: `--db` always, and
