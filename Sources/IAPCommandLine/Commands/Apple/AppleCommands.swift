@@ -9,13 +9,13 @@ enum AppleCommands {
     /// Options every `apple` command inherits: the key, the server, the trust options for `-o`.
     static let options: [OptionSpec] = [
         keyFileOption, keyIdOption, issuerIdOption, bundleIdOption, environmentOption, maxWaitOption,
-        timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
+        deadlineOption, timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
     ]
 
     /// `--key-file`.
     static let keyFileOption = OptionSpec(
         "key-file", valueName: "file",
-        help: "The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users. "
+        help: "The In-App Purchase key (.p8) from App Store Connect; only its owner may read it (chmod 600). "
             + "The key itself is never taken from the command line.",
         environmentVariable: "IAPCTL_APPLE_KEY_FILE", configKey: "apple-key-file", isInherited: true,
         section: section, completion: .file)
@@ -54,9 +54,17 @@ enum AppleCommands {
         configKey: "apple-max-wait", defaultValue: "60", isInherited: true, section: section,
         validation: .positiveInteger)
 
+    /// `--deadline`.
+    static let deadlineOption = OptionSpec(
+        "deadline", valueName: "seconds",
+        help: "The longest the whole command may spend talking to Apple, every retry and wait included; "
+            + "then it stops and says after how many attempts. Raise it for long history walks.",
+        environmentVariable: "IAPCTL_APPLE_DEADLINE", configKey: "apple-deadline", defaultValue: "60",
+        isInherited: true, section: section, validation: .positiveInteger)
+
     /// `--timeout`.
     static let timeoutOption = OptionSpec(
-        "timeout", valueName: "seconds", help: "The longest one request may take.", configKey: "apple-timeout",
+        "timeout", valueName: "seconds", help: "The longest one request may take (within --deadline).", configKey: "apple-timeout",
         defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger)
 
     /// `--connect-timeout`.
@@ -129,7 +137,8 @@ enum AppleCommands {
             table|json|ndjson|csv they are shown decoded, after each one is verified like 'verify' does \
             (an item that does not verify is an error, never shown).
 
-            Retryable errors are retried with backoff; a rate limit (429) is waited out up to --max-wait. \
+            Retryable errors are retried with backoff; a rate limit (429) is waited out up to --max-wait; \
+            the whole command stops after --deadline (60 s), retries and waits included. \
             Exit codes: 3 unknown id, 65 Apple refused the request as invalid, 69 Apple or the network \
             unavailable, 75 still rate limited, 78 the key, issuer or bundle id (401).
             """,
