@@ -10,6 +10,12 @@ public enum Endpoint {
         APICall("GET", "/inApps/v1/transactions/\(APICall.segment(id))")
     }
 
+    /// Get App Transaction Info: `id` is any transactionId, originalTransactionId or appTransactionId of
+    /// the customer; the answer's `signedAppTransactionInfo` is the signed AppTransaction.
+    public static func appTransaction(_ id: String) -> APICall {
+        APICall("GET", "/inApps/v1/transactions/appTransactions/\(APICall.segment(id))")
+    }
+
     /// Get Transaction History v2; `revision` is added by the walker.
     public static func transactionHistory(_ id: String, query: [(String, String)]) -> APICall {
         APICall("GET", "/inApps/v2/history/\(APICall.segment(id))", query: query)

@@ -9,7 +9,8 @@ enum OrdersShow {
         guard let history = try DbOpen.read(invocation, { session in try RecordHistory.order(key, in: session) }) else {
             throw CLIError(
                 .notFound, "no order with no, trade_no or origin_no = \(key)",
-                hint: "find it with: iapctl orders list --user USER")
+                hint: "find it with: iapctl orders list --user USER; an appTransactionId is not kept as a key: "
+                    + "list that customer's purchases with 'iapctl apple transactions history \(ShellWord.word(key))'")
         }
         emit(history, invocation: invocation, primary: .order)
         return .success

@@ -92,7 +92,8 @@ enum AppleCommands {
         configKey: "at", defaultValue: "signed", isInherited: true, section: section,
         completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"]))
 
-    static let transactionArgument = ArgumentSpec("transaction", help: "Any transactionId of the customer.")
+    static let transactionArgument = ArgumentSpec(
+        "transaction", help: "Any transactionId, originalTransactionId or appTransactionId of the customer.")
 
     /// `transactions history --product ID`, repeatable.
     static let productOption = OptionSpec(
@@ -115,6 +116,16 @@ enum AppleCommands {
     static let sortOption = OptionSpec(
         "sort", valueName: "order", help: "By modification date.",
         allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self), defaultValue: "ascending")
+
+    /// `transactions history --subscription-group ID`, repeatable.
+    static let subscriptionGroupOption = OptionSpec(
+        "subscription-group", valueName: "id", help: "Only this subscription group (subscriptionGroupIdentifier).",
+        kind: .repeatable)
+
+    /// `transactions history --ownership TYPE`.
+    static let ownershipOption = OptionSpec(
+        "ownership", valueName: "type", help: "Only purchases the customer made, or only those shared by family.",
+        allowedValues: OptionSpec.choices(OwnershipTypeName.self))
 
     /// `transactions history --revoked`.
     static let revokedOption = OptionSpec.flag("revoked", help: "Only revoked (refunded) transactions.")
@@ -149,7 +160,7 @@ enum AppleCommands {
                 "Fetch the last two days of notifications and apply what was missed."),
         ],
         subcommands: [
-            lookup, transactions, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
+            lookup, transactions, appTransaction, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
             AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken,
         ],
         options: options
@@ -187,14 +198,29 @@ enum AppleCommands {
                     CommandExample(
                         "iapctl apple transactions history 2000000123456789 --product com.example.pro --revoked",
                         "Only refunded or revoked purchases of one product."),
+                    CommandExample(
+                        "iapctl apple transactions history 2000000123456789 --subscription-group 21429771 --ownership FAMILY_SHARED",
+                        "Only family-shared purchases of one subscription group."),
                 ],
                 options: [
-                    productOption, productTypeOption, sinceOption, untilOption, sortOption, revokedOption,
-                    notRevokedOption,
+                    productOption, productTypeOption, subscriptionGroupOption, ownershipOption, sinceOption, untilOption,
+                    sortOption, revokedOption, notRevokedOption,
                 ],
                 arguments: [transactionArgument],
                 handler: runHistory),
         ])
+
+    static let appTransaction = CommandSpec(
+        name: "app-transaction",
+        abstract: "Get App Transaction Info: the customer's signed AppTransaction (their download of the app).",
+        discussion: "Its appTransactionId is the same for one Apple Account and app across devices, redownloads "
+            + "and refunds (one per family member with Family Sharing). Without -o prints the signed item; -o "
+            + "shows it decoded after verification. Exit 3 when Apple has no app transaction for the customer.",
+        examples: [
+            CommandExample("iapctl apple app-transaction 2000000123456789 -o json", "The customer's AppTransaction, decoded.")
+        ],
+        arguments: [transactionArgument],
+        handler: runAppTransaction)
 
     static let subscriptions = CommandSpec(
         name: "subscriptions",
@@ -250,11 +276,47 @@ enum AppleCommands {
         return .success
     }
 
+    static func runAppTransaction(_ invocation: Invocation) throws -> ExitCode {
+        let session = try AppleSession(invocation)
+        let call = Endpoint.appTransaction(invocation.arguments[0])
+        let answer = try session.send(call)
+        let jws = try AppStoreServerAPI.requiredString(answer, "signedAppTransactionInfo", call: call)
+        if session.printsSignedItems {
+            invocation.print(jws)
+            return .success
+        }
+        let reports = try session.verified([jws], as: .appTransaction, from: answer.server, what: "app transaction")
+        invocation.emit(
+            reports.map { report in
+                let app = report.appTransaction
+                var r = Record()
+                r.append("app_transaction_id", app?.appTransactionId)
+                r.append("bundle_id", app?.bundleId)
+                r.append("app_apple_id", app?.appAppleId)
+                r.append("environment", app?.receiptType)
+                r.append("original_purchase_date", app?.originalPurchaseDate)
+                r.append("original_application_version", app?.originalApplicationVersion)
+                r.append("original_platform", app?.originalPlatform)
+                r.append("application_version", app?.applicationVersion)
+                r.append("preorder_date", app?.preorderDate)
+                if invocation.output.isStructured { r.append("payload", report.payload ?? .null) }
+                return r
+            },
+            columns: [
+                Column("app_transaction_id", title: "APP_TRANSACTION"), Column("bundle_id", title: "BUNDLE"),
+                Column("original_purchase_date", title: "FIRST_DOWNLOAD"),
+                Column("original_application_version", title: "FIRST_VERSION"),
+                Column("original_platform", title: "PLATFORM"), Column("environment", title: "ENV"),
+            ])
+        return .success
+    }
+
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         var query = TransactionHistoryQuery(
             products: invocation.values(productOption), productTypes: invocation.values(productTypeOption),
-            sort: invocation.value(sortOption) ?? "ascending")
+            sort: invocation.value(sortOption) ?? "ascending",
+            subscriptionGroups: invocation.values(subscriptionGroupOption), ownership: invocation.value(ownershipOption))
         let now = Timestamp.now()
         if let start = try AuditTime.option(invocation, sinceOption, now: now) { query.start = start }
         if let end = try AuditTime.option(invocation, untilOption, now: now) { query.end = end }
