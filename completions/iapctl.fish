@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple app-transaction' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'completion' 'help' 'version'
+        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple app-transaction' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'apple finish-transaction' 'completion' 'help' 'version'
             set path $candidate
         end
     end
@@ -426,6 +426,7 @@ complete -c iapctl -n '__iapctl_at "apple"' -a extend -d 'Extend a subscription\
 complete -c iapctl -n '__iapctl_at "apple"' -a extend-status -d 'Whether a mass renewal-date extension is complete, and how many succeeded and failed'
 complete -c iapctl -n '__iapctl_at "apple"' -a consumption -d 'Send Consumption Information for a refund request (CONSUMPTION_REQUEST) — audited'
 complete -c iapctl -n '__iapctl_at "apple"' -a set-app-account-token -d 'Set the appAccountToken (your order number) of a purchase made without one — audited'
+complete -c iapctl -n '__iapctl_at "apple"' -a finish-transaction -d 'Finish Transaction: tell the App Store your server delivered a purchase — audited'
 complete -c iapctl -n '__iapctl_at "apple"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "apple"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
 complete -c iapctl -n '__iapctl_at "apple"' -s q -l quiet -d 'Print less on stderr: only errors'
@@ -904,6 +905,33 @@ complete -c iapctl -n '__iapctl_at "apple set-app-account-token"' -l reason -x -
 complete -c iapctl -n '__iapctl_at "apple set-app-account-token"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
 complete -c iapctl -n '__iapctl_at "apple set-app-account-token"' -l dry-run -d 'Print the exact request (method, URL, body); send nothing, record nothing'
 complete -c iapctl -n '__iapctl_at "apple set-app-account-token"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l redact -d 'Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same value the same way within one run), to paste it into a ticket'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l wide -d 'Never cut table cells'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l csv-raw -d 'With -o csv, write cells as they are'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l key-file -r -F -d 'The In-App Purchase key (.p8) from App Store Connect; only its owner may read it (chmod 600)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l key-id -x -d 'The key\'s id (App Store Connect shows it next to the key)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l issuer-id -x -d 'Your issuer id (above the keys in App Store Connect)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l bundle-id -x -d 'The app\'s bundle id (the token\'s bid; items of other apps are rejected)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l environment -x -a 'production sandbox auto' -d 'Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production does not know the id, as Apple advises)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l max-wait -x -d 'The longest to wait when Apple\'s rate limit (429) says when to retry; beyond it iapctl stops and says when'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l deadline -x -d 'The longest the whole command may spend talking to Apple, every retry and wait included; then it stops and says after how many attempts'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l timeout -x -d 'The longest one request may take (within --deadline)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l connect-timeout -x -d 'The longest connecting to Apple may take'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l root-ca -r -F -d 'With -o: a trusted root for verifying the items, DER or PEM'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l app-apple-id -x -d 'With -o: the app\'s Apple id (needed to verify Production items)'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l at -x -a 'signed now' -d 'With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l reason -x -d 'Why: recorded in the audit trail with the actor and the change'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -l dry-run -d 'Print the exact request (method, URL, body); send nothing, record nothing'
+complete -c iapctl -n '__iapctl_at "apple finish-transaction"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "completion"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "completion"' -x -a 'bash zsh fish'

@@ -72,6 +72,12 @@ public enum Endpoint {
         APICall("PUT", "/inApps/v2/transactions/consumption/\(APICall.segment(id))", body: body)
     }
 
+    /// Finish Transaction: tells the App Store the server has delivered what `id` bought (for apps
+    /// that manage entitlements on their server instead of calling StoreKit's `finish()`).
+    public static func finishTransaction(_ id: String) -> APICall {
+        APICall("POST", "/inApps/v1/transactions/\(APICall.segment(id))/finish")
+    }
+
     public static func setAppAccountToken(original: String, token: String) -> APICall {
         APICall(
             "PUT", "/inApps/v1/transactions/\(APICall.segment(original))/appAccountToken",

@@ -633,6 +633,25 @@ struct AppleAPITests {
         #expect(Set(audit.compactMap { $0["command"] as? String }) == ["apple set-app-account-token", "apple consumption"])
     }
 
+    @Test func finishTransactionPostsAndAuditsApplesAnswer() throws {
+        let (cli, world, server) = try setUp()
+        try world.database()
+        try server.routes([("sandbox", "POST", "/inApps/v1/transactions/1000/finish", [:], [.empty])])
+        let args = ["apple", "finish-transaction", "1000", "--reason", "delivered by the web shop", "--environment", "sandbox"]
+        let dry = try cli.ok(args + ["--dry-run"])
+        #expect(dry.lines.first == "POST https://127.0.0.1:\(server.port)/sandbox/inApps/v1/transactions/1000/finish")
+        #expect(try server.requests().isEmpty)
+        let sent = try cli.run(args)
+        #expect(sent.status == 0, "\(sent)")
+        #expect(sent.stderr.contains("Apple finished transaction 1000"))
+        #expect(try server.requests().map { $0["method"] as? String } == ["POST"])
+        let audit = try #require(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().first)
+        #expect(audit["command"] as? String == "apple finish-transaction")
+        #expect(audit["reason"] as? String == "delivered by the web shop")
+        let unknown = try cli.run(["apple", "finish-transaction", "999", "--reason", "x", "--environment", "sandbox"])
+        #expect(unknown.status == 3, "\(unknown)")
+    }
+
     @Test func aWriteInAutoGoesToSandboxWhenProductionDoesNotKnowTheId() throws {
         let (cli, world, server) = try setUp()
         try world.database()

@@ -161,7 +161,7 @@ enum AppleCommands {
         ],
         subcommands: [
             lookup, transactions, appTransaction, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
-            AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken,
+            AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken, AppleFinish.command,
         ],
         options: options
     )
