@@ -392,6 +392,21 @@ struct AppleAPITests {
             ])
     }
 
+    @Test func ordersShowFindsThePurchasesOfAnAppTransactionId() throws {
+        let (cli, world, _) = try setUp()
+        try world.database(orders: [(token, "alice")])
+        var tx = world.transaction("1000", original: "1000", token: token)
+        tx.appTransactionId = "704000000000001"
+        try cli.ok(["notify"] + world.trust, stdin: try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: tx))
+        let shown = try cli.ok(["orders", "show", "704000000000001", "-o", "json"]).jsonObject()
+        let orders = try #require(shown["orders"] as? [[String: Any]])
+        #expect(orders.count == 1)
+        #expect(orders.first?["origin_no"] as? String == "1000")
+        let unknown = try cli.run(["orders", "show", "704000000000002"])
+        #expect(unknown.status == 3, "\(unknown)")
+        #expect(unknown.stderr.contains("iapctl apple transactions history 704000000000002 | iapctl restore --user USER"))
+    }
+
     @Test func transactionHistoryFiltersBySubscriptionGroupAndOwnership() throws {
         let (cli, world, server) = try setUp()
         try server.routes([

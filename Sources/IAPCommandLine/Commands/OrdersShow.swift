@@ -8,9 +8,9 @@ enum OrdersShow {
         guard let key = invocation.parsed.argument(OrdersSpec.key) else { throw CLIError.usage("missing argument <key>") }
         guard let history = try DbOpen.read(invocation, { session in try RecordHistory.order(key, in: session) }) else {
             throw CLIError(
-                .notFound, "no order with no, trade_no or origin_no = \(key)",
-                hint: "find it with: iapctl orders list --user USER; an appTransactionId is not kept as a key: "
-                    + "list that customer's purchases with 'iapctl apple transactions history \(ShellWord.word(key))'")
+                .notFound, "no order with no, trade_no or origin_no = \(key), nor a purchase with that appTransactionId",
+                hint: "find it with: iapctl orders list --user USER; or ask Apple for that customer's purchases: "
+                    + "iapctl apple transactions history \(ShellWord.word(key)) | iapctl restore --user USER")
         }
         emit(history, invocation: invocation, primary: .order)
         return .success

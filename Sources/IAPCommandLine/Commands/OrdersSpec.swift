@@ -122,7 +122,8 @@ enum OrdersSpec {
         "origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it.")
 
     /// `orders show KEY`.
-    static let key = ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.")
+    static let key = ArgumentSpec(
+        "key", help: "Order number, transactionId, originalTransactionId, or appTransactionId (every purchase carrying it).")
 
     /// `orders update [KEY]`.
     static let updateKey = ArgumentSpec(
