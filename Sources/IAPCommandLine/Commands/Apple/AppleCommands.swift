@@ -162,6 +162,7 @@ enum AppleCommands {
         subcommands: [
             lookup, transactions, appTransaction, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
             AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken, AppleFinish.command,
+            AppleReconcileCommand.spec,
         ],
         options: options
     )
