@@ -111,8 +111,10 @@ public final class AppStoreServerAPI {
         public var maxRateLimitWait: Int64 = 60_000
         /// How many 429s in a row one call waits out.
         public var maxRateLimitWaits = 5
-        /// The longest the whole command may spend talking to Apple (ms), from its first request: every
-        /// attempt, retry, backoff and rate-limit wait of every call included; nil: no limit.
+        /// The longest iapctl waits for an answer from Apple (ms), from the first request: every attempt,
+        /// retry, backoff and rate-limit wait included (so a frozen server costs this, not every retry's
+        /// timeout). An answer restarts it for the next request, so a long walk or job is not cut while
+        /// Apple answers; a call it stopped leaves it spent, so the next call stops at once. nil: no limit.
         public var deadline: Int64? = 60_000
 
         public init() {}
@@ -131,7 +133,7 @@ public final class AppStoreServerAPI {
     public var log: (String) -> Void = { _ in }
     /// Requests sent (tests and `-v`).
     public private(set) var requestCount = 0
-    /// When the first request was sent (ms): the ``Policy/deadline`` counts from it.
+    /// When the first request since Apple's last answer was sent (ms): the ``Policy/deadline`` counts from it.
     private var startedAt: Int64?
 
     public init(
@@ -196,6 +198,7 @@ public final class AppStoreServerAPI {
                 continue
             }
             if (200..<300).contains(response.status) {
+                startedAt = nil
                 return APIAnswer(server: server, status: response.status, json: try Self.json(response, call))
             }
             var error = Self.error(response, call: call, server: server)
@@ -220,7 +223,7 @@ public final class AppStoreServerAPI {
                     if wait.ms > policy.maxRateLimitWait {
                         error.hint = "that is more than the \(Self.seconds(policy.maxRateLimitWait)) iapctl waits; run it again then"
                     } else if !fits, let deadline = policy.deadline {
-                        error.hint = "that is after the command's \(Self.seconds(deadline)) deadline; run it again then"
+                        error.hint = "that is beyond the \(Self.seconds(deadline)) deadline; run it again then"
                         error.deadline = deadline
                     } else {
                         error.hint = "still limited after \(waits) waits; run it again later"
@@ -283,7 +286,7 @@ public final class AppStoreServerAPI {
         let deadline = policy.deadline ?? 0
         var error = AppStoreAPIError(
             .unavailable,
-            "\(server.rawValue) \(call.method) \(call.path): no answer within the command's "
+            "\(server.rawValue) \(call.method) \(call.path): no answer from Apple within the "
                 + "\(Self.seconds(deadline)) deadline, after \(attempts) attempt\(attempts == 1 ? "" : "s") "
                 + "(the last: \(last))")
         error.deadline = deadline

@@ -27,7 +27,7 @@ public struct APIClientSettings: Sendable {
     public var bundleId: String
     public var connectTimeout = 10
     public var totalTimeout = 60
-    /// The longest the whole command may spend talking to Apple (seconds), retries and waits included.
+    /// The longest iapctl waits for an answer from Apple (seconds), retries and waits included.
     public var deadline = 60
     /// The longest a rate limit is waited out (seconds); nil: the policy's.
     public var maxRateLimitWait: Int64?

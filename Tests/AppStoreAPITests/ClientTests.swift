@@ -312,7 +312,7 @@ struct ClientDeadlineTests {
         } catch {
             #expect(error.kind == .unavailable)
             #expect(error.deadline == 60_000)
-            #expect(error.message.contains("no answer within the command's 60.0 s deadline, after 1 attempt"))
+            #expect(error.message.contains("no answer from Apple within the 60.0 s deadline, after 1 attempt"))
             #expect(error.message.contains("did not answer in time"))
         }
         #expect(frozen.sent.map(\.timeoutMs) == [60_000])
@@ -333,7 +333,7 @@ struct ClientDeadlineTests {
             _ = try api.send(Endpoint.transaction("2"), to: .production)
             Issue.record("no error")
         } catch {
-            #expect(error.message.contains("deadline, after 0 attempts"), "the command's deadline had passed")
+            #expect(error.message.contains("deadline, after 0 attempts"), "no answer came: the deadline stays spent")
         }
         #expect(slow.sent.count == 3)
     }
@@ -350,6 +350,16 @@ struct ClientDeadlineTests {
             #expect(error.message.contains("after 1 attempt (the last: Production GET /inApps/v1/transactions/1: HTTP 503"))
         }
         #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test func eachAnswerStartsTheDeadlineAfreshSoALongWalkIsNotCut() throws {
+        let clock = Clock()
+        let started = clock.now
+        let slow = SlowTransport(clock, latency: 40_000, answer: okBody)
+        let (api, _) = try client(slow, clock)
+        for id in ["1", "2", "3"] { #expect(try api.send(Endpoint.transaction(id), to: .production).status == 200) }
+        #expect(slow.sent.map(\.timeoutMs) == [60_000, 60_000, 60_000])
+        #expect(clock.now - started == 120_000)
     }
 
     @Test func noDeadlineKeepsThePerRequestTimeoutsOnly() throws {
@@ -397,7 +407,7 @@ struct ClientDeadlineTests {
             Issue.record("no error")
         } catch {
             #expect(error.kind == .rateLimited && error.retryAt == retryAt)
-            #expect(error.hint == "that is after the command's 60.0 s deadline; run it again then")
+            #expect(error.hint == "that is beyond the 60.0 s deadline; run it again then")
         }
         #expect(clock.sleeps.isEmpty)
         let (limited, _) = try client(ScriptedTransport([apple(429, 4290000)]), Clock())

@@ -57,8 +57,9 @@ enum AppleCommands {
     /// `--deadline`.
     static let deadlineOption = OptionSpec(
         "deadline", valueName: "seconds",
-        help: "The longest the whole command may spend talking to Apple, every retry and wait included; "
-            + "then it stops and says after how many attempts. Raise it for long history walks.",
+        help: "The longest iapctl waits for an answer from Apple, every retry, backoff and rate-limit wait "
+            + "included; then it stops and says after how many attempts. Each answer starts it afresh, so a long "
+            + "walk or job runs while Apple answers.",
         environmentVariable: "IAPCTL_APPLE_DEADLINE", configKey: "apple-deadline", defaultValue: "60",
         isInherited: true, section: section, validation: .positiveInteger)
 
@@ -149,7 +150,7 @@ enum AppleCommands {
             (an item that does not verify is an error, never shown).
 
             Retryable errors are retried with backoff; a rate limit (429) is waited out up to --max-wait; \
-            the whole command stops after --deadline (60 s), retries and waits included. \
+            without an answer from Apple within --deadline (60 s), retries and waits included, it stops. \
             Exit codes: 3 unknown id, 65 Apple refused the request as invalid, 69 Apple or the network \
             unavailable, 75 still rate limited, 78 the key, issuer or bundle id (401).
             """,
