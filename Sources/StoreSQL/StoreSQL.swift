@@ -92,6 +92,11 @@ public enum StoreSQL {
         ORDER BY original_transaction_id
         """
 
+    // MARK: overrides
+    public static let overridesByEntity = StoreTables.overrides.select("WHERE entity = ? AND entity_key = ? ORDER BY id")
+    public static let overridesInForce = StoreTables.overrides.select(
+        "WHERE original_transaction_id = ? AND lifted_at IS NULL ORDER BY id")
+
     // MARK: counts
     public static let counts = """
         SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM member_contracts), \

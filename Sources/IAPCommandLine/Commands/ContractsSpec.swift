@@ -41,8 +41,11 @@ extension CommandTree {
                 name: "explain",
                 abstract: "Explain why a contract is in its state: the derivation, event by event.",
                 discussion: """
-                    First, which signed fact (signed when, from Apple, the app or a restore) decides \
-                    each field: the engine's own derivation of the kept facts. Then lists every \
+                    First, which signed fact (signed when, and from which source) decides each field: \
+                    the engine's own derivation of the kept facts. FROM names the source and so its \
+                    authority: Apple pushed (a notification), Apple pulled (an App Store Server API \
+                    answer iapctl fetched, e.g. by 'apple reconcile'), the app (verify --apply), a \
+                    restore, or by hand (an override; README 'Sources of truth'). Then lists every \
                     ledger event of the contract in signedDate order with the rule that \
                     fired (type/subtype → transition), the state before and after, and why an event \
                     changed nothing (duplicate, stale against which newer event, ignored type), with \
@@ -58,9 +61,19 @@ extension CommandTree {
             CommandSpec(
                 name: "update",
                 abstract: "Correct a contract by hand (audited).",
-                discussion: "Changes the status, the auto-renew flag or the expiry of one contract. The change is "
-                    + "recorded with the actor, the reason, the ticket and the values before and after; a change "
-                    + "to nothing is not recorded.",
+                discussion: """
+                    Changes the status, the auto-renew flag or the expiry of one contract. The change is \
+                    recorded with the actor, the reason, the ticket and the values before and after; a change \
+                    to nothing is not recorded.
+
+                    These fields are derived from Apple's signed facts, so a change is an override: it \
+                    holds when later facts are derived again — a refund of an older period does not \
+                    undo a hand revoke — until it is removed (`iapctl audit undo ID` of the change, or \
+                    --clear-override FIELD, which re-derives the field from the facts) or until Apple \
+                    signs a period newer than the newest one the override saw (a renewal): then the \
+                    facts decide again and the event's detail says "override #ID … lifted". `contracts \
+                    show` and `contracts explain` show each override beside what the facts say.
+                    """,
                 examples: [
                     CommandExample(
                         "iapctl contracts update 2000000100000001 --status revoked --reason 'chargeback'",
@@ -71,7 +84,7 @@ extension CommandTree {
                 ],
                 options: [
                     ContractsSpec.status.with(help: "The new status."), reasonOption, ticketOption,
-                    ContractsSpec.autoRenew, expiresOption,
+                    ContractsSpec.autoRenew, expiresOption, ContractsSpec.clearOverride,
                     dryRun,
                 ],
                 arguments: [ContractsSpec.id],
@@ -91,6 +104,12 @@ enum ContractsSpec {
     static let autoRenew = OptionSpec(
         "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
         allowedValues: OptionSpec.choices(CommandTree.Switch.self))
+
+    /// `contracts update ID --clear-override FIELD`, repeatable.
+    static let clearOverride = OptionSpec(
+        "clear-override", valueName: "field",
+        help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
+        kind: .repeatable, allowedValues: CommandTree.contractDerivedFields)
 
     /// `contracts show|explain|update ID`.
     static let id = ArgumentSpec("id", help: "The contract id (the originalTransactionId).")
