@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple app-transaction'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple finish-transaction'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -418,6 +418,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -425,7 +426,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'refunds consents')
@@ -451,6 +452,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -458,9 +460,9 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'lookup transactions subscriptions refunds notifications extend extend-status consumption set-app-account-token reconcile' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'lookup transactions app-transaction subscriptions refunds notifications extend extend-status consumption set-app-account-token finish-transaction reconcile' -- "$cur") )
             fi
             ;;
         'apple lookup')
@@ -475,6 +477,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -482,7 +485,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions')
@@ -497,6 +500,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -504,7 +508,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'get history' -- "$cur") )
             fi
@@ -521,6 +525,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -528,7 +533,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions history')
@@ -543,6 +548,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -550,12 +556,37 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --product) return ;;
                 --product-type) COMPREPLY=( $(compgen -W 'AUTO_RENEWABLE NON_RENEWABLE CONSUMABLE NON_CONSUMABLE' -- "$cur") ); return ;;
+                --subscription-group) return ;;
+                --ownership) COMPREPLY=( $(compgen -W 'PURCHASED FAMILY_SHARED' -- "$cur") ); return ;;
                 --since) return ;;
                 --until) return ;;
                 --sort) COMPREPLY=( $(compgen -W 'ascending descending' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+            fi
+            ;;
+        'apple app-transaction')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --deadline) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple subscriptions')
@@ -570,6 +601,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -577,7 +609,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'status' -- "$cur") )
             fi
@@ -594,6 +626,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -602,7 +635,7 @@ _iapctl() {
                 --status) COMPREPLY=( $(compgen -W '1 2 3 4 5' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
             fi
             ;;
         'apple refunds')
@@ -617,6 +650,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -624,7 +658,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history' -- "$cur") )
             fi
@@ -641,6 +675,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -648,7 +683,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications')
@@ -663,6 +698,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -670,7 +706,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history sync test test-status' -- "$cur") )
             fi
@@ -687,6 +723,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -699,7 +736,7 @@ _iapctl() {
                 --transaction) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications sync')
@@ -714,6 +751,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -722,7 +760,7 @@ _iapctl() {
                 --since) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications test')
@@ -737,6 +775,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -744,7 +783,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications test-status')
@@ -759,6 +798,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -766,7 +806,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple extend')
@@ -781,6 +821,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -795,7 +836,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple extend-status')
@@ -810,6 +851,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -817,7 +859,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple consumption')
@@ -832,6 +874,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -844,7 +887,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple set-app-account-token')
@@ -859,6 +902,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -869,7 +913,32 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'apple finish-transaction')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --deadline) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple reconcile')
@@ -884,6 +953,7 @@ _iapctl() {
                 --bundle-id) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
+                --deadline) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -897,7 +967,7 @@ _iapctl() {
                 --since) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
             fi
             ;;
         'completion')

@@ -35,6 +35,8 @@ public struct AppStoreAPIError: Error, Sendable, CustomStringConvertible {
     public var retryAt: Int64?
     /// Whether trying again may help (false for an untrusted certificate).
     public var isRetryable = true
+    /// Set when the command's total deadline (ms) stopped the call (see `AppStoreServerAPI.Policy.deadline`).
+    public var deadline: Int64?
 
     public init(_ kind: Kind, _ message: String, hint: String? = nil) {
         self.kind = kind

@@ -111,6 +111,11 @@ public final class AppStoreServerAPI {
         public var maxRateLimitWait: Int64 = 60_000
         /// How many 429s in a row one call waits out.
         public var maxRateLimitWaits = 5
+        /// The longest iapctl waits for an answer from Apple (ms), from the first request: every attempt,
+        /// retry, backoff and rate-limit wait included (so a frozen server costs this, not every retry's
+        /// timeout). An answer restarts it for the next request, so a long walk or job is not cut while
+        /// Apple answers; a call it stopped leaves it spent, so the next call stops at once. nil: no limit.
+        public var deadline: Int64? = 60_000
 
         public init() {}
     }
@@ -128,6 +133,8 @@ public final class AppStoreServerAPI {
     public var log: (String) -> Void = { _ in }
     /// Requests sent (tests and `-v`).
     public private(set) var requestCount = 0
+    /// When the first request since Apple's last answer was sent (ms): the ``Policy/deadline`` counts from it.
+    private var startedAt: Int64?
 
     public init(
         tokens: TokenIssuer, transport: HTTPTransport, endpoints: APIEndpoints = .apple, policy: Policy = Policy(),
@@ -170,43 +177,60 @@ public final class AppStoreServerAPI {
         }
     }
 
-    /// Sends `call` to one server, retrying and waiting as the policy allows.
+    /// Sends `call` to one server, retrying and waiting as the policy allows, within the deadline.
     public func send(_ call: APICall, to server: APIServer) throws(AppStoreAPIError) -> APIAnswer {
         var retries = 0
         var waits = 0
+        var attempts = 0
+        var last = "no request sent yet"
         while true {
+            if let left = timeLeft(), left <= 0 { throw deadlinePassed(call, server, attempts: attempts, last: last) }
+            attempts += 1
             let response: HTTPResponse
             do {
                 response = try exchange(call, server)
-            } catch let error where error.kind == .unavailable && error.isRetryable && retries < policy.maxRetries {
+            } catch let error where error.kind == .unavailable && error.isRetryable {
+                last = error.message
+                if let left = timeLeft(), left <= 0 { throw deadlinePassed(call, server, attempts: attempts, last: last) }
+                guard retries < policy.maxRetries else { throw error }
                 retries += 1
-                backOff(retries, because: error.message)
+                try backOff(retries, because: error.message, call, server, attempts: attempts)
                 continue
             }
             if (200..<300).contains(response.status) {
+                startedAt = nil
                 return APIAnswer(server: server, status: response.status, json: try Self.json(response, call))
             }
             var error = Self.error(response, call: call, server: server)
+            last = error.message
             if response.status == 401 { tokens.discard() }
             if response.status == 429 {
-                let retryAt = response.headers["retry-after"].flatMap { Int64($0) }
-                let wait = retryAt.map { $0 - nowMs() } ?? policy.backoff << Int64(min(waits, 10))
-                if waits < policy.maxRateLimitWaits, wait <= policy.maxRateLimitWait {
+                let wait = RateLimitWait(
+                    header: response.headers["retry-after"], now: nowMs(), backoff: policy.backoff << Int64(min(waits, 10)))
+                let fits = timeLeft().map { wait.ms < $0 } ?? true
+                if waits < policy.maxRateLimitWaits, wait.ms <= policy.maxRateLimitWait, fits {
                     waits += 1
-                    log("Apple's rate limit (429) on \(call.path): waiting \(Self.seconds(max(wait, 0))) as Retry-After says")
-                    if wait > 0 { sleepMs(wait) }
+                    log(
+                        "Apple's rate limit (429) on \(call.path): waiting \(Self.seconds(wait.ms)), \(wait.why) "
+                            + "(wait \(waits) of \(policy.maxRateLimitWaits))")
+                    if wait.ms > 0 { sleepMs(wait.ms) }
                     continue
                 }
                 error.kind = .rateLimited
-                error.retryAt = retryAt
-                if let retryAt {
+                error.retryAt = wait.retryAt
+                if let retryAt = wait.retryAt {
                     error.message += "; Apple says to try again at \(Timestamp.iso8601Millis(retryAt))"
-                    error.hint =
-                        wait > policy.maxRateLimitWait
-                        ? "that is more than the \(Self.seconds(policy.maxRateLimitWait)) iapctl waits; run it again then"
-                        : "still limited after \(waits) waits; run it again later"
+                    if wait.ms > policy.maxRateLimitWait {
+                        error.hint = "that is more than the \(Self.seconds(policy.maxRateLimitWait)) iapctl waits; run it again then"
+                    } else if !fits, let deadline = policy.deadline {
+                        error.hint = "that is beyond the \(Self.seconds(deadline)) deadline; run it again then"
+                        error.deadline = deadline
+                    } else {
+                        error.hint = "still limited after \(waits) waits; run it again later"
+                    }
                 } else {
-                    error.hint = "run it again later"
+                    error.message += " (no Retry-After)"
+                    error.hint = "still limited after \(waits) waits of iapctl's own backoff; run it again later"
                 }
                 throw error
             }
@@ -214,7 +238,7 @@ public final class AppStoreServerAPI {
                 response.status >= 500 || error.appleCode.map { Self.retryableCodes.contains($0) } ?? false
             if retryable && retries < policy.maxRetries {
                 retries += 1
-                backOff(retries, because: error.message)
+                try backOff(retries, because: error.message, call, server, attempts: attempts)
                 continue
             }
             if retryable {
@@ -224,12 +248,59 @@ public final class AppStoreServerAPI {
         }
     }
 
+    /// How long a 429 is waited out: until its Retry-After (Apple's ms since the epoch), or, without a
+    /// readable one, iapctl's own backoff; `why` says which, for the log line.
+    struct RateLimitWait {
+        var ms: Int64
+        var retryAt: Int64?
+        var why: String
+
+        init(header: String?, now: Int64, backoff: Int64) {
+            if let header, let at = Int64(header.trimmed(.spacesAndNewlines)) {
+                retryAt = at
+                ms = max(at - now, 0)
+                why = "until \(Timestamp.iso8601Millis(at)) as its Retry-After says"
+            } else {
+                retryAt = nil
+                ms = backoff
+                why =
+                    header == nil
+                    ? "iapctl's own backoff: Apple sent no Retry-After"
+                    : "iapctl's own backoff: its Retry-After '\(header ?? "")' is not a time in ms"
+            }
+        }
+    }
+
     /// The full URL `call` goes to on `server` (for dry runs).
     public func url(_ call: APICall, _ server: APIServer) -> String { endpoints.base(server) + call.target }
 
-    private func backOff(_ attempt: Int, because reason: String) {
+    /// Milliseconds left before the deadline (nil: no deadline); the full deadline before the first request.
+    func timeLeft() -> Int64? {
+        guard let deadline = policy.deadline else { return nil }
+        guard let startedAt else { return deadline }
+        return deadline - (nowMs() - startedAt)
+    }
+
+    /// The error of a call the deadline stopped: how long, how many attempts, the last failure.
+    func deadlinePassed(_ call: APICall, _ server: APIServer, attempts: Int, last: String) -> AppStoreAPIError {
+        let deadline = policy.deadline ?? 0
+        var error = AppStoreAPIError(
+            .unavailable,
+            "\(server.rawValue) \(call.method) \(call.path): no answer from Apple within the "
+                + "\(Self.seconds(deadline)) deadline, after \(attempts) attempt\(attempts == 1 ? "" : "s") "
+                + "(the last: \(last))")
+        error.deadline = deadline
+        return error
+    }
+
+    private func backOff(
+        _ attempt: Int, because reason: String, _ call: APICall, _ server: APIServer, attempts: Int
+    ) throws(AppStoreAPIError) {
         let delay = policy.backoff << Int64(attempt - 1)
-        log("\(reason); retry \(attempt) of \(policy.maxRetries) in \(Self.seconds(delay))")
+        if let left = timeLeft(), delay >= left {
+            throw deadlinePassed(call, server, attempts: attempts, last: reason)
+        }
+        log("\(reason); retry \(attempt) of \(policy.maxRetries) in \(Self.seconds(delay)) (backoff)")
         sleepMs(delay)
     }
 
@@ -242,9 +313,11 @@ public final class AppStoreServerAPI {
         } else if call.method != "GET" {
             body = []
         }
+        if startedAt == nil { startedAt = nowMs() }
         requestCount += 1
-        return try transport.send(
-            HTTPRequest(method: call.method, url: endpoints.base(server) + call.target, headers: headers, body: body))
+        var request = HTTPRequest(method: call.method, url: endpoints.base(server) + call.target, headers: headers, body: body)
+        request.timeoutMs = timeLeft()
+        return try transport.send(request)
     }
 
     static func json(_ response: HTTPResponse, _ call: APICall) throws(AppStoreAPIError) -> JSONValue? {

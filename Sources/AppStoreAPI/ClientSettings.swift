@@ -27,6 +27,8 @@ public struct APIClientSettings: Sendable {
     public var bundleId: String
     public var connectTimeout = 10
     public var totalTimeout = 60
+    /// The longest iapctl waits for an answer from Apple (seconds), retries and waits included.
+    public var deadline = 60
     /// The longest a rate limit is waited out (seconds); nil: the policy's.
     public var maxRateLimitWait: Int64?
     public var testServer: TestServer?
@@ -55,6 +57,7 @@ extension AppStoreServerAPI {
         var policy = Policy()
         if let wait = settings.maxRateLimitWait { policy.maxRateLimitWait = wait * 1000 }
         if let ms = settings.backoff { policy.backoff = ms }
+        policy.deadline = Int64(settings.deadline) * 1000
         return AppStoreServerAPI(
             tokens: tokens, transport: transport, endpoints: endpoints, policy: policy, nowMs: Timestamp.now,
             sleepMs: { ms in
@@ -79,7 +82,7 @@ public struct APIClientSetup: Sendable {
         case noIssuerId
         /// The key id or the issuer id is malformed.
         case credentials(APICredentials.Refusal)
-        /// The key file was refused (missing, not a file, readable by others, …).
+        /// The key file was refused (missing, not a file, readable by its group or others, …).
         case keyFile(APIKeyFile.Refusal)
         /// The file holds no usable EC P-256 key.
         case key(AppStoreAPIError)
@@ -108,10 +111,10 @@ public struct APIClientSetup: Sendable {
     public var keyIdMismatch: KeyIdMismatch?
 
     /// Checks that a key file, a key id and an issuer id are given (non-empty ids), the ids' formats,
-    /// then reads the key; a nil timeout or wait keeps ``APIClientSettings``'s default; `bundleId` nil is "".
+    /// then reads the key; a nil timeout, deadline or wait keeps ``APIClientSettings``'s default; `bundleId` nil is "".
     public init(
         keyFile: String?, keyId: String?, issuerId: String?, bundleId: String?, connectTimeout: Int? = nil,
-        totalTimeout: Int? = nil, maxRateLimitWait: Int64? = nil, environment: [String: String]
+        totalTimeout: Int? = nil, deadline: Int? = nil, maxRateLimitWait: Int64? = nil, environment: [String: String]
     ) throws(Refusal) {
         guard let keyFile else { throw .noKeyFile }
         guard let keyId, !keyId.isEmpty else { throw .noKeyId }
@@ -125,6 +128,7 @@ public struct APIClientSetup: Sendable {
         settings = APIClientSettings(key: key, issuerId: issuerId, bundleId: bundleId ?? "")
         if let connectTimeout { settings.connectTimeout = connectTimeout }
         if let totalTimeout { settings.totalTimeout = totalTimeout }
+        if let deadline { settings.deadline = deadline }
         settings.maxRateLimitWait = maxRateLimitWait
         let base = environment[Self.baseURLVariable]
         if let base, !base.isEmpty {

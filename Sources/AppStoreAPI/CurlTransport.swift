@@ -7,6 +7,9 @@ public struct HTTPRequest: Sendable {
     public var url: String
     public var headers: [(String, String)]
     public var body: [UInt8]?
+    /// The longest this exchange may take (ms), when less than the transport's own timeouts: what is
+    /// left of the command's deadline.
+    public var timeoutMs: Int64?
 
     public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil) {
         self.method = method
@@ -112,8 +115,8 @@ public final class CurlTransport: HTTPTransport {
             iapctl_curl_set_long(api, handle, CURLOPT_SSL_VERIFYHOST, 2),
             iapctl_curl_set_long(api, handle, CURLOPT_FOLLOWLOCATION, 0),
             iapctl_curl_set_long(api, handle, CURLOPT_NOSIGNAL, 1),
-            iapctl_curl_set_long(api, handle, CURLOPT_CONNECTTIMEOUT, connectTimeout),
-            iapctl_curl_set_long(api, handle, CURLOPT_TIMEOUT, totalTimeout),
+            iapctl_curl_set_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, Self.capped(connectTimeout, request.timeoutMs)),
+            iapctl_curl_set_long(api, handle, CURLOPT_TIMEOUT_MS, Self.capped(totalTimeout, request.timeoutMs)),
             iapctl_curl_set_string(api, handle, CURLOPT_USERAGENT, "iapctl"),
             iapctl_curl_set_string(api, handle, CURLOPT_CUSTOMREQUEST, request.method),
             iapctl_curl_set_slist(api, handle, CURLOPT_HTTPHEADER, list),
@@ -148,6 +151,12 @@ public final class CurlTransport: HTTPTransport {
             throw AppStoreAPIError(.internal, "libcurl has no response code")
         }
         return HTTPResponse(status: status, headers: Self.parseHeaders(headers.bytes), body: body.bytes)
+    }
+
+    /// `seconds` in ms, at most `limitMs` and at least 1 (0 is "no timeout" to libcurl).
+    static func capped(_ seconds: Int, _ limitMs: Int64?) -> Int {
+        let ms = Int64(seconds) * 1000
+        return Int(max(1, min(ms, limitMs ?? ms)))
     }
 
     static func describe(_ code: CURLcode) -> String {

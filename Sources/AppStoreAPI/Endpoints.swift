@@ -10,6 +10,12 @@ public enum Endpoint {
         APICall("GET", "/inApps/v1/transactions/\(APICall.segment(id))")
     }
 
+    /// Get App Transaction Info: `id` is any transactionId, originalTransactionId or appTransactionId of
+    /// the customer; the answer's `signedAppTransactionInfo` is the signed AppTransaction.
+    public static func appTransaction(_ id: String) -> APICall {
+        APICall("GET", "/inApps/v1/transactions/appTransactions/\(APICall.segment(id))")
+    }
+
     /// Get Transaction History v2; `revision` is added by the walker.
     public static func transactionHistory(_ id: String, query: [(String, String)]) -> APICall {
         APICall("GET", "/inApps/v2/history/\(APICall.segment(id))", query: query)
@@ -64,6 +70,12 @@ public enum Endpoint {
 
     public static func consumption(_ id: String, body: JSONValue) -> APICall {
         APICall("PUT", "/inApps/v2/transactions/consumption/\(APICall.segment(id))", body: body)
+    }
+
+    /// Finish Transaction: tells the App Store the server has delivered what `id` bought (for apps
+    /// that manage entitlements on their server instead of calling StoreKit's `finish()`).
+    public static func finishTransaction(_ id: String) -> APICall {
+        APICall("POST", "/inApps/v1/transactions/\(APICall.segment(id))/finish")
     }
 
     public static func setAppAccountToken(original: String, token: String) -> APICall {

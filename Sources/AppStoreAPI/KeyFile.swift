@@ -7,7 +7,8 @@ import IAPFoundation
 #endif
 
 /// The `.p8` file App Store Connect lets you download once (`AuthKey_KEYID.p8`): read only when it is
-/// a regular file other users cannot read (the key is a secret).
+/// a regular file only its owner can read (mode 600 or 400), as ssh asks of a private key: the key signs
+/// for the whole team, and a group on a shared machine is often wider than the people meant to hold it.
 public enum APIKeyFile {
     /// Why the key file was refused; `errno` values are the C library's, for the caller to word.
     public enum Refusal: Error, Sendable, Equatable {
@@ -15,8 +16,8 @@ public enum APIKeyFile {
         case inaccessible(path: String, errno: Int32)
         /// It is a folder, a device, …
         case notAFile(path: String)
-        /// Every user of the machine may read it.
-        case worldReadable(path: String)
+        /// Users other than its owner may read it: its group or every user (`mode`: its permission bits).
+        case readableByOthers(path: String, mode: UInt32)
         /// `open` failed.
         case cannotOpen(path: String, errno: Int32)
         /// `read` failed.
@@ -28,12 +29,12 @@ public enum APIKeyFile {
     /// The most a key file may hold.
     public static let maxBytes = 64 << 10
 
-    /// The file's bytes, refusing a missing, unreadable, non-regular or world-readable file.
+    /// The file's bytes, refusing a missing, unreadable, non-regular, group- or world-readable file.
     public static func read(_ path: String) throws(Refusal) -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .inaccessible(path: path, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notAFile(path: path) }
-        guard info.st_mode & 0o004 == 0 else { throw .worldReadable(path: path) }
+        guard info.st_mode & 0o044 == 0 else { throw .readableByOthers(path: path, mode: UInt32(info.st_mode & 0o777)) }
         do { return try BoundedFile.read(path, maxBytes: maxBytes) } catch {
             switch error {
             case .cannotOpen(let code): throw .cannotOpen(path: path, errno: code)

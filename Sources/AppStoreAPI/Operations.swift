@@ -82,10 +82,14 @@ public struct TransactionHistoryQuery: Sendable {
     public var sort: String
     /// Only revoked (`true`) or only not revoked (`false`) transactions.
     public var revoked: Bool?
+    /// Only transactions of these subscription groups (`subscriptionGroupIdentifier`, repeatable).
+    public var subscriptionGroups: [String]
+    /// Only `PURCHASED` or only `FAMILY_SHARED` transactions (`inAppOwnershipType`).
+    public var ownership: String?
 
     public init(
         start: Int64? = nil, end: Int64? = nil, products: [String] = [], productTypes: [String] = [],
-        sort: String = "ascending", revoked: Bool? = nil
+        sort: String = "ascending", revoked: Bool? = nil, subscriptionGroups: [String] = [], ownership: String? = nil
     ) {
         self.start = start
         self.end = end
@@ -93,6 +97,8 @@ public struct TransactionHistoryQuery: Sendable {
         self.productTypes = productTypes
         self.sort = sort
         self.revoked = revoked
+        self.subscriptionGroups = subscriptionGroups
+        self.ownership = ownership
     }
 
     /// The query string's items, in order.
@@ -103,6 +109,8 @@ public struct TransactionHistoryQuery: Sendable {
         query += products.map { ("productId", $0) }
         query += productTypes.map { ("productType", $0) }
         query.append(("sort", sort.uppercased()))
+        query += subscriptionGroups.map { ("subscriptionGroupIdentifier", $0) }
+        if let ownership { query.append(("inAppOwnershipType", ownership)) }
         if let revoked { query.append(("revoked", revoked ? "true" : "false")) }
         return query
     }

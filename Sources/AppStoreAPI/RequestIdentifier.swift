@@ -1,20 +1,21 @@
-internal import COpenSSL
-
-/// Apple's `requestIdentifier` (a UUID that makes a write idempotent).
+/// Apple's `requestIdentifier` (a UUID that makes a write idempotent: Apple does a write once per
+/// identifier).
 public enum RequestIdentifier {
-    /// A UUID derived from `text` (SHA-256, formatted as a version-8 UUID): the same write asked again
-    /// (after a timeout, say) carries the same identifier, so Apple does it once.
-    public static func derived(from text: String) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
-        var b = Array(digest.prefix(16))
-        b[6] = (b[6] & 0x0F) | 0x80
+    /// A new random UUID (version 4): one per intended write. The client's retries resend the same
+    /// request, so a write retried within one invocation keeps it; a new invocation gets a new one
+    /// unless the caller repeats one on purpose.
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A version-4 UUID from `generator`'s bytes.
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> String {
+        var b = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
-        let hex = b.map { byte -> String in
-            let digits = Array("0123456789abcdef")
-            return String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
-        }.joined()
+        let digits = Array("0123456789abcdef")
+        let hex = b.map { String(digits[Int($0 >> 4)]) + String(digits[Int($0 & 15)]) }.joined()
         let c = Array(hex)
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
             + String(c[20..<32])

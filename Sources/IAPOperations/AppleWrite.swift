@@ -22,27 +22,24 @@ public struct AppleWrite: Sendable {
         self.byTransaction = byTransaction
     }
 
-    /// Extend a Subscription Renewal Date; `requestIdentifier` nil: derived from the request, the
-    /// reason and the ticket, so running it again does not extend twice.
+    /// Extend a Subscription Renewal Date; `requestIdentifier` nil: a new one (``RequestIdentifier/random()``),
+    /// so two extensions asked for at different times are two extensions; the client's retries of this
+    /// request keep it, and a caller repeats one on purpose by passing it.
     public static func extend(
-        original: String, days: Int64, reasonCode: Int64, requestIdentifier: String?, reason: String, ticket: String?
+        original: String, days: Int64, reasonCode: Int64, requestIdentifier: String?
     ) -> AppleWrite {
-        let requestId =
-            requestIdentifier
-            ?? derivedIdentifier("extend|\(original)|\(days)|\(reasonCode)|\(reason)", ticket: ticket)
+        let requestId = requestIdentifier ?? RequestIdentifier.random()
         return AppleWrite(
             call: Endpoint.extend(original: original, days: days, reasonCode: reasonCode, requestIdentifier: requestId),
             entity: .contract, key: original, command: "apple extend")
     }
 
-    /// Extend Subscription Renewal Dates for All Active Subscribers of `product`.
+    /// Extend Subscription Renewal Dates for All Active Subscribers of `product`; `requestIdentifier` as
+    /// ``extend(original:days:reasonCode:requestIdentifier:)``.
     public static func massExtend(
-        product: String, days: Int64, reasonCode: Int64, storefronts: [String], requestIdentifier: String?,
-        reason: String, ticket: String?
+        product: String, days: Int64, reasonCode: Int64, storefronts: [String], requestIdentifier: String?
     ) -> AppleWrite {
-        let requestId =
-            requestIdentifier
-            ?? derivedIdentifier("extend-mass|\(product)|\(days)|\(reasonCode)|\(reason)", ticket: ticket)
+        let requestId = requestIdentifier ?? RequestIdentifier.random()
         return AppleWrite(
             call: Endpoint.massExtend(
                 productId: product, days: days, reasonCode: reasonCode, requestIdentifier: requestId,
@@ -75,9 +72,8 @@ public struct AppleWrite: Sendable {
             key: original, command: "apple set-app-account-token")
     }
 
-    static func derivedIdentifier(_ basis: String, ticket: String?) -> String {
-        RequestIdentifier.derived(from: basis + "|" + (ticket ?? ""))
-    }
+    /// The `requestIdentifier` of its body (extensions), to repeat this very write on purpose.
+    public var requestIdentifier: String? { call.body?["requestIdentifier"]?.stringValue }
 
     /// The server it goes to when it names no transaction: Production, or Sandbox with `--environment sandbox`.
     public static func server(for environment: APIEnvironment) -> APIServer { environment.singleServer }

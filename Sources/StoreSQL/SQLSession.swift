@@ -206,6 +206,14 @@ public final class SQLSession: StoreSession {
         try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(\.fact)
     }
 
+    public func originalTransactionIds(appTransactionId: String) throws -> [String] {
+        // Letters and digits only: nothing LIKE reads as a wildcard, on either backend.
+        guard !appTransactionId.isEmpty, appTransactionId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        else { return [] }
+        let pattern = #"%"appTransactionId":""# + appTransactionId + #""%"#
+        return try query(StoreSQL.originalsByFactBody, [.text(pattern)]).rows.map { try $0.text(0) }
+    }
+
     // MARK: overrides
 
     public func insertOverride(_ override: Override) throws -> Int64 {

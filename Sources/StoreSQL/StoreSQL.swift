@@ -92,6 +92,11 @@ public enum StoreSQL {
     // MARK: facts
     public static let factExists = "SELECT count(*) FROM iap_facts WHERE fact_key = ? AND digest = ?"
     public static let factsByOriginal = StoreTables.facts.select("WHERE original_transaction_id = ? ORDER BY signed_date, id")
+    /// The subscriptions whose transaction facts' canonical JSON body holds a pattern (`appTransactionId`).
+    public static let originalsByFactBody = """
+        SELECT DISTINCT original_transaction_id FROM iap_facts WHERE kind = 'transaction' AND body LIKE ? \
+        ORDER BY original_transaction_id
+        """
 
     // MARK: overrides
     public static let overridesByEntity = StoreTables.overrides.select("WHERE entity = ? AND entity_key = ? ORDER BY id")

@@ -30,7 +30,8 @@ public struct RecordHistory: Sendable, Equatable {
     }
 
     /// The history of order `key` (its `no` or `trade_no`), or of every order of subscription `key`
-    /// (`origin_no`); nil when no order has that key.
+    /// (`origin_no`), or of every order of the purchases whose facts carry appTransactionId `key`; nil
+    /// when no order has that key.
     ///
     /// The first purchase's transactionId is also the subscription's originalTransactionId: that
     /// key gives the whole subscription; any other transactionId gives its one order.
@@ -43,6 +44,12 @@ public struct RecordHistory: Sendable, Equatable {
         } else {
             orders = try session.orders(originNo: key)
             if orders.isEmpty, let order = try session.order(tradeNo: key) { orders = [order] }
+            if orders.isEmpty {
+                // An appTransactionId (one per customer and app): the orders of every purchase whose facts carry it.
+                for original in try session.originalTransactionIds(appTransactionId: key) {
+                    orders += try session.orders(originNo: original)
+                }
+            }
         }
         guard !orders.isEmpty else { return nil }
         let contract = try unique(orders.compactMap(\.originNo)).first.flatMap { try session.contract(contractId: $0) }

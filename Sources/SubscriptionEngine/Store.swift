@@ -146,6 +146,9 @@ public protocol StoreSession: AnyObject {
     func insertFact(_ fact: Fact) throws -> Bool
     /// Every fact of one subscription (or one-time purchase), in signedDate order (then id).
     func facts(originalTransactionId: String) throws -> [Fact]
+    /// The originalTransactionIds whose transaction facts carry `appTransactionId` (letters and digits;
+    /// anything else finds nothing), in order. No column keeps it: a scan of the facts' bodies.
+    func originalTransactionIds(appTransactionId: String) throws -> [String]
 
     // MARK: audit
     func appendAudit(_ entry: AuditEntry) throws -> Int64

@@ -234,11 +234,190 @@ struct ClientPolicyTests {
         #expect(local.sandbox == "https://localhost:8443/s")
     }
 
-    @Test func theDerivedRequestIdentifierIsAStableUUID() {
-        let a = RequestIdentifier.derived(from: "extend|1|7|3|outage")
-        #expect(a == RequestIdentifier.derived(from: "extend|1|7|3|outage"))
-        #expect(a != RequestIdentifier.derived(from: "extend|1|8|3|outage"))
-        #expect(a.count == 36 && Array(a)[14] == "8")
+    @Test func aRequestIdentifierIsANewVersion4UUIDEachTime() {
+        let a = RequestIdentifier.random()
+        #expect(RequestIdentifier.isUUID(a) && a == a.lowercased())
+        #expect(Array(a)[14] == "4" && "89ab".contains(Array(a)[19]))
+        #expect(Set((0..<100).map { _ in RequestIdentifier.random() }).count == 100)
+    }
+
+    @Test func aRetryResendsTheSameBodySoTheSameRequestIdentifier() throws {
+        let transport = ScriptedTransport([apple(500, 5000000), okBody])
+        let call = Endpoint.extend(original: "1", days: 3, reasonCode: 3, requestIdentifier: RequestIdentifier.random())
+        _ = try client(transport, Recorder()).send(call, to: .production)
+        #expect(transport.sent.count == 2)
+        #expect(transport.sent[0].body == transport.sent[1].body)
+    }
+}
+
+@Suite("AppStoreAPI: one deadline per command, and what the waits say")
+struct ClientDeadlineTests {
+    final class Clock: @unchecked Sendable {
+        var now: Int64 = 1_700_000_000_000
+        var sleeps: [Int64] = []
+    }
+
+    /// A server that takes `latency` ms per answer: past the request's timeout it is a timeout, as curl's.
+    final class SlowTransport: HTTPTransport {
+        let clock: Clock
+        let latency: Int64
+        let answer: HTTPResponse
+        var sent: [HTTPRequest] = []
+
+        init(_ clock: Clock, latency: Int64, answer: HTTPResponse) {
+            self.clock = clock
+            self.latency = latency
+            self.answer = answer
+        }
+
+        func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
+            sent.append(request)
+            let limit = request.timeoutMs ?? Int64.max
+            clock.now += min(latency, limit)
+            guard latency <= limit else { throw AppStoreAPIError(.unavailable, "api did not answer in time") }
+            return answer
+        }
+    }
+
+    func client(_ transport: HTTPTransport, _ clock: Clock, deadline: Int64? = 60_000, maxWait: Int64 = 60_000)
+        throws -> (AppStoreServerAPI, Log)
+    {
+        var policy = AppStoreServerAPI.Policy()
+        policy.deadline = deadline
+        policy.maxRateLimitWait = maxWait
+        let tokens = TokenIssuer(key: try APIKey(pem: try TestKey().pem, keyId: "K"), issuerId: "i", bundleId: "b") {
+            clock.now / 1000
+        }
+        let api = AppStoreServerAPI(
+            tokens: tokens, transport: transport, policy: policy, nowMs: { clock.now },
+            sleepMs: {
+                clock.sleeps.append($0)
+                clock.now += $0
+            })
+        let log = Log()
+        api.log = { log.lines.append($0) }
+        return (api, log)
+    }
+
+    final class Log: @unchecked Sendable { var lines: [String] = [] }
+
+    @Test func aFrozenServerStopsTheCommandAtItsDeadlineNotAfterEveryRetry() throws {
+        let clock = Clock()
+        let started = clock.now
+        let frozen = SlowTransport(clock, latency: 3_600_000, answer: okBody)
+        let (api, _) = try client(frozen, clock)
+        do {
+            _ = try api.send(Endpoint.transaction("1"), to: .production)
+            Issue.record("no error")
+        } catch {
+            #expect(error.kind == .unavailable)
+            #expect(error.deadline == 60_000)
+            #expect(error.message.contains("no answer from Apple within the 60.0 s deadline, after 1 attempt"))
+            #expect(error.message.contains("did not answer in time"))
+        }
+        #expect(frozen.sent.map(\.timeoutMs) == [60_000])
+        #expect(clock.now - started == 60_000)
+    }
+
+    @Test func retriesShareTheDeadlineAndTheLastAttemptGetsWhatIsLeft() throws {
+        let clock = Clock()
+        let started = clock.now
+        let slow = SlowTransport(clock, latency: 25_000, answer: apple(500, 5000000))
+        let (api, log) = try client(slow, clock)
+        #expect(throws: AppStoreAPIError.self) { try api.send(Endpoint.transaction("1"), to: .production) }
+        #expect(slow.sent.map(\.timeoutMs) == [60_000, 34_500, 8_500])
+        #expect(clock.sleeps == [500, 1000])
+        #expect(clock.now - started == 60_000)
+        #expect(log.lines.first?.hasSuffix("retry 1 of 3 in 500 ms (backoff)") == true)
+        do {
+            _ = try api.send(Endpoint.transaction("2"), to: .production)
+            Issue.record("no error")
+        } catch {
+            #expect(error.message.contains("deadline, after 0 attempts"), "no answer came: the deadline stays spent")
+        }
+        #expect(slow.sent.count == 3)
+    }
+
+    @Test func aBackoffThatWouldEndAfterTheDeadlineIsNotSlept() throws {
+        let clock = Clock()
+        let slow = SlowTransport(clock, latency: 59_800, answer: apple(503, 5000001))
+        let (api, _) = try client(slow, clock)
+        do {
+            _ = try api.send(Endpoint.transaction("1"), to: .production)
+            Issue.record("no error")
+        } catch {
+            #expect(error.deadline == 60_000)
+            #expect(error.message.contains("after 1 attempt (the last: Production GET /inApps/v1/transactions/1: HTTP 503"))
+        }
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test func eachAnswerStartsTheDeadlineAfreshSoALongWalkIsNotCut() throws {
+        let clock = Clock()
+        let started = clock.now
+        let slow = SlowTransport(clock, latency: 40_000, answer: okBody)
+        let (api, _) = try client(slow, clock)
+        for id in ["1", "2", "3"] { #expect(try api.send(Endpoint.transaction(id), to: .production).status == 200) }
+        #expect(slow.sent.map(\.timeoutMs) == [60_000, 60_000, 60_000])
+        #expect(clock.now - started == 120_000)
+    }
+
+    @Test func noDeadlineKeepsThePerRequestTimeoutsOnly() throws {
+        let clock = Clock()
+        let (api, _) = try client(ScriptedTransport([okBody]), clock, deadline: nil)
+        #expect(try api.send(Endpoint.transaction("1"), to: .production).status == 200)
+    }
+
+    @Test func a429WithoutRetryAfterSaysItBacksOffOnItsOwn() throws {
+        let clock = Clock()
+        let transport = ScriptedTransport([apple(429, 4290000), apple(429, 4290000, headers: ["retry-after": "soon"]), okBody])
+        let (api, log) = try client(transport, clock)
+        _ = try api.send(Endpoint.transaction("1"), to: .production)
+        #expect(clock.sleeps == [500, 1000])
+        #expect(
+            log.lines == [
+                "Apple's rate limit (429) on /inApps/v1/transactions/1: waiting 500 ms, iapctl's own backoff: "
+                    + "Apple sent no Retry-After (wait 1 of 5)",
+                "Apple's rate limit (429) on /inApps/v1/transactions/1: waiting 1.0 s, iapctl's own backoff: "
+                    + "its Retry-After 'soon' is not a time in ms (wait 2 of 5)",
+            ])
+        #expect(!log.lines.joined().contains("as its Retry-After says"))
+    }
+
+    @Test func a429WithRetryAfterSaysUntilWhen() throws {
+        let clock = Clock()
+        let retryAt = clock.now + 1_500
+        let transport = ScriptedTransport([apple(429, 4290000, headers: ["retry-after": String(retryAt)]), okBody])
+        let (api, log) = try client(transport, clock)
+        _ = try api.send(Endpoint.transaction("1"), to: .production)
+        #expect(
+            log.lines == [
+                "Apple's rate limit (429) on /inApps/v1/transactions/1: waiting 1.5 s, until "
+                    + "\(Timestamp.iso8601Millis(retryAt)) as its Retry-After says (wait 1 of 5)"
+            ])
+    }
+
+    @Test func aRateLimitPastTheDeadlineIsNotWaitedOut() throws {
+        let clock = Clock()
+        let retryAt = clock.now + 61_000
+        let transport = ScriptedTransport([apple(429, 4290000, headers: ["retry-after": String(retryAt)])])
+        let (api, _) = try client(transport, clock, maxWait: 120_000)
+        do {
+            _ = try api.send(Endpoint.transaction("1"), to: .production)
+            Issue.record("no error")
+        } catch {
+            #expect(error.kind == .rateLimited && error.retryAt == retryAt)
+            #expect(error.hint == "that is beyond the 60.0 s deadline; run it again then")
+        }
+        #expect(clock.sleeps.isEmpty)
+        let (limited, _) = try client(ScriptedTransport([apple(429, 4290000)]), Clock())
+        do {
+            _ = try limited.send(Endpoint.transaction("1"), to: .production)
+            Issue.record("no error")
+        } catch {
+            #expect(error.message.hasSuffix("(no Retry-After)"))
+            #expect(error.hint == "still limited after 5 waits of iapctl's own backoff; run it again later")
+        }
     }
 }
 

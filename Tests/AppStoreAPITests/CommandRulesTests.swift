@@ -25,7 +25,7 @@ import Testing
         let bytes = Array("-----BEGIN PRIVATE KEY-----\n".utf8) + [UInt8](repeating: 65, count: 70_000 - 28)
         try Self.write(Array(bytes.prefix(APIKeyFile.maxBytes)), to: dir + "/AuthKey_ABC.p8", mode: 0o600)
         #expect(try APIKeyFile.read(dir + "/AuthKey_ABC.p8") == Array(bytes.prefix(APIKeyFile.maxBytes)))
-        try Self.write([], to: dir + "/empty.p8", mode: 0o640)
+        try Self.write([], to: dir + "/empty.p8", mode: 0o600)
         #expect(try APIKeyFile.read(dir + "/empty.p8").isEmpty)
     }
 
@@ -38,7 +38,16 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir)
         #expect(throws: APIKeyFile.Refusal.notAFile(path: dir)) { try APIKeyFile.read(dir) }
         try Self.write(Array("key".utf8), to: dir + "/open.p8", mode: 0o644)
-        #expect(throws: APIKeyFile.Refusal.worldReadable(path: dir + "/open.p8")) { try APIKeyFile.read(dir + "/open.p8") }
+        #expect(throws: APIKeyFile.Refusal.readableByOthers(path: dir + "/open.p8", mode: 0o644)) {
+            try APIKeyFile.read(dir + "/open.p8")
+        }
+        // The README's rule: only the owner may read it; a group is wider than the people meant to hold it.
+        try Self.write(Array("key".utf8), to: dir + "/group.p8", mode: 0o640)
+        #expect(throws: APIKeyFile.Refusal.readableByOthers(path: dir + "/group.p8", mode: 0o640)) {
+            try APIKeyFile.read(dir + "/group.p8")
+        }
+        try Self.write(Array("key".utf8), to: dir + "/readonly.p8", mode: 0o400)
+        #expect(try APIKeyFile.read(dir + "/readonly.p8") == Array("key".utf8))
         try Self.write(
             [UInt8](repeating: 1, count: APIKeyFile.maxBytes + 1), to: dir + "/huge.p8", mode: 0o600)
         #expect(throws: APIKeyFile.Refusal.tooLarge(path: dir + "/huge.p8", maxBytes: APIKeyFile.maxBytes)) {
@@ -78,7 +87,7 @@ import Testing
         }
         #expect(!RequestIdentifier.isUUID("57246542-96fe-1a63-e053-0824d011072g"))
         #expect(!RequestIdentifier.isUUID("5724654296fe1a63e0530824d011072a"))
-        #expect(RequestIdentifier.isUUID(RequestIdentifier.derived(from: "x")))
+        #expect(RequestIdentifier.isUUID(RequestIdentifier.random()))
     }
 }
 
@@ -235,7 +244,7 @@ import Testing
         }
         let open = try Self.keyFolder(mode: 0o644)
         defer { try? FileManager.default.removeItem(atPath: open.dir) }
-        guard case .keyFile(.worldReadable)? = Self.refusal(keyFile: open.file) else {
+        guard case .keyFile(.readableByOthers)? = Self.refusal(keyFile: open.file) else {
             Issue.record("a world-readable key file was taken")
             return
         }
@@ -259,13 +268,15 @@ import Testing
         #expect(plain.settings.issuerId == Self.issuer)
         #expect(plain.settings.bundleId == "")
         #expect(plain.settings.connectTimeout == 10 && plain.settings.totalTimeout == 60)
+        #expect(plain.settings.deadline == 60)
         #expect(plain.settings.maxRateLimitWait == nil && plain.settings.backoff == nil)
         #expect(plain.settings.testServer == nil && plain.testServer == nil)
         #expect(plain.keyIdMismatch == nil)
 
         let given = try APIClientSetup(
             keyFile: key.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: "com.example", connectTimeout: 3,
-            totalTimeout: 7, maxRateLimitWait: 90, environment: ["IAPCTL_APPLE_API_BACKOFF_MS": "5"])
+            totalTimeout: 7, deadline: 20, maxRateLimitWait: 90, environment: ["IAPCTL_APPLE_API_BACKOFF_MS": "5"])
+        #expect(given.settings.deadline == 20)
         #expect(given.settings.bundleId == "com.example")
         #expect(given.settings.connectTimeout == 3 && given.settings.totalTimeout == 7)
         #expect(given.settings.maxRateLimitWait == 90)

@@ -283,6 +283,151 @@ struct AppleAPITests {
         #expect(result.stderr.contains("after 3 retries") || result.stderr.contains("retry 3 of 3"))
     }
 
+    /// The requestIdentifier of each request `extend` sent, in order.
+    func requestIdentifiers(_ server: AppleAPIServer) throws -> [String] {
+        try server.requests().compactMap { ($0["body"] as? [String: Any])?["requestIdentifier"] as? String }
+    }
+
+    @Test func eachExtendRunIsANewWriteAndItsRetriesKeepItsRequestIdentifier() throws {
+        let (cli, world, server) = try setUp()
+        try world.database()
+        try server.routes([
+            (
+                "sandbox", "PUT", "/inApps/v1/subscriptions/extend/1000", [:],
+                [.apple(500, "apiException"), .apple(200, "extendSubscriptionRenewalDateResponse")]
+            )
+        ])
+        let args = ["apple", "extend", "1000", "--days", "3", "--reason-code", "3", "--reason", "outage", "--environment", "sandbox"]
+        let first = try cli.run(args)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.stderr.contains("retry 1 of 3"))
+        let retried = try requestIdentifiers(server)
+        #expect(retried.count == 2)
+        #expect(retried[0] == retried[1], "a retry within one run is the same write")
+        let months = try cli.run(args)
+        #expect(months.status == 0, "\(months)")
+        let all = try requestIdentifiers(server)
+        #expect(all.count == 3)
+        #expect(all[2] != all[0], "the same days and reason asked for again is another extension")
+        #expect(all.allSatisfy { $0.count == 36 })
+    }
+
+    @Test func aWriteStoppedByTheDeadlineSaysHowToRepeatItOnPurpose() throws {
+        let (cli, world, server) = try setUp()
+        try world.database()
+        try server.routes([
+            (
+                "sandbox", "PUT", "/inApps/v1/subscriptions/extend/1000", [:],
+                [AppleAPIServer.Response(status: 200, json: ["success": true], delayMs: 3000)]
+            )
+        ])
+        let result = try cli.run([
+            "apple", "extend", "1000", "--days", "3", "--reason-code", "3", "--reason", "outage", "--environment",
+            "sandbox", "--deadline", "1",
+        ])
+        #expect(result.status == 69, "\(result)")
+        let id = try #require(try requestIdentifiers(server).first)
+        #expect(result.stderr.contains("run the same command with --request-id \(id)"), "\(result)")
+    }
+
+    @Test func aFrozenServerStopsTheCommandAtItsDeadline() throws {
+        let (cli, world, server) = try setUp()
+        try server.routes([
+            ("sandbox", "GET", "/inApps/v1/transactions/1", [:], [AppleAPIServer.Response(status: 200, json: [:], delayMs: 4000)])
+        ])
+        let started = Date()
+        let result = try cli.run(["apple", "transactions", "get", "1", "--deadline", "1"] + sandbox(world))
+        let took = Date().timeIntervalSince(started)
+        #expect(result.status == 69, "\(result)")
+        #expect(result.stderr.contains("no answer from Apple within the 1.0 s deadline, after 1 attempt"), "\(result)")
+        #expect(result.stderr.contains("raise --deadline (IAPCTL_APPLE_DEADLINE"), "\(result)")
+        #expect(took < 3.5, "stopped at the deadline, not after the server's 4 s or every retry (took \(took) s)")
+        #expect(try server.requests().count == 1)
+    }
+
+    @Test func a429WithoutRetryAfterSaysIapctlBacksOffOnItsOwn() throws {
+        let (cli, world, server) = try setUp()
+        let jws = try world.signedTransaction(world.transaction("1000", original: "1000"))
+        try server.routes([
+            (
+                "sandbox", "GET", "/inApps/v1/transactions/1000", [:],
+                [.apple(429, "apiTooManyRequestsException"), .ok(["signedTransactionInfo": jws])]
+            )
+        ])
+        let result = try cli.run(["apple", "transactions", "get", "1000"] + sandbox(world))
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("waiting 20 ms, iapctl's own backoff: Apple sent no Retry-After (wait 1 of 5)"), "\(result)")
+        #expect(!result.stderr.contains("as its Retry-After says"))
+    }
+
+    @Test func appTransactionInfoByAnyIdOfTheCustomer() throws {
+        let (cli, world, server) = try setUp()
+        let app = """
+            {"receiptType":"Sandbox","appAppleId":1234,"bundleId":"\(AppleWorld.bundleId)","applicationVersion":"3",\
+            "originalApplicationVersion":"1","originalPurchaseDate":\(t0),"receiptCreationDate":\(t0),\
+            "appTransactionId":"704000000000001","originalPlatform":"iOS"}
+            """
+        let jws = try world.pki.sign(payload: app)
+        try server.routes([
+            ("sandbox", "GET", "/inApps/v1/transactions/appTransactions/1000", [:], [.ok(["signedAppTransactionInfo": jws])]),
+            (
+                "sandbox", "GET", "/inApps/v1/transactions/appTransactions/704000000000001", [:],
+                [.ok(["signedAppTransactionInfo": jws])]
+            ),
+            ("sandbox", "GET", "/inApps/v1/transactions/appTransactions/2000", [:], [.apple(404, "appTransactionDoesNotExistError")]),
+        ])
+        let raw = try cli.ok(["apple", "app-transaction", "1000"] + sandbox(world))
+        #expect(raw.lines == [jws])
+        let decoded = try cli.ok(["apple", "app-transaction", "704000000000001", "-o", "json"] + sandbox(world)).jsonArray()
+        #expect(decoded.first?["app_transaction_id"] as? String == "704000000000001")
+        #expect(decoded.first?["original_platform"] as? String == "iOS")
+        #expect(decoded.first?["environment"] as? String == "Sandbox")
+        let none = try cli.run(["apple", "app-transaction", "2000"] + sandbox(world))
+        #expect(none.status == 3, "\(none)")
+        #expect(none.stderr.contains("Apple error 4040019: No AppTransaction exists for the customer."))
+        #expect(
+            try server.requests().map { $0["path"] as? String } == [
+                "/inApps/v1/transactions/appTransactions/1000", "/inApps/v1/transactions/appTransactions/704000000000001",
+                "/inApps/v1/transactions/appTransactions/2000",
+            ])
+    }
+
+    @Test func ordersShowFindsThePurchasesOfAnAppTransactionId() throws {
+        let (cli, world, _) = try setUp()
+        try world.database(orders: [(token, "alice")])
+        var tx = world.transaction("1000", original: "1000", token: token)
+        tx.appTransactionId = "704000000000001"
+        try cli.ok(["notify"] + world.trust, stdin: try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: tx))
+        let shown = try cli.ok(["orders", "show", "704000000000001", "-o", "json"]).jsonObject()
+        let orders = try #require(shown["orders"] as? [[String: Any]])
+        #expect(orders.count == 1)
+        #expect(orders.first?["origin_no"] as? String == "1000")
+        let unknown = try cli.run(["orders", "show", "704000000000002"])
+        #expect(unknown.status == 3, "\(unknown)")
+        #expect(unknown.stderr.contains("iapctl apple transactions history 704000000000002 | iapctl restore --user USER"))
+    }
+
+    @Test func transactionHistoryFiltersBySubscriptionGroupAndOwnership() throws {
+        let (cli, world, server) = try setUp()
+        try server.routes([
+            (
+                "sandbox", "GET", "/inApps/v2/history/704000000000001", [:],
+                [.ok(["revision": "r1", "hasMore": false, "signedTransactions": [] as [String]])]
+            )
+        ])
+        try cli.ok(
+            [
+                "apple", "transactions", "history", "704000000000001", "--subscription-group", "g1", "--subscription-group", "g2",
+                "--ownership", "FAMILY_SHARED",
+            ] + sandbox(world))
+        let query = try #require(try server.requests().first?["query"] as? [String: [String]])
+        #expect(query["subscriptionGroupIdentifier"] == ["g1", "g2"])
+        #expect(query["inAppOwnershipType"] == ["FAMILY_SHARED"])
+        let bad = try cli.run(["apple", "transactions", "history", "1000", "--ownership", "SHARED"] + sandbox(world))
+        #expect(bad.status == 64, "\(bad)")
+        #expect(try server.requests().count == 1)
+    }
+
     @Test func refundHistoryFollowsRevisions() throws {
         let (cli, world, server) = try setUp()
         let a = try world.signedTransaction(world.transaction("1000", original: "1000", revoked: true))
@@ -397,6 +542,10 @@ struct AppleAPITests {
         let open = try cli.run(["apple", "transactions", "get", "1000"] + sandbox(world))
         #expect(open.status == 78, "\(open)")
         #expect(open.stderr.contains("chmod 600"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: server.keyPath)
+        let group = try cli.run(["apple", "transactions", "get", "1000"] + sandbox(world))
+        #expect(group.status == 78, "\(group)")
+        #expect(group.stderr.contains("readable by its group (mode 640)") && group.stderr.contains("chmod 600"))
         let missing = try cli.run(["apple", "transactions", "get", "1000", "--key-file", cli.path("nope.p8")] + sandbox(world))
         #expect(missing.status == 78)
         #expect(missing.stderr.contains("cannot read the key file"))
@@ -454,9 +603,12 @@ struct AppleAPITests {
         let requestId = try #require(body["requestIdentifier"] as? String)
         #expect(try server.requests().isEmpty)
 
-        let sent = try cli.ok(args + ["-o", "json"])
+        #expect(dry.stderr.contains("the requestIdentifier is new on each run; to send this one, add --request-id \(requestId)"))
+
+        let sent = try cli.ok(args + ["-o", "json", "--request-id", requestId])
         let answer = try #require(try sent.jsonArray().first)
         #expect(answer["success"] as? Bool == true)
+        #expect(sent.stderr.contains("(requestIdentifier \(requestId))"))
         let requests = try server.requests()
         #expect(requests.count == 1)
         #expect((requests[0]["body"] as? [String: Any])?["requestIdentifier"] as? String == requestId)
@@ -494,6 +646,25 @@ struct AppleAPITests {
         let audit = try cli.ok(["audit", "list", "-o", "json"]).jsonArray()
         #expect(audit.count == 3)
         #expect(Set(audit.compactMap { $0["command"] as? String }) == ["apple set-app-account-token", "apple consumption"])
+    }
+
+    @Test func finishTransactionPostsAndAuditsApplesAnswer() throws {
+        let (cli, world, server) = try setUp()
+        try world.database()
+        try server.routes([("sandbox", "POST", "/inApps/v1/transactions/1000/finish", [:], [.empty])])
+        let args = ["apple", "finish-transaction", "1000", "--reason", "delivered by the web shop", "--environment", "sandbox"]
+        let dry = try cli.ok(args + ["--dry-run"])
+        #expect(dry.lines.first == "POST https://127.0.0.1:\(server.port)/sandbox/inApps/v1/transactions/1000/finish")
+        #expect(try server.requests().isEmpty)
+        let sent = try cli.run(args)
+        #expect(sent.status == 0, "\(sent)")
+        #expect(sent.stderr.contains("Apple finished transaction 1000"))
+        #expect(try server.requests().map { $0["method"] as? String } == ["POST"])
+        let audit = try #require(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().first)
+        #expect(audit["command"] as? String == "apple finish-transaction")
+        #expect(audit["reason"] as? String == "delivered by the web shop")
+        let unknown = try cli.run(["apple", "finish-transaction", "999", "--reason", "x", "--environment", "sandbox"])
+        #expect(unknown.status == 3, "\(unknown)")
     }
 
     @Test func aWriteInAutoGoesToSandboxWhenProductionDoesNotKnowTheId() throws {

@@ -37,9 +37,13 @@ struct AppleMessagesTests {
                 == "78 cannot read the key file /k.p8: No such file or directory" + checkFile)
         #expect(Self.text(APIKeyFile.Refusal.notAFile(path: "/k")) == "78 the key file /k is not a file")
         #expect(
-            Self.text(APIKeyFile.Refusal.worldReadable(path: "/k.p8"))
-                == "78 the key file /k.p8 is readable by every user of this machine"
-                + " | it is a secret: chmod 600 /k.p8 (and keep it out of version control)")
+            Self.text(APIKeyFile.Refusal.readableByOthers(path: "/k.p8", mode: 0o644))
+                == "78 the key file /k.p8 is readable by every user of this machine (mode 644)"
+                + " | it is a secret only its owner may read: chmod 600 /k.p8 (run iapctl as its owner; "
+                + "keep it out of version control)")
+        #expect(
+            Self.text(APIKeyFile.Refusal.readableByOthers(path: "/k.p8", mode: 0o640)).hasPrefix(
+                "78 the key file /k.p8 is readable by its group (mode 640) | it is a secret only its owner may read: chmod 600"))
         #expect(
             Self.text(APIKeyFile.Refusal.cannotOpen(path: "/k.p8", errno: 13))
                 == "78 cannot read the key file: cannot open /k.p8: Permission denied" + owner)

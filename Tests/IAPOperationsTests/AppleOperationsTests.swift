@@ -141,11 +141,15 @@ struct AppleOperationsTests {
     @Test(arguments: Backend.available)
     func aWriteRecordsTheExactRequestAndApplesAnswerOrRefusal(_ backend: Backend) throws {
         let world = try World(backend)
-        let write = AppleWrite.extend(
-            original: "orig-7", days: 7, reasonCode: 3, requestIdentifier: nil, reason: "outage", ticket: "INC-9")
-        let again = AppleWrite.extend(
-            original: "orig-7", days: 7, reasonCode: 3, requestIdentifier: nil, reason: "outage", ticket: "INC-9")
-        #expect(write.call.bodyText == again.call.bodyText, "the derived request id is stable")
+        let write = AppleWrite.extend(original: "orig-7", days: 7, reasonCode: 3, requestIdentifier: nil)
+        let again = AppleWrite.extend(original: "orig-7", days: 7, reasonCode: 3, requestIdentifier: nil)
+        let id = try #require(write.requestIdentifier)
+        #expect(RequestIdentifier.isUUID(id))
+        #expect(again.requestIdentifier != id, "the same extension asked for again is another write")
+        let repeated = AppleWrite.extend(original: "orig-7", days: 7, reasonCode: 3, requestIdentifier: id)
+        #expect(repeated.call.bodyText == write.call.bodyText, "a given request id repeats that very write")
+        let mass = AppleWrite.massExtend(product: "p", days: 3, reasonCode: 1, storefronts: [], requestIdentifier: nil)
+        #expect(mass.requestIdentifier.map(RequestIdentifier.isUUID) == true && mass.requestIdentifier != id)
         #expect(write.call.bodyText?.contains(#""extendByDays":7"#) == true)
 
         let answer = APIAnswer(server: .sandbox, status: 200, json: .object([("success", .bool(true))]))

@@ -32,6 +32,25 @@ struct FactTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func anAppTransactionIdFindsThePurchasesWhoseTransactionsCarryIt(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            let facts = [
+                Self.fact(.transaction, key: "t-1", original: "o-1", signed: 1, body: #"{"appTransactionId":"704","productId":"a"}"#),
+                Self.fact(.transaction, key: "t-2", original: "o-2", signed: 2, body: #"{"appTransactionId":"704","productId":"b"}"#),
+                Self.fact(.transaction, key: "t-3", original: "o-1", signed: 3, body: #"{"appTransactionId":"704","productId":"a"}"#),
+                Self.fact(.transaction, key: "t-4", original: "o-3", signed: 4, body: #"{"appTransactionId":"7040"}"#),
+                Self.fact(.renewal, key: "o-4", original: "o-4", signed: 5, body: #"{"appTransactionId":"704"}"#),
+            ]
+            _ = try store.write { s throws in try facts.map { try s.insertFact($0) } }
+            #expect(try store.read { try $0.originalTransactionIds(appTransactionId: "704") } == ["o-1", "o-2"])
+            #expect(try store.read { try $0.originalTransactionIds(appTransactionId: "7040") } == ["o-3"])
+            for nothing in ["70", "7_4", "70%", "%", "", "704\" OR 1=1"] {
+                #expect(try store.read { try $0.originalTransactionIds(appTransactionId: nothing) }.isEmpty, "\(nothing)")
+            }
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
     func aRolledBackFactIsGone(backend: StoreBackend) throws {
         try withStore(backend) { store in
             let f = Self.fact(.transaction, key: "t-1", signed: 1, body: "{}")

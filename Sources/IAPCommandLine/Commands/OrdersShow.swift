@@ -14,8 +14,9 @@ enum OrdersShow {
         }
         guard let (history, overrides) = found else {
             throw CLIError(
-                .notFound, "no order with no, trade_no or origin_no = \(key)",
-                hint: "find it with: iapctl orders list --user USER")
+                .notFound, "no order with no, trade_no or origin_no = \(key), nor a purchase with that appTransactionId",
+                hint: "find it with: iapctl orders list --user USER; or ask Apple for that customer's purchases: "
+                    + "iapctl apple transactions history \(ShellWord.word(key)) | iapctl restore --user USER")
         }
         emit(history, overrides: overrides, invocation: invocation, primary: .order)
         return .success

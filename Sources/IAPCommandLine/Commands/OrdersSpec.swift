@@ -136,7 +136,8 @@ enum OrdersSpec {
         kind: .repeatable, allowedValues: CommandTree.orderDerivedFields)
 
     /// `orders show KEY`.
-    static let key = ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.")
+    static let key = ArgumentSpec(
+        "key", help: "Order number, transactionId, originalTransactionId, or appTransactionId (every purchase carrying it).")
 
     /// `orders update [KEY]`.
     static let updateKey = ArgumentSpec(

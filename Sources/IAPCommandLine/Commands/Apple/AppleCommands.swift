@@ -9,13 +9,13 @@ enum AppleCommands {
     /// Options every `apple` command inherits: the key, the server, the trust options for `-o`.
     static let options: [OptionSpec] = [
         keyFileOption, keyIdOption, issuerIdOption, bundleIdOption, environmentOption, maxWaitOption,
-        timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
+        deadlineOption, timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
     ]
 
     /// `--key-file`.
     static let keyFileOption = OptionSpec(
         "key-file", valueName: "file",
-        help: "The In-App Purchase key (.p8) from App Store Connect; must not be readable by other users. "
+        help: "The In-App Purchase key (.p8) from App Store Connect; only its owner may read it (chmod 600). "
             + "The key itself is never taken from the command line.",
         environmentVariable: "IAPCTL_APPLE_KEY_FILE", configKey: "apple-key-file", isInherited: true,
         section: section, completion: .file)
@@ -54,9 +54,18 @@ enum AppleCommands {
         configKey: "apple-max-wait", defaultValue: "60", isInherited: true, section: section,
         validation: .positiveInteger)
 
+    /// `--deadline`.
+    static let deadlineOption = OptionSpec(
+        "deadline", valueName: "seconds",
+        help: "The longest iapctl waits for an answer from Apple, every retry, backoff and rate-limit wait "
+            + "included; then it stops and says after how many attempts. Each answer starts it afresh, so a long "
+            + "walk or job runs while Apple answers.",
+        environmentVariable: "IAPCTL_APPLE_DEADLINE", configKey: "apple-deadline", defaultValue: "60",
+        isInherited: true, section: section, validation: .positiveInteger)
+
     /// `--timeout`.
     static let timeoutOption = OptionSpec(
-        "timeout", valueName: "seconds", help: "The longest one request may take.", configKey: "apple-timeout",
+        "timeout", valueName: "seconds", help: "The longest one request may take (within --deadline).", configKey: "apple-timeout",
         defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger)
 
     /// `--connect-timeout`.
@@ -84,7 +93,8 @@ enum AppleCommands {
         configKey: "at", defaultValue: "signed", isInherited: true, section: section,
         completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"]))
 
-    static let transactionArgument = ArgumentSpec("transaction", help: "Any transactionId of the customer.")
+    static let transactionArgument = ArgumentSpec(
+        "transaction", help: "Any transactionId, originalTransactionId or appTransactionId of the customer.")
 
     /// `transactions history --product ID`, repeatable.
     static let productOption = OptionSpec(
@@ -108,6 +118,16 @@ enum AppleCommands {
         "sort", valueName: "order", help: "By modification date.",
         allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self), defaultValue: "ascending")
 
+    /// `transactions history --subscription-group ID`, repeatable.
+    static let subscriptionGroupOption = OptionSpec(
+        "subscription-group", valueName: "id", help: "Only this subscription group (subscriptionGroupIdentifier).",
+        kind: .repeatable)
+
+    /// `transactions history --ownership TYPE`.
+    static let ownershipOption = OptionSpec(
+        "ownership", valueName: "type", help: "Only purchases the customer made, or only those shared by family.",
+        allowedValues: OptionSpec.choices(OwnershipTypeName.self))
+
     /// `transactions history --revoked`.
     static let revokedOption = OptionSpec.flag("revoked", help: "Only revoked (refunded) transactions.")
 
@@ -129,7 +149,8 @@ enum AppleCommands {
             table|json|ndjson|csv they are shown decoded, after each one is verified like 'verify' does \
             (an item that does not verify is an error, never shown).
 
-            Retryable errors are retried with backoff; a rate limit (429) is waited out up to --max-wait. \
+            Retryable errors are retried with backoff; a rate limit (429) is waited out up to --max-wait; \
+            without an answer from Apple within --deadline (60 s), retries and waits included, it stops. \
             Exit codes: 3 unknown id, 65 Apple refused the request as invalid, 69 Apple or the network \
             unavailable, 75 still rate limited, 78 the key, issuer or bundle id (401).
             """,
@@ -140,8 +161,9 @@ enum AppleCommands {
                 "Fetch the last two days of notifications and apply what was missed."),
         ],
         subcommands: [
-            lookup, transactions, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
-            AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken, AppleReconcileCommand.spec,
+            lookup, transactions, appTransaction, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
+            AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken, AppleFinish.command,
+            AppleReconcileCommand.spec,
         ],
         options: options
     )
@@ -178,14 +200,29 @@ enum AppleCommands {
                     CommandExample(
                         "iapctl apple transactions history 2000000123456789 --product com.example.pro --revoked",
                         "Only refunded or revoked purchases of one product."),
+                    CommandExample(
+                        "iapctl apple transactions history 2000000123456789 --subscription-group 21429771 --ownership FAMILY_SHARED",
+                        "Only family-shared purchases of one subscription group."),
                 ],
                 options: [
-                    productOption, productTypeOption, sinceOption, untilOption, sortOption, revokedOption,
-                    notRevokedOption,
+                    productOption, productTypeOption, subscriptionGroupOption, ownershipOption, sinceOption, untilOption,
+                    sortOption, revokedOption, notRevokedOption,
                 ],
                 arguments: [transactionArgument],
                 handler: runHistory),
         ])
+
+    static let appTransaction = CommandSpec(
+        name: "app-transaction",
+        abstract: "Get App Transaction Info: the customer's signed AppTransaction (their download of the app).",
+        discussion: "Its appTransactionId is the same for one Apple Account and app across devices, redownloads "
+            + "and refunds (one per family member with Family Sharing). Without -o prints the signed item; -o "
+            + "shows it decoded after verification. Exit 3 when Apple has no app transaction for the customer.",
+        examples: [
+            CommandExample("iapctl apple app-transaction 2000000123456789 -o json", "The customer's AppTransaction, decoded.")
+        ],
+        arguments: [transactionArgument],
+        handler: runAppTransaction)
 
     static let subscriptions = CommandSpec(
         name: "subscriptions",
@@ -241,11 +278,47 @@ enum AppleCommands {
         return .success
     }
 
+    static func runAppTransaction(_ invocation: Invocation) throws -> ExitCode {
+        let session = try AppleSession(invocation)
+        let call = Endpoint.appTransaction(invocation.arguments[0])
+        let answer = try session.send(call)
+        let jws = try AppStoreServerAPI.requiredString(answer, "signedAppTransactionInfo", call: call)
+        if session.printsSignedItems {
+            invocation.print(jws)
+            return .success
+        }
+        let reports = try session.verified([jws], as: .appTransaction, from: answer.server, what: "app transaction")
+        invocation.emit(
+            reports.map { report in
+                let app = report.appTransaction
+                var r = Record()
+                r.append("app_transaction_id", app?.appTransactionId)
+                r.append("bundle_id", app?.bundleId)
+                r.append("app_apple_id", app?.appAppleId)
+                r.append("environment", app?.receiptType)
+                r.append("original_purchase_date", app?.originalPurchaseDate)
+                r.append("original_application_version", app?.originalApplicationVersion)
+                r.append("original_platform", app?.originalPlatform)
+                r.append("application_version", app?.applicationVersion)
+                r.append("preorder_date", app?.preorderDate)
+                if invocation.output.isStructured { r.append("payload", report.payload ?? .null) }
+                return r
+            },
+            columns: [
+                Column("app_transaction_id", title: "APP_TRANSACTION"), Column("bundle_id", title: "BUNDLE"),
+                Column("original_purchase_date", title: "FIRST_DOWNLOAD"),
+                Column("original_application_version", title: "FIRST_VERSION"),
+                Column("original_platform", title: "PLATFORM"), Column("environment", title: "ENV"),
+            ])
+        return .success
+    }
+
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         var query = TransactionHistoryQuery(
             products: invocation.values(productOption), productTypes: invocation.values(productTypeOption),
-            sort: invocation.value(sortOption) ?? "ascending")
+            sort: invocation.value(sortOption) ?? "ascending",
+            subscriptionGroups: invocation.values(subscriptionGroupOption), ownership: invocation.value(ownershipOption))
         let now = Timestamp.now()
         if let start = try AuditTime.option(invocation, sinceOption, now: now) { query.start = start }
         if let end = try AuditTime.option(invocation, untilOption, now: now) { query.end = end }

@@ -16,6 +16,10 @@ extension AppStoreAPIError: CLIErrorConvertible {
         case .unavailable: code = .unavailable
         case .internal: code = .software
         }
+        if deadline != nil {
+            let raise = "to wait longer, raise --deadline (IAPCTL_APPLE_DEADLINE, 'apple-deadline')"
+            return CLIError(code, message, hint: hint.map { $0 + "; " + raise } ?? "Apple or the network may be down; " + raise)
+        }
         return CLIError(code, message, hint: hint)
     }
 }
@@ -38,6 +42,7 @@ final class AppleSession {
             bundleId: invocation.value(AppleCommands.bundleIdOption),
             connectTimeout: invocation.value(AppleCommands.connectTimeoutOption).flatMap { Int($0) },
             totalTimeout: invocation.value(AppleCommands.timeoutOption).flatMap { Int($0) },
+            deadline: invocation.value(AppleCommands.deadlineOption).flatMap { Int($0) },
             maxRateLimitWait: invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init),
             environment: invocation.environment)
         keyFile = setup.keyFile
@@ -219,10 +224,13 @@ extension APIKeyFile.Refusal: CLIErrorConvertible {
                 .config, "cannot read the key file \(path): \(FileSystem.describe(errno: code))",
                 hint: "check --key-file (or IAPCTL_APPLE_KEY_FILE / 'apple-key-file')")
         case .notAFile(let path): CLIError(.config, "the key file \(path) is not a file")
-        case .worldReadable(let path):
+        case .readableByOthers(let path, let mode):
             CLIError(
-                .config, "the key file \(path) is readable by every user of this machine",
-                hint: "it is a secret: chmod 600 \(path) (and keep it out of version control)")
+                .config,
+                "the key file \(path) is readable by "
+                    + (mode & 0o004 != 0 ? "every user of this machine" : "its group") + " (mode \(String(mode, radix: 8)))",
+                hint: "it is a secret only its owner may read: chmod 600 \(path) (run iapctl as its owner; "
+                    + "keep it out of version control)")
         case .cannotOpen(let path, let code): Self.unreadable("cannot open \(path): \(FileSystem.describe(errno: code))")
         case .cannotRead(let path, let code): Self.unreadable("cannot read \(path): \(FileSystem.describe(errno: code))")
         case .tooLarge(let path, let maxBytes): Self.unreadable("\(path) is larger than \(maxBytes) bytes")

@@ -14,8 +14,9 @@ enum AppleWrites {
 
     static let requestIdOption = OptionSpec(
         "request-id", valueName: "uuid",
-        help: "Apple's requestIdentifier; by default one derived from the request and --reason, so running the "
-            + "same command again (after a timeout) does not extend twice.")
+        help: "Apple's requestIdentifier (Apple does a write once per identifier). By default a new UUID each run, "
+            + "kept across this run's retries; pass the one a run printed to repeat that very extension (after "
+            + "a timeout) without extending twice.")
 
     /// `extend --days N`.
     static let daysOption = OptionSpec(
@@ -134,14 +135,14 @@ enum AppleWrites {
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
         let days = try WriteRequest.extensionDays(invocation.value(daysOption))
         let code = Int64(invocation.value(reasonCodeOption) ?? "0") ?? 0
-        let (reason, ticket) = try reasonAndTicket(invocation)
+        _ = try reasonAndTicket(invocation)
         let write: AppleWrite
         if invocation.flag(allActiveOption) {
             guard invocation.arguments.isEmpty else { throw CLIError.usage("--all-active takes no ORIGINAL") }
             guard let product = invocation.value(productOption) else { throw CLIError.usage("--all-active needs --product") }
             write = AppleWrite.massExtend(
                 product: product, days: days, reasonCode: code, storefronts: invocation.values(storefrontOption),
-                requestIdentifier: try givenRequestIdentifier(invocation), reason: reason, ticket: ticket)
+                requestIdentifier: try givenRequestIdentifier(invocation))
         } else {
             guard let original = invocation.arguments.first else {
                 throw CLIError.usage("give the ORIGINAL transaction id, or --all-active --product P")
@@ -150,8 +151,7 @@ enum AppleWrites {
                 throw CLIError.usage("--product and --storefront go with --all-active")
             }
             write = AppleWrite.extend(
-                original: original, days: days, reasonCode: code, requestIdentifier: try givenRequestIdentifier(invocation),
-                reason: reason, ticket: ticket)
+                original: original, days: days, reasonCode: code, requestIdentifier: try givenRequestIdentifier(invocation))
         }
         return try send(write, invocation) { answer in
             if invocation.flag(allActiveOption) {
@@ -210,7 +210,7 @@ enum AppleWrites {
         try Corrections.reasonAndTicket(invocation, example: "outage 2025-06-01, ticket INC-9")
     }
 
-    /// `--request-id`, lowercased; nil: the operation derives one.
+    /// `--request-id`, lowercased; nil: the write makes a new one.
     static func givenRequestIdentifier(_ invocation: Invocation) throws(WriteRequest.Refusal) -> String? {
         try WriteRequest.requestIdentifier(invocation.value(requestIdOption))
     }
@@ -241,6 +241,9 @@ enum AppleWrites {
                 invocation.print("")
                 invocation.print(body)
             }
+            if let id = write.requestIdentifier, invocation.value(requestIdOption) == nil {
+                invocation.note("the requestIdentifier is new on each run; to send this one, add --request-id \(id)")
+            }
             if write.byTransaction && session.environment == .auto {
                 invocation.note("with --environment auto, Sandbox is asked when Production does not know the id")
             }
@@ -251,7 +254,15 @@ enum AppleWrites {
         let outcome = try write.perform(
             session.api, session.environment, store: store, actor: invocation.actor,
             reason: reason, ticket: ticket, explain: session.explained)
-        invocation.note("recorded as audit row \(outcome.auditId)")
+        invocation.note(
+            "recorded as audit row \(outcome.auditId)" + (write.requestIdentifier.map { " (requestIdentifier \($0))" } ?? ""))
+        if case .failure(let error) = outcome.result, let id = write.requestIdentifier,
+            error.kind == .unavailable || error.kind == .rateLimited
+        {
+            invocation.note(
+                "Apple may have received it: to repeat this very request without doing it twice, run the same "
+                    + "command with --request-id \(id)")
+        }
         let answer = try outcome.result.get()
         var r = Record()
         r.append("audit_id", outcome.auditId)
