@@ -27,8 +27,10 @@ enum SQLiteError {
                 "database is busy: \(message) (another process held the lock past the timeout; retry)", .lockedPastTimeout)
         case SQLITE_CANTOPEN:
             return .unavailable("cannot open database: \(message)")
-        case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return .failure("database file is corrupt or not an SQLite database: \(message)")
+        case SQLITE_CORRUPT:
+            return .failure("the database file is corrupt: \(message)")
+        case SQLITE_NOTADB:
+            return .failure("the file is not an SQLite database: \(message)")
         case SQLITE_READONLY:
             return .accessDenied(
                 "the database is read-only for this user (\(message)): look-ups work, changes need write access "

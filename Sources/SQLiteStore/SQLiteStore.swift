@@ -149,6 +149,7 @@ public final class SQLiteStore: SQLStoreBackend {
 
     /// Checks existence; when creating a new file, creates it with mode 0600 before SQLite touches it.
     private static func prepareFile(_ path: String, create: Bool) throws {
+        try DatabaseFile.check(path)
         var info = stat()
         if stat(path, &info) == 0 { return }
         let missing = errno == ENOENT
@@ -168,7 +169,8 @@ public final class SQLiteStore: SQLStoreBackend {
             if code == EEXIST { return }  // created concurrently by another process
             let reason = String(cString: strerror(code))
             switch code {
-            case ENOENT, ENOTDIR: throw StoreError.notFound("cannot create database \(path): \(reason)")
+            case ENOENT: throw StoreError.notFound(missingFolder(path) ?? "cannot create database \(path): \(reason)")
+            case ENOTDIR: throw StoreError.notFound("cannot create database \(path): \(reason)")
             case EACCES, EPERM, EROFS: throw StoreError.accessDenied("cannot create database \(path): \(reason)")
             default: throw StoreError.unavailable("cannot create database \(path): \(reason)")
             }
@@ -176,6 +178,16 @@ public final class SQLiteStore: SQLStoreBackend {
         guard close(fd) == 0 else {
             throw StoreError.unavailable("cannot create database \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The message for a new database whose folder does not exist (iapctl creates no folders).
+    private static func missingFolder(_ path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+        let folder = String(path[..<slash])
+        var info = stat()
+        guard stat(folder, &info) != 0, errno == ENOENT else { return nil }
+        return "cannot create database \(path): the folder \(folder) does not exist (iapctl creates no folders); "
+            + "create it first (mkdir -p \(ShellWord.word(folder))) or choose another --db"
     }
 
     /// The missing file a chain of symbolic links at `path` ends at (at most 8 links), or nil

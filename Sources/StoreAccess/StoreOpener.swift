@@ -29,7 +29,7 @@ public struct StoreOpener: Sendable {
         self.timeout = timeout
     }
 
-    /// Opens the store. Throws `StoreError`.
+    /// Opens the store. Throws `StoreError`, or ``NotAnSQLiteDatabase`` for a file that is not SQLite.
     public func open(_ mode: Mode = .existing) throws -> any Store {
         switch location {
         case .sqlite(let path):
@@ -50,3 +50,6 @@ public struct StoreOpener: Sendable {
             ioTimeoutSeconds: seconds ?? MySQLStore.defaultIOTimeoutSeconds)
     }
 }
+
+/// A file at the `--db` path that is not an SQLite database (thrown by ``StoreOpener/open(_:)``).
+public typealias NotAnSQLiteDatabase = SQLiteStore.NotADatabase

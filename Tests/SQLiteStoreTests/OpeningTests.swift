@@ -84,20 +84,18 @@ struct OpeningTests {
         #expect(try store.read { try $0.counts().orders } == 1)
     }
 
+    /// A file without SQLite's header is refused before SQLite opens it, as a typed error naming
+    /// the path (not a "corrupt" failure); the file is left as it was.
     @Test func notADatabaseIsAClearFailure() throws {
         let scratch = try Scratch()
         let path = scratch.path("junk.db")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
-        let error = #expect(throws: StoreError.self) {
-            let store = try SQLiteStore(path: path, create: false)
-            _ = try store.schemaVersion()
+        for (create, readOnly) in [(false, false), (false, true), (true, false)] {
+            #expect(throws: SQLiteStore.NotADatabase(path: path)) {
+                _ = try SQLiteStore(path: path, create: create, readOnly: readOnly)
+            }
         }
-        guard case .failure(let message)? = error else {
-            Issue.record("expected a failure, got \(String(describing: error))")
-            return
-        }
-        #expect(message.contains("not an SQLite database"))
-        #expect(message.contains(path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x41, count: 4096))
     }
 
     @Test func migrateRecordsOrderedVersions() throws {

@@ -71,8 +71,14 @@ enum DbOpen {
     }
 
     /// The 66 error for a database that does not exist.
+    /// With no `--db`, `IAPCTL_DB` or config `db`, it says where it looked and how to point elsewhere.
     static func missing(_ invocation: Invocation) -> CLIError {
-        CLIError(
+        guard invocation.source(of: CommandTree.dbOption) != .defaultValue else {
+            return CLIError(
+                .noInput, "no database given, and there is no iapctl.db in the current folder",
+                hint: "point --db PATH (or IAPCTL_DB) at the database, or create one here with: iapctl db init")
+        }
+        return CLIError(
             .noInput, "database \(display(invocation)) does not exist",
             hint: "create it with: iapctl db init --db \(ShellWord.word(URLSecrets.redacted(raw(invocation))))")
     }
@@ -97,8 +103,9 @@ enum DbOpen {
                 }
                 throw CLIError(
                     .config, message,
-                    hint: "check the permissions of the database file and its folder (ls -l); look-ups "
-                        + "(list, show, entitled, doctor, audit) need only read access, changes need write access")
+                    hint: "check the permissions of the database file and its folders (ls -l), ask their owner "
+                        + "for access, or use another --db; look-ups (list, show, entitled, doctor, audit) need "
+                        + "only read access, changes need write access")
             }
         }
     }
@@ -124,6 +131,17 @@ extension DatabaseLocation.ParseError: CLIErrorConvertible {
         case .malformedMySQLURL:
             return CLIError.usage("--db: not a valid MySQL URL", hint: form)
         }
+    }
+}
+
+extension NotAnSQLiteDatabase: CLIErrorConvertible {
+    /// Exit 65: the file exists but its content has the wrong shape (66 would mean nothing is there,
+    /// and its `db init` hint cannot help: `db init` refuses the same file).
+    public var cliError: CLIError {
+        CLIError(
+            .dataError, "\(path) is not an iapctl database: the file is not an SQLite database",
+            hint: "point --db (or IAPCTL_DB) at the iapctl database file, or create a new one with: "
+                + "iapctl db init --db NEW.db")
     }
 }
 
