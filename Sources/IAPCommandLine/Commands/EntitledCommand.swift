@@ -4,14 +4,16 @@ import SubscriptionEngine
 
 /// `iapctl entitled`: whether a user was entitled at a moment (``EntitlementQuery``), with why.
 enum EntitledCommand {
-    /// `iapctl entitled --user U [--product P] [--at T]`: yes (exit 0) or no (exit 1), with why.
+    /// `iapctl entitled --user U [--product P] [--at T]`: yes (exit 0) or no (exit 1), with why;
+    /// a user with no orders and no contracts (a typo) is not a "no": exit 3, not found.
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let user = invocation.parsed.value(CommandTree.userOption) else { throw CLIError.usage("missing --user") }
         let product = invocation.parsed.value(EntitledSpec.product)
         let now = Timestamp.now()
         let time = try AuditTime.option(invocation, EntitledSpec.at, now: now) ?? now
-        let verdict = try DbOpen.read(invocation) { session in
-            try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
+        let (verdict, known) = try DbOpen.read(invocation) { session in
+            let verdict = try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
+            return (verdict, try !verdict.subjects.isEmpty || KnownUsers.contains(user, in: session))
         }
         let (subjects, best) = (verdict.subjects, verdict.best)
         var r = Record()
@@ -21,9 +23,13 @@ enum EntitledCommand {
         r.append("as_of_date", time)
         r.append("contract_id", best?.answer.contract.contractId)
         r.append("status", best?.answer.status)
+        let unknown = "no user \(user) in the database (no orders, no contracts): check the spelling"
         r.append(
             "reason",
-            best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))")
+            best?.answer.reason
+                ?? (known
+                    ? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))"
+                    : unknown))
         r.append("transaction_id", best?.answer.covering?.tradeNo)
         if invocation.output != .table {
             // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
@@ -33,7 +39,7 @@ enum EntitledCommand {
         switch invocation.output {
         case .table:
             let yes = best?.answer.entitled ?? false
-            invocation.print((yes ? "yes: " : "no: ") + (r["reason"]?.stringValue ?? ""))
+            invocation.print((yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? ""))
             invocation.emit(document: r)
         case .json:
             r.append(
@@ -54,6 +60,7 @@ enum EntitledCommand {
         case .ndjson, .csv:
             invocation.emit(document: r)
         }
+        guard known else { return .notFound }
         return best?.answer.entitled == true ? .success : .failure
     }
 }

@@ -10,7 +10,8 @@ extension CommandTree {
             transfers) by when they were made: a refund signed later still counts as paid then; a \
             transfer made later still counts as the old owner's. Entitled means: the user held the \
             contract then, and a paid, not-refunded period covered that moment, or the contract \
-            was in its billing grace period.
+            was in its billing grace period. A user with no orders and no contracts in the \
+            database (a typo, another database) is not a "no": it is "unknown user", exit 3.
             """,
         examples: [
             CommandExample(
