@@ -113,6 +113,7 @@ public final class MySQLStore: SQLStoreBackend {
                 }
                 for statement in migration.statements { try connection.execute(statement) }
                 try transactions.record(shared)
+                try connection.execute("COMMIT")  // autocommit is off (see Connection)
                 applied.append(migration.name)
             }
             transactions.schemaIsCurrent()
@@ -182,7 +183,19 @@ public final class MySQLStore: SQLStoreBackend {
     @_spi(Testing)
     public func executeForTesting(_ sql: String) throws {
         try connection.execute(sql)
+        if !transactions.isActive { try connection.execute("COMMIT") }
     }
+
+    /// Runs `sql` on this store's connection as if the server had done it, unseen by the unit's
+    /// checks (tests of a server that ends the transaction under a unit). iapctl never calls it.
+    @_spi(Testing)
+    public func executeBehindTheStoreForTesting(_ sql: String) throws {
+        try connection.executeUnchecked(sql)
+    }
+
+    /// The server's id of this store's connection (for `KILL` in tests).
+    @_spi(Testing)
+    public var connectionIdForTesting: UInt { connection.threadId }
 
     // MARK: schema
 
