@@ -50,7 +50,10 @@ public final class MySQLStore: SQLStoreBackend {
     ) throws {
         self.url = url
         let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
-        connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        // A cluster node not ready yet, or a server out of connections, is tried again (RetryPolicy).
+        connection = try RetryPolicy.run(retryingConflicts: false) {
+            try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        }
         transactions = SQLTransactions(
             connection: connection, dialect: .mysql, supported: Schema.supported, label: url.description,
             dbArgument: ShellWord.word(url.description))
