@@ -70,6 +70,22 @@ final class Connection {
         // (the unit's marker savepoint is missing at COMMIT, so it is rolled back and run again).
         try execute("SET SESSION autocommit = 0")
         errors.clusterRetrySeconds = Double(timeouts.io)
+        isGaleraNode = try Self.readYourWrites(self)
+    }
+
+    /// True when the server is a MariaDB Galera node (`wsrep_on`).
+    private(set) var isGaleraNode = false
+
+    /// On a Galera node, reads and transaction starts first wait until this node has applied every
+    /// write the cluster committed before them (`wsrep_sync_wait = 1`): a unit's look-ups and a
+    /// status right after a write through another node see that write. Returns whether it is one.
+    private static func readYourWrites(_ connection: Connection) throws(StoreError) -> Bool {
+        // MySQL has no wsrep variables, and a MariaDB built without Galera may lack them.
+        guard connection.serverVersion.contains("MariaDB"),
+            let on = try? connection.rows("SELECT @@GLOBAL.wsrep_on").first?.optionalInt(0), on == 1
+        else { return false }
+        try connection.execute("SET SESSION wsrep_sync_wait = 1")
+        return true
     }
 
     deinit {
