@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -369,9 +369,10 @@ _iapctl() {
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
+                --lapsed-before) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --help' -- "$cur") )
             fi
             ;;
         'apple')
@@ -395,7 +396,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'lookup transactions subscriptions refunds notifications extend extend-status consumption set-app-account-token' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'lookup transactions subscriptions refunds notifications extend extend-status consumption set-app-account-token reconcile' -- "$cur") )
             fi
             ;;
         'apple lookup')
@@ -607,7 +608,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'history test test-status' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'history sync test test-status' -- "$cur") )
             fi
             ;;
         'apple notifications history')
@@ -635,6 +636,29 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'apple notifications sync')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --since) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications test')
@@ -782,6 +806,34 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+            fi
+            ;;
+        'apple reconcile')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --user) return ;;
+                --contract) return ;;
+                --transaction) return ;;
+                --order-id) return ;;
+                --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
+                --since) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
             fi
             ;;
         'completion')

@@ -157,6 +157,9 @@ public struct SubscriptionStatusItem: Sendable {
     public var original: String?
     public var transaction: String
     public var renewal: String?
+    /// The `lastTransactions` item as Apple sent it (`status`, `originalTransactionId`, the signed
+    /// transaction and renewal info): what `apple reconcile` keeps in the ledger.
+    public var json: JSONValue? = nil
 
     /// Apple's status numbers by name.
     public static let statusNames: [Int64: String] = Dictionary(
@@ -180,7 +183,7 @@ public struct SubscriptionStatusItem: Sendable {
                     SubscriptionStatusItem(
                         group: group["subscriptionGroupIdentifier"]?.stringValue, status: item["status"]?.int64Value,
                         original: item["originalTransactionId"]?.stringValue, transaction: tx,
-                        renewal: item["signedRenewalInfo"]?.stringValue))
+                        renewal: item["signedRenewalInfo"]?.stringValue, json: item))
             }
         }
         return rows

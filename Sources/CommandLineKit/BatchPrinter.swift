@@ -100,11 +100,12 @@ public final class BatchPrinter {
     }
 
     /// Writes what was kept (clearing the progress line first), then `summary` on stderr (with
-    /// `-q` only when the batch failed, then followed by ` (exit N)`); returns `exitCode`.
-    public func finish(summary: String) -> ExitCode {
+    /// `-q` only when the batch failed, then followed by ` (exit N)`); returns `status`, or `exitCode`
+    /// when nil (a program whose batch has exit rules of its own passes them).
+    public func finish(summary: String, status: ExitCode? = nil) -> ExitCode {
         if progressShown { invocation.stderr.write("\r\u{1B}[K") }
         writeCollected()
-        let code = exitCode
+        let code = status ?? exitCode
         if invocation.quiet, code != .success {
             // -q keeps errors: a run that exits non-zero still says why, in one line.
             invocation.stderr.writeLine(summary + " (exit \(code.rawValue))")

@@ -87,23 +87,31 @@ public enum ClientSubmission {
     }
 
     /// `restore --apply` of one input item's restored transactions (one JWS, or a receipt's
-    /// entries), each in its own transaction (rolled back when `dryRun`); `each` receives each
-    /// result once final. A receipt (`raw`) is kept once, with its first applied entry.
+    /// entries) in one transaction (rolled back when `dryRun`, so a dry run predicts the real one),
+    /// in ``RestoreService/applicationOrder(_:user:explicitOrder:in:)``: per subscription the entry
+    /// that matches first, so every entry of it is linked in this run. `each` receives each result
+    /// once final, in the order given. A receipt (`raw`) is kept once, with its first applied entry.
     public static func restore(
         _ restored: [TransactionFacts], raw: String, user: String, policy: RestorePolicy, reason: String?,
         explicitOrder: String?, service: RestoreService, store: any Store, context: EngineContext, dryRun: Bool,
         each: (TransactionFacts, RestoreResult) throws -> Void
     ) throws {
-        var kept: Int64? = nil
-        for tx in restored {
-            let itemRaw = tx.isFromReceipt ? kept.map(ReceiptMapping.reference) ?? raw : raw
-            let result = try store.write(commit: !dryRun) { session in
-                try service.apply(
+        let results = try store.write(commit: !dryRun) { session in
+            var kept: Int64? = nil
+            var results: [Int: RestoreResult] = [:]
+            for index in try service.applicationOrder(restored, user: user, explicitOrder: explicitOrder, in: session) {
+                let tx = restored[index]
+                let itemRaw = tx.isFromReceipt ? kept.map(ReceiptMapping.reference) ?? raw : raw
+                let result = try service.apply(
                     tx, raw: itemRaw, user: user, policy: policy, reason: reason, explicitOrder: explicitOrder,
                     context: context, in: session)
+                if kept == nil { kept = result.engineOutcome?.ledgerId }
+                results[index] = result
             }
-            if kept == nil, !dryRun { kept = result.engineOutcome?.ledgerId }
-            try each(tx, result)
+            return results
+        }
+        for (index, tx) in restored.enumerated() {
+            if let result = results[index] { try each(tx, result) }
         }
     }
 }

@@ -106,7 +106,8 @@ public struct RestoreSubmission {
     }
 
     /// One input item: verified, then each restored transaction looked up or, under `--apply`,
-    /// applied in its own transaction. `each` receives every row once final, in order (a
+    /// applied, the item's transactions in one transaction (every entry of a receipt's subscription
+    /// linked once one of them matches). `each` receives every row once final, in order (a
     /// receipt's refused entries before its restored ones); a refused item is kept in the ledger
     /// before its row is delivered.
     public func restore(_ item: WebhookBody.Item, verifiers: ClientVerifiers, each: (Row) throws -> Void) throws {
@@ -153,8 +154,21 @@ public struct RestoreSubmission {
                 service: service, store: store, context: context, dryRun: apply.dryRun
             ) { tx, result in try each(.restored(tx, result)) }
         } else {
-            for tx in restored {
-                let result = try store.read { try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: $0) }
+            let results = try restored.map { tx in
+                try store.read { try service.lookup(tx, user: user, explicitOrder: explicitOrder, in: $0) }
+            }
+            let looked = Array(zip(restored, results))
+            for (tx, found) in looked {
+                var result = found
+                // An entry nothing matches is linked with the one of its subscription that matches.
+                if result.verdict == .unknown,
+                    let anchor = looked.first(where: {
+                        $0.0.originalTransactionId == tx.originalTransactionId && $0.1.verdict != .unknown
+                    })
+                {
+                    result.detail +=
+                        "; transaction \(anchor.0.transactionId) of the same subscription matched: applying links this one with it"
+                }
                 try each(.restored(tx, result))
             }
         }

@@ -1,6 +1,6 @@
 /// `doctor`'s checks of the data's invariants, in report order.
 public enum DiagnosisCheck: String, CaseIterable, Sendable {
-    case expiredStillActive = "expired-still-active"
+    case lapsed
     case paidWithoutTransaction = "paid-without-transaction"
     case mixedOwners = "mixed-owners"
     case orderWithoutContract = "order-without-contract"
@@ -12,7 +12,9 @@ public enum DiagnosisCheck: String, CaseIterable, Sendable {
     /// What the check looks for (the help text).
     public var about: String {
         switch self {
-        case .expiredStillActive: return "active or canceled contracts whose expiry is more than 3 days past"
+        case .lapsed:
+            return "active or canceled contracts paid until before --lapsed-before (a day ago) "
+                + "with nothing from Apple since: no renewal, expiry, grace or billing retry"
         case .paidWithoutTransaction: return "paid orders with no transactionId (trade_no)"
         case .mixedOwners: return "a contract whose orders belong to different users"
         case .orderWithoutContract:
@@ -37,8 +39,8 @@ public enum StatusBasis: Sendable, Equatable {
 
 /// One problem `doctor` found, with what a fix needs to know.
 public enum DiagnosisFinding: Sendable, Equatable {
-    /// An active or canceled contract whose expiry is more than 3 days past.
-    case expiredStillActive(Contract, expiresDate: Int64)
+    /// An active or canceled contract whose paid period ended before the threshold (``Lapse``).
+    case lapsed(Contract, Lapse)
     /// A paid order without a transactionId; `ledgerTransaction`: a transaction carrying its number as appAccountToken.
     case paidWithoutTransaction(Order, ledgerTransaction: String?)
     /// An order whose user is not its contract's.
@@ -63,7 +65,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
 
     public var check: DiagnosisCheck {
         switch self {
-        case .expiredStillActive: return .expiredStillActive
+        case .lapsed: return .lapsed
         case .paidWithoutTransaction: return .paidWithoutTransaction
         case .mixedOwners: return .mixedOwners
         case .orderWithoutContract: return .orderWithoutContract
@@ -77,7 +79,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
     /// What the finding is about: `contract`, `order`, `ledger` or `database`.
     public var entity: String {
         switch self {
-        case .expiredStillActive, .contractStatusVsFacts: return "contract"
+        case .lapsed, .contractStatusVsFacts: return "contract"
         case .paidWithoutTransaction, .mixedOwners, .orderWithoutContract, .sharedTransactionId,
             .sharedAppAccountToken, .orderStatusVsFacts:
             return "order"
@@ -90,7 +92,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
     /// The row's key (`-` for the database).
     public var key: String {
         switch self {
-        case .expiredStillActive(let contract, _), .contractStatusVsFacts(let contract, _, _): return contract.contractId
+        case .lapsed(let contract, _), .contractStatusVsFacts(let contract, _, _): return contract.contractId
         case .paidWithoutTransaction(let order, _), .mixedOwners(let order, _), .orderWithoutContract(let order, _, _),
             .sharedTransactionId(let order, _, _), .sharedAppAccountToken(let order, _, _),
             .orderStatusVsFacts(let order, _, _, _):
@@ -122,8 +124,11 @@ public enum Diagnosis {
     ///   - environmentGiven: whether they were given; when not, rows of another environment are not
     ///     proof of bad data (the database may simply be a Sandbox one): one finding per environment
     ///     says so, instead of one per row.
+    ///   - lapsedBefore: contracts whose paid period ended before it are reported as lapsed (nil:
+    ///     ``Lapse/reportedAfter`` before `now`).
     public static func examine(
-        _ session: any StoreSession, now: Int64, accepted: Set<String>, environmentGiven: Bool
+        _ session: any StoreSession, now: Int64, accepted: Set<String>, environmentGiven: Bool,
+        lapsedBefore: Int64? = nil
     ) throws -> DiagnosisReport {
         let contracts = try session.contracts(matching: ContractFilter())
         let orders = try session.orders(matching: OrderFilter())
@@ -135,10 +140,11 @@ public enum Diagnosis {
         var ordersByOrigin: [String: [Order]] = [:]
         for order in orders { if let origin = order.originNo { ordersByOrigin[origin, default: []].append(order) } }
 
-        // expired-still-active
-        for contract in contracts.reversed() where contract.status == .active || contract.status == .canceled {
-            guard let expires = contract.expiresDate, expires < now - 3 * day else { continue }
-            findings.append(.expiredStillActive(contract, expiresDate: expires))
+        // lapsed
+        let lapseCutoff = lapsedBefore ?? now - Lapse.reportedAfter
+        for contract in contracts.reversed() {
+            guard let lapse = Lapse.of(contract, at: now), lapse.paidUntil < lapseCutoff else { continue }
+            findings.append(.lapsed(contract, lapse))
         }
 
         // paid-without-transaction

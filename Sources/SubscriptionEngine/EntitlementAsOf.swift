@@ -29,13 +29,15 @@ public enum EntitlementAsOf {
         public var contract: Contract
         /// Its orders as they were at T (those purchased by T).
         public var orders: [Order]
-        /// `active`, `canceled`, `grace_period`, `billing_retry`, `expired`, `revoked`, or
-        /// `not-yet` (no payment by then).
+        /// `active`, `canceled`, `grace_period`, `billing_retry`, `expired`, `revoked`, `lapsed`
+        /// (paid until before T, nothing from Apple since: ``lapse``), or `not-yet` (no payment by then).
         public var status: String
         /// One sentence: why.
         public var reason: String
         /// The order whose paid period covers T.
         public var covering: Order?
+        /// Set when the contract had lapsed at T (``Lapse``): status `lapsed`, not entitled.
+        public var lapse: Lapse? = nil
     }
 
     /// The time an audit row's change counts from: the ledger event's signedDate, else when it was made.
@@ -166,8 +168,8 @@ public enum EntitlementAsOf {
                 }
                 return answer(false, "not-yet", "the current period \(period) starts after then")
             }
-            if let expires = tx.expiresDate, time >= expires {
-                return answer(false, "expired", "the paid period \(period) ended \(Timestamp.iso8601(expires))")
+            if let lapse = Lapse.of(status: dc.status, expiresDate: tx.expiresDate, at: time) {
+                return .lapsed(lapse, contract: contract, orders: orders, period: period)
             }
             return answer(
                 true, dc.status.rawValue,
@@ -234,6 +236,12 @@ public enum EntitlementAsOf {
                 false, "revoked", "the period covering then (\(refunded.tradeNo ?? refunded.no)) was \(refunded.status.rawValue)")
         }
         let lastEnd = paid.compactMap(\.expiresDate).filter { $0 <= time }.max()
+        if let lapse = Lapse.of(status: contract.status, expiresDate: lastEnd, at: time),
+            let last = paid.first(where: { $0.expiresDate == lapse.paidUntil })
+        {
+            let period = "\(Timestamp.iso8601(last.purchaseDate ?? 0)) → \(Timestamp.iso8601(lapse.paidUntil))"
+            return .lapsed(lapse, contract: contract, orders: orders, period: "\(last.tradeNo ?? last.no) (\(period))")
+        }
         return answer(
             false, "expired",
             "no paid period covers then" + (lastEnd.map { "; the last one ended \(Timestamp.iso8601($0))" } ?? ""))

@@ -32,6 +32,36 @@ public final class RestoreService: Sendable {
         }
     }
 
+    /// The order in which one input item's restored transactions (a StoreKit 1 receipt's entries,
+    /// oldest purchase first) are applied: as given, except that per subscription
+    /// (`originalTransactionId`) the first entry that matches an order or contract goes before the
+    /// subscription's other entries. Once it is applied the others match its contract by
+    /// `originalTransactionId`, so one run links every entry of a subscription even when only a
+    /// later one (another product of the group, say) matches a pending order. Reads only.
+    ///
+    /// - Returns: indices into `restored`, each once.
+    public func applicationOrder(
+        _ restored: [TransactionFacts], user: String, explicitOrder: String?, in session: any StoreSession
+    ) throws -> [Int] {
+        guard restored.count > 1 else { return Array(restored.indices) }
+        var anchors: [String: Int?] = [:]
+        var order: [Int] = []
+        var placed = Set<Int>()
+        for (index, tx) in restored.enumerated() where !placed.contains(index) {
+            let subscription = tx.originalTransactionId
+            if anchors[subscription] == nil {
+                anchors[subscription] = try restored.indices.first { other in
+                    guard restored[other].originalTransactionId == subscription else { return false }
+                    let found = try lookup(restored[other], user: user, explicitOrder: explicitOrder, in: session)
+                    return found.verdict != .unknown
+                }
+            }
+            if let anchor = anchors[subscription] ?? nil, placed.insert(anchor).inserted { order.append(anchor) }
+            if placed.insert(index).inserted { order.append(index) }
+        }
+        return order
+    }
+
     /// Looks `tx` up for `user` and, where allowed, makes the database reflect it (source `restore`).
     ///
     /// - `restorable`: the transaction goes through the engine exactly as a purchase would (a pending

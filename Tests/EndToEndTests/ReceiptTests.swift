@@ -189,6 +189,40 @@ struct ReceiptE2ETests {
         #expect(events.allSatisfy { $0["event"] as? String == "receipt entry" })
     }
 
+    /// Only the receipt's latest entry (the annual product the subscription moved to) matches a
+    /// pending order: one `restore --apply` links all nine entries (the weekly ones were `unknown`
+    /// until a second run), and `--dry-run` says so first without writing.
+    @Test func oneApplyLinksEveryEntryOfTheSubscription() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        try world.database()
+        let pending = try cli.ok(["orders", "create", "--user", "alice", "--product", "com.revenuecat.annual_39.99.2_week_intro"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let b64 = try Self.base64()
+        let before = try world.tables(maskGeneratedNumbers: [pending])
+
+        let dry = try cli.run(["restore", "--user", "alice", "--apply", "--dry-run", "-o", "ndjson"] + Self.trust, stdin: b64)
+        #expect(dry.status == 0, "\(dry)")
+        #expect(try dry.ndjson().map { $0["verdict"] as? String } == Array(repeating: "restorable", count: 9))
+        #expect(try world.tables(maskGeneratedNumbers: [pending]) == before)
+
+        let applied = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + Self.trust, stdin: b64)
+        #expect(applied.status == 0, "\(applied)")
+        let rows = try applied.ndjson()
+        #expect(rows.map { $0["verdict"] as? String } == Array(repeating: "restorable", count: 9))
+        #expect(rows.filter { $0["basis"] as? String == "product" }.map { $0["transaction_id"] as? String } == ["1000000696553650"])
+        #expect(try world.order(no: pending)?["status"] as? String == "paid")
+        let linked = try world.orders().filter { $0["origin_no"] as? String == Self.original }
+        #expect(linked.count == 9 && linked.allSatisfy { $0["user_id"] as? String == "alice" })
+        // Nothing was left for a second run: no unmatched item in the ledger, a second run changes nothing.
+        let status = try cli.ok(["db", "status", "-o", "json"]).jsonObject()
+        #expect(status["unmatched"] as? Int == 0 && status["ledger"] as? Int == 9)
+        let after = try world.tables(maskGeneratedNumbers: [pending])
+        let again = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + Self.trust, stdin: b64)
+        #expect(try again.ndjson().allSatisfy { $0["basis"] as? String == "transaction-id" })
+        #expect(try world.tables(maskGeneratedNumbers: [pending]) == after)
+    }
+
     /// `verify --apply` of a receipt is a client submission of lower authority: it records payments
     /// but never reopens (or revokes, or expires) a contract.
     @Test func applyNeverReopensARevokedContract() throws {

@@ -122,13 +122,20 @@ struct RestoreSubmissionTests {
         #expect(try world.order(0)?.status == .pending)
     }
 
+    /// A store with alice's pending order `pending` for `product`, the sample receipt (9 entries of
+    /// one subscription) and the verifiers that accept it.
+    static func receiptWorld(_ backend: Backend, pending: String, product: String) throws
+        -> (World, String, ClientVerifiers)
+    {
+        let world = try World(backend, orders: 0)
+        _ = try world.store.write { try $0.insertOrder(Order(no: pending, userId: "alice", productId: product)) }
+        return (world, try ClientVerificationTests.receipt(), try ClientVerificationTests.receiptsOnly())
+    }
+
     @Test(arguments: Backend.available)
     func aReceiptsEntriesAreRestoredOneByOne(_ backend: Backend) throws {
-        let world = try World(backend, orders: 0)
-        let weekly = "com.revenuecat.monthly_4.99.1_week_intro"
-        _ = try world.store.write { try $0.insertOrder(Order(no: "receipt-order", userId: "alice", productId: weekly)) }
-        let base64 = try ClientVerificationTests.receipt()
-        let verifiers = try ClientVerificationTests.receiptsOnly()
+        let (world, base64, verifiers) = try Self.receiptWorld(
+            backend, pending: "receipt-order", product: "com.revenuecat.monthly_4.99.1_week_intro")
 
         // Look-up: the product fallback finds alice's pending order; the annual entry matches nothing.
         let lookups = try Self.run(world, [base64], apply: nil, user: "alice", verifiers: verifiers)
@@ -144,6 +151,51 @@ struct RestoreSubmissionTests {
         let ledger = try world.ledger(original: ClientVerificationTests.receiptOriginal)
         #expect(ledger.count == 9 && ledger.filter { $0.raw == base64 }.count == 1)
         #expect(ledger.allSatisfy { $0.source == .restore })
+    }
+
+    /// Only a later entry of the receipt's subscription (the annual product it moved to) matches a
+    /// pending order: one `--apply` run still links every entry of the subscription (they were
+    /// `unknown`, kept as unmatched, until a second run), and its dry run predicts exactly that.
+    @Test(arguments: Backend.available)
+    func oneRunLinksEveryEntryOfASubscriptionWhenALaterEntryMatches(_ backend: Backend) throws {
+        let annual = "com.revenuecat.annual_39.99.2_week_intro"
+        let (world, base64, verifiers) = try Self.receiptWorld(backend, pending: "annual-order", product: annual)
+        let original = ClientVerificationTests.receiptOriginal
+
+        // The look-up says so for the entries nothing matches on their own.
+        let lookups = try Self.run(world, [base64], apply: nil, user: "alice", verifiers: verifiers)
+        let unknown = lookups.compactMap { row -> RestoreResult? in
+            guard case .restored(_, let result) = row.row, result.verdict == .unknown else { return nil }
+            return result
+        }
+        #expect(unknown.count == 8)
+        #expect(unknown.allSatisfy { $0.detail.contains("transaction 1000000696553650 of the same subscription matched") })
+
+        let before = try world.counts
+        let dry = try Self.run(
+            world, [base64], apply: RestoreSubmission.Apply(dryRun: true), user: "alice", verifiers: verifiers)
+        #expect(dry.map(\.row.verdict) == Array(repeating: .restorable, count: 9))
+        #expect(try world.counts == before)
+
+        let applied = try Self.run(world, [base64], apply: RestoreSubmission.Apply(), user: "alice", verifiers: verifiers)
+        #expect(applied.map(\.row.verdict) == Array(repeating: .restorable, count: 9))
+        #expect(applied.map(\.row.outcome) == Array(repeating: .success, count: 9))
+        // Delivered in the receipt's order (oldest purchase first), the annual entry matched by product.
+        let rows = applied.compactMap { row -> (TransactionFacts, RestoreResult)? in
+            guard case .restored(let tx, let result) = row.row else { return nil }
+            return (tx, result)
+        }
+        #expect(rows.filter { $0.1.basis == .product }.map(\.0.productId) == [annual])
+        #expect(rows.allSatisfy { $0.1.contractId == original && $0.1.owner == "alice" })
+        #expect(try world.order(no: "annual-order")?.status == .paid)
+        #expect(try world.contract(original)?.userId == "alice")
+        let orders = try world.store.read { try $0.orders(originNo: original) }
+        #expect(orders.count == 9 && orders.allSatisfy { $0.userId == "alice" && $0.status == .paid })
+        // Nothing left unmatched; the receipt kept once.
+        let ledger = try world.ledger(original: original)
+        #expect(ledger.count == 9 && ledger.allSatisfy { $0.verdict == .applied })
+        #expect(ledger.filter { $0.raw == base64 }.count == 1)
+        #expect(try world.counts.unmatched == 0)
     }
 }
 

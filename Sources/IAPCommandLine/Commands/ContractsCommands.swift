@@ -11,8 +11,9 @@ enum ContractsCommands {
             status: invocation.parsed.value(ContractsSpec.status).flatMap(ContractStatus.init(rawValue:)),
             limit: invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) })
         let contracts = try DbOpen.read(invocation) { try $0.contracts(matching: filter) }
+        let now = Timestamp.now()
         invocation.emit(
-            contracts.map(RowRendering.record),
+            contracts.map { RowRendering.record($0, at: now, table: invocation.output == .table) },
             columns: invocation.output == .table ? RowRendering.contractColumns : RowRendering.allContractColumns)
         if contracts.isEmpty, invocation.output == .table { invocation.note("no contracts") }
         return .success
@@ -33,6 +34,10 @@ enum ContractsCommands {
         head.append("entitled", answer.entitled)
         head.append("status", answer.status)
         head.append("reason", answer.reason)
+        if invocation.output != .table {
+            head.append("lapsed", answer.lapse != nil)
+            head.append("paid_until_date", answer.lapse?.paidUntil)
+        }
         // Only values as of `time`: the last event date as it stood then; the recording times
         // (created_at, updated_at: when iapctl wrote the row, not when things happened) are left out.
         var contract = RowRendering.record(answer.contract)

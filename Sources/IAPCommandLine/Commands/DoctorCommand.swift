@@ -34,8 +34,10 @@ enum DoctorCommand {
         let environments = invocation.values(CommandTree.environmentOption)
         let accepted = Set(environments.isEmpty ? [EnvironmentName.production.rawValue] : environments)
         let explicitEnvironment = invocation.source(of: CommandTree.environmentOption) != .defaultValue
+        let lapsedBefore = try AuditTime.option(invocation, DoctorSpec.lapsedBefore, now: now)
         let report = try DbOpen.read(invocation) { session in
-            try Diagnosis.examine(session, now: now, accepted: accepted, environmentGiven: explicitEnvironment)
+            try Diagnosis.examine(
+                session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
         }
         var findings = report.findings.map(finding)
         let scanned = [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
@@ -104,11 +106,10 @@ enum DoctorCommand {
         let time = { (ms: Int64) in Timestamp.iso8601(ms) }
         let w = ShellWord.word
         switch found {
-        case .expiredStillActive(let contract, let expires):
+        case .lapsed(let contract, let lapse):
             return (
-                "\(contract.status.rawValue) but expired at \(time(expires)) and no EXPIRED notification was applied",
-                "iapctl contracts update \(w(contract.contractId)) --status expired --reason "
-                    + ShellWord.quoted("doctor: expired at \(time(expires))")
+                "\(contract.status.rawValue), but \(lapse.text): no renewal, expiry, grace or billing retry was applied",
+                "iapctl apple reconcile --contract \(w(contract.contractId))"
             )
         case .paidWithoutTransaction(let order, let tx):
             let fix =

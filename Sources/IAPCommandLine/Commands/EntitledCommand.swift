@@ -25,6 +25,11 @@ enum EntitledCommand {
             "reason",
             best?.answer.reason ?? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))")
         r.append("transaction_id", best?.answer.covering?.tradeNo)
+        if invocation.output != .table {
+            // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
+            r.append("lapsed", best?.answer.lapse != nil)
+            r.append("paid_until_date", best?.answer.lapse?.paidUntil)
+        }
         switch invocation.output {
         case .table:
             let yes = best?.answer.entitled ?? false
@@ -41,6 +46,8 @@ enum EntitledCommand {
                         c.append("entitled", s.answer.entitled)
                         c.append("status", s.answer.status)
                         c.append("reason", s.answer.reason)
+                        c.append("lapsed", s.answer.lapse != nil)
+                        c.append("paid_until_date", s.answer.lapse?.paidUntil)
                         return c.jsonObject()
                     }))
             invocation.emit(document: r)

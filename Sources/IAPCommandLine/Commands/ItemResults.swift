@@ -129,8 +129,25 @@ extension ItemReport: BatchResult {
 
 extension BatchPrinter {
     /// Writes what was kept and the summary line of `command`'s items; returns the exit status
-    /// (a single item's own code; for a batch 0 or 1).
-    func finish(command: String, extraNote: String? = nil) -> ExitCode {
-        finish(summary: ItemReport.summary(command: command, count: count, counts: counts, extraNote: extraNote))
+    /// (a single item's own code; for a batch 0 or 1; `status` when given).
+    func finish(command: String, extraNote: String? = nil, status: ExitCode? = nil) -> ExitCode {
+        finish(summary: ItemReport.summary(command: command, count: count, counts: counts, extraNote: extraNote), status: status)
+    }
+}
+
+extension BatchPrinter {
+    /// Ends a batch `error` stopped. After Ctrl-C (the open transaction was rolled back) what was
+    /// reported is written and how much of it was committed said: exit 130. Any other error (a
+    /// stalled or lost database, a full disk, Apple unavailable) is thrown after what was reported
+    /// is written with `stopped after N items (<final>); <rerun>`.
+    func stopped(by error: any Error, command: String, committed: Int, final: String, rerun: String) throws -> ExitCode {
+        if Interrupt.isRequested {
+            if count > 0 { _ = finish(command: command) }
+            return Interrupt.reportStop(items: count, committed: committed, on: invocation.stderr)
+        }
+        if count > 0 {
+            _ = finish(command: command, extraNote: "stopped after \(count) item\(count == 1 ? "" : "s") (\(final)); \(rerun)")
+        }
+        throw error
     }
 }

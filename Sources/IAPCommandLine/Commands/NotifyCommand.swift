@@ -77,20 +77,12 @@ enum NotifyCommand {
                     },
                     delivered: { try? invocation.stdout.flush() })
             }
-        } catch  where Interrupt.isRequested {
-            // Ctrl-C: the open chunk was rolled back; everything reported is committed.
-            if printer.count > 0 { _ = printer.finish(command: "notify") }
-            return Interrupt.reportStop(items: printer.count, committed: committed, on: invocation.stderr)
         } catch {
-            // A stalled or lost database, a full disk: what was committed is reported (tables too)
-            // before the error, and a rerun of the same input is safe (duplicates are recognised).
-            if printer.count > 0 {
-                _ = printer.finish(
-                    command: "notify",
-                    extraNote: "stopped after \(printer.count) item\(printer.count == 1 ? "" : "s") (those reported above are final); "
-                        + "re-running the same input is safe")
-            }
-            throw error
+            // Ctrl-C rolled the open chunk back: everything reported is committed. After another
+            // error a rerun of the same input is safe (duplicates are recognised).
+            return try printer.stopped(
+                by: error, command: "notify", committed: committed, final: "those reported above are final",
+                rerun: "re-running the same input is safe")
         }
         guard !batches.isEmpty else { throw noInput(invocation) }
         return printer.finish(command: "notify")

@@ -1,4 +1,5 @@
 import AppStoreJWS
+import IAPFoundation
 import SubscriptionEngine
 
 /// `iapctl orders show KEY` and `iapctl contracts show ID`: rows, contract, event timeline, audit trail.
@@ -18,7 +19,8 @@ enum OrdersShow {
     /// Table/CSV: titled sections; JSON: one document `{orders, contract, events, changes}`.
     static func emit(_ history: RecordHistory, invocation: Invocation, primary: EntityKind) {
         let orders = history.orders.map(RowRendering.record)
-        let contract = history.contract.map(RowRendering.record)
+        let now = Timestamp.now()
+        let contract = history.contract.map { RowRendering.record($0, at: now, table: invocation.output == .table) }
         let events = history.events.map(RowRendering.record)
         switch invocation.output {
         case .json, .ndjson:

@@ -37,13 +37,34 @@ enum RowRendering {
     /// Every column of an order (CSV, even for no rows).
     static let allOrderColumns: [Column] = record(Order(no: "", userId: "", productId: "")).keys.map { Column($0) }
 
-    /// Every column of a contract (CSV, even for no rows).
-    static let allContractColumns: [Column] = record(Contract(contractId: "", userId: "", productId: "")).keys.map {
-        Column($0)
-    }
+    /// Every column of a contract, then `lapsed` and `paid_until_date` (CSV, even for no rows).
+    static let allContractColumns: [Column] = record(Contract(contractId: "", userId: "", productId: ""), at: 0, table: false)
+        .keys.map { Column($0) }
 
     /// Every column of a contract, in schema order.
     static func record(_ contract: Contract) -> Record { record(contract, columns: Contract.columns) }
+
+    /// Every column of a contract, then whether it had lapsed at `now` (``Lapse``: paid until a past
+    /// moment, nothing from Apple since): `lapsed` (true/false) and `paid_until_date` (when the paid period
+    /// ended; null unless lapsed). Derived, not stored: `status` keeps the stored value. A `table`
+    /// (what people read) says the lapse in `status` instead ("lapsed: paid until T, nothing from
+    /// Apple since"; "canceled, lapsed: …" for a canceled one) and leaves the two keys out.
+    static func record(_ contract: Contract, at now: Int64, table: Bool) -> Record {
+        var r = record(contract)
+        let lapse = Lapse.of(contract, at: now)
+        if table {
+            if let lapse { r["status"] = .string(lapsedStatus(contract.status, lapse)) }
+        } else {
+            r.append("lapsed", lapse != nil)
+            r.append("paid_until_date", lapse?.paidUntil)
+        }
+        return r
+    }
+
+    /// A lapsed contract's status as people read it.
+    static func lapsedStatus(_ status: ContractStatus, _ lapse: Lapse) -> String {
+        status == .active ? lapse.text : "\(status.rawValue), \(lapse.text)"
+    }
 
     /// The table columns of `contracts list`.
     static let contractColumns: [Column] = [

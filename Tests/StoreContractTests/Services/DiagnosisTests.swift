@@ -62,7 +62,7 @@ struct DiagnosisTests {
             }
             #expect(
                 report.findings == [
-                    .expiredStillActive(expired, expiresDate: expiry),
+                    .lapsed(expired, Lapse(paidUntil: expiry)),
                     .paidWithoutTransaction(paid, ledgerTransaction: nil),
                     .mixedOwners(mixed, contract: expired),
                     .orderWithoutContract(orphan, originNo: "gone", ledgerOriginal: nil),
@@ -70,7 +70,7 @@ struct DiagnosisTests {
                     .oldUnmatched(unmatched),
                     .environmentUnchecked(environment: "Sandbox", rows: 1, accepted: ["Production"]),
                 ])
-            #expect(report.findings.map(\.check.rawValue).first == "expired-still-active")
+            #expect(report.findings.map(\.check.rawValue).first == "lapsed")
             #expect(report.findings.map(\.key) == ["c-exp", "o-paid", "o-mixed", "o-orphan", "o-dup", "\(unmatchedId)", "-"])
 
             // With the accepted environments given, each foreign row is its own finding.
@@ -81,6 +81,58 @@ struct DiagnosisTests {
                 given.findings.filter { $0.check == .environment } == [
                     .foreignEnvironment(.contract, key: sandbox.contractId, environment: "Sandbox", accepted: ["Production"])
                 ])
+        }
+    }
+
+    /// A paid period that ended with nothing from Apple since is a missed event, found: reported a
+    /// day after it ended (or before the threshold given); a renewal moves it, a grace period or
+    /// billing retry (Apple's word on a failed renewal) or an expiry ends it.
+    @Test(arguments: StoreBackend.available)
+    func aContractLapsedForADayIsFoundUntilAppleSaysMore(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            func examine(_ lapsedBefore: Int64?) throws -> [DiagnosisFinding] {
+                let report = try store.read {
+                    try Diagnosis.examine(
+                        $0, now: T.now, accepted: ["Sandbox"], environmentGiven: true, lapsedBefore: lapsedBefore)
+                }
+                return report.findings.filter { $0.check == .lapsed }
+            }
+            func contract(_ id: String, _ status: ContractStatus, expires: Int64) -> Contract {
+                Contract(
+                    contractId: id, userId: "u1", productId: "pro.monthly", status: status, expiresDate: expires,
+                    environment: "Sandbox", createdAt: 1, updatedAt: 1)
+            }
+            let rows = [
+                contract("c-recent", .active, expires: T.now - 2 * 3_600_000),
+                contract("c-canceled", .canceled, expires: T.now - 2 * T.day),
+                contract("c-grace", .gracePeriod, expires: T.now - 2 * T.day),
+                contract("c-retry", .billingRetry, expires: T.now - 2 * T.day),
+                contract("c-expired", .expired, expires: T.now - 2 * T.day),
+                contract("c-running", .active, expires: T.now + T.day),
+            ]
+            var stored: [Contract] = []
+            for row in rows { stored.append(try store.write { try $0.insertContract(row) }) }
+            let canceled = stored[1]
+            let found = try examine(nil)
+            #expect(found == [.lapsed(canceled, Lapse(paidUntil: T.now - 2 * T.day))])
+            // A threshold an hour back reports the one that ended two hours ago too.
+            #expect(try examine(T.now - 3_600_000).map(\.key) == ["c-recent", "c-canceled"])
+
+            // Through the engine: the purchase's period ended long before now.
+            try T.purchase(store)
+            let bought = try #require(try store.read { try $0.contract(contractId: "1000") })
+            #expect(try examine(nil).first { $0.key == "1000" } == .lapsed(bought, Lapse(paidUntil: T.start + 30 * T.day)))
+            // A renewal moves the paid period (still ended long ago), a grace period ends the lapse.
+            _ = try T.engine.apply(
+                T.notification("DID_RENEW", signed: T.start + 30 * T.day, tx: T.tx("1001", period: 1)), to: store,
+                context: T.context)
+            let renewed = try #require(try store.read { try $0.contract(contractId: "1000") })
+            #expect(try examine(nil).first { $0.key == "1000" } == .lapsed(renewed, Lapse(paidUntil: T.start + 60 * T.day)))
+            _ = try T.engine.apply(
+                T.notification("DID_FAIL_TO_RENEW", "GRACE_PERIOD", signed: T.start + 60 * T.day, tx: T.tx("1001", period: 1)),
+                to: store, context: T.context)
+            #expect(try store.read { try $0.contract(contractId: "1000") }?.status == .gracePeriod)
+            #expect(try examine(nil).map(\.key) == ["c-canceled"])
         }
     }
 

@@ -1,3 +1,4 @@
+import IAPFoundation
 import SubscriptionEngine
 import Testing
 
@@ -41,6 +42,64 @@ struct QueryServiceTests {
                 ])
             #expect(explanation.steps.map(\.decides) == [true, false, true, true])
             #expect(try store.read { try Explanation.explain("nope", now: T.now, in: $0) } == nil)
+        }
+    }
+
+    /// After the paid period ended with nothing from Apple signed since, `entitled` says "lapsed"
+    /// (not entitled) instead of guessing; once Apple's EXPIRED is signed, from then on it says expired.
+    @Test(arguments: StoreBackend.available)
+    func entitlementAfterAnEndedPeriodWithNothingSinceIsLapsed(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            try T.purchase(store)
+            let end = T.start + 30 * T.day
+            let answer = { (time: Int64) in
+                try #require(
+                    try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: time, in: $0) }.best
+                ).answer
+            }
+            let during = try answer(end - T.day)
+            #expect(during.entitled && during.status == "active" && during.lapse == nil)
+            let after = try answer(end + T.day)
+            #expect(!after.entitled && after.status == "lapsed" && after.lapse == Lapse(paidUntil: end))
+            #expect(after.reason.hasPrefix("lapsed: paid until \(Timestamp.iso8601(end)), nothing from Apple since"))
+            // The contract row still says active: the lapse is derived, not stored.
+            #expect(after.contract.status == .active)
+
+            _ = try T.engine.apply(
+                T.notification("EXPIRED", "VOLUNTARY", signed: end + 2 * T.day, tx: T.tx("1000", token: "ord-1")), to: store,
+                context: T.context)
+            #expect(try answer(end + T.day).status == "lapsed")
+            let expired = try answer(end + 3 * T.day)
+            #expect(!expired.entitled && expired.status == "expired" && expired.lapse == nil)
+        }
+    }
+
+    /// A database without facts (rows from before them) answers from the rows and the audit trail:
+    /// an active contract whose one paid order ended is lapsed there too.
+    @Test(arguments: StoreBackend.available)
+    func entitlementWithoutFactsSaysLapsedToo(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            let end = T.start + 30 * T.day
+            _ = try store.write { s in
+                _ = try s.insertContract(
+                    Contract(
+                        contractId: "9000", userId: "alice", productId: "pro.monthly", status: .active, expiresDate: end,
+                        environment: "Sandbox", createdAt: 1, updatedAt: 1))
+                return try s.insertOrder(
+                    Order(
+                        no: "ord-9", userId: "alice", productId: "pro.monthly", status: .paid, tradeNo: "9000",
+                        originNo: "9000", purchaseDate: T.start, expiresDate: end, environment: "Sandbox", createdAt: 1,
+                        updatedAt: 1))
+            }
+            #expect(try store.read { try $0.facts(originalTransactionId: "9000") }.isEmpty)
+            let during = try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: end - T.day, in: $0) }
+            #expect(during.entitled && during.best?.answer.lapse == nil)
+            let after = try #require(
+                try store.read { try EntitlementQuery.entitled(user: "alice", product: nil, at: end + T.day, in: $0) }.best
+            ).answer
+            #expect(!after.entitled && after.status == "lapsed" && after.lapse == Lapse(paidUntil: end))
+            #expect(after.reason.hasPrefix("lapsed: paid until \(Timestamp.iso8601(end)), nothing from Apple since"))
+            #expect(after.reason.contains("9000"))
         }
     }
 

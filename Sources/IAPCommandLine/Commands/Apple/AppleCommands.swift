@@ -141,7 +141,7 @@ enum AppleCommands {
         ],
         subcommands: [
             lookup, transactions, subscriptions, refunds, AppleNotifications.group, AppleWrites.extend,
-            AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken,
+            AppleWrites.extendStatus, AppleWrites.consumption, AppleWrites.setAppAccountToken, AppleReconcileCommand.spec,
         ],
         options: options
     )

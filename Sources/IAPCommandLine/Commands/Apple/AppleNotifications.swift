@@ -6,8 +6,8 @@ import AppStoreJWS
 enum AppleNotifications {
     static let group = CommandSpec(
         name: "notifications",
-        abstract: "Notification history (what Apple sent and whether it arrived) and test notifications.",
-        subcommands: [history, test, testStatus])
+        abstract: "Notification history (what Apple sent and whether it arrived), keeping up with it, and test notifications.",
+        subcommands: [history, AppleNotificationSync.command, test, testStatus])
 
     static let history = CommandSpec(
         name: "history",
