@@ -146,12 +146,13 @@ _iapctl() {
                 --expires) return ;;
                 --trade-no) return ;;
                 --origin-no) return ;;
+                --clear-override) COMPREPLY=( $(compgen -W 'status product_id expires_date' -- "$cur") ); return ;;
                 --reason) return ;;
                 --ticket) return ;;
                 --from) _iapctl_files; return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --user --product --expires --trade-no --origin-no --reason --ticket --from --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --user --product --expires --trade-no --origin-no --clear-override --reason --ticket --from --dry-run --help' -- "$cur") )
             fi
             ;;
         'contracts')
@@ -215,9 +216,10 @@ _iapctl() {
                 --ticket) return ;;
                 --auto-renew) COMPREPLY=( $(compgen -W 'on off' -- "$cur") ); return ;;
                 --expires) return ;;
+                --clear-override) COMPREPLY=( $(compgen -W 'status auto_renew expires_date product_id' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --reason --ticket --auto-renew --expires --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --reason --ticket --auto-renew --expires --clear-override --dry-run --help' -- "$cur") )
             fi
             ;;
         'notify')

@@ -164,6 +164,7 @@ complete -c iapctl -n '__iapctl_at "orders update"' -l product -x -d 'The correc
 complete -c iapctl -n '__iapctl_at "orders update"' -l expires -x -d 'The new expiry: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "orders update"' -l trade-no -x -d 'The Apple transactionId; \'\' clears it'
 complete -c iapctl -n '__iapctl_at "orders update"' -l origin-no -x -d 'The Apple originalTransactionId; \'\' clears it'
+complete -c iapctl -n '__iapctl_at "orders update"' -l clear-override -x -a 'status product_id expires_date' -d 'Lift the hand override of this field and re-derive it from Apple\'s facts (repeatable)'
 complete -c iapctl -n '__iapctl_at "orders update"' -l reason -x -d 'Why: recorded in the audit trail with the actor and the change'
 complete -c iapctl -n '__iapctl_at "orders update"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
 complete -c iapctl -n '__iapctl_at "orders update"' -l from -r -F -d 'Apply the corrections of this NDJSON or CSV file (all or nothing)'
@@ -241,6 +242,7 @@ complete -c iapctl -n '__iapctl_at "contracts update"' -l reason -x -d 'Why: rec
 complete -c iapctl -n '__iapctl_at "contracts update"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
 complete -c iapctl -n '__iapctl_at "contracts update"' -l auto-renew -x -a 'on off' -d 'Turn the auto-renew flag on or off'
 complete -c iapctl -n '__iapctl_at "contracts update"' -l expires -x -d 'The new expiry: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
+complete -c iapctl -n '__iapctl_at "contracts update"' -l clear-override -x -a 'status auto_renew expires_date product_id' -d 'Lift the hand override of this field and re-derive it from Apple\'s facts (repeatable)'
 complete -c iapctl -n '__iapctl_at "contracts update"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "contracts update"' -s h -l help -d 'Show this help and exit'
 

@@ -22,6 +22,10 @@ public enum CommandTree {
     /// Member contract statuses (`member_contracts.status`).
     public static let contractStatuses = OptionSpec.choices(ContractStatus.self)
 
+    /// The fields of an order / a contract that Apple's facts decide (a hand change of one is an override).
+    public static let orderDerivedFields = OverrideRule.derivedFields(.order)
+    public static let contractDerivedFields = OverrideRule.derivedFields(.contract)
+
     /// App Store environments a payload may come from.
     public static let environments = OptionSpec.choices(EnvironmentName.self)
 

@@ -199,6 +199,24 @@ public final class SQLSession: StoreSession {
         try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(\.fact)
     }
 
+    // MARK: overrides
+
+    public func insertOverride(_ override: Override) throws -> Int64 {
+        try insert(StoreTables.overrides, override)
+    }
+
+    public func updateOverride(_ override: Override) throws {
+        try update(StoreTables.overrides, override, "override", id: override.id)
+    }
+
+    public func overrides(entity: EntityKind, key: String) throws -> [Override] {
+        try rows(StoreTables.overrides, StoreSQL.overridesByEntity, [.text(entity.rawValue), .text(key)])
+    }
+
+    public func overridesInForce(originalTransactionId: String) throws -> [Override] {
+        try rows(StoreTables.overrides, StoreSQL.overridesInForce, [.text(originalTransactionId)])
+    }
+
     // MARK: audit
 
     public func appendAudit(_ entry: AuditEntry) throws -> Int64 {

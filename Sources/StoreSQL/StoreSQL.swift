@@ -87,6 +87,11 @@ public enum StoreSQL {
     public static let factExists = "SELECT count(*) FROM iap_facts WHERE fact_key = ? AND digest = ?"
     public static let factsByOriginal = StoreTables.facts.select("WHERE original_transaction_id = ? ORDER BY signed_date, id")
 
+    // MARK: overrides
+    public static let overridesByEntity = StoreTables.overrides.select("WHERE entity = ? AND entity_key = ? ORDER BY id")
+    public static let overridesInForce = StoreTables.overrides.select(
+        "WHERE original_transaction_id = ? AND lifted_at IS NULL ORDER BY id")
+
     // MARK: counts
     public static let counts = """
         SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM member_contracts), \

@@ -303,6 +303,38 @@ public enum StoreSchema {
                         columns: [id, key("name"), SchemaColumn("value", .longText), stamp("updated_at")],
                         indexes: [SchemaIndex("uq_iap_checkpoints_name", ["name"], unique: true)]))
             ]),
+        // Hand overrides of derived fields (issue 23): what support set, which facts it saw, and
+        // when it stopped holding (`audit undo`, --clear-override, or a newer period Apple signed).
+        SchemaMigration(
+            version: 6, name: "hand overrides (iap_overrides)",
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_overrides",
+                        columns: [
+                            id,
+                            SchemaColumn("entity", .string(16), defaultForExistingRows: "'order'"),
+                            key("entity_key"), key("original_transaction_id"),
+                            SchemaColumn("field", .string(32), defaultForExistingRows: "''"),
+                            SchemaColumn("value", .text, nullable: true),
+                            SchemaColumn(
+                                "audit_id", .integer, defaultForExistingRows: "0",
+                                references: SchemaReference(name: "fk_iap_overrides_audit", table: "iap_audit", column: "id")),
+                            key("actor"),
+                            SchemaColumn("reason", .text, nullable: true),
+                            optionalKey("ticket"),
+                            stamp("at"),
+                            date("seen_period"),
+                            SchemaColumn("seen_facts", .integer, defaultForExistingRows: "0"),
+                            date("lifted_at"),
+                            SchemaColumn("lifted_by", .text, nullable: true),
+                        ],
+                        indexes: [
+                            SchemaIndex("idx_iap_overrides_entity", ["entity", "entity_key"]),
+                            SchemaIndex("idx_iap_overrides_original", ["original_transaction_id", "lifted_at"]),
+                            SchemaIndex("idx_iap_overrides_audit_id", ["audit_id"], forForeignKey: true),
+                        ]))
+            ]),
     ]
 
     /// The newest version this build knows.

@@ -93,6 +93,21 @@ public enum StoreTables {
             ModelColumn("updated_at", \.updatedAt),
         ])
 
+    public static let overrides = SQLTable(
+        "iap_overrides",
+        blank: Override(
+            entity: .order, key: "", originalTransactionId: "", field: "", value: nil, auditId: 0, actor: "", reason: nil,
+            ticket: nil, at: 0, seenPeriod: nil, seenFacts: 0),
+        [
+            ModelColumn("id", \.id),
+            ModelColumn("entity", \.entity), ModelColumn("entity_key", \.key),
+            ModelColumn("original_transaction_id", \.originalTransactionId), ModelColumn("field", \.field),
+            ModelColumn("value", \.value), ModelColumn("audit_id", \.auditId), ModelColumn("actor", \.actor),
+            ModelColumn("reason", \.reason), ModelColumn("ticket", \.ticket), ModelColumn("at", \.at),
+            ModelColumn("seen_period", \.seenPeriod), ModelColumn("seen_facts", \.seenFacts),
+            ModelColumn("lifted_at", \.liftedAt), ModelColumn("lifted_by", \.liftedBy),
+        ])
+
     /// Every table's name and columns, for the check against the schema.
     public static var all: [(name: String, columns: [String])] {
         [
@@ -100,6 +115,7 @@ public enum StoreTables {
             (ledger.name, ledger.columnNames), (audit.name, audit.columnNames), (facts.name, facts.columnNames),
             (claims.name, claims.columnNames), (chains.name, chains.columnNames),
             (checkpoints.name, checkpoints.columnNames),
+            (overrides.name, overrides.columnNames),
         ]
     }
 }

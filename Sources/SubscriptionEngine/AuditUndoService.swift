@@ -50,7 +50,8 @@ public enum AuditUndoService {
     /// Undoes audit row `id` (and the rest of its engine change set) inside `session`.
     ///
     /// - Returns: one result per undone audit row (newest first); a result without changes (and without
-    ///   an audit id) when the row already holds the old values.
+    ///   an audit id) when the row already holds the old values; then, when the undo removed overrides,
+    ///   one result (without an audit id of its own) per row the re-derivation from the facts changed.
     /// - Throws: ``AuditUndoError``; store errors.
     public static func undo(
         _ id: Int64, reason: String, ticket: String?, actor: String, now: Int64, in session: any StoreSession
@@ -69,12 +70,29 @@ public enum AuditUndoService {
         var results: [CorrectionResult] = []
         for member in set {
             let context = CorrectionContext(actor: actor, command: command(undoing: member.id), now: now)
+            // An undo removes the overrides the undone correction made (then the row is re-derived
+            // from the facts); otherwise its changes of derived fields are overrides like any hand change.
+            let made = try session.overrides(entity: member.entity, key: member.key).filter { $0.auditId == member.id && $0.inForce }
             do {
+                let result: CorrectionResult
                 switch member.entity {
                 case .order:
-                    results.append(try undo(member, as: Order.self, reason: reason, ticket: ticket, context, in: session))
+                    result = try undo(
+                        member, as: Order.self, reason: reason, ticket: ticket, context, in: session, keepsOverrides: made.isEmpty)
                 case .contract:
-                    results.append(try undo(member, as: Contract.self, reason: reason, ticket: ticket, context, in: session))
+                    result = try undo(
+                        member, as: Contract.self, reason: reason, ticket: ticket, context, in: session,
+                        keepsOverrides: made.isEmpty)
+                }
+                results.append(result)
+                if !made.isEmpty {
+                    let why = "removed by audit undo" + (result.auditId.map { " (audit #\($0))" } ?? "")
+                    let removed = try OverrideService.remove(
+                        entity: member.entity, key: member.key, why: why, context: context, in: session,
+                        matching: { $0.auditId == member.id })
+                    results += removed.rederived.map {
+                        CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
+                    }
                 }
             } catch let error as AuditUndoError where set.count > 1 {
                 throw AuditUndoError.changeSet(
@@ -88,7 +106,7 @@ public enum AuditUndoService {
     /// Checks the row is as the audited change left it, then writes back the replaced values.
     static func undo<Row: CorrectableRow>(
         _ entry: AuditEntry, as _: Row.Type, reason: String, ticket: String?, _ context: CorrectionContext,
-        in session: any StoreSession
+        in session: any StoreSession, keepsOverrides: Bool
     ) throws -> CorrectionResult {
         guard let before: Row = decode(entry.before) else {
             throw AuditUndoError.creation(entry.id, entry.entity, key: entry.key)
@@ -108,7 +126,8 @@ public enum AuditUndoService {
         }
         do {
             return try CorrectionService.save(
-                row, replacing: current, reason: reason, ticket: ticket, context: context, in: session)
+                row, replacing: current, reason: reason, ticket: ticket, context: context, in: session,
+                keepsOverrides: keepsOverrides)
         } catch let error as CorrectionError {
             throw AuditUndoError.refused(entry.id, error)
         }

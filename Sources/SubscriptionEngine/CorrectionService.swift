@@ -33,6 +33,8 @@ public protocol CorrectableRow: Codable, Sendable {
     func save(in session: any StoreSession) throws
     /// The audit key (`no`, `contract_id`).
     var auditKey: String { get }
+    /// The subscription and transaction the row belongs to (what an override of it is checked against).
+    var overrideScope: OverrideScope { get }
     /// The compared columns, as text.
     var columnValues: [(String, String?)] { get }
     var updatedAt: Int64 { get set }
@@ -127,6 +129,8 @@ extension Order: CorrectableRow {
     public func save(in session: any StoreSession) throws { try session.updateOrder(self) }
 
     public var auditKey: String { no }
+
+    public var overrideScope: OverrideScope { OverrideScope(originalTransactionId: originNo, tradeNo: tradeNo) }
 }
 
 extension Contract: CorrectableRow {
@@ -180,6 +184,8 @@ extension Contract: CorrectableRow {
     public func save(in session: any StoreSession) throws { try session.updateContract(self) }
 
     public var auditKey: String { contractId }
+
+    public var overrideScope: OverrideScope { OverrideScope(originalTransactionId: contractId, tradeNo: nil) }
 }
 
 /// One requested correction: which row, what to set, why.
@@ -312,10 +318,11 @@ public enum CorrectionService {
         return results
     }
 
-    /// Saves `row` over `before` with an audit row, unless no compared column changed.
+    /// Saves `row` over `before` with an audit row, unless no compared column changed. A changed
+    /// derived field becomes an ``Override`` unless `keepsOverrides` is false (`audit undo` of a correction).
     static func save<Row: CorrectableRow>(
         _ row: Row, replacing before: Row, reason: String?, ticket: String?, context: CorrectionContext,
-        in session: any StoreSession, line: Int? = nil
+        in session: any StoreSession, line: Int? = nil, keepsOverrides: Bool = true
     ) throws -> CorrectionResult {
         var row = row
         let changes = diff(before.columnValues, row.columnValues)
@@ -331,6 +338,11 @@ public enum CorrectionService {
                 AuditEntry(
                     at: context.now, actor: context.actor, command: context.command, reason: reason, ticket: ticket,
                     entity: Row.entity, key: row.auditKey, before: auditJSON(before), after: auditJSON(row)))
+            if keepsOverrides {
+                try OverrideService.record(
+                    changes, entity: Row.entity, key: row.auditKey, scope: row.overrideScope, auditId: auditId, reason: reason,
+                    ticket: ticket, context: context, in: session)
+            }
         } catch let error as CorrectionError {
             throw error.at(line: line)
         }

@@ -20,6 +20,8 @@ struct EngineRun {
     /// Column values of each changed row before this event (nil for inserts), parallel to `changes`.
     private var firstColumns: [[(String, String?)]?] = []
     private var notes: [String] = []
+    /// `override #17 … lifted: …` lines: said even when the lift changed no row.
+    private var lifts: [String] = []
     private var touchedOrders: [String] = []
     private var contractId: String?
 
@@ -83,13 +85,14 @@ struct EngineRun {
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
         all.add(inserted)
-        // New facts that derive the same rows as before change nothing (so a manual correction
-        // made since stays until a fact changes what the rows should be).
+        // New facts that derive the same rows as before change nothing (the stored rows are the
+        // derivation with the hand overrides in force applied, and those stay in force)…
         if added > 0, let before {
             let after = Derivation.derive(all, now: now)
             let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
-            if after.rows == before, everyOrderStored {
+            // … unless they lift a hand override (a newer period): then the rows are written again.
+            if after.rows == before, everyOrderStored, try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty {
                 // Only the newest fact's date moves: kept, but not a change people see.
                 if var contract = try session.contract(contractId: originalId), let dc = after.contract,
                     contract.lastEventDate != dc.newestSignedDate
@@ -100,8 +103,8 @@ struct EngineRun {
                 return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
             }
         }
-        // Nothing new to derive from, and rows to show for it: nothing changes (a manual
-        // correction made since stays until a new fact of the subscription arrives).
+        // Nothing new to derive from, and rows to show for it: nothing changes (no override can
+        // be lifted without a new fact).
         if added == 0, knownOrder != nil || hasContract {
             if let order = knownOrder { touchedOrders.append(order.no) }
             return Outcome(
@@ -135,13 +138,15 @@ struct EngineRun {
                     + kept)
         }
         if !changes.isEmpty {
-            let detail = (changes.map(\.summary) + notes).joined(separator: "; ")
+            let detail = (changes.map(\.summary) + notes + lifts).joined(separator: "; ")
             return Outcome(verdict: .applied, changes: changes, detail: detail)
         }
         if added == 0 {
             return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
-        return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+        var outcome = try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+        if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
+        return outcome
     }
 
     /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
@@ -246,14 +251,27 @@ struct EngineRun {
             freed.tradeNo = nil
             try session.updateOrder(freed)
         }
+        // Hand overrides in force are applied over the derivation; those the facts now lift are recorded as lifted.
+        let held = try heldOverrides(
+            originalId, facts: facts,
+            orders: rows.compactMap { d, row in row.map { ($0, d.transaction.transactionId) } })
+        for (override, why) in held.lifted {
+            var lifted = override
+            lifted.liftedAt = now
+            lifted.liftedBy = why
+            try session.updateOverride(lifted)
+            lifts.append(
+                "override #\(override.auditId) (\(override.entity.rawValue) \(override.key) \(override.field) set by hand) lifted: \(why)")
+        }
         for (d, row) in rows {
-            try writeOrder(d, onto: row, owner: owner)
+            try writeOrder(d, onto: row, owner: owner, overrides: held.inForce.filter { $0.entity == .order && $0.key == row?.no })
         }
 
         if let dc = derived.contract {
             if let contract {
                 var after = contract
                 apply(dc, to: &after)
+                after.applyOverrides(held.inForce.filter { $0.entity == .contract && $0.key == originalId })
                 try saveContract(contract, after)
             } else {
                 var created = Contract(
@@ -268,6 +286,38 @@ struct EngineRun {
         return derived
     }
 
+    /// The hand overrides of subscription `originalId`'s rows that are in force, split into those
+    /// `facts` leave in force and those they lift (with why). `orders` are the order rows being
+    /// written, each with the transaction it holds now: a row not yet of the subscription (the order
+    /// its first purchase names) brings its overrides, which then belong to the subscription.
+    private func heldOverrides(_ originalId: String, facts: FactSet, orders: [(row: Order, transactionId: String)]) throws
+        -> (inForce: [Override], lifted: [(Override, String)])
+    {
+        var held = try session.overridesInForce(originalTransactionId: originalId)
+        for (order, _) in orders where order.originNo != originalId {
+            for var override in try session.overrides(entity: .order, key: order.no) where override.inForce {
+                override.originalTransactionId = originalId
+                try session.updateOverride(override)
+                held.append(override)
+            }
+        }
+        var inForce: [Override] = []
+        var lifted: [(Override, String)] = []
+        for override in held {
+            var tradeNo: String?
+            if override.entity == .order {
+                tradeNo =
+                    try orders.first { $0.row.no == override.key }?.transactionId ?? session.order(no: override.key)?.tradeNo
+            }
+            if let why = OverrideRule.lifter(override, tradeNo: tradeNo, facts: facts) {
+                lifted.append((override, why))
+            } else {
+                inForce.append(override)
+            }
+        }
+        return (inForce, lifted)
+    }
+
     private func apply(_ d: DerivedContract, to contract: inout Contract) {
         contract.productId = d.productId
         contract.status = d.status
@@ -278,7 +328,7 @@ struct EngineRun {
         contract.lastEventDate = d.newestSignedDate
     }
 
-    private mutating func writeOrder(_ d: DerivedOrder, onto row: Order?, owner: String) throws {
+    private mutating func writeOrder(_ d: DerivedOrder, onto row: Order?, owner: String, overrides: [Override]) throws {
         let tx = d.transaction
         let before = row
         var order =
@@ -297,6 +347,7 @@ struct EngineRun {
         order.environment = tx.environment ?? order.environment ?? event.environment
         order.price = tx.price ?? order.price
         order.currency = tx.currency ?? order.currency
+        order.applyOverrides(overrides)
         if let before {
             try saveOrder(before, order)
         } else {

@@ -40,9 +40,11 @@ public enum EntitlementQuery {
         for (id, _) in signedDates where !events.contains(where: { $0.id == id }) {
             if let entry = try session.ledgerEntry(id: id) { events.append(entry) }
         }
-        let answer = EntitlementAsOf.evaluate(
+        let evaluated = EntitlementAsOf.evaluate(
             contract: contract, orders: orders, events: events, audit: history.audit,
             facts: try session.facts(originalTransactionId: contract.contractId), at: time)
+        let answer = HandEntitlement.apply(
+            try session.overrides(entity: .contract, key: contract.contractId), to: evaluated, at: time)
         return Subject(history: history, answer: answer, signedDates: signedDates)
     }
 

@@ -36,6 +36,12 @@ public struct Explanation: Sendable, Equatable {
     public var fields: [FieldReason]
     /// Events and manual changes in time order (ties: events by ledger id, then manual changes).
     public var steps: [Step]
+    /// The contract's hand overrides in force, newest per field, with what the facts say.
+    public var overrides: [ShownOverride] = []
+    /// Which step set each field's current value (an index into ``steps``), by field: the step of
+    /// the override in force, else of the newest audit row (by id, i.e. in the order the changes
+    /// were written) that changed the field.
+    public var credits: [String: Int] = [:]
 
     /// The explanation of contract `contractId` (nil when there is none), inside the caller's read transaction.
     public static func explain(_ contractId: String, now: Int64, in session: any StoreSession) throws -> Explanation? {
@@ -44,9 +50,38 @@ public struct Explanation: Sendable, Equatable {
         }
         let facts = try session.facts(originalTransactionId: contractId)
         let derived = Derivation.derive(FactSet(facts), now: now).contract
+        let steps = trace(history)
+        let overrides = try OverrideService.shown(
+            entity: .contract, key: contractId, tradeNo: nil, originalTransactionId: contractId, now: now, in: session)
         return Explanation(
-            contract: contract, history: history, factCount: facts.count, fields: derived?.reasons ?? [],
-            steps: trace(history))
+            contract: contract, history: history, factCount: facts.count, fields: derived?.reasons ?? [], steps: steps,
+            overrides: overrides, credits: credits(steps, overrides: overrides))
+    }
+
+    /// Which step set each contract field (see ``credits``).
+    static func credits(_ steps: [Step], overrides: [ShownOverride]) -> [String: Int] {
+        var newest: [String: (audit: Int64, step: Int)] = [:]
+        for (index, step) in steps.enumerated() {
+            let audits: [AuditEntry]
+            switch step {
+            case .event(_, _, let rows, _): audits = rows
+            case .manual(let row): audits = [row]
+            }
+            for audit in audits where audit.entity == .contract {
+                for field in audit.changedFields where (newest[field.column]?.audit ?? Int64.min) < audit.id {
+                    newest[field.column] = (audit.id, index)
+                }
+            }
+        }
+        var credits = newest.mapValues(\.step)
+        for shown in overrides {
+            let index = steps.firstIndex {
+                if case .manual(let audit) = $0 { return audit.id == shown.override.auditId }
+                return false
+            }
+            if let index { credits[shown.override.field] = index }
+        }
+        return credits
     }
 
     static func trace(_ history: RecordHistory) -> [Step] {

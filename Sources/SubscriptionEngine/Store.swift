@@ -162,6 +162,16 @@ public protocol StoreSession: AnyObject {
     /// Removes the checkpoint named `name`; false when there was none.
     func deleteCheckpoint(named name: String) throws -> Bool
 
+    // MARK: overrides
+    /// Keeps a hand override (its `id` is ignored) and returns its id.
+    func insertOverride(_ override: Override) throws -> Int64
+    /// Rewrites an override (found by `id`): to record that it was lifted.
+    func updateOverride(_ override: Override) throws
+    /// The overrides of one order or contract, in force or lifted, oldest first.
+    func overrides(entity: EntityKind, key: String) throws -> [Override]
+    /// The overrides in force of one subscription's rows (its contract and orders), oldest first.
+    func overridesInForce(originalTransactionId: String) throws -> [Override]
+
     // MARK: batches
     /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
     /// sorted), the existing rows a batch of events is about to update, so concurrent batches over

@@ -111,6 +111,69 @@ struct ContractsE2ETests {
         #expect(try cli.run(["contracts", "update", "9999", "--status", "expired", "--reason", "x"]).status == 3)
     }
 
+    @Test func aHandRevokeHoldsOverAnOlderRefundAndShowAndExplainSayWhatTheFactsSay() throws {
+        let (cli, world) = try history()
+        try cli.ok([
+            "contracts", "update", "1000", "--status", "revoked", "--reason", "fraud", "--ticket", "T-2001", "--actor", "sam",
+        ])
+        let refund = try world.notification(
+            "REFUND", signed: t0 + 40 * day, tx: world.transaction("1000", original: "1000", token: alice, revoked: true),
+            autoRenew: nil)
+        let applied = try cli.ok(["notify", "-o", "ndjson"] + world.trust, stdin: refund).ndjson()
+        #expect(applied.map { $0["verdict"] as? String } == ["applied"])
+
+        let doc = try cli.ok(["contracts", "show", "1000", "-o", "json"]).jsonObject()
+        #expect((doc["contract"] as? [String: Any])?["status"] as? String == "revoked")
+        let overrides = try #require(doc["overrides"] as? [[String: Any]])
+        let status = try #require(overrides.first)
+        #expect(overrides.count == 1)
+        #expect(status["field"] as? String == "status" && status["value"] as? String == "revoked")
+        #expect(status["derived_value"] as? String == "canceled")
+        #expect(status["actor"] as? String == "sam" && status["reason"] as? String == "fraud" && status["ticket"] as? String == "T-2001")
+        let auditId = try #require(status["audit_id"] as? Int)
+        let sentence = "status revoked by hand (#\(auditId), T-2001); Apple's newest facts say canceled"
+        #expect(try cli.ok(["contracts", "show", "1000"]).stdout.contains(sentence))
+
+        let explain = try cli.ok(["contracts", "explain", "1000", "-o", "json"]).jsonObject()
+        let fields = try #require(explain["fields"] as? [[String: Any]])
+        let statusField = try #require(fields.first { $0["field"] as? String == "status" })
+        #expect(statusField["source"] as? String == "hand" && statusField["value"] as? String == "revoked")
+        #expect((statusField["fact"] as? String)?.contains(sentence) == true)
+        let trace = try #require(explain["trace"] as? [[String: Any]])
+        let handStep = try #require(trace.first { ($0["audit_ids"] as? [Int]) == [auditId] }?["step"] as? Int)
+        #expect(statusField["step"] as? Int == handStep)
+        let renewStep = try #require(trace.first { $0["event"] as? String == "DID_RENEW" }?["step"] as? Int)
+        #expect(fields.first { $0["field"] as? String == "expires_date" }?["step"] as? Int == renewStep)
+        let summary = try #require((explain["current"] as? [String: Any])?["summary"] as? String)
+        #expect(summary.contains("status from step \(handStep) (contracts update)"), "\(summary)")
+        #expect(summary.contains("from step \(renewStep) (DID_RENEW)"), "\(summary)")
+
+        let cleared = try cli.ok(["contracts", "update", "1000", "--clear-override", "status", "--reason", "fraud ruled out"])
+        #expect(cleared.stdout.contains("status: revoked → canceled"), "\(cleared)")
+        #expect(cleared.stderr.contains("cleared override #\(auditId) (status) of contract 1000"), "\(cleared)")
+        let after = try cli.ok(["contracts", "show", "1000", "-o", "json"]).jsonObject()
+        #expect((after["contract"] as? [String: Any])?["status"] as? String == "canceled")
+        #expect((after["overrides"] as? [Any])?.isEmpty == true)
+        #expect(try cli.run(["contracts", "update", "1000", "--clear-override", "status", "--reason", "again"]).status == 3)
+    }
+
+    @Test func explainCreditsTheStepThatSetEachFieldNotTheLastHandChange() throws {
+        let (cli, _) = try history()
+        try cli.ok(["orders", "update", "1000", "--status", "refunded", "--reason", "refund outside Apple"])
+        let explain = try cli.ok(["contracts", "explain", "1000", "-o", "json"]).jsonObject()
+        let trace = try #require(explain["trace"] as? [[String: Any]])
+        let disabled = try #require(
+            trace.first { $0["event"] as? String == "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED" }?["step"] as? Int)
+        let summary = try #require((explain["current"] as? [String: Any])?["summary"] as? String)
+        #expect(summary.contains("status, auto_renew from step \(disabled) (DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED)"), "\(summary)")
+        #expect(!summary.contains("orders update"), "\(summary)")
+        // The order's hand refund is an override that orders show names.
+        let order = try cli.ok(["orders", "show", alice, "-o", "json"]).jsonObject()
+        let overrides = try #require(order["overrides"] as? [[String: Any]])
+        #expect(overrides.map { $0["field"] as? String } == ["status"])
+        #expect(overrides.first?["derived_value"] as? String == "paid")
+    }
+
     @Test func dbStatusCountsContractsLedgerAndUnmatched() throws {
         let (cli, world) = try history()
         let stray = try world.notification("DID_RENEW", signed: t0 + 30 * day, tx: world.transaction("7001", original: "7000", period: 1))

@@ -99,10 +99,10 @@ struct RealLifecycleE2ETests {
         try sql(
             cli,
             """
-            DROP TABLE iap_checkpoints;
-            DELETE FROM iap_schema_migrations WHERE name LIKE '%iap_checkpoints%';
+            DROP TABLE IF EXISTS iap_overrides;
+            DROP TABLE IF EXISTS iap_checkpoints;
             DROP TABLE iap_facts;
-            DELETE FROM iap_schema_migrations WHERE name LIKE '%iap_facts%';
+            DELETE FROM iap_schema_migrations WHERE version >= 4;
             UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
             UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
             """)

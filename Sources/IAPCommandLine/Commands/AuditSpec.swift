@@ -68,6 +68,10 @@ extension CommandTree {
                     was created by that change, when it changed a field that cannot be set by hand, \
                     or when it was already undone (the message names the undo's audit row). \
                     --dry-run shows the plan and writes nothing.
+
+                    Undoing a hand correction of a field Apple's facts decide removes the override \
+                    it made, and the row is derived from the facts again (those changes are listed \
+                    too); undoing an engine change of such a field is itself an override.
                     """,
                 examples: [
                     CommandExample("iapctl audit undo 118 --reason 'refunded the wrong order' --dry-run", "See the plan."),

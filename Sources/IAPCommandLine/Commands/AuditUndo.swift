@@ -16,10 +16,12 @@ enum AuditUndo {
         }
         Corrections.report(results, invocation: invocation, dryRun: dryRun)
         let newIds = results.compactMap(\.auditId)
+        // The rows undone (the re-derivation after removing an override adds results without an audit id).
+        let undone = results.filter { $0.auditId != nil || $0.changes.isEmpty }.count
         if !newIds.isEmpty, !dryRun {
             invocation.note(
-                "undid audit row\(results.count == 1 ? "" : "s") "
-                    + (results.count == 1 ? "\(id)" : "of ledger change set (\(results.count) rows)")
+                "undid audit row\(undone == 1 ? "" : "s") "
+                    + (undone == 1 ? "\(id)" : "of ledger change set (\(undone) rows)")
                     + "; the undo is audit row\(newIds.count == 1 ? "" : "s") "
                     + newIds.map(String.init).joined(separator: ", "))
         }

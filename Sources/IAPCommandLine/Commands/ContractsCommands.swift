@@ -74,15 +74,19 @@ enum ContractsCommands {
     /// A contract, its orders, its event timeline with verdicts, and its audit trail.
     static func showNow(_ invocation: Invocation) throws -> ExitCode {
         guard let id = invocation.parsed.argument(ContractsSpec.id) else { throw CLIError.usage("missing argument <id>") }
-        let history = try DbOpen.read(invocation) { session in try RecordHistory.contract(id, in: session) }
-        guard let history else {
+        let now = Timestamp.now()
+        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride])? in
+            guard let history = try RecordHistory.contract(id, in: session) else { return nil }
+            return (history, try OverrideRendering.gather(history, now: now, in: session))
+        }
+        guard let (history, overrides) = found else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
                 hint:
                     "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list"
             )
         }
-        OrdersShow.emit(history, invocation: invocation, primary: .contract)
+        OrdersShow.emit(history, overrides: overrides, invocation: invocation, primary: .contract)
         return .success
     }
 
@@ -95,6 +99,6 @@ enum ContractsCommands {
     static func update(_ invocation: Invocation) throws -> ExitCode {
         try OrdersCommands.runUpdate(
             invocation, as: Contract.self, command: "contracts update", key: ContractsSpec.id,
-            optionFields: updateOptions, from: nil)
+            optionFields: updateOptions, from: nil, clearOption: ContractsSpec.clearOverride)
     }
 }

@@ -58,9 +58,19 @@ extension CommandTree {
             CommandSpec(
                 name: "update",
                 abstract: "Correct a contract by hand (audited).",
-                discussion: "Changes the status, the auto-renew flag or the expiry of one contract. The change is "
-                    + "recorded with the actor, the reason, the ticket and the values before and after; a change "
-                    + "to nothing is not recorded.",
+                discussion: """
+                    Changes the status, the auto-renew flag or the expiry of one contract. The change is \
+                    recorded with the actor, the reason, the ticket and the values before and after; a change \
+                    to nothing is not recorded.
+
+                    These fields are derived from Apple's signed facts, so a change is an override: it \
+                    holds when later facts are derived again — a refund of an older period does not \
+                    undo a hand revoke — until it is removed (`iapctl audit undo ID` of the change, or \
+                    --clear-override FIELD, which re-derives the field from the facts) or until Apple \
+                    signs a period newer than the newest one the override saw (a renewal): then the \
+                    facts decide again and the event's detail says "override #ID … lifted". `contracts \
+                    show` and `contracts explain` show each override beside what the facts say.
+                    """,
                 examples: [
                     CommandExample(
                         "iapctl contracts update 2000000100000001 --status revoked --reason 'chargeback'",
@@ -71,7 +81,7 @@ extension CommandTree {
                 ],
                 options: [
                     ContractsSpec.status.with(help: "The new status."), reasonOption, ticketOption,
-                    ContractsSpec.autoRenew, expiresOption,
+                    ContractsSpec.autoRenew, expiresOption, ContractsSpec.clearOverride,
                     dryRun,
                 ],
                 arguments: [ContractsSpec.id],
@@ -91,6 +101,12 @@ enum ContractsSpec {
     static let autoRenew = OptionSpec(
         "auto-renew", valueName: "on|off", help: "Turn the auto-renew flag on or off.",
         allowedValues: OptionSpec.choices(CommandTree.Switch.self))
+
+    /// `contracts update ID --clear-override FIELD`, repeatable.
+    static let clearOverride = OptionSpec(
+        "clear-override", valueName: "field",
+        help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
+        kind: .repeatable, allowedValues: CommandTree.contractDerivedFields)
 
     /// `contracts show|explain|update ID`.
     static let id = ArgumentSpec("id", help: "The contract id (the originalTransactionId).")

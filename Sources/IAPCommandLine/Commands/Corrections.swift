@@ -29,6 +29,29 @@ enum Corrections {
         }
     }
 
+    /// `--clear-override FIELD…`: lifts the overrides and re-derives the row (one transaction,
+    /// rolled back when `dryRun`); prints the row's changes as a correction does, and which overrides went.
+    static func clearOverrides<Row: CorrectableRow>(
+        _: Row.Type, key: String, fields: [String], reason: String, command: String, invocation: Invocation, dryRun: Bool
+    ) throws -> ExitCode {
+        let context = CorrectionContext(actor: invocation.actor, command: command + " --clear-override", now: Timestamp.now())
+        let store = try DbOpen.existing(invocation)
+        let done = try store.write(commit: !dryRun) { session in
+            try OverrideService.clear(Row.self, key: key, fields: fields, reason: reason, context: context, in: session)
+        }
+        let rowKey = done.lifted.first?.key ?? key
+        var results = done.rederived.map {
+            CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
+        }
+        if results.isEmpty { results = [CorrectionResult(line: nil, entity: Row.entity, key: rowKey, changes: [], auditId: nil)] }
+        report(results, invocation: invocation, dryRun: dryRun)
+        let lifted = done.lifted.map { "#\($0.auditId) (\($0.field))" }.joined(separator: ", ")
+        invocation.note(
+            (dryRun ? "dry run: would clear" : "cleared") + " override\(done.lifted.count == 1 ? "" : "s") \(lifted) of "
+                + "\(Row.entity.rawValue) \(rowKey); the facts decide \(done.lifted.count == 1 ? "it" : "them") again")
+        return .success
+    }
+
     /// Prints the results: `order KEY: updated` and `  field: before → after` lines (table), or
     /// one record per requested row (json/ndjson/csv); a summary note on stderr.
     static func report(_ results: [CorrectionResult], invocation: Invocation, dryRun: Bool) {
@@ -132,6 +155,18 @@ extension CorrectionError: CLIErrorConvertible {
             return CLIError(.conflict, prefix(line) + "trade_no \(tradeNo) already belongs to order \(order)")
         case .conflict(let line, let message):
             return CLIError(.conflict, prefix(line) + message)
+        }
+    }
+}
+
+extension OverrideError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .noOverride(let entity, let key, let field):
+            let command = entity == .order ? "orders" : "contracts"
+            return CLIError(
+                .notFound, "\(entity.rawValue) \(key) has no override of \(field) in force",
+                hint: "see its overrides with: iapctl \(command) show \(ShellWord.word(key))")
         }
     }
 }

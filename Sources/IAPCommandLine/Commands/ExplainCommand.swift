@@ -25,6 +25,7 @@ enum ExplainCommand {
         let contract = explanation.contract
         // The actors of manual steps appear only inside the rule text: --redact must know them.
         for audit in explanation.history.audit { _ = invocation.redactor?.alias(audit.actor, .actor) }
+        for shown in explanation.overrides { _ = invocation.redactor?.alias(shown.override.actor, .actor) }
         let steps = trace(explanation)
         var now = Record()
         now.append("contract_id", contract.contractId)
@@ -34,8 +35,8 @@ enum ExplainCommand {
         now.append("auto_renew", contract.autoRenew)
         now.append("expires_date", contract.expiresDate)
         now.append("last_event_date", contract.lastEventDate)
-        now.append("summary", summary(contract, steps: steps))
-        let fields = decided(explanation.fields)
+        now.append("summary", summary(contract, steps: steps, credits: explanation.credits))
+        let fields = decided(explanation)
         invocation.emit(
             detail: DetailView(sections: [
                 DetailView.Section(
@@ -46,7 +47,7 @@ enum ExplainCommand {
                         columns: [
                             Column("field", title: "FIELD"), Column("value", title: "VALUE"),
                             Column("signed_date", title: "SIGNED"), Column("source", title: "FROM"),
-                            Column("fact", title: "FACT", maxWidth: 110),
+                            Column("step", title: "STEP"), Column("fact", title: "FACT", maxWidth: 110),
                         ])),
                 DetailView.Section(
                     key: "trace", title: "Derivation of contract \(contract.contractId) (\(steps.count) steps, signedDate order)",
@@ -58,18 +59,35 @@ enum ExplainCommand {
                             Column("why", title: "WHY", maxWidth: 110),
                         ])),
                 DetailView.Section(key: "current", title: "Current state", content: .fields(now)),
-            ]))
+            ]).appending(OverrideRendering.sections(explanation.overrides)))
         return .success
     }
 
-    /// One record per contract field, with the fact (and when it was signed) that decided it.
-    static func decided(_ reasons: [FieldReason]) -> [Record] {
-        reasons.map { reason in
+    /// One record per contract field, with the fact (and when it was signed) that decided it, or
+    /// the hand override that holds over it; and the trace step that set the value the row holds.
+    static func decided(_ explanation: Explanation) -> [Record] {
+        explanation.fields.map { reason in
             var r = Record()
             r.append("field", reason.field)
+            if let shown = explanation.overrides.first(where: { $0.override.field == reason.field }) {
+                let o = shown.override
+                r.append("value", OverrideRendering.values(shown).value)
+                r.append("signed_date", o.at)
+                r.append("source", "hand")
+                r.append("step", explanation.credits[reason.field].map { $0 + 1 })
+                r.append(
+                    "fact",
+                    OverrideRendering.sentence(shown) + " (override by \(o.actor)" + (o.reason.map { ": \($0)" } ?? "")
+                        + "; holds until `audit undo \(o.auditId)`, --clear-override \(o.field) or a newer period)")
+                r.append("derived_value", OverrideRendering.values(shown).derived)
+                r.append("derived_fact", reason.fact)
+                r.append("override_audit_id", o.auditId)
+                return r
+            }
             r.append("value", reason.value)
             r.append("signed_date", reason.signedDate)
             r.append("source", reason.source?.rawValue)
+            r.append("step", explanation.credits[reason.field].map { $0 + 1 })
             r.append("fact", reason.fact)
             return r
         }
@@ -171,14 +189,27 @@ enum ExplainCommand {
         }
     }
 
-    /// One sentence ending the trace.
-    static func summary(_ contract: Contract, steps: [Record]) -> String {
-        let last = steps.last { step in
-            step["verdict"]?.stringValue == "applied" || step["verdict"]?.stringValue == "audited"
+    /// One sentence ending the trace: the state, and which step set each field (fields set by the
+    /// same step together, in the order of the contract's columns).
+    static func summary(_ contract: Contract, steps: [Record], credits: [String: Int]) -> String {
+        var groups: [(step: Int, fields: [String])] = []
+        for field in ["status", "product_id", "expires_date", "auto_renew"] {
+            guard let step = credits[field] else { continue }
+            if let i = groups.firstIndex(where: { $0.step == step }) {
+                groups[i].fields.append(field)
+            } else {
+                groups.append((step, [field]))
+            }
         }
-        let cause = last.map { "step \($0["step"].flatMap(\.int64Value) ?? 0) (\($0["event"]?.stringValue ?? "?"))" } ?? "no applied event"
+        let cause =
+            groups.isEmpty
+            ? "no applied event"
+            : groups.map { group in
+                let event = steps.indices.contains(group.step) ? steps[group.step]["event"]?.stringValue ?? "?" : "?"
+                return "\(group.fields.joined(separator: ", ")) from step \(group.step + 1) (\(event))"
+            }.joined(separator: "; ")
         return "\(contract.status.rawValue)"
             + (contract.expiresDate.map { ", paid until \(Timestamp.iso8601($0))" } ?? "")
-            + ", auto-renew \(contract.autoRenew ? "on" : "off"); last decided by \(cause)"
+            + ", auto-renew \(contract.autoRenew ? "on" : "off"); \(cause)"
     }
 }

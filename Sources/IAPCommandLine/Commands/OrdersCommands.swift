@@ -97,20 +97,31 @@ enum OrdersCommands {
     static func update(_ invocation: Invocation) throws -> ExitCode {
         try runUpdate(
             invocation, as: Order.self, command: "orders update", key: OrdersSpec.updateKey, optionFields: updateOptions,
-            from: CommandTree.fromOption)
+            from: CommandTree.fromOption, clearOption: OrdersSpec.clearOverride)
     }
 
     /// The shared body of `orders update` and `contracts update`: `key` is the command's KEY
     /// argument, `optionFields` its options that set a field, `from` its `--from` (nil: no batches).
     static func runUpdate<Row: CorrectableRow>(
         _ invocation: Invocation, as type: Row.Type, command: String, key keyArgument: ArgumentSpec,
-        optionFields: [(option: OptionSpec, field: String)], from fromOption: OptionSpec?
+        optionFields: [(option: OptionSpec, field: String)], from fromOption: OptionSpec?, clearOption: OptionSpec
     ) throws -> ExitCode {
         let (reason, ticket) = try Corrections.reasonAndTicket(invocation, example: "refund approved by support")
         let dryRun = invocation.flag(CommandTree.dryRun)
         let key = invocation.parsed.argument(keyArgument)
         let values = Corrections.optionValues(invocation, optionFields)
         let options = optionFields.map { "--\($0.option.long)" }.joined(separator: ", ")
+        let cleared = invocation.parsed.values(clearOption)
+        if !cleared.isEmpty {
+            guard values.isEmpty, fromOption.map({ invocation.parsed.value($0) == nil }) ?? true else {
+                throw CLIError.usage(
+                    "--\(clearOption.long) cannot be combined with \(options)\(fromOption.map { " or --\($0.long)" } ?? "")",
+                    hint: "clear the override first, then correct the row in a second command")
+            }
+            guard let key else { throw CLIError.usage("missing argument <\(keyArgument.name)>") }
+            return try Corrections.clearOverrides(
+                Row.self, key: key, fields: cleared, reason: reason, command: command, invocation: invocation, dryRun: dryRun)
+        }
         let requests: [CorrectionRequest<Row>]
         if let fromOption, let from = invocation.parsed.value(fromOption) {
             if key != nil {

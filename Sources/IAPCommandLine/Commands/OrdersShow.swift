@@ -7,17 +7,24 @@ enum OrdersShow {
     /// KEY = order no, trade_no, or origin_no (every order of that subscription).
     static func run(_ invocation: Invocation) throws -> ExitCode {
         guard let key = invocation.parsed.argument(OrdersSpec.key) else { throw CLIError.usage("missing argument <key>") }
-        guard let history = try DbOpen.read(invocation, { session in try RecordHistory.order(key, in: session) }) else {
+        let now = Timestamp.now()
+        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride])? in
+            guard let history = try RecordHistory.order(key, in: session) else { return nil }
+            return (history, try OverrideRendering.gather(history, now: now, in: session))
+        }
+        guard let (history, overrides) = found else {
             throw CLIError(
                 .notFound, "no order with no, trade_no or origin_no = \(key)",
                 hint: "find it with: iapctl orders list --user USER")
         }
-        emit(history, invocation: invocation, primary: .order)
+        emit(history, overrides: overrides, invocation: invocation, primary: .order)
         return .success
     }
 
-    /// Table/CSV: titled sections; JSON: one document `{orders, contract, events, changes}`.
-    static func emit(_ history: RecordHistory, invocation: Invocation, primary: EntityKind) {
+    /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
+    /// JSON: one document `{orders, contract, overrides, events, changes}`.
+    static func emit(_ history: RecordHistory, overrides: [ShownOverride], invocation: Invocation, primary: EntityKind) {
+        for shown in overrides { _ = invocation.redactor?.alias(shown.override.actor, .actor) }
         let orders = history.orders.map(RowRendering.record)
         let now = Timestamp.now()
         let contract = history.contract.map { RowRendering.record($0, at: now, table: invocation.output == .table) }
@@ -34,6 +41,7 @@ enum OrdersShow {
                 members += [("contract", contractValue), ("orders", ordersValue)]
             }
             members += [
+                ("overrides", .array(overrides.map { OverrideRendering.record($0).jsonObject() })),
                 ("events", .array(events.map { $0.jsonObject() })),
                 ("changes", .array(audit.map { $0.jsonObject() })),
             ]
@@ -52,6 +60,7 @@ enum OrdersShow {
             let contractSection = DetailView.Section(
                 key: "contract", title: "Contract", content: .fields(contract ?? Record()))
             var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
+            sections += OverrideRendering.sections(overrides)
             sections.append(
                 DetailView.Section(
                     key: "events", title: "Events (\(events.count), ledger)",

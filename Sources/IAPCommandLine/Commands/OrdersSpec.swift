@@ -78,6 +78,14 @@ extension CommandTree {
                     A batch is all-or-nothing: one bad row (unknown order, bad value) changes nothing \
                     and the error names its line. Each change is recorded with the actor, the reason, \
                     the ticket and the values before and after; a change to nothing is not recorded.
+
+                    A change of a field Apple's facts decide (status, product_id, expires_date) is an \
+                    override: it holds when later facts are derived again, until it is removed (`iapctl \
+                    audit undo ID` of the change, or --clear-override FIELD, which re-derives the field \
+                    from the facts) or until Apple signs a newer version of the order's transaction \
+                    after the override was made. `orders show` lists the overrides in force beside what \
+                    the facts say. user_id, trade_no and origin_no are not derived: changing them is a \
+                    plain correction.
                     """,
                 examples: [
                     CommandExample(
@@ -90,7 +98,7 @@ extension CommandTree {
                 options: [
                     OrdersSpec.status.with(help: "The new status."), userOption("Move the order to this user."),
                     OrdersSpec.product.with(help: "The corrected product id."), expiresOption, OrdersSpec.tradeNo,
-                    OrdersSpec.originNo,
+                    OrdersSpec.originNo, OrdersSpec.clearOverride,
                     reasonOption, ticketOption,
                     fromOption("Apply the corrections of this NDJSON or CSV file (all or nothing)."),
                     dryRun,
@@ -120,6 +128,12 @@ enum OrdersSpec {
     /// `orders update --origin-no ID`.
     static let originNo = OptionSpec(
         "origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it.")
+
+    /// `orders update KEY --clear-override FIELD`, repeatable.
+    static let clearOverride = OptionSpec(
+        "clear-override", valueName: "field",
+        help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
+        kind: .repeatable, allowedValues: CommandTree.orderDerivedFields)
 
     /// `orders show KEY`.
     static let key = ArgumentSpec("key", help: "Order number, transactionId or originalTransactionId.")
