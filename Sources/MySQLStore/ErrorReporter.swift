@@ -25,7 +25,11 @@ final class ErrorReporter {
         return make(code: code, sqlState: state, message: message, context: context)
     }
 
+    /// The MySQL error number of the last error reported (0: none yet).
+    var lastCode: UInt32 = 0
+
     private func make(code: UInt32, sqlState: String, message: String, context: String) -> StoreError {
+        lastCode = code
         guard code != 0 else { return .failure(context + ": unknown MySQL error") }
         let error = MySQLErrorMapping.storeError(
             code: code, sqlState: sqlState, message: message, context: context, clusterRetrySeconds: clusterRetrySeconds)

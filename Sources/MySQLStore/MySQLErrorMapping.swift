@@ -35,6 +35,19 @@ enum MySQLErrorMapping {
         static let savepointMissing: UInt32 = 1305  // ER_SP_DOES_NOT_EXIST (iapctl calls no procedures)
         static let errorDuringCommit: UInt32 = 1180  // ER_ERROR_DURING_COMMIT (Galera: not in the primary component)
         static let nodeNotReady: UInt32 = 1047  // ER_UNKNOWN_COM_ERROR (Galera: WSREP has not yet prepared node)
+        static let tableExists: UInt32 = 1050  // ER_TABLE_EXISTS_ERROR
+        static let duplicateColumn: UInt32 = 1060  // ER_DUP_FIELDNAME
+        static let duplicateKeyName: UInt32 = 1061  // ER_DUP_KEYNAME
+        static let duplicateForeignKey: UInt32 = 1826  // ER_FK_DUP_NAME
+    }
+
+    /// True when a schema step failed because another `db init` made the same change first (two
+    /// runs on two Galera nodes, whose `GET_LOCK` holds per node only): plan again and go on.
+    static func isSchemaRace(_ code: UInt32) -> Bool {
+        [
+            Code.tableExists, Code.duplicateColumn, Code.duplicateKeyName, Code.duplicateForeignKey, Code.duplicateEntry,
+            Code.deadlock,
+        ].contains(code)
     }
 
     /// True when the unit's transaction cannot go on: the server rolled it back whole (deadlock,

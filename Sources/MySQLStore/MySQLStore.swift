@@ -104,24 +104,39 @@ public final class MySQLStore: SQLStoreBackend {
                 "the existing tables have columns iapctl cannot use; nothing was changed: "
                     + incompatible.joined(separator: "; "))
         }
-        return try withMigrationLock {
-            try connection.execute(Schema.migrationsTableDDL)
-            let current = try transactions.currentVersion()
-            try transactions.refuseNewer(current)
-            var applied: [String] = []
-            for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
-                let snapshot = try SchemaSnapshot.read(connection)
-                for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
-                    try connection.execute(step.statement)
-                }
-                for statement in migration.statements { try connection.execute(statement) }
-                try transactions.record(shared)
-                try connection.execute("COMMIT")  // autocommit is off (see Connection)
-                applied.append(migration.name)
+        // GET_LOCK holds per node on a Galera cluster: a `db init` on another node at the same time
+        // may make a change first. Its step then fails (table, column or key exists, the version is
+        // recorded, a certification conflict): plan again from the schema as it is now.
+        var attempt = 1
+        while true {
+            connection.errors.lastCode = 0
+            do {
+                return try withMigrationLock { try migrateLocked() }
+            } catch is StoreError where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
+                try? connection.execute("ROLLBACK")
+                RetryPolicy.pause(beforeAttempt: attempt)
+                attempt += 1
             }
-            transactions.schemaIsCurrent()
-            return applied
         }
+    }
+
+    private func migrateLocked() throws -> [String] {
+        try connection.execute(Schema.migrationsTableDDL)
+        let current = try transactions.currentVersion()
+        try transactions.refuseNewer(current)
+        var applied: [String] = []
+        for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
+            let snapshot = try SchemaSnapshot.read(connection)
+            for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
+                try connection.execute(step.statement)
+            }
+            for statement in migration.statements { try connection.execute(statement) }
+            try transactions.record(shared)
+            try connection.execute("COMMIT")  // autocommit is off (see Connection)
+            applied.append(migration.name)
+        }
+        transactions.schemaIsCurrent()
+        return applied
     }
 
     /// The DDL ``migrate()`` would run now, in order (for `db init --dry-run`). Runs nothing.

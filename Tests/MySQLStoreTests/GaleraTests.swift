@@ -74,6 +74,28 @@ struct GaleraTests {
         }
     }
 
+    /// `db init` on every node at the same moment (GET_LOCK holds per node): each run ends with
+    /// the whole schema, once, on every node.
+    @Test func dbInitOnEveryNodeAtOnce() throws {
+        try GaleraCluster.withFreshDatabase(migrate: false) { stores in
+            let barrier = Barrier(count: stores.count)
+            let failures = GaleraCluster.runConcurrently(stores) { store in
+                barrier.wait()
+                _ = try store.migrate()
+            }
+            #expect(failures.isEmpty, "\(failures)")
+            for store in stores {
+                #expect(try store.schemaVersion() == (current: Schema.supported, supported: Schema.supported))
+                #expect(try store.missingSchemaItems().isEmpty)
+            }
+            let versions = try stores[0].read { _ in
+                try stores[0].connection.rows("SELECT count(*), count(DISTINCT version) FROM iap_schema_migrations")
+            }
+            #expect(try versions.first?.int(0) == Int64(Schema.supported))
+            #expect(try versions.first?.int(1) == Int64(Schema.supported))
+        }
+    }
+
     // MARK: helpers
 
     /// One unit: claim the notification; if it is new, an order, a ledger row and an audit row.
@@ -109,15 +131,18 @@ enum GaleraCluster {
     static var isConfigured: Bool { urls.count >= 2 }
 
     /// A fresh database made on node 1 (it replicates), a store on it through every node.
-    static func withFreshDatabase(_ body: ([MySQLStore]) throws -> Void) throws {
+    static func withFreshDatabase(migrate: Bool = true, _ body: ([MySQLStore]) throws -> Void) throws {
         let name = "iapctl_g_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         // Nodes a test killed are left out.
         var nodeURLs = try urls.indices.filter { isAlive(node: $0 + 1) }.map { try MySQLURL(parsing: urls[$0]) }
         for i in nodeURLs.indices { nodeURLs[i].database = name }
         let first = try MySQLStore(url: nodeURLs[0], password: password, create: true)
         defer { try? first.dropDatabase() }
-        _ = try first.migrate()
-        let others = try nodeURLs.dropFirst().map { try MySQLStore(url: $0, password: password) }
+        if migrate { _ = try first.migrate() }
+        let others = try nodeURLs.dropFirst().map {
+            // `create`: the other nodes may not have applied CREATE DATABASE yet.
+            try MySQLStore(url: $0, password: password, create: true)
+        }
         try body([first] + others)
     }
 
