@@ -58,10 +58,12 @@ public enum DiagnosisFinding: Sendable, Equatable {
     case foreignEnvironment(EntityKind, key: String, environment: String, accepted: [String])
     /// Rows of another environment while the accepted environments were not given: one per environment.
     case environmentUnchecked(environment: String, rows: Int, accepted: [String])
-    /// An order whose status is not what the newest signed version of its transaction derives.
-    case orderStatusVsFacts(Order, transactionId: String, signedDate: Int64, derived: OrderStatus)
-    /// A contract whose status is not what its facts (or its latest applied event) leave.
-    case contractStatusVsFacts(Contract, expected: ContractStatus, basis: StatusBasis)
+    /// An order whose status is not what the newest signed version of its transaction derives;
+    /// `override`: the hand override in force that holds it (then the fix lifts it, not sets it again).
+    case orderStatusVsFacts(Order, transactionId: String, signedDate: Int64, derived: OrderStatus, override: Override?)
+    /// A contract whose status is not what its facts (or its latest applied event) leave;
+    /// `override`: the hand override in force that holds it.
+    case contractStatusVsFacts(Contract, expected: ContractStatus, basis: StatusBasis, override: Override?)
 
     public var check: DiagnosisCheck {
         switch self {
@@ -92,10 +94,10 @@ public enum DiagnosisFinding: Sendable, Equatable {
     /// The row's key (`-` for the database).
     public var key: String {
         switch self {
-        case .lapsed(let contract, _), .contractStatusVsFacts(let contract, _, _): return contract.contractId
+        case .lapsed(let contract, _), .contractStatusVsFacts(let contract, _, _, _): return contract.contractId
         case .paidWithoutTransaction(let order, _), .mixedOwners(let order, _), .orderWithoutContract(let order, _, _),
             .sharedTransactionId(let order, _, _), .sharedAppAccountToken(let order, _, _),
-            .orderStatusVsFacts(let order, _, _, _):
+            .orderStatusVsFacts(let order, _, _, _, _):
             return order.no
         case .oldUnmatched(let entry): return String(entry.id)
         case .foreignEnvironment(_, let key, _, _): return key
@@ -219,6 +221,9 @@ public enum Diagnosis {
         for contract in contracts.reversed() {
             let facts = try session.facts(originalTransactionId: contract.contractId)
             let derivation = Derivation.derive(FactSet(facts), now: now)
+            // A status held by a hand override in force is reported with it: the fix lifts the
+            // override (back to the facts) instead of setting the status by hand once more.
+            let held = try session.overridesInForce(originalTransactionId: contract.contractId).filter { $0.field == "status" }
             for derivedOrder in derivation.orders {
                 let tx = derivedOrder.transaction
                 guard let order = ordersByOrigin[contract.contractId]?.first(where: { $0.tradeNo == tx.transactionId }),
@@ -227,7 +232,8 @@ public enum Diagnosis {
                 findings.append(
                     .orderStatusVsFacts(
                         order, transactionId: tx.transactionId, signedDate: derivedOrder.signedDate,
-                        derived: derivedOrder.status))
+                        derived: derivedOrder.status,
+                        override: held.last { $0.entity == .order && $0.key == order.no && $0.value == order.status.rawValue }))
             }
             let expected: ContractStatus
             let basis: StatusBasis
@@ -241,7 +247,12 @@ public enum Diagnosis {
                 (expected, basis) = (latest.status, .latestEvent(latest.event, signedDate: latest.event.signedDate!))
             }
             guard expected != contract.status else { continue }
-            findings.append(.contractStatusVsFacts(contract, expected: expected, basis: basis))
+            findings.append(
+                .contractStatusVsFacts(
+                    contract, expected: expected, basis: basis,
+                    override: held.last {
+                        $0.entity == .contract && $0.key == contract.contractId && $0.value == contract.status.rawValue
+                    }))
         }
 
         if !environmentGiven {

@@ -120,15 +120,19 @@ public enum EventSource: String, Sendable, Codable, CaseIterable {
     /// Apple's own word: pushed (notifications) or pulled (API answers iapctl fetched itself).
     public var isApple: Bool { self == .apple || self == .appleAPI }
 
-    /// How the README's sources table and `contracts explain` name the source.
+    /// How the README's sources table and `contracts explain` name the source and its authority:
+    /// `Apple pushed` (a notification), `Apple pulled` (an API answer iapctl fetched), `the app`, `a restore`.
     public var authorityName: String {
         switch self {
-        case .apple: return "Apple pushed (notification)"
-        case .appleAPI: return "Apple pulled (App Store Server API)"
-        case .client: return "the app (client submission)"
+        case .apple: return "Apple pushed"
+        case .appleAPI: return "Apple pulled"
+        case .client: return "the app"
         case .restore: return "a restore"
         }
     }
+
+    /// What a hand correction's source is called beside ``authorityName`` (people, not Apple).
+    public static let handAuthorityName = "by hand"
 }
 
 /// The outcome class of one input item (cli.md "Verdicts").

@@ -213,6 +213,12 @@ struct AppleReconcileTests {
         #expect(raws.contains(refunded))
         #expect(raws.contains { $0.hasPrefix("{") && $0.contains("\"status\":2") && $0.contains("\"signedRenewalInfo\"") })
         let count = try #require(try ledgerCount(cli))
+        // explain names the source, and so the authority, of what decided each field: Apple pulled.
+        let explained = try cli.ok(["contracts", "explain", "6000", "-o", "json"]).jsonObject()
+        let fields = try #require(explained["fields"] as? [[String: Any]])
+        let status = try #require(fields.first { $0["field"] as? String == "status" })
+        #expect(status["source"] as? String == "apple_api" && status["authority"] as? String == "Apple pulled", "\(status)")
+        #expect(try cli.ok(["contracts", "explain", "6000"]).stdout.contains("Apple pulled"))
 
         // Now the database agrees: nothing to report, nothing written.
         let again = try cli.run(["apple", "reconcile", "--all", "--apply", "-o", "ndjson"] + sandbox(world))

@@ -249,18 +249,23 @@ struct PowerToolsTests {
         }
         let fixFor = { (check: String) in findings.first { $0["check"] as? String == check }?["fix"] as? String ?? "" }
         #expect(fixFor("lapsed").hasPrefix("iapctl apple reconcile --contract \(h.subB) --db "))
+        // subA's status was set by hand: an override in force, so the fix lifts it back to the facts
+        // (setting the status by hand again would only make another override).
         #expect(
             findings.contains {
                 $0["check"] as? String == "status-vs-facts"
-                    && ($0["fix"] as? String ?? "").contains("contracts update \(h.subA) --status canceled")
-            })
+                    && ($0["fix"] as? String ?? "").contains("contracts update \(h.subA) --clear-override status")
+                    && ($0["problem"] as? String ?? "").contains("held by hand (override #")
+            }, "\(findings)")
         #expect(fixFor("mixed-owners").contains("--user alice"))
 
         // The table names the fixes too; running one fixes that finding.
         let table = try cli.run(["doctor", "--environment", "Sandbox"])
         #expect(table.status == 1)
-        #expect(table.stdout.contains("iapctl contracts update \(h.subA) --status canceled"))
-        try cli.ok(["contracts", "update", h.subA, "--status", "canceled", "--reason", "doctor", "-q"])
+        #expect(table.stdout.contains("iapctl contracts update \(h.subA) --clear-override status"))
+        try cli.ok(["contracts", "update", h.subA, "--clear-override", "status", "--reason", "doctor", "-q"])
+        let lifted = try cli.ok(["contracts", "show", h.subA, "-o", "json"]).jsonObject()
+        #expect((lifted["contract"] as? [String: Any])?["status"] as? String == "canceled", "back to what the facts derive")
         let after = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"]).jsonObject()
         #expect((after["findings"] as? [[String: Any]])?.count == expected.count - 1)
 

@@ -160,14 +160,15 @@ enum DoctorCommand {
                     + "if this is a \(environment) database",
                 "iapctl doctor --environment \(w(environment))"
             )
-        case .orderStatusVsFacts(let order, let tx, let signed, let derived):
+        case .orderStatusVsFacts(let order, let tx, let signed, let derived, let held):
             return (
-                "status \(order.status.rawValue), but the newest signed version of transaction \(tx) "
+                "status \(order.status.rawValue)\(heldBy(held)), but the newest signed version of transaction \(tx) "
                     + "(signed \(time(signed))) derives \(derived.rawValue)",
-                "iapctl orders update \(w(order.no)) --status \(derived.rawValue) --reason "
+                "iapctl orders update \(w(order.no)) "
+                    + (held == nil ? "--status \(derived.rawValue)" : "--clear-override status") + " --reason "
                     + ShellWord.quoted("doctor: follow the signed facts")
             )
-        case .contractStatusVsFacts(let contract, let expected, let basis):
+        case .contractStatusVsFacts(let contract, let expected, let basis, let held):
             let because: String
             switch basis {
             case .facts(let fact, let signed):
@@ -178,11 +179,19 @@ enum DoctorCommand {
                     + "leaves it \(expected.rawValue)"
             }
             return (
-                "status \(contract.status.rawValue), but \(because)",
-                "iapctl contracts update \(w(contract.contractId)) --status \(expected.rawValue) --reason "
+                "status \(contract.status.rawValue)\(heldBy(held)), but \(because)",
+                "iapctl contracts update \(w(contract.contractId)) "
+                    + (held == nil ? "--status \(expected.rawValue)" : "--clear-override status") + " --reason "
                     + ShellWord.quoted("doctor: follow the signed facts")
             )
         }
+    }
+
+    /// ` held by hand (override #17 by pat: reason, T-1)` for a status under a hand override in force.
+    static func heldBy(_ held: Override?) -> String {
+        guard let held else { return "" }
+        let why = [held.reason, held.ticket].compactMap { $0 }.joined(separator: ", ")
+        return " held by hand (override #\(held.auditId) by \(held.actor)\(why.isEmpty ? "" : ": " + why))"
     }
 
     /// The options a fix command needs to act on what doctor examined: `--db` always, and

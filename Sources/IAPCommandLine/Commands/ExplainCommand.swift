@@ -46,7 +46,7 @@ enum ExplainCommand {
                         fields,
                         columns: [
                             Column("field", title: "FIELD"), Column("value", title: "VALUE"),
-                            Column("signed_date", title: "SIGNED"), Column("source", title: "FROM"),
+                            Column("signed_date", title: "SIGNED"), Column("authority", title: "FROM"),
                             Column("step", title: "STEP"), Column("fact", title: "FACT", maxWidth: 110),
                         ])),
                 DetailView.Section(
@@ -74,6 +74,7 @@ enum ExplainCommand {
                 r.append("value", OverrideRendering.values(shown).value)
                 r.append("signed_date", o.at)
                 r.append("source", "hand")
+                r.append("authority", EventSource.handAuthorityName)
                 r.append("step", explanation.credits[reason.field].map { $0 + 1 })
                 r.append(
                     "fact",
@@ -87,6 +88,7 @@ enum ExplainCommand {
             r.append("value", reason.value)
             r.append("signed_date", reason.signedDate)
             r.append("source", reason.source?.rawValue)
+            r.append("authority", reason.source?.authorityName)
             r.append("step", explanation.credits[reason.field].map { $0 + 1 })
             r.append("fact", reason.fact)
             return r

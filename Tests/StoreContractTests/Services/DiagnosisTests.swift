@@ -145,15 +145,19 @@ struct DiagnosisTests {
             let report = try store.read {
                 try Diagnosis.examine($0, now: T.now, accepted: ["Sandbox"], environmentGiven: true)
             }
-            let found = report.findings.compactMap { finding -> (ContractStatus, StatusBasis)? in
-                guard case .contractStatusVsFacts(let contract, let expected, let basis) = finding, contract.contractId == "1000"
+            let found = report.findings.compactMap { finding -> (ContractStatus, StatusBasis, Override?)? in
+                guard case .contractStatusVsFacts(let contract, let expected, let basis, let held) = finding,
+                    contract.contractId == "1000"
                 else { return nil }
                 #expect(contract.status == .revoked)
-                return (expected, basis)
+                return (expected, basis, held)
             }
             #expect(found.count == 1)
             #expect(found.first?.0 == derived)
             if case .facts(let fact, _)? = found.first?.1 { #expect(fact != nil) } else { Issue.record("not from facts") }
+            // The hand correction is an override in force: the finding names it, so the fix lifts it.
+            let held = try #require(found.first?.2)
+            #expect(held.field == "status" && held.value == "revoked")
         }
     }
 }
