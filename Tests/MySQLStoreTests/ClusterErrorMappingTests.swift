@@ -66,13 +66,8 @@ struct ClusterErrorMappingTests {
         "mysql://u@h1%2Ch2/db",
     ])
     func severalHostsAreRefusedWithTheReason(_ text: String) {
-        do {
-            _ = try MySQLURL(parsing: text)
-            Issue.record("\(text) was accepted")
-        } catch let error as MySQLURL.ParseError {
-            #expect(error.message.contains("several hosts") && error.message.contains("proxy"), "\(error.message)")
-        } catch {
-            Issue.record("unexpected error \(error)")
-        }
+        let error = #expect(throws: MySQLURL.ParseError.self) { try MySQLURL(parsing: text) }
+        let message = error?.message ?? ""
+        #expect(message.contains("several hosts") && message.contains("proxy"), "\(message)")
     }
 }
