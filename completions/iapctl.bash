@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -41,7 +41,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor apple completion help version' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled audit doctor refunds apple completion help version' -- "$cur") )
             fi
             ;;
         'db')
@@ -375,6 +375,68 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --help' -- "$cur") )
+            fi
+            ;;
+        'refunds')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'list answer consents' -- "$cur") )
+            fi
+            ;;
+        'refunds list')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --open --help' -- "$cur") )
+            fi
+            ;;
+        'refunds answer')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --delivery-status) COMPREPLY=( $(compgen -W 'DELIVERED UNDELIVERED_QUALITY_ISSUE UNDELIVERED_WRONG_ITEM UNDELIVERED_SERVER_OUTAGE UNDELIVERED_OTHER' -- "$cur") ); return ;;
+                --consumption-percentage) return ;;
+                --refund-preference) COMPREPLY=( $(compgen -W 'DECLINE GRANT_FULL GRANT_PRORATED' -- "$cur") ); return ;;
+                --reason) return ;;
+                --ticket) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --max-wait) return ;;
+                --timeout) return ;;
+                --connect-timeout) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --app-apple-id) return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+            fi
+            ;;
+        'refunds consents')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             fi
             ;;
         'apple')

@@ -210,7 +210,7 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, AppleCommands.group, completion,
+            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, refunds, AppleCommands.group, completion,
             help, versionCommand, man,
         ],
         options: globalOptions + [StandardOptions.version],

@@ -68,6 +68,8 @@ public enum NotificationTypeName: String, CaseIterable, Sendable {
     case refundReversed = "REFUND_REVERSED"
     case renewalExtended = "RENEWAL_EXTENDED"
     case renewalExtension = "RENEWAL_EXTENSION"
+    /// A parent or guardian withdrew consent for the user (`appData`, no transaction).
+    case rescindConsent = "RESCIND_CONSENT"
     case revoke = "REVOKE"
     case subscribed = "SUBSCRIBED"
     case test = "TEST"

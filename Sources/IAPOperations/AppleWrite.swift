@@ -50,13 +50,14 @@ public struct AppleWrite: Sendable {
             entity: .contract, key: "product:\(product)", command: "apple extend", byTransaction: false)
     }
 
-    /// Send Consumption Information for `transaction` (the customer consented).
+    /// Send Consumption Information (v2) for `transaction`; `customerConsented` is in the body only
+    /// when true (Apple refuses any other value: the operator asserts it). `command`: the audit row's.
     public static func consumption(
-        transaction: String, sampleContentProvided: Bool, deliveryStatus: String, consumptionPercentage: Int64?,
-        refundPreference: String?
+        transaction: String, customerConsented: Bool = true, sampleContentProvided: Bool, deliveryStatus: String,
+        consumptionPercentage: Int64?, refundPreference: String?, command: String = "apple consumption"
     ) -> AppleWrite {
-        var body: [(key: String, value: JSONValue)] = [
-            ("customerConsented", .bool(true)),
+        var body: [(key: String, value: JSONValue)] = customerConsented ? [("customerConsented", .bool(true))] : []
+        body += [
             ("sampleContentProvided", .bool(sampleContentProvided)),
             ("deliveryStatus", .string(deliveryStatus)),
         ]
@@ -64,7 +65,7 @@ public struct AppleWrite: Sendable {
         if let refundPreference { body.append(("refundPreference", .string(refundPreference))) }
         return AppleWrite(
             call: Endpoint.consumption(transaction, body: .object(body)), entity: .order, key: transaction,
-            command: "apple consumption")
+            command: command)
     }
 
     /// Set the appAccountToken of `original`'s purchase.

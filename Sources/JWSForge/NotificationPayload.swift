@@ -19,6 +19,8 @@ public struct NotificationPayload: Sendable, Equatable {
     public var signedRenewalInfo: String?
     /// 1 ACTIVE, 2 EXPIRED, 3 BILLING_RETRY, 4 BILLING_GRACE_PERIOD, 5 REVOKED; omitted when nil.
     public var status: Int64?
+    /// `data.consumptionRequestReason` (CONSUMPTION_REQUEST); omitted when nil.
+    public var consumptionRequestReason: String?
 
     /// A notification; `data` holds the app identifiers, environment and the nested JWS.
     public init(
@@ -60,6 +62,7 @@ public struct NotificationPayload: Sendable, Equatable {
         data.addIfPresent("signedTransactionInfo", signedTransactionInfo)
         data.addIfPresent("signedRenewalInfo", signedRenewalInfo)
         data.addIfPresent("status", status)
+        data.addIfPresent("consumptionRequestReason", consumptionRequestReason)
         var w = JSONObjectWriter()
         w.add("notificationType", notificationType)
         w.addIfPresent("subtype", subtype)

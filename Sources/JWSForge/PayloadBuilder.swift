@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// Signs Apple-shaped notifications: nested transaction and renewal JWS plus the outer JWS, all with one PKI.
 public struct PayloadBuilder: Sendable {
     /// The signer (its leaf key and x5c are reused for every JWS).
@@ -56,5 +58,46 @@ public struct PayloadBuilder: Sendable {
             bundleId: bundleId, bundleVersion: nil, environment: environment)
         payload.status = nil
         return try pki.sign(payload: payload.json)
+    }
+
+    /// A signed CONSUMPTION_REQUEST for `transaction` with Apple's `consumptionRequestReason`.
+    public func consumptionRequest(
+        uuid: String, signedDate: Int64, transaction: TransactionPayload, reason: String = "UNINTENDED_PURCHASE"
+    ) throws -> String {
+        var payload = NotificationPayload(
+            notificationType: "CONSUMPTION_REQUEST", notificationUUID: uuid, signedDate: signedDate,
+            appAppleId: appAppleId, bundleId: bundleId, bundleVersion: bundleVersion, environment: environment,
+            signedTransactionInfo: try pki.sign(payload: transaction.json), status: 1)
+        payload.consumptionRequestReason = reason
+        return try pki.sign(payload: payload.json)
+    }
+
+    /// A signed RESCIND_CONSENT: a top-level `appData` (no `data`) nesting a signed AppTransaction.
+    public func rescindConsent(uuid: String, signedDate: Int64, appTransactionId: String, originalPurchaseDate: Int64)
+        throws -> String
+    {
+        var app = JSONObjectWriter()
+        app.add("receiptType", environment)
+        app.addIfPresent("appAppleId", appAppleId)
+        app.add("bundleId", bundleId)
+        app.add("applicationVersion", bundleVersion ?? "1")
+        app.add("receiptCreationDate", signedDate)
+        app.add("originalPurchaseDate", originalPurchaseDate)
+        app.add("originalApplicationVersion", "1")
+        app.add("appTransactionId", appTransactionId)
+        app.add("originalPlatform", "iOS")
+        app.add("signedDate", signedDate)
+        var appData = JSONObjectWriter()
+        appData.addIfPresent("appAppleId", appAppleId)
+        appData.add("bundleId", bundleId)
+        appData.add("environment", environment)
+        appData.add("signedAppTransactionInfo", try pki.sign(payload: app.json))
+        var w = JSONObjectWriter()
+        w.add("notificationType", "RESCIND_CONSENT")
+        w.add("notificationUUID", uuid)
+        w.add("appData", raw: appData.json)
+        w.add("version", "2.0")
+        w.add("signedDate", signedDate)
+        return try pki.sign(payload: w.json)
     }
 }

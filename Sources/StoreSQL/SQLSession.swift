@@ -181,6 +181,13 @@ public final class SQLSession: StoreSession {
             StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])), values, shaped: true)
     }
 
+    public func ledger(notificationTypes: [String]) throws -> [LedgerEntry] {
+        try checkOpen()
+        guard !notificationTypes.isEmpty else { return [] }
+        return try ledgerEntries(
+            StoreSQL.ledgerOfTypes(count: notificationTypes.count), notificationTypes.map(SQLValue.text), shaped: true)
+    }
+
     public func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
         try ledgerEntries(StoreSQL.unmatchedLedger, [.int(try limitValue(limit))])
     }

@@ -66,6 +66,12 @@ public enum StoreSQL {
         return ledger.select("WHERE \(clauses.joined(separator: " OR ")) ORDER BY signed_date, id")
     }
 
+    /// Verified ledger rows (any verdict but `rejected`) of `count` notification types, in signedDate order.
+    public static func ledgerOfTypes(count: Int) -> String {
+        ledger.select(
+            "WHERE notification_type IN (\(placeholders(count))) AND verdict <> 'rejected' ORDER BY signed_date, id")
+    }
+
     /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
     /// ascending order (a batch's fixed lock order; for dialects with row locks).
     public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {

@@ -8,6 +8,7 @@ public enum DiagnosisCheck: String, CaseIterable, Sendable {
     case oldUnmatched = "old-unmatched"
     case environment
     case statusVsFacts = "status-vs-facts"
+    case refundRequestDue = "refund-request-due"
 
     /// What the check looks for (the help text).
     public var about: String {
@@ -25,6 +26,8 @@ public enum DiagnosisCheck: String, CaseIterable, Sendable {
         case .statusVsFacts:
             return "contracts whose status differs from what their signed facts derive "
                 + "(the latest applied event where no facts are kept)"
+        case .refundRequestDue:
+            return "refund requests (CONSUMPTION_REQUEST) unanswered with less than 3 hours left"
         }
     }
 }
@@ -64,6 +67,8 @@ public enum DiagnosisFinding: Sendable, Equatable {
     /// A contract whose status is not what its facts (or its latest applied event) leave;
     /// `override`: the hand override in force that holds it.
     case contractStatusVsFacts(Contract, expected: ContractStatus, basis: StatusBasis, override: Override?)
+    /// A refund request not answered with less than ``RefundRequests/warningWindow`` left.
+    case refundRequestDue(RefundRequest)
 
     public var check: DiagnosisCheck {
         switch self {
@@ -75,6 +80,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
         case .oldUnmatched: return .oldUnmatched
         case .foreignEnvironment, .environmentUnchecked: return .environment
         case .orderStatusVsFacts, .contractStatusVsFacts: return .statusVsFacts
+        case .refundRequestDue: return .refundRequestDue
         }
     }
 
@@ -86,6 +92,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
             .sharedAppAccountToken, .orderStatusVsFacts:
             return "order"
         case .oldUnmatched: return "ledger"
+        case .refundRequestDue: return "refund-request"
         case .foreignEnvironment(let entity, _, _, _): return entity.rawValue
         case .environmentUnchecked: return "database"
         }
@@ -102,6 +109,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
         case .oldUnmatched(let entry): return String(entry.id)
         case .foreignEnvironment(_, let key, _, _): return key
         case .environmentUnchecked: return "-"
+        case .refundRequestDue(let request): return request.transactionId
         }
     }
 }
@@ -259,6 +267,11 @@ public enum Diagnosis {
             for (environment, count) in foreignCounts.sorted(by: { $0.key < $1.key }) {
                 findings.append(.environmentUnchecked(environment: environment, rows: count, accepted: acceptedList))
             }
+        }
+
+        // refund-request-due
+        for request in try RefundRequests.list(session) where request.status(now: now) == .dueSoon {
+            findings.append(.refundRequestDue(request))
         }
         return DiagnosisReport(
             findings: findings, orders: orders.count, contracts: contracts.count, unmatched: unmatched.count)

@@ -26,7 +26,7 @@ enum Effect: Equatable {
     case expiryUpdate
     /// ONE_TIME_CHARGE: a one-time purchase is paid (no contract).
     case oneTimeCharge
-    /// TEST, CONSUMPTION_REQUEST, PRICE_INCREASE, REFUND_DECLINED, RENEWAL_EXTENSION, and types
+    /// TEST, CONSUMPTION_REQUEST, PRICE_INCREASE, REFUND_DECLINED, RENEWAL_EXTENSION, RESCIND_CONSENT, and types
     /// this build does not know: recorded, nothing to change (money facts excepted).
     case informational
 
@@ -58,7 +58,7 @@ enum Effect: Equatable {
         case .offerRedeemed, .renewalExtended: self = .expiryUpdate
         case .oneTimeCharge: self = .oneTimeCharge
         case .consumptionRequest, .externalPurchaseToken, .metadataUpdate, .migration, .priceChange, .priceIncrease,
-            .refundDeclined, .renewalExtension, .test:
+            .refundDeclined, .renewalExtension, .rescindConsent, .test:
             self = .informational
         }
     }

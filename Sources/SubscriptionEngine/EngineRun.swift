@@ -63,12 +63,7 @@ struct EngineRun {
         }
         let facts = event.facts
         guard let originalId = facts.first?.originalTransactionId else {
-            let what = event.notificationType ?? "submission"
-            return Outcome(
-                verdict: .ignored,
-                detail: what == "TEST"
-                    ? "TEST notification: accepted, nothing to change"
-                    : "\(what) carries no transaction: recorded, nothing to change")
+            return Outcome(verdict: .ignored, detail: EventRule.withoutTransaction(event.notificationType))
         }
         contractId = originalId
         if let why = try ownershipConflict(originalId) {
@@ -156,7 +151,7 @@ struct EngineRun {
             return Outcome(verdict: .duplicate, detail: "transaction \(order.tradeNo ?? "") is already order \(order.no)")
         }
         if effect == .informational {
-            return Outcome(verdict: .ignored, detail: "\(event.notificationType ?? "event") needs no change (facts recorded)")
+            return Outcome(verdict: .ignored, detail: EventRule.informational(event))
         }
         let signed = facts.map(\.signedDate).max() ?? 0
         let others = try session.facts(originalTransactionId: originalId).filter { fact in

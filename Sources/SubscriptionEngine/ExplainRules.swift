@@ -108,3 +108,32 @@ extension EventRule {
         }.max { ($0.signedDate ?? 0) < ($1.signedDate ?? 0) }
     }
 }
+
+extension EventRule {
+    /// What the ledger says of a notification that carries no transaction (nothing to change).
+    public static func withoutTransaction(_ type: NotificationType?) -> String {
+        switch type {
+        case .known(.test)?:
+            return "TEST notification: accepted, nothing to change"
+        case .known(.rescindConsent)?:
+            return "RESCIND_CONSENT: consent for this app's user was withdrawn (a parent or guardian); "
+                + "no row changed: end the user's sessions and delete the data kept under that consent "
+                + "(listed by `iapctl refunds list --consent`)"
+        default:
+            return "\(type?.rawValue ?? "submission") carries no transaction: recorded, nothing to change"
+        }
+    }
+}
+
+extension EventRule {
+    /// What the ledger says of an informational notification that carries a transaction; a refund
+    /// request says when Apple stops waiting and how to answer it.
+    static func informational(_ event: SubscriptionEvent) -> String {
+        guard event.notificationType == .known(.consumptionRequest), let tx = event.transaction?.transactionId else {
+            return "\(event.notificationType ?? "event") needs no change (facts recorded)"
+        }
+        let deadline = (event.signedDate ?? 0) + RefundRequests.answerWindow
+        return "CONSUMPTION_REQUEST: a refund request; Apple waits for the answer until \(Timestamp.iso8601(deadline)): "
+            + "`iapctl refunds answer \(ShellWord.word(tx))` (facts recorded, no row changed)"
+    }
+}

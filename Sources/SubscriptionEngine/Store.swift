@@ -135,6 +135,9 @@ public protocol StoreSession: AnyObject {
     /// Ledger rows that mention any of these transaction ids, original transaction ids or
     /// app account tokens, in `signedDate` order (then id).
     func ledger(transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]) throws -> [LedgerEntry]
+    /// Verified ledger rows (any verdict but `rejected`) of these notification types, in `signedDate`
+    /// order (then id): the refund requests and withdrawn consents the desk lists.
+    func ledger(notificationTypes: [String]) throws -> [LedgerEntry]
     /// Rows with verdict `unmatched` that no later row has resolved, oldest first.
     func unmatchedLedger(limit: Int?) throws -> [LedgerEntry]
 

@@ -241,6 +241,17 @@ struct GoldenOutputTests {
 
                 """)
             try step("40-orders-create-batch", ["orders", "create", "--from", batchOrders])
+            // A refund request (its 12 hours long over) and a withdrawn consent: the desk's lists.
+            let asked = AppleWorld.t0 + 40 * AppleWorld.day
+            let request = try world.builder.consumptionRequest(
+                uuid: "aaaaaaaa-0000-4000-8000-0000000000c1", signedDate: asked,
+                transaction: world.transaction("1000", original: "1000"))
+            let rescind = try world.builder.rescindConsent(
+                uuid: "aaaaaaaa-0000-4000-8000-0000000000c2", signedDate: asked, appTransactionId: "704289572311",
+                originalPurchaseDate: AppleWorld.t0)
+            try cli.ok(["notify"] + trust, stdin: request + "\n" + rescind + "\n")
+            try step("41-refunds-list", ["refunds", "list"])
+            try step("42-refunds-consents", ["refunds", "consents"])
         }
     }
 

@@ -139,6 +139,15 @@ enum DoctorCommand {
             return shared(order, with: first, what: "transactionId \(tx)")
         case .sharedAppAccountToken(let order, let first, let token):
             return shared(order, with: first, what: "appAccountToken \(token)")
+        case .refundRequestDue(let request):
+            let left = max(0, request.deadline - Timestamp.now()) / 60_000
+            return (
+                "refund request (CONSUMPTION_REQUEST) for transaction \(request.transactionId)"
+                    + (request.userId.map { " of user \($0)" } ?? "") + " unanswered; Apple stops waiting at "
+                    + "\(time(request.deadline)) (\(left / 60) h \(left % 60) min left); check the body this "
+                    + "shows, then send it with --customer-consented (only if the customer consented) --apply",
+                "iapctl refunds answer \(w(request.transactionId))"
+            )
         case .oldUnmatched(let entry):
             let id = entry.transactionId ?? entry.originalTransactionId ?? entry.notificationUUID ?? "#\(entry.id)"
             return (
@@ -187,11 +196,11 @@ enum DoctorCommand {
         }
     }
 
-    /// ` held by hand (override #17 by pat: reason, T-1)` for a status under a hand override in force.
+    /// ` held by hand (override #17, T-1)` for a status under a hand override in force: the audit row
+    /// says who and why (`iapctl audit show 17`); no person's name or free text in doctor's report.
     static func heldBy(_ held: Override?) -> String {
         guard let held else { return "" }
-        let why = [held.reason, held.ticket].compactMap { $0 }.joined(separator: ", ")
-        return " held by hand (override #\(held.auditId) by \(held.actor)\(why.isEmpty ? "" : ": " + why))"
+        return " held by hand (override #\(held.auditId)\(held.ticket.map { ", " + $0 } ?? ""); iapctl audit show \(held.auditId))"
     }
 
     /// The options a fix command needs to act on what doctor examined: `--db` always, and

@@ -221,10 +221,19 @@ enum AppleWrites {
         -> ExitCode
     {
         let (reason, ticket) = try reasonAndTicket(invocation)
+        return try send(
+            write, invocation, dryRun: invocation.flag(CommandTree.dryRun), reason: reason, ticket: ticket, done: done)
+    }
+
+    /// ``send(_:_:done:)`` with the dry run, reason and ticket decided by the caller (`refunds answer`).
+    static func send(
+        _ write: AppleWrite, _ invocation: Invocation, dryRun: Bool, reason: String, ticket: String?,
+        done: (JSONValue?) throws -> ExitCode
+    ) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let call = write.call
         let server = AppleWrite.server(for: session.environment)
-        if invocation.flag(CommandTree.dryRun) {
+        if dryRun {
             invocation.print("\(call.method) \(session.api.url(call, server))")
             invocation.print("Authorization: Bearer <ES256 JWT signed with key \(session.keyId), not shown>")
             if let body = call.bodyText {
