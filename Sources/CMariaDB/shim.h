@@ -42,6 +42,7 @@
 #define mysql_stmt_sqlstate iapctl_declared_mysql_stmt_sqlstate
 #define mysql_stmt_store_result iapctl_declared_mysql_stmt_store_result
 #define mysql_store_result iapctl_declared_mysql_store_result
+#define mysql_fetch_row iapctl_declared_mysql_fetch_row
 #define mysql_server_init iapctl_declared_mysql_server_init
 #include <mariadb/mysql.h>
 #include <mariadb/mysqld_error.h>
@@ -78,6 +79,7 @@
 #undef mysql_stmt_sqlstate
 #undef mysql_stmt_store_result
 #undef mysql_store_result
+#undef mysql_fetch_row
 #undef mysql_server_init
 
 #ifdef __APPLE__
@@ -122,6 +124,7 @@ struct iapctl_mariadb_api {
     const char * (*mysql_stmt_sqlstate)(MYSQL_STMT *);
     int (*mysql_stmt_store_result)(MYSQL_STMT *);
     MYSQL_RES * (*mysql_store_result)(MYSQL *);
+    MYSQL_ROW (*mysql_fetch_row)(MYSQL_RES *);
     int (*mysql_server_init)(int, char **, char **);
 };
 
@@ -168,6 +171,7 @@ static inline void iapctl_mariadb_fill(void) {
     IAPCTL_MARIADB_FIND(mysql_stmt_sqlstate, "mysql_stmt_sqlstate")
     IAPCTL_MARIADB_FIND(mysql_stmt_store_result, "mysql_stmt_store_result")
     IAPCTL_MARIADB_FIND(mysql_store_result, "mysql_store_result")
+    IAPCTL_MARIADB_FIND(mysql_fetch_row, "mysql_fetch_row")
     IAPCTL_MARIADB_FIND(mysql_server_init, "mysql_server_init")
 #undef IAPCTL_MARIADB_FIND
     api->loaded = 1;
@@ -212,6 +216,7 @@ static inline MYSQL_RES *mysql_stmt_result_metadata(MYSQL_STMT *a0) { return iap
 static inline const char *mysql_stmt_sqlstate(MYSQL_STMT *a0) { return iapctl_mariadb_api()->mysql_stmt_sqlstate(a0); }
 static inline int mysql_stmt_store_result(MYSQL_STMT *a0) { return iapctl_mariadb_api()->mysql_stmt_store_result(a0); }
 static inline MYSQL_RES *mysql_store_result(MYSQL *a0) { return iapctl_mariadb_api()->mysql_store_result(a0); }
+static inline MYSQL_ROW mysql_fetch_row(MYSQL_RES *a0) { return iapctl_mariadb_api()->mysql_fetch_row(a0); }
 
 /* Loads libmariadb and calls `mysql_library_init` (a macro over `mysql_server_init`; Swift cannot
    import it): 0 on success; -1 when the library or one of its functions is missing. Called once,

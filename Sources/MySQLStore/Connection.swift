@@ -20,6 +20,9 @@ final class Connection {
     /// Prepared statements by text; those whose text varies with the number of values (IN lists)
     /// are bounded.
     private var statements = StatementCache<PreparedStatement>(shapedLimit: 32)
+    /// True from this connection's `START TRANSACTION` to its `COMMIT`/`ROLLBACK`: every statement
+    /// in between is checked to have run inside that transaction (``checkTransaction(after:)``).
+    private var unitOpen = false
 
     /// `mysql_library_init` once per process, before the first `mysql_init` (not thread-safe itself).
     private static let libraryStatus: Int32 = iapctl_mysql_library_init()
@@ -62,7 +65,27 @@ final class Connection {
         }
         try execute("SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'")
         try execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
-        try execute("SET SESSION autocommit = 1")
+        // A transaction the server ends under a unit (a cluster's abort) must not let the unit's
+        // later statements commit one by one: they open a new transaction that is never committed
+        // (the unit's marker savepoint is missing at COMMIT, so it is rolled back and run again).
+        try execute("SET SESSION autocommit = 0")
+        errors.clusterRetrySeconds = Double(timeouts.io)
+        isGaleraNode = try Self.readYourWrites(self)
+    }
+
+    /// True when the server is a MariaDB Galera node (`wsrep_on`).
+    private(set) var isGaleraNode = false
+
+    /// On a Galera node, reads and transaction starts first wait until this node has applied every
+    /// write the cluster committed before them (`wsrep_sync_wait = 1`): a unit's look-ups and a
+    /// status right after a write through another node see that write. Returns whether it is one.
+    private static func readYourWrites(_ connection: Connection) throws(StoreError) -> Bool {
+        // MySQL has no wsrep variables, and a MariaDB built without Galera may lack them.
+        guard connection.serverVersion.contains("MariaDB"),
+            let on = try? connection.rows("SELECT @@GLOBAL.wsrep_on").first?.optionalInt(0), on == 1
+        else { return false }
+        try connection.execute("SET SESSION wsrep_sync_wait = 1")
+        return true
     }
 
     deinit {
@@ -88,6 +111,43 @@ final class Connection {
         if mysql_field_count(handle) > 0, let result = mysql_store_result(handle) {
             mysql_free_result(result)
         }
+        if sql.hasPrefix("START TRANSACTION") {
+            unitOpen = true
+        } else if sql == "COMMIT" || sql == "ROLLBACK" {
+            unitOpen = false
+            return
+        }
+        try checkTransaction(after: sql)
+    }
+
+    /// Inside a unit: throws (and remembers) ``BusyReason/transactionLost`` when the server no
+    /// longer holds the unit's transaction after `sql` ran or was prepared: its status has no open
+    /// transaction, or it left a warning that it aborted one (1317 from a cluster's brute-force
+    /// abort during a prepare, 1213, 1205, 1180, 1047).
+    private func checkTransaction(after sql: String) throws(StoreError) {
+        guard unitOpen else { return }
+        if let aborted = errors.transactionAborted { throw aborted }
+        if handle.pointee.warning_count > 0, let code = abortWarning() {
+            throw errors.transactionLost("warning \(code) [SQL: \(sql)]", context: label)
+        }
+        if handle.pointee.server_status & UInt32(SERVER_STATUS_IN_TRANS) == 0 {
+            throw errors.transactionLost("no transaction open after [SQL: \(sql)]", context: label)
+        }
+    }
+
+    /// The first warning of the last statement that means the transaction was aborted, if any.
+    private func abortWarning() -> UInt32? {
+        let sql = "SHOW WARNINGS"
+        guard mysql_real_query(handle, sql, UInt(sql.utf8.count)) == 0, let result = mysql_store_result(handle) else {
+            return nil
+        }
+        defer { mysql_free_result(result) }
+        while let row = mysql_fetch_row(result) {
+            // Level, Code, Message.
+            guard let text = row[1], let code = UInt32(String(cString: text)) else { continue }
+            if MySQLErrorMapping.rollsBackTransaction(code) { return code }
+        }
+        return nil
     }
 
     /// Makes `name` the current database.
@@ -99,16 +159,35 @@ final class Connection {
 
     /// The prepared statement for `sql`, prepared once per connection and reused (`shaped`: a text
     /// with a variable shape; at most a few are kept).
+    /// A statement prepared inside a unit is checked before it runs: a cluster's abort during the
+    /// prepare shows only as warning 1317.
     func statement(_ sql: String, shaped: Bool = false) throws(StoreError) -> PreparedStatement {
-        try statements.statement(sql, shaped: shaped) { [handle, errors] sql throws(StoreError) in
-            try PreparedStatement(connection: handle, sql: sql, errors: errors)
+        var prepared = false
+        let statement = try statements.statement(sql, shaped: shaped) { [handle, errors] sql throws(StoreError) in
+            prepared = true
+            return try PreparedStatement(connection: handle, sql: sql, errors: errors)
         }
+        if prepared { try checkTransaction(after: "PREPARE " + sql) }
+        return statement
     }
 
     /// The rows of `sql` with `values` bound, read by position (schema probes).
     func rows(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [SQLRow] {
-        try statement(sql).query(values)
+        let rows = try statement(sql).query(values)
+        try checkTransaction(after: sql)
+        return rows
     }
+
+    /// Runs `sql` without the unit's checks, as if the server had done it (tests of what the store
+    /// does when the server ends a transaction under it).
+    func executeUnchecked(_ sql: String) throws(StoreError) {
+        guard mysql_real_query(handle, sql, UInt(sql.utf8.count)) == 0 else {
+            throw errors.connectionError(handle, context: "statement failed [SQL: \(sql)]")
+        }
+    }
+
+    /// The server's id of this connection (for `KILL` in tests).
+    var threadId: UInt { handle.pointee.thread_id }
 
     // MARK: private
 
@@ -213,12 +292,15 @@ final class Connection {
 extension Connection: SQLConnection {
     func query(_ sql: String, _ values: [SQLValue], shaped: Bool) throws(StoreError) -> SQLResult {
         let prepared = try statement(sql, shaped: shaped)
-        return SQLResult(columns: prepared.columnNames, rows: try prepared.query(values))
+        let rows = try prepared.query(values)
+        try checkTransaction(after: sql)
+        return SQLResult(columns: prepared.columnNames, rows: rows)
     }
 
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
         let result = try statement(sql).run(values)
+        try checkTransaction(after: sql)
         return (Int64(clamping: result.affectedRows), result.insertId)
     }
 
@@ -227,5 +309,10 @@ extension Connection: SQLConnection {
 
     var transactionAborted: StoreError? { errors.transactionAborted }
 
-    func transactionWillBegin() { errors.transactionAborted = nil }
+    func transactionWillBegin() {
+        errors.transactionAborted = nil
+        // With autocommit off a read outside a unit (a schema probe) leaves a transaction open:
+        // end it, so the unit's own transaction begins clean (and may set its isolation level).
+        if handle.pointee.server_status & UInt32(SERVER_STATUS_IN_TRANS) != 0 { try? execute("COMMIT") }
+    }
 }

@@ -32,11 +32,33 @@ enum MySQLErrorMapping {
         static let tooManyConnections: UInt32 = 1040  // ER_CON_COUNT_ERROR
         static let queryInterrupted: UInt32 = 1317  // ER_QUERY_INTERRUPTED
         static let readOnlyTransaction: UInt32 = 1792  // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+        static let savepointMissing: UInt32 = 1305  // ER_SP_DOES_NOT_EXIST (iapctl calls no procedures)
+        static let errorDuringCommit: UInt32 = 1180  // ER_ERROR_DURING_COMMIT (Galera: not in the primary component)
+        static let nodeNotReady: UInt32 = 1047  // ER_UNKNOWN_COM_ERROR (Galera: WSREP has not yet prepared node)
+        static let tableExists: UInt32 = 1050  // ER_TABLE_EXISTS_ERROR
+        static let duplicateColumn: UInt32 = 1060  // ER_DUP_FIELDNAME
+        static let duplicateKeyName: UInt32 = 1061  // ER_DUP_KEYNAME
+        static let duplicateForeignKey: UInt32 = 1826  // ER_FK_DUP_NAME
     }
 
-    /// True when the server rolled the whole transaction back (not just the failed statement).
+    /// True when a schema step failed because another `db init` made the same change first (two
+    /// runs on two Galera nodes, whose `GET_LOCK` holds per node only): plan again and go on.
+    static func isSchemaRace(_ code: UInt32) -> Bool {
+        [
+            Code.tableExists, Code.duplicateColumn, Code.duplicateKeyName, Code.duplicateForeignKey, Code.duplicateEntry,
+            Code.deadlock,
+        ].contains(code)
+    }
+
+    /// True when the unit's transaction cannot go on: the server rolled it back whole (deadlock,
+    /// lost connection, a cluster that refused it), or may have (an interrupted statement, a missing
+    /// savepoint), or kept it with one statement undone (a lock wait timeout). The store then rolls
+    /// back and the whole unit is run again from the start, never continued or committed.
     static func rollsBackTransaction(_ code: UInt32) -> Bool {
-        code == Code.deadlock || isConnectionLoss(code)
+        [
+            Code.deadlock, Code.lockWaitTimeout, Code.queryInterrupted, Code.savepointMissing, Code.errorDuringCommit,
+            Code.nodeNotReady,
+        ].contains(code) || isConnectionLoss(code)
     }
 
     static func isConnectionLoss(_ code: UInt32) -> Bool {
@@ -53,7 +75,10 @@ enum MySQLErrorMapping {
     /// words, and `context` names user and host (from the URL, which holds no password). Every
     /// other server text quotes only names and SQL iapctl sent, which never carry the password,
     /// so it is kept verbatim (no search-and-replace that would mangle it or reveal the password).
-    static func storeError(code: UInt32, sqlState: String, message: String, context: String) -> StoreError {
+    /// `clusterRetrySeconds`: how long a cluster that cannot take writes is tried again (1047, 1180).
+    static func storeError(
+        code: UInt32, sqlState: String, message: String, context: String, clusterRetrySeconds: Double = 60
+    ) -> StoreError {
         let authentication = code == Code.accessDenied || code == Code.accessDeniedNoPassword
         var text = authentication ? "\(context): access denied (MySQL error \(code)" : "\(context): \(message) (MySQL error \(code)"
         if !sqlState.isEmpty, sqlState != "00000", sqlState != "HY000" { text += ", SQLSTATE \(sqlState)" }
@@ -65,6 +90,15 @@ enum MySQLErrorMapping {
             return .busy(text + "; another transaction holds the rows: retry", .lockWaitTimeout)
         case Code.deadlock:
             return .busy(text + "; the transaction was rolled back: retry", .deadlock)
+        case Code.queryInterrupted, Code.savepointMissing:
+            return .busy(
+                text + "; the server ended the transaction (a cluster abort or KILL QUERY): it was rolled back whole: retry",
+                .transactionLost)
+        case Code.errorDuringCommit, Code.nodeNotReady:
+            return .busy(
+                text + "; the database node cannot take writes now (a cluster node outside the primary component "
+                    + "or not yet synced): the transaction was rolled back: retry, or use another node",
+                .clusterUnavailable(retryForSeconds: clusterRetrySeconds))
         case Code.tooManyConnections:
             return .busy(text + "; retry later", .tooManyConnections)
         case Code.accessDenied, Code.databaseAccessDenied, Code.tableAccessDenied, Code.columnAccessDenied,

@@ -7,7 +7,9 @@ extension SQLDialect {
         beginRead: [
             "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
         ],
-        beginWrite: ["START TRANSACTION READ WRITE"],
+        // The marker savepoint is released before COMMIT (``SQLDialect/beforeCommit``): if the
+        // server ended the transaction under the unit, it is missing (1305) and nothing commits.
+        beginWrite: ["START TRANSACTION READ WRITE", "SAVEPOINT \(unitMarker)"],
         // Locking reads in write transactions: a concurrent writer of the same row waits for our
         // commit and then reads the committed row (no lost updates).
         forUpdate: " FOR UPDATE", locksRows: true,
@@ -23,7 +25,11 @@ extension SQLDialect {
         typeNames: [
             .id: "BIGINT NOT NULL AUTO_INCREMENT", .string: "VARCHAR({size})", .text: "TEXT", .longText: "MEDIUMTEXT",
             .integer: "BIGINT", .smallInteger: "TINYINT", .bytes: "VARBINARY({size})", .longBytes: "MEDIUMBLOB",
-        ])
+        ],
+        beforeCommit: ["RELEASE SAVEPOINT \(unitMarker)"])
+
+    /// The savepoint that marks a write unit's own transaction.
+    static let unitMarker = "iapctl_unit"
 }
 
 /// MySQL/MariaDB's own statements beyond the shared ones (session settings, the migration lock).

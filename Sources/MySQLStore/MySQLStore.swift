@@ -50,7 +50,10 @@ public final class MySQLStore: SQLStoreBackend {
     ) throws {
         self.url = url
         let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
-        connection = try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        // A cluster node not ready yet, or a server out of connections, is tried again (RetryPolicy).
+        connection = try RetryPolicy.run(retryingConflicts: false) {
+            try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        }
         transactions = SQLTransactions(
             connection: connection, dialect: .mysql, supported: Schema.supported, label: url.description,
             dbArgument: ShellWord.word(url.description))
@@ -101,23 +104,39 @@ public final class MySQLStore: SQLStoreBackend {
                 "the existing tables have columns iapctl cannot use; nothing was changed: "
                     + incompatible.joined(separator: "; "))
         }
-        return try withMigrationLock {
-            try connection.execute(Schema.migrationsTableDDL)
-            let current = try transactions.currentVersion()
-            try transactions.refuseNewer(current)
-            var applied: [String] = []
-            for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
-                let snapshot = try SchemaSnapshot.read(connection)
-                for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
-                    try connection.execute(step.statement)
-                }
-                for statement in migration.statements { try connection.execute(statement) }
-                try transactions.record(shared)
-                applied.append(migration.name)
+        // GET_LOCK holds per node on a Galera cluster: a `db init` on another node at the same time
+        // may make a change first. Its step then fails (table, column or key exists, the version is
+        // recorded, a certification conflict): plan again from the schema as it is now.
+        var attempt = 1
+        while true {
+            connection.errors.lastCode = 0
+            do {
+                return try withMigrationLock { try migrateLocked() }
+            } catch is StoreError where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
+                try? connection.execute("ROLLBACK")
+                RetryPolicy.pause(beforeAttempt: attempt)
+                attempt += 1
             }
-            transactions.schemaIsCurrent()
-            return applied
         }
+    }
+
+    private func migrateLocked() throws -> [String] {
+        try connection.execute(Schema.migrationsTableDDL)
+        let current = try transactions.currentVersion()
+        try transactions.refuseNewer(current)
+        var applied: [String] = []
+        for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
+            let snapshot = try SchemaSnapshot.read(connection)
+            for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
+                try connection.execute(step.statement)
+            }
+            for statement in migration.statements { try connection.execute(statement) }
+            try transactions.record(shared)
+            try connection.execute("COMMIT")  // autocommit is off (see Connection)
+            applied.append(migration.name)
+        }
+        transactions.schemaIsCurrent()
+        return applied
     }
 
     /// The DDL ``migrate()`` would run now, in order (for `db init --dry-run`). Runs nothing.
@@ -182,7 +201,19 @@ public final class MySQLStore: SQLStoreBackend {
     @_spi(Testing)
     public func executeForTesting(_ sql: String) throws {
         try connection.execute(sql)
+        if !transactions.isActive { try connection.execute("COMMIT") }
     }
+
+    /// Runs `sql` on this store's connection as if the server had done it, unseen by the unit's
+    /// checks (tests of a server that ends the transaction under a unit). iapctl never calls it.
+    @_spi(Testing)
+    public func executeBehindTheStoreForTesting(_ sql: String) throws {
+        try connection.executeUnchecked(sql)
+    }
+
+    /// The server's id of this store's connection (for `KILL` in tests).
+    @_spi(Testing)
+    public var connectionIdForTesting: UInt { connection.threadId }
 
     // MARK: schema
 

@@ -163,6 +163,7 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func hostAndPort(_ text: Substring) throws -> (String, Int?) {
+        try refuseSeveralHosts(String(text))
         var host: Substring
         var portText: Substring?
         if text.hasPrefix("[") {
@@ -181,11 +182,22 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
         }
         let decodedHost = try percentDecoded(host, what: "host")
         guard !decodedHost.isEmpty else { throw error("the MySQL URL names no host (use localhost for a socket)") }
+        try refuseSeveralHosts(decodedHost)
         guard let portText else { return (decodedHost, nil) }
         guard let port = Int(portText), (1...65535).contains(port) else {
             throw error("invalid port '\(portText)' in the MySQL URL (expected 1-65535)")
         }
         return (decodedHost, port)
+    }
+
+    /// The client library would take a bracketed list and try each host itself, with no way to tell
+    /// which one a unit's transaction ran on: several hosts are refused, not half supported.
+    private static func refuseSeveralHosts(_ host: String) throws {
+        guard host.contains(",") else { return }
+        throw error(
+            "the MySQL URL names several hosts (\(host)): iapctl connects to one server; for a cluster "
+                + "name one node, or a proxy or virtual address in front of the nodes (MaxScale, HAProxy, "
+                + "keepalived). A lost node stops the run with exit 69; running it again on another node is safe")
     }
 
     private static func validateDatabaseName(_ name: String) throws {

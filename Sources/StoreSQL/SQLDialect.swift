@@ -31,13 +31,17 @@ public struct SQLDialect: Sendable {
     public var commitOutcomeCanBeUnknown: Bool
     /// Type names for ``SQLType``; `{size}` is replaced with the type's size.
     public var typeNames: [SQLType.Kind: String]
+    /// Statements run before a write transaction's COMMIT: they fail when the transaction open now
+    /// is not the one the unit began (a server that ended it silently), so nothing commits.
+    public var beforeCommit: [String]
 
     public init(
         beginRead: [String], beginWrite: [String], forUpdate: String, locksRows: Bool, noLimit: Int64,
         savepoint: String, releaseSavepoint: String, rollbackToSavepoint: String, releaseAfterRollbackTo: Bool,
         insertIgnore: String, onDuplicateDoNothing: String, schemaProbeBegin: String?, tableExists: String,
-        commitOutcomeCanBeUnknown: Bool, typeNames: [SQLType.Kind: String]
+        commitOutcomeCanBeUnknown: Bool, typeNames: [SQLType.Kind: String], beforeCommit: [String] = []
     ) {
+        self.beforeCommit = beforeCommit
         self.beginRead = beginRead
         self.beginWrite = beginWrite
         self.forUpdate = forUpdate

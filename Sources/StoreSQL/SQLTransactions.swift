@@ -76,6 +76,7 @@ public final class SQLTransactions {
             return result
         }
         do {
+            if mode == .write { for statement in dialect.beforeCommit { try connection.execute(statement) } }
             try connection.execute("COMMIT")
         } catch {
             rollbackQuietly()

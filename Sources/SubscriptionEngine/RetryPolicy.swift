@@ -19,6 +19,10 @@
 ///   rows and are making progress; each new attempt queues again at the back, so a count alone can
 ///   starve a process behind many writers: lock waits are run again for at least
 ///   ``lockWaitBudgetSeconds`` in all (``shouldRetryBusy(_:attempt:elapsedSeconds:)``).
+/// - A transaction the server ended under the unit (``BusyReason/transactionLost``: a cluster's
+///   abort) was rolled back whole by the store: run again like a deadlock. A cluster node that cannot
+///   take writes (``BusyReason/clusterUnavailable(retryForSeconds:)``) is tried again until its
+///   budget (the database I/O timeout) is spent; then the busy error stands (exit 75).
 public enum RetryPolicy {
     /// How many times a unique-key conflict is run again.
     public static let conflictRetries = 3
@@ -28,8 +32,8 @@ public enum RetryPolicy {
     /// locked in a fixed order, and short, so up to about 4 s of pauses are worth it.
     public static func busyAttempts(_ reason: BusyReason) -> Int {
         switch reason {
-        case .deadlock, .lockWaitTimeout: 8
-        case .lockedPastTimeout, .tooManyConnections, .migrationInProgress: 3
+        case .deadlock, .lockWaitTimeout, .transactionLost: 8
+        case .lockedPastTimeout, .tooManyConnections, .migrationInProgress, .clusterUnavailable: 3
         }
     }
 
@@ -41,7 +45,11 @@ public enum RetryPolicy {
     /// first), `elapsedSeconds` after the first began, is run again.
     public static func shouldRetryBusy(_ reason: BusyReason, attempt: Int, elapsedSeconds: Double) -> Bool {
         if attempt < busyAttempts(reason) { return true }
-        return reason == .lockWaitTimeout && elapsedSeconds < lockWaitBudgetSeconds
+        switch reason {
+        case .lockWaitTimeout: return elapsedSeconds < lockWaitBudgetSeconds
+        case .clusterUnavailable(let budget): return elapsedSeconds < budget
+        default: return false
+        }
     }
 
     /// Seconds on the monotonic clock (not moved by changes of the wall clock).

@@ -234,4 +234,12 @@ public enum BusyReason: Equatable, Sendable {
     case tooManyConnections
     /// Another iapctl is migrating the schema.
     case migrationInProgress
+    /// The server ended the transaction under the unit without a deadlock error: a cluster's
+    /// brute-force abort (MariaDB Galera, seen only as warning 1317), an interrupted statement
+    /// (1317), a savepoint gone with its transaction (1305). The store rolled back the rest.
+    case transactionLost
+    /// The server cannot take writes now: a cluster node outside the primary component or not yet
+    /// synced (MySQL/MariaDB errors 1047, 1180). Retried for `retryForSeconds` in all (the
+    /// store's I/O timeout, `IAPCTL_DB_TIMEOUT`).
+    case clusterUnavailable(retryForSeconds: Double)
 }
