@@ -59,7 +59,8 @@ enum RefundsCommands {
                 r.append("environment", w.environment)
                 r.append("app_transaction_id", w.appTransactionId)
                 r.append("user_id", w.userIds.isEmpty ? nil : w.userIds.joined(separator: " "))
-                r.append("original_transaction_ids", w.originalTransactionIds.isEmpty ? nil : w.originalTransactionIds.joined(separator: " "))
+                r.append(
+                    "original_transaction_ids", w.originalTransactionIds.isEmpty ? nil : w.originalTransactionIds.joined(separator: " "))
                 r.append("original_purchase_date", w.originalPurchaseDate)
                 r.append("notification_uuid", w.entry.notificationUUID)
                 r.append("ledger_id", w.entry.id)
