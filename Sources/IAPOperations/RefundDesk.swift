@@ -19,6 +19,25 @@ public enum RefundDesk {
         /// The AppTransaction's `appTransactionId` (the app's download, per Apple account).
         public var appTransactionId: String?
         public var originalPurchaseDate: Int64?
+        /// The purchases whose signed transactions carry that appTransactionId, and their users: who
+        /// withdrew consent, where the ids allow (none when no kept transaction carries it).
+        public var originalTransactionIds: [String] = []
+        public var userIds: [String] = []
+    }
+
+    /// The kept RESCIND_CONSENTs (``RefundRequests/consentWithdrawals(_:)``), each mapped to the users
+    /// whose purchases' signed transactions carry its appTransactionId.
+    public static func consentWithdrawals(_ session: any StoreSession) throws -> [ConsentWithdrawal] {
+        try RefundRequests.consentWithdrawals(session).map { entry in
+            var withdrawal = consentWithdrawal(entry)
+            guard let app = withdrawal.appTransactionId else { return withdrawal }
+            for original in try session.originalTransactionIds(appTransactionId: app) {
+                withdrawal.originalTransactionIds.append(original)
+                let owner = try session.contract(contractId: original)?.userId ?? session.orders(originNo: original).first?.userId
+                if let owner, !withdrawal.userIds.contains(owner) { withdrawal.userIds.append(owner) }
+            }
+            return withdrawal
+        }
     }
 
     /// What a kept RESCIND_CONSENT says.

@@ -172,9 +172,19 @@ struct RefundDeskTests {
         #expect(listed.count == 1)
         #expect(listed.first?["app_transaction_id"] as? String == "704289572311")
         #expect(listed.first?["environment"] as? String == "Sandbox")
+        #expect(listed.first?["user_id"] is NSNull, "no kept transaction carries that appTransactionId: \(listed)")
         // A re-delivery is listed once.
         _ = try notify(cli, world, jws)
         #expect(try cli.ok(["refunds", "consents", "-o", "json"]).jsonArray().count == 1)
+        // Once a purchase whose signed transaction carries the appTransactionId is known, the
+        // withdrawal names its user (the ids allow it).
+        try cli.ok(["orders", "create", "--user", "alice", "--product", AppleWorld.product, "--no", token])
+        var bought = world.transaction("5000", original: "5000", token: token)
+        bought.appTransactionId = "704289572311"
+        _ = try notify(cli, world, try world.notification("SUBSCRIBED", "INITIAL_BUY", signed: AppleWorld.t0, tx: bought))
+        let mapped = try cli.ok(["refunds", "consents", "-o", "json"]).jsonArray()
+        #expect(mapped.first?["user_id"] as? String == "alice", "\(mapped)")
+        #expect(mapped.first?["original_transaction_ids"] as? String == "5000", "\(mapped)")
     }
 
     func iso(_ ms: Int64) -> String {

@@ -51,14 +51,16 @@ enum RefundsCommands {
     }
 
     static func consents(_ invocation: Invocation) throws -> ExitCode {
-        let withdrawals = try DbOpen.read(invocation) { session in try RefundRequests.consentWithdrawals(session) }
-            .map(RefundDesk.consentWithdrawal)
+        let withdrawals = try DbOpen.read(invocation) { session in try RefundDesk.consentWithdrawals(session) }
         invocation.emit(
             withdrawals.map { w in
                 var r = Record()
                 r.append("signed_at", w.entry.signedDate)
                 r.append("environment", w.environment)
                 r.append("app_transaction_id", w.appTransactionId)
+                r.append("user_id", w.userIds.isEmpty ? nil : w.userIds.joined(separator: " "))
+                r.append(
+                    "original_transaction_ids", w.originalTransactionIds.isEmpty ? nil : w.originalTransactionIds.joined(separator: " "))
                 r.append("original_purchase_date", w.originalPurchaseDate)
                 r.append("notification_uuid", w.entry.notificationUUID)
                 r.append("ledger_id", w.entry.id)
@@ -66,7 +68,8 @@ enum RefundsCommands {
             },
             columns: [
                 Column("signed_at", title: "SIGNED"), Column("environment", title: "ENVIRONMENT"),
-                Column("app_transaction_id", title: "APP TRANSACTION"), Column("ledger_id", title: "LEDGER"),
+                Column("app_transaction_id", title: "APP TRANSACTION"), Column("user_id", title: "USER"),
+                Column("ledger_id", title: "LEDGER"),
             ])
         invocation.note(
             "\(withdrawals.count) consent withdrawal\(withdrawals.count == 1 ? "" : "s") (RESCIND_CONSENT)"
