@@ -36,8 +36,11 @@ public enum StoreSQL {
     public static let ledgerChainByDigest = "SELECT chain FROM iap_ledger_chains WHERE digest = ?"
     public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ? WHERE id = ?"
     public static let ledgerById = ledger.select("WHERE id = ?")
+    /// The row that processed a notification: the newest that is not itself a `duplicate` (so a
+    /// third delivery points at the item applied, not at the second delivery), else the newest.
     public static let processedLedger = ledger.select(
-        "WHERE notification_uuid = ? AND verdict NOT IN ('rejected', 'unmatched') ORDER BY id DESC LIMIT 1")
+        "WHERE notification_uuid = ? AND verdict NOT IN ('rejected', 'unmatched') "
+            + "ORDER BY CASE WHEN verdict = 'duplicate' THEN 1 ELSE 0 END, id DESC LIMIT 1")
     /// Exactly-once: one row per notification UUID that was processed (any verdict but
     /// `rejected`/`unmatched`), inserted before the work in the same transaction.
     public static let deleteClaim = "DELETE FROM iap_notification_claims WHERE notification_uuid = ?"

@@ -130,7 +130,7 @@ public protocol StoreSession: AnyObject {
     /// later delivery or a replay processes it again).
     func releaseNotificationClaim(_ uuid: String) throws
     /// The row that *applied* (or ignored) a notification with this UUID: any verdict but
-    /// `rejected`/`unmatched`. Used for exactly-once.
+    /// `rejected`/`unmatched`, a `duplicate` only when no other row is left. Used for exactly-once.
     func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry?
     /// Ledger rows that mention any of these transaction ids, original transaction ids or
     /// app account tokens, in `signedDate` order (then id).

@@ -51,11 +51,14 @@ struct LedgerAndAuditTests {
                     try s.appendLedger(Sample.ledger(uuid: "n-1", verdict: .duplicate)),
                     try s.appendLedger(Sample.ledger(uuid: "n-1", verdict: .rejected)),
                     try s.appendLedger(Sample.ledger(uuid: "n-3", verdict: .ignored)),
+                    try s.appendLedger(Sample.ledger(uuid: "n-4", verdict: .duplicate)),
                 ]
             }
             try store.read { s throws in
-                // The newest row that processed it, skipping the later rejected one.
-                #expect(try s.processedLedgerEntry(notificationUUID: "n-1")?.id == ids[4])
+                // The newest row that processed it, skipping the later rejected one and the later
+                // duplicate (a duplicate points at the item applied); a duplicate only when alone.
+                #expect(try s.processedLedgerEntry(notificationUUID: "n-1")?.id == ids[3])
+                #expect(try s.processedLedgerEntry(notificationUUID: "n-4")?.id == ids[7])
                 #expect(try s.processedLedgerEntry(notificationUUID: "n-2") == nil)
                 #expect(try s.processedLedgerEntry(notificationUUID: "n-3")?.verdict == .ignored)
                 #expect(try s.processedLedgerEntry(notificationUUID: "n-9") == nil)

@@ -77,6 +77,11 @@ struct PurchaseTests {
         let again = try h.apply(event)
         #expect(again.verdict == .duplicate)
         #expect(again.detail.contains("n-1"))
+        // Every later delivery points at the item that was applied, not at the previous duplicate.
+        let applied = try #require(try h.ledger().first { $0.verdict == .applied })
+        let third = try h.apply(event)
+        #expect(third.verdict == .duplicate)
+        #expect(third.detail.contains("(ledger #\(applied.id): applied)"), "\(third.detail)")
     }
 
     @Test func dryRunWritesNothingButReportsTheChanges() throws {
