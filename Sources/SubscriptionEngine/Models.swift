@@ -13,6 +13,15 @@ public enum ContractStatus: String, Sendable, Codable, CaseIterable {
     case gracePeriod = "grace_period"
     case billingRetry = "billing_retry"
     case expired, revoked
+
+    /// Whether the status gives access while its paid period runs: active, canceled (auto-renew off)
+    /// and the billing grace period; billing retry, expired and revoked do not.
+    public var givesAccess: Bool {
+        switch self {
+        case .active, .canceled, .gracePeriod: return true
+        case .billingRetry, .expired, .revoked: return false
+        }
+    }
 }
 
 /// One row of `orders`: one payment.

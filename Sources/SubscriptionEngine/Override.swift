@@ -156,10 +156,9 @@ enum HandEntitlement {
             let value = o.value.flatMap(Int64.init).map(Timestamp.iso8601) ?? o.value ?? "∅"
             return "\(o.field) \(value) by hand (\(o.label))"
         }.joined(separator: ", ")
-        let entitling: Set<ContractStatus> = [.active, .canceled, .gracePeriod]
         let effective = status ?? (answer.entitled || answer.status == "expired" ? result.contract.status : nil)
         guard let effective else { return result }
-        if !entitling.contains(effective) {
+        if !effective.givesAccess {
             result.entitled = false
             result.status = effective.rawValue
             result.covering = nil

@@ -231,11 +231,8 @@ extension Contract {
     /// (auto-renew off) contract, or in the billing grace period. Billing retry, expired and revoked
     /// do not.
     public func entitles(at time: Int64) -> Bool {
-        switch status {
-        case .active, .canceled: return expiresDate.map { time < $0 } ?? true
-        case .gracePeriod: return true
-        case .billingRetry, .expired, .revoked: return false
-        }
+        guard status.givesAccess else { return false }
+        return status == .gracePeriod || (expiresDate.map { time < $0 } ?? true)
     }
 }
 

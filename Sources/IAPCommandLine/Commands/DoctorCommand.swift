@@ -200,7 +200,7 @@ enum DoctorCommand {
     /// says who and why (`iapctl audit show 17`); no person's name or free text in doctor's report.
     static func heldBy(_ held: Override?) -> String {
         guard let held else { return "" }
-        return " held by hand (override #\(held.auditId)\(held.ticket.map { ", " + $0 } ?? ""); iapctl audit show \(held.auditId))"
+        return " held by hand (override \(held.label); iapctl audit show \(held.auditId))"
     }
 
     /// The options a fix command needs to act on what doctor examined: `--db` always, and
