@@ -65,7 +65,8 @@ let package = Package(
         // compression by its own LZ codec).
         .target(
             name: "StoreSQL",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "COpenSSL"]
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "COpenSSL"],
+            exclude: ["README.md"]
         ),
         .target(
             name: "SQLiteStore",
@@ -75,11 +76,40 @@ let package = Package(
             name: "MySQLStore",
             dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
-        // The only module that knows both verifiers and the engine: event mapping, the verified-batch
-        // pipeline, ingest (atomic, group commit, replay) with the engine's retry policy.
+        // Verified payloads into the store: event mapping, stored-field limits, refused items, the
+        // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
         .target(
             name: "IAPOperations",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "COpenSSL"]
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "COpenSSL"],
+            exclude: ["README.md"]
+        ),
+        // What comes from outside as items and rows: command input framing (JWS lines, webhook bodies,
+        // API answers, receipts) and `--from` batch and correction rows.
+        .target(
+            name: "ItemInput",
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine"],
+            exclude: ["README.md"]
+        ),
+        // What an app's client sends: verification (trust settings, verifiers per kind), submissions,
+        // restores, receipts, and the per-item report.
+        .target(
+            name: "ClientSubmissions",
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "IAPOperations"],
+            exclude: ["README.md"]
+        ),
+        // What iapctl does with Apple's API: reconcile, notification history and sync, writes
+        // (extend, consumption), the refund desk.
+        .target(
+            name: "AppleFlows",
+            dependencies: [
+                "IAPFoundation", "AppStoreJWS", "AppStoreAPI", "SubscriptionEngine", "IAPOperations", "ClientSubmissions",
+            ],
+            exclude: ["README.md"]
+        ),
+        // Masks personal data (ids, emails, free text) in what iapctl prints for support.
+        .target(
+            name: "PersonalData",
+            dependencies: ["IAPFoundation", "SubscriptionEngine"]
         ),
         // Where the database is and how it is opened: the `--db` location, opening an existing, new or
         // read-only store, and `db init`'s plan and run (migrations, the facts rebuild) as typed results.
@@ -97,7 +127,7 @@ let package = Package(
             name: "IAPCommandLine",
             dependencies: [
                 "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
-                "IAPOperations", "StoreAccess",
+                "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "StoreAccess",
             ]
         ),
         // Test support: fresh stores of each backend and scratch folders (not linked into iapctl).
@@ -108,6 +138,17 @@ let package = Package(
         .executableTarget(
             name: "iapctl",
             dependencies: ["IAPCommandLine"]
+        ),
+        // The fuzz harness over every decoder of outside input (Fuzz/FuzzTarget.swift). `scripts/fuzz`
+        // builds it with libFuzzer and AddressSanitizer; a plain build is a replay driver, so it always compiles.
+        .executableTarget(
+            name: "IAPFuzz",
+            dependencies: [
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "StoreSQL", "ItemInput",
+                "CommandLineKit", "IAPCommandLine", "COpenSSL",
+            ],
+            path: "Fuzz",
+            exclude: ["corpus", "jws.dict", "make-seeds.py"]
         ),
         .testTarget(
             name: "IAPFoundationTests",
@@ -155,11 +196,11 @@ let package = Package(
             dependencies: ["MySQLStore", "SubscriptionEngine", "StoreSQL"],
             resources: [.copy("Fixtures")]
         ),
-        // IAPOperations in-process on every Store backend.
+        // IAPOperations, ItemInput, ClientSubmissions, AppleFlows and PersonalData in-process on every Store backend.
         .testTarget(
             name: "IAPOperationsTests",
             dependencies: [
-                "IAPOperations", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
+                "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
                 "StoreTestSupport",
             ]
         ),
@@ -176,11 +217,11 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "IAPOperations", "CommandLineKit", "JWSForge", "AppStoreReceipt", "AppStoreAPI"]
+            dependencies: ["IAPCommandLine", "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "CommandLineKit", "JWSForge", "AppStoreReceipt", "AppStoreAPI"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["JWSForge", "AppStoreAPI"],
+            dependencies: ["JWSForge", "AppStoreAPI", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -1,13 +1,30 @@
-// libFuzzer entry point over everything iapctl reads from the internet before it touches the
-// database: input framing (`WebhookBody`), the strict JSON parser, base64, JWS parsing, the
-// X.509/ES256 chain checks and payload decoding, and StoreKit 1 receipts (PKCS#7 container and
-// the strict DER payload decoder), and the ledger's LZ decoder. Built by `scripts/fuzz` together with the
-// sources of Sources/AppStoreJWS, Sources/AppStoreReceipt and Sources/StoreSQL/LZCompression.swift into one module (so internal API is visible),
-// with `swiftc -sanitize=fuzzer,address`. Not part of the package.
+// libFuzzer entry point over every decoder of input from outside iapctl: the command input's item
+// framing (`ItemReader` over `InputReader`, as `iapctl` reads stdin and files), the strict JSON
+// parser, base64, time words and ISO-8601 times, JWS parsing with the X.509/ES256 chain checks and
+// payload decoding, X.509 certificates, StoreKit 1 receipts (PKCS#7 container and the strict DER
+// payload decoder), the ledger's packed raw form, `--from` correction rows, and the App Store
+// Server API's answers.
 //
-// The first input byte picks what the rest of the input is (see `Mode`); seeds in
+// The package's executable target `IAPFuzz` (this folder) links the package's own modules.
+// `scripts/fuzz` builds it with `swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
+// -Xswiftc -DIAPCTL_LIBFUZZER` (libFuzzer's `main` drives `LLVMFuzzerTestOneInput`); a plain
+// `swift build` makes a replay driver (`IAPFuzz FILE…` runs each input once), so every build
+// compiles this file and it cannot fall behind the modules' API.
+//
+// The first input byte picks what the rest of the input is (see `FuzzMode`); seeds in
 // Fuzz/corpus carry that byte. Besides "no crash, no hang, no sanitizer report", every input
 // is checked against invariants that would mean a wrong verdict (see `check`).
+
+import AppStoreAPI
+import AppStoreJWS
+import AppStoreReceipt
+import COpenSSL
+import CommandLineKit
+import IAPCommandLine
+import IAPFoundation
+import ItemInput
+import StoreSQL
+import SubscriptionEngine
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -33,9 +50,15 @@ enum FuzzMode: UInt8, CaseIterable {
     case encodings = 4
     /// A StoreKit 1 receipt: DER given both to the payload decoder and to the receipt verifier.
     case receipt = 5
-    /// The ledger's LZ codec (Sources/StoreSQL/LZCompression.swift): two bytes of output length,
-    /// then a compressed stream, decoded against a fixed preset dictionary.
-    case lz = 6
+    /// The ledger's packed raw form (`LedgerPacking`): the bytes unpacked as a stored raw, and
+    /// packed as a raw text then unpacked again.
+    case ledger = 6
+    /// One DER X.509 certificate.
+    case certificate = 7
+    /// `--from` rows (NDJSON or CSV) as hand corrections of orders and contracts.
+    case corrections = 8
+    /// An answer of the App Store Server API: one byte picks the HTTP status, the rest is the body.
+    case apiAnswer = 9
 }
 
 /// Shared, built once: verifiers with a fixed clock.
@@ -84,10 +107,16 @@ struct FuzzWorld: Sendable {
     }
 }
 
+/// Writes a line to stderr.
+func printError(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
 /// Stops the run: libFuzzer records the input as a crash.
 func invariant(_ condition: @autoclosure () -> Bool, _ what: @autoclosure () -> String) {
     if !condition() {
-        fputs("INVARIANT VIOLATED: \(what())\n", stderr)
+        printError("INVARIANT VIOLATED: \(what())")
         abort()
     }
 }
@@ -127,12 +156,20 @@ func check(_ token: String, _ verifier: AppStoreVerifier) {
 }
 
 func fuzzFraming(_ bytes: [UInt8]) {
-    let text = String(decoding: bytes, as: UTF8.self)
     let world = FuzzWorld.shared
-    for item in WebhookBody.items(in: text).prefix(8) {
-        guard case .success(let token) = item.result else { continue }
-        check(token, world.strict)
-        check(token, world.xcode)
+    // As `iapctl verify`/`notify` read stdin: lines, pasted JWS, webhook bodies, API answers, and
+    // (with receipts accepted) a binary receipt.
+    for acceptsReceipts in [false, true] {
+        var reader = ItemReader(InputReader(bytes: bytes), acceptsReceipts: acceptsReceipts)
+        var verified = 0
+        var items = 0
+        while let item = try? reader.next(), items < 64 {
+            items += 1
+            guard case .success(let token) = item.result, verified < 8 else { continue }
+            verified += 1
+            check(token, world.strict)
+            check(token, world.xcode)
+        }
     }
 }
 
@@ -177,8 +214,14 @@ func fuzzEncodings(_ bytes: [UInt8]) {
         invariant(Array(Base64.encodeStandard(decoded).utf8) == bytes, "base64 is not canonical")
     }
     let text = String(decoding: bytes, as: UTF8.self)
-    if let ms = ISO8601Millis.parse(text) {
-        invariant(ISO8601Millis.parse(ISO8601Millis.format(ms)) == ms, "ISO-8601 round trip of \(ms)")
+    if let ms = Timestamp.parseISO8601(text) {
+        invariant(Timestamp.parseISO8601(Timestamp.iso8601Millis(ms)) == ms, "ISO-8601 round trip of \(ms)")
+    }
+    // Time words (`--since 3d`, `now`, milliseconds, an ISO-8601 time): an accepted word from 1970
+    // to year 9999 is a time that formats and parses back. (Milliseconds beyond year 9999 are
+    // accepted too and do not round-trip: a known limit, RELIABILITY.md.)
+    if let ms = Timestamp.parse(text, now: FuzzWorld.clock), (0...253_402_300_799_999).contains(ms) {
+        invariant(Timestamp.parse(Timestamp.iso8601Millis(ms), now: FuzzWorld.clock) == ms, "time word round trip of \(ms)")
     }
     _ = try? TrustConfiguration.roots(fromDERorPEM: bytes)
 }
@@ -211,39 +254,134 @@ func fuzzReceipt(_ bytes: [UInt8]) {
     }
 }
 
-/// A preset dictionary in the spirit of the ledger's (App Store keys).
-let fuzzLZDictionary = Array(
-    #"{"notificationType":"DID_RENEW","subtype":"","data":{"signedTransactionInfo":"{"transactionId":"","price":"#.utf8)
+func fuzzLedger(_ bytes: [UInt8]) {
+    // A stored raw that is not what iapctl wrote: refused, or some text (never a crash).
+    _ = try? LedgerPacking.unpack(bytes) { _ in nil }
+    _ = try? LedgerPacking.unpack(bytes) { $0 }
+    // Any raw text packs (or is stored as it is) and unpacks to itself.
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let packed = LedgerPacking.pack(text) else { return }
+    let chains = Dictionary(packed.chains.map { ($0.digest, $0.text) }, uniquingKeysWith: { first, _ in first })
+    invariant((try? LedgerPacking.unpack(packed.bytes) { chains[$0] }) == text, "a packed raw does not unpack to its text")
+}
 
-func fuzzLZ(_ bytes: [UInt8]) {
-    guard bytes.count >= 2 else { return }
-    // Hostile streams: refused, or exactly `count` bytes (the ledger's CRC catches a wrong result).
-    let count = Int(bytes[0]) | Int(bytes[1]) << 8
-    let stream = Array(bytes[2...])
-    if let out = LZCompression.decompress(stream, dictionary: fuzzLZDictionary, count: count) {
-        invariant(out.count == count, "LZ output of the wrong length")
-        let again = LZCompression.compress(out, dictionary: fuzzLZDictionary)
-        invariant(LZCompression.decompress(again, dictionary: fuzzLZDictionary, count: count) == out, "LZ round trip of a decoded stream")
-    }
-    // The same bytes as input: they round trip, with and without the dictionary.
-    for dictionary in [fuzzLZDictionary, []] {
-        let packed = LZCompression.compress(bytes, dictionary: dictionary)
-        invariant(LZCompression.decompress(packed, dictionary: dictionary, count: bytes.count) == bytes, "LZ round trip")
+func fuzzCertificate(_ bytes: [UInt8]) {
+    guard let certificate = X509Certificate.parse(der: bytes) else { return }
+    // What the chain checks and error messages read of it.
+    _ = (certificate.subjectName, certificate.issuerName, certificate.notBefore, certificate.notAfter)
+    _ = certificate.sha256Fingerprint
+    invariant(X509Certificate.parse(der: certificate.der) != nil, "a parsed certificate's DER does not parse again")
+    _ = try? TrustConfiguration.roots(fromDERorPEM: bytes)
+}
+
+func fuzzCorrections(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    for path in ["rows.csv", "rows.ndjson", "rows"] {
+        guard let rows = try? BatchRows.parse(text, path: path) else { continue }
+        // Each row's key, per-row reason and ticket, and every value typed for its field.
+        _ = try? CorrectionRows.requests(rows, for: Order.self, reason: "fuzz", ticket: nil)
+        _ = try? CorrectionRows.requests(rows, for: Contract.self, reason: "fuzz", ticket: nil)
     }
 }
+
+/// Answers every request with the fuzzed answer, then with an empty page (so pagination ends).
+final class FuzzTransport: HTTPTransport {
+    let first: HTTPResponse
+    var sent = 0
+
+    init(_ first: HTTPResponse) { self.first = first }
+
+    func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
+        sent += 1
+        return sent <= 2 ? first : HTTPResponse(status: 200, body: Array(#"{"signedTransactions":[],"notificationHistory":[]}"#.utf8))
+    }
+}
+
+/// A P-256 key made once (the API client signs each request's token; Apple never sees it here).
+let fuzzAPIKey: APIKey = {
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { fatalError("EVP_PKEY_CTX_new_from_name") }
+    defer { EVP_PKEY_CTX_free(context) }
+    var key: OpaquePointer?
+    guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+        EVP_PKEY_generate(context, &key) == 1, let key, let bio = BIO_new(BIO_s_mem())
+    else { fatalError("P-256 key generation") }
+    defer { BIO_free(bio); EVP_PKEY_free(key) }
+    guard PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 else { fatalError("PEM_write_bio_PrivateKey") }
+    var pointer: UnsafeMutablePointer<CChar>?
+    let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &pointer)
+    let pem = UnsafeRawBufferPointer(start: pointer, count: length).map { $0 }
+    return try! APIKey(pem: pem, keyId: "FUZZ")
+}()
+
+func fuzzAPIAnswer(_ bytes: [UInt8]) {
+    guard let selector = bytes.first else { return }
+    let statuses = [200, 200, 200, 202, 400, 401, 404, 429, 500, 503]
+    let response = HTTPResponse(
+        status: statuses[Int(selector) % statuses.count], headers: ["retry-after": "1"], body: Array(bytes.dropFirst()))
+    let api = AppStoreServerAPI(
+        tokens: TokenIssuer(key: fuzzAPIKey, issuerId: "fuzz", bundleId: "com.example") { FuzzWorld.clock / 1000 },
+        transport: FuzzTransport(response), nowMs: { FuzzWorld.clock }, sleepMs: { _ in })
+    let call = Endpoint.transactionHistory("1", query: [])
+    switch selector / 16 % 4 {
+    case 0:
+        if let answer = try? api.send(Endpoint.lookup(orderId: "A1"), .auto) {
+            _ = try? OrderLookup(answer, call: call)
+        }
+    case 1:
+        if let answer = try? api.send(Endpoint.subscriptionStatuses("1", statuses: []), .production) {
+            _ = try? SubscriptionStatusItem.items(answer, call: call)
+        }
+    case 2:
+        if let (_, pages) = try? api.walkRevisions(call, .production, maxPages: 3) {
+            for page in pages { _ = try? SignedTransactions.list(page["signedTransactions"], call: call, optional: false) }
+        }
+    default:
+        _ = try? api.walkNotificationHistory(body: .object([]), .sandbox, maxPages: 3)
+        if let answer = try? api.send(Endpoint.transaction("1"), .sandbox) {
+            _ = try? AppStoreServerAPI.requiredString(answer, "signedTransactionInfo", call: call)
+        }
+    }
+}
+
+/// `IAPCTL_FUZZ_MODE=N`: only inputs of mode N are run (the others return at once), for
+/// `scripts/fuzz --smoke`.
+let onlyMode: UInt8? = getenv("IAPCTL_FUZZ_MODE").flatMap { UInt8(String(cString: $0)) }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
+    let mode = FuzzMode(rawValue: data[0] % UInt8(FuzzMode.allCases.count))!
+    if let onlyMode, mode.rawValue != onlyMode { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    switch FuzzMode(rawValue: data[0] % 7)! {
+    switch mode {
     case .framing: fuzzFraming(bytes)
     case .json: fuzzJSON(bytes)
     case .payload: fuzzPayload(bytes)
     case .header: fuzzHeader(bytes)
     case .encodings: fuzzEncodings(bytes)
     case .receipt: fuzzReceipt(bytes)
-    case .lz: fuzzLZ(bytes)
+    case .ledger: fuzzLedger(bytes)
+    case .certificate: fuzzCertificate(bytes)
+    case .corrections: fuzzCorrections(bytes)
+    case .apiAnswer: fuzzAPIAnswer(bytes)
     }
     return 0
 }
+
+#if !IAPCTL_LIBFUZZER
+    /// Without libFuzzer: runs each input file named on the command line once (a finding's
+    /// reproduction without the sanitizers), and exits 0 when none broke an invariant.
+    @main
+    enum ReplayDriver {
+        static func main() {
+            for path in CommandLine.arguments.dropFirst() {
+                guard let bytes = FuzzWorld.read(path) else {
+                    printError("IAPFuzz: cannot read \(path)")
+                    exit(66)
+                }
+                bytes.withUnsafeBufferPointer { _ = fuzzOneInput($0.baseAddress, $0.count) }
+                print("ran \(path) (\(bytes.count) bytes)")
+            }
+        }
+    }
+#endif

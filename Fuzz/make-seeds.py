@@ -4,7 +4,9 @@
 Each seed starts with the mode byte read by Fuzz/FuzzTarget.swift:
 0 framing (raw JWS, webhook bodies, API responses), 1 JSON, 2 JWS payload, 3 JWS header, 4 encodings,
 5 StoreKit 1 receipt (PKCS#7 DER, and the bare receipt payload it signs; needs the openssl command),
-6 LZ stream (2 bytes of output length, little-endian, then the stream; see Sources/StoreSQL/LZCompression.swift).
+6 the ledger's packed raw form (raw texts to pack, which also reach the unpacker), 7 a DER X.509
+certificate, 8 `--from` correction rows (NDJSON or CSV), 9 an App Store Server API answer (one byte
+picks the HTTP status and the call, the rest is the body).
 """
 import base64, glob, hashlib, json, os, subprocess
 
@@ -22,47 +24,6 @@ def emit(mode, data, seen):
     seen.add(name)
     with open(os.path.join(OUT, name), "wb") as f:
         f.write(blob)
-
-# Must match `fuzzLZDictionary` in Fuzz/FuzzTarget.swift.
-LZ_DICTIONARY = b'{"notificationType":"DID_RENEW","subtype":"","data":{"signedTransactionInfo":"{"transactionId":"","price":'
-
-def lz_varint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    return bytes(out + bytes([n]))
-
-def lz_compress(data, dictionary):
-    """A slow, simple greedy encoder of the format (for seeds only; the real one is in Swift)."""
-    window, out, i, anchor = dictionary + data, bytearray(), len(dictionary), len(dictionary)
-    def sequence(literals, distance, length):
-        m = 0 if length == 0 else length - 4
-        out.append(min(len(literals), 15) << 4 | min(m, 15))
-        if len(literals) >= 15:
-            out.extend(lz_varint(len(literals) - 15))
-        out.extend(literals)
-        if length:
-            out.extend(lz_varint(distance))
-            if m >= 15:
-                out.extend(lz_varint(m - 15))
-    while i + 4 <= len(window):
-        best, distance = 0, 0
-        for c in range(max(0, i - 4096), i):
-            n = 0
-            while i + n < len(window) and window[c + n] == window[i + n]:
-                n += 1
-            if n > best:
-                best, distance = n, i - c
-        if best < 4:
-            i += 1
-            continue
-        sequence(window[anchor:i], distance, best)
-        i += best
-        anchor = i
-    if anchor < len(window):
-        sequence(window[anchor:], 0, 0)
-    return bytes(out)
 
 def main():
     os.makedirs(OUT, exist_ok=True)
@@ -108,11 +69,31 @@ def main():
                                  input=der, capture_output=True).stdout
         if payload:
             emit(5, payload, seen)
-    for path in sorted(glob.glob(ROOT + "/real/*.json"))[:6]:
-        data = open(path, "rb").read()[:4000]
-        emit(6, len(data).to_bytes(2, "little") + lz_compress(data, LZ_DICTIONARY), seen)
+    for token in tokens[:6]:
+        emit(6, token, seen)
+        emit(6, json.dumps({"signedPayload": token.decode()}).encode(), seen)
     for data in [b"", b"a", b"a" * 300, b'{"notificationType":"DID_RENEW","subtype":""}']:
-        emit(6, len(data).to_bytes(2, "little") + lz_compress(data, LZ_DICTIONARY), seen)
+        emit(6, data, seen)
+    for path in [ROOT + "/AppleRootCA-G3.cer", ROOT + "/AppleWWDRCAG6.cer", ROOT + "/certs/testCA.der"]:
+        emit(7, open(path, "rb").read(), seen)
+    for path in sorted(glob.glob(ROOT + "/certs/*.pem")):
+        pem = open(path, "rb").read().decode()
+        body = "".join(l for l in pem.splitlines() if not l.startswith("-----"))
+        emit(7, base64.b64decode(body), seen)
+    for rows in [b'{"no":"A1","status":"paid","reason":"fix"}\n{"trade_no":"T1","ticket":null,"amount":"1.00"}\n',
+                 b'no,status,expires_at\nA1,active,2025-01-01T00:00:00Z\n"A,2",,\n',
+                 b'{"no":"A1"}\n', b'{"no":1,"x":2}\n', b'\xef\xbb\xbfno,reason\r\nA1,"a ""b"""\r\n']:
+        emit(8, rows, seen)
+    for token in tokens[:4]:
+        t = token.decode()
+        for selector, body in [(0, {"status": 0, "signedTransactions": [t]}), (16, {"data": [{"subscriptionGroupIdentifier": "g",
+                               "lastTransactions": [{"status": 1, "originalTransactionId": "1", "signedTransactionInfo": t,
+                               "signedRenewalInfo": t}]}]}), (32, {"signedTransactions": [t], "hasMore": True, "revision": "r1"}),
+                               (48, {"notificationHistory": [{"signedPayload": t}], "hasMore": False, "signedTransactionInfo": t})]:
+            emit(9, bytes([selector]) + json.dumps(body).encode(), seen)
+    for selector, body in [(4, {"errorCode": 4000006, "errorMessage": "Invalid transaction id."}), (7, {"errorCode": 4290000}),
+                           (8, {"errorCode": 5000000}), (3, {})]:
+        emit(9, bytes([selector]) + json.dumps(body).encode(), seen)
     print(f"{len(seen)} seeds in {OUT}")
 
 main()

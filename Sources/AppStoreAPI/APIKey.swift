@@ -11,7 +11,12 @@ public final class APIKey: @unchecked Sendable {
     /// Reads a PEM `PRIVATE KEY` (PKCS#8) holding an EC P-256 key.
     public init(pem: [UInt8], keyId: String) throws(AppStoreAPIError) {
         defer { APIOpenSSL.drain() }
-        guard let bio = pem.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
+        // The BIO reads the bytes in place, so they must outlive it: a pointer from
+        // `pem.withUnsafeBytes` is valid only inside its closure (found by the fuzzer, mode 9).
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(pem.count, 1), alignment: 1)
+        defer { bytes.deallocate() }
+        pem.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(pem.count)) else {
             throw AppStoreAPIError(.configuration, "cannot read the key: out of memory")
         }
         defer { BIO_free(bio) }

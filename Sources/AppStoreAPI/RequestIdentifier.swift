@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// Apple's `requestIdentifier` (a UUID that makes a write idempotent: Apple does a write once per
 /// identifier).
 public enum RequestIdentifier {
@@ -14,9 +16,7 @@ public enum RequestIdentifier {
         var b = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
-        let digits = Array("0123456789abcdef")
-        let hex = b.map { String(digits[Int($0 >> 4)]) + String(digits[Int($0 & 15)]) }.joined()
-        let c = Array(hex)
+        let c = Array(Hex.encode(b))
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-"
             + String(c[20..<32])
     }

@@ -313,7 +313,7 @@ public final class AppStoreVerifier: Sendable {
     // MARK: - Payload
 
     /// Kind from the payload's members.
-    static func detectKind(_ payload: JSONValue) -> PayloadKind {
+    package static func detectKind(_ payload: JSONValue) -> PayloadKind {
         guard case .object(let members) = payload else { return .unknown }
         func has(_ key: String) -> Bool { members.contains(where: { $0.key == key }) }
         if has("notificationType") { return .notification }

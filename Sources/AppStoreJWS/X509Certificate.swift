@@ -1,4 +1,5 @@
 import COpenSSL
+import IAPFoundation
 import Synchronization
 
 /// One parsed X.509 certificate (an owned OpenSSL `X509*`).
@@ -119,10 +120,7 @@ package final class X509Certificate: @unchecked Sendable {
             OpenSSLErrors.drain()
             return ""
         }
-        return digest.map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined(separator: ":")
+        return Hex.encode(digest, uppercase: true, separator: ":")
     }
 
     /// The public key when it is an EC key on P-256 (prime256v1), else nil.

@@ -53,3 +53,34 @@ public enum EventMapping {
             offerType: r.offerType.map { Int($0.rawValue) }, offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
     }
 }
+
+// The events of Get All Subscription Statuses (`apple reconcile` makes them; ``FactRebuild`` reads
+// kept ones back).
+extension EventMapping {
+    /// The event of one subscription of Get All Subscription Statuses: its latest transaction, its
+    /// renewal info and Apple's `status`, dated by the newest of its signed payloads; `raw` is the
+    /// `lastTransactions` item as Apple sent it (what the ledger keeps and ``FactRebuild`` reads back).
+    public static func statusEvent(
+        _ transaction: TransactionPayload, _ renewal: RenewalInfoPayload?, status: Int, raw: String
+    ) -> SubscriptionEvent? {
+        guard let tx = EventMapping.facts(transaction) else { return nil }
+        let signed = [transaction.signedDate, renewal?.signedDate].compactMap { $0 }.max()
+        return SubscriptionEvent(
+            source: .appleAPI, signedDate: signed, environment: transaction.environment, bundleId: transaction.bundleId,
+            transaction: tx, renewal: renewal.map(EventMapping.facts), raw: raw, status: status)
+    }
+
+    /// The status event a kept `lastTransactions` item (``statusEvent(_:_:status:raw:)``'s `raw`)
+    /// carried, decoded without verification (it was verified when it was fetched); nil when `raw` is
+    /// not such an item.
+    public static func storedStatusEvent(_ raw: String) -> SubscriptionEvent? {
+        guard raw.utf8.first == UInt8(ascii: "{"), let json = try? JSONParser.parse(Array(raw.utf8)),
+            let status = json["status"]?.int64Value, let signed = json["signedTransactionInfo"]?.stringValue,
+            let transaction = FactRebuild.payload(signed).flatMap({ try? TransactionPayload(json: $0) })
+        else { return nil }
+        let renewal = json["signedRenewalInfo"]?.stringValue.flatMap(FactRebuild.payload).flatMap {
+            try? RenewalInfoPayload(json: $0)
+        }
+        return statusEvent(transaction, renewal, status: Int(status), raw: raw)
+    }
+}

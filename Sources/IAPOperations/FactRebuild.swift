@@ -60,7 +60,7 @@ public enum FactRebuild {
     /// The event a stored ledger row carried, decoded without verification; nil when unreadable.
     public static func event(_ entry: LedgerEntry) -> SubscriptionEvent? {
         // A subscription of Get All Subscription Statuses (`apple reconcile`): the item as Apple sent it.
-        if entry.source == .appleAPI, let event = AppleReconcile.storedStatusEvent(entry.raw) { return event }
+        if entry.source == .appleAPI, let event = EventMapping.storedStatusEvent(entry.raw) { return event }
         guard let token = (try? WebhookBody.jwsTokens(in: entry.raw))?.first, let json = payload(token) else { return nil }
         if entry.source == .apple {
             guard let n = try? NotificationPayload(json: json) else { return nil }

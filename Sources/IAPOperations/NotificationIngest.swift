@@ -5,7 +5,7 @@ import SubscriptionEngine
 
 /// Why an input item was refused before the engine. Typed: the command layer words it (hints,
 /// exit codes).
-public enum Refusal {
+public enum Refusal: Sendable {
     /// The item could not be read as a JWS (framing, encoding, size).
     case malformed(VerificationFailure)
     /// The JWS failed verification; `report` says what it was (kind, environment) and
@@ -24,9 +24,9 @@ public enum Refusal {
 }
 
 /// One input item of `notify` after verification, ready to apply in input order.
-public struct VerifiedItem {
+public struct VerifiedItem: Sendable {
     /// What verification made of the item.
-    public enum Verdict {
+    public enum Verdict: Sendable {
         /// Refused before the engine.
         case rejected(Refusal)
         /// A verified event whose fields do not fit the store (``StoredFields/violation(_:)``):
@@ -107,7 +107,7 @@ public final class NotificationIngest {
     public let engine: SubscriptionEventEngine
     public let context: EngineContext
     let timings: PhaseTimings
-    let shouldStop: () -> Bool
+    package let shouldStop: () -> Bool
     let clock: () -> Int64
 
     /// - Parameters:
@@ -127,7 +127,9 @@ public final class NotificationIngest {
     }
 
     /// Thrown inside a chunk's transaction when ``shouldStop`` says so: the chunk is rolled back.
-    public struct Stopped: Error {}
+    public struct Stopped: Error {
+        package init() {}
+    }
 
     /// One item inside an open write transaction: a refused item's ledger row (when its bytes
     /// could be read), a poison item's ledger row, or the engine's outcome in its own savepoint.

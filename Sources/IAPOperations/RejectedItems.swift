@@ -24,14 +24,13 @@ public enum RejectedItems {
                 _ = SHA256(input.baseAddress, input.count, out.baseAddress)
             }
         }
-        let hex = Array("0123456789abcdef")
-        return "rejected sha256:" + String(digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0x0f)]] })
+        return "rejected sha256:" + Hex.encode(digest)
     }
 
     /// Appends `entry` (verdict `rejected`) inside the open transaction unless the same bytes were
     /// kept already; true when it was appended.
     @discardableResult
-    static func keep(_ entry: LedgerEntry, in session: any StoreSession) throws -> Bool {
+    package static func keep(_ entry: LedgerEntry, in session: any StoreSession) throws -> Bool {
         guard try session.claimNotification(key(entry.raw)) else { return false }
         _ = try session.appendLedger(entry)
         return true

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import Dispatch
 import SubscriptionEngine
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -137,15 +138,19 @@ public final class VerifiedBatches {
     }
 }
 
-/// The verification of one chunk on a background queue, spread over `threads` workers; each item's
-/// result lands in its own slot, read only after `wait()`.
+/// The verification of one chunk on a background queue, spread over `threads` workers. A worker
+/// keeps its results to itself and hands them over once, under a lock, when it is done; they are
+/// put back in input order after `wait()`.
+///
+/// `@unchecked Sendable`: the workers share only the immutable inputs and `finished` (a `Mutex`);
+/// `waited` is read and written only by the thread that owns the job (the writer, and `deinit`).
 private final class VerificationJob: @unchecked Sendable {
     private let chunk: [WebhookBody.Item]
     private let verifier: AppStoreVerifier
     private let threads: Int
     private let measureCPU: Bool
-    private let slots: UnsafeMutableBufferPointer<VerifiedItem?>
-    private let cpu: UnsafeMutableBufferPointer<Int64>
+    /// What the workers finished: each item with its index in `chunk`, and their CPU time.
+    private let finished = Mutex<(items: [(index: Int, item: VerifiedItem)], cpu: Int64)>(([], 0))
     private let group = DispatchGroup()
     private var waited = false
 
@@ -154,18 +159,9 @@ private final class VerificationJob: @unchecked Sendable {
         self.verifier = verifier
         self.threads = max(1, min(threads, chunk.count))
         self.measureCPU = measureCPU
-        slots = .allocate(capacity: chunk.count)
-        slots.initialize(repeating: nil)
-        cpu = .allocate(capacity: self.threads)
-        cpu.initialize(repeating: 0)
     }
 
-    deinit {
-        wait()
-        slots.deinitialize()
-        slots.deallocate()
-        cpu.deallocate()
-    }
+    deinit { wait() }
 
     /// Starts on `queue` (serial: the chunks ahead wait their turn).
     func start(on queue: DispatchQueue) {
@@ -181,12 +177,17 @@ private final class VerificationJob: @unchecked Sendable {
     /// Worker `w` verifies items w, w + threads, w + 2·threads… (neighbouring items cost the same).
     private func work(worker: Int) {
         let before = measureCPU ? PhaseTimings.threadCPUNanoseconds() : 0
+        var done: [(index: Int, item: VerifiedItem)] = []
         var index = worker
         while index < chunk.count {
-            slots[index] = VerifiedItem.verify(chunk[index], with: verifier)
+            done.append((index, VerifiedItem.verify(chunk[index], with: verifier)))
             index += threads
         }
-        if measureCPU { cpu[worker] = PhaseTimings.threadCPUNanoseconds() - before }
+        let spent = measureCPU ? PhaseTimings.threadCPUNanoseconds() - before : 0
+        finished.withLock {
+            $0.items += done
+            $0.cpu += spent
+        }
     }
 
     func wait() {
@@ -197,12 +198,17 @@ private final class VerificationJob: @unchecked Sendable {
 
     var cpuNanoseconds: Int64 {
         wait()
-        return cpu.reduce(0, +)
+        return finished.withLock { $0.cpu }
     }
 
+    /// Every item's result in input order.
     func results() -> [VerifiedItem] {
         wait()
-        return slots.map { $0! }
+        let done = finished.withLock { $0.items }
+        precondition(done.count == chunk.count, "a verification worker did not finish")
+        var ordered = [VerifiedItem?](repeating: nil, count: chunk.count)
+        for (index, item) in done { ordered[index] = item }
+        return ordered.map { $0! }
     }
 }
 

@@ -126,8 +126,7 @@ public final class SQLiteStore: SQLStoreBackend {
             if byte < 0x80, c.isLetter || c.isNumber || "/-_.~".contains(c) {
                 encoded.append(c)
             } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                encoded += "%" + (hex.count == 1 ? "0" + hex : hex)
+                encoded += "%" + Hex.encode([byte], uppercase: true)
             }
         }
         return "file:" + encoded + "?" + query

@@ -62,7 +62,7 @@ public enum AuditQuery {
     static func names(_ user: String, _ entry: AuditEntry) -> Bool {
         struct Owner: Decodable { var userId: String? }
         for json in [entry.before, entry.after] {
-            guard let json, let owner = try? JSONDecoder().decode(Owner.self, from: Data(json.utf8)) else { continue }
+            guard let owner = EngineAuditJSON.decode(json, as: Owner.self) else { continue }
             if owner.userId == user { return true }
         }
         return false

@@ -134,8 +134,5 @@ public enum AuditUndoService {
     }
 
     /// A row from its audit JSON.
-    static func decode<Row: Decodable>(_ json: String?) -> Row? {
-        guard let json else { return nil }
-        return try? JSONDecoder().decode(Row.self, from: Data(json.utf8))
-    }
+    static func decode<Row: Decodable>(_ json: String?) -> Row? { EngineAuditJSON.decode(json) }
 }

@@ -350,10 +350,5 @@ public enum CorrectionService {
     }
 
     /// A row as the audit trail stores it written by hand (JSON, sorted keys).
-    public static func auditJSON<T: Encodable>(_ value: T) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    public static func auditJSON<T: Encodable>(_ value: T) -> String? { EngineAuditJSON.encode(value) }
 }

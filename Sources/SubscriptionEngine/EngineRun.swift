@@ -399,15 +399,7 @@ struct EngineRun {
                 entity: entity, key: key, before: before.flatMap { Self.json($0) }, after: Self.json(after)))
     }
 
-    static func json<T: Encodable>(_ value: T) -> String? {
-        // Rows the engine audits on every event: the same bytes without the generic encoder.
-        if let order = value as? Order { return EngineAuditJSON.encode(order) }
-        if let contract = value as? Contract { return EngineAuditJSON.encode(contract) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func json<T: Encodable>(_ value: T) -> String? { EngineAuditJSON.encode(value) }
 
     /// Writes the ledger row (or rewrites the replayed one) and the audit rows.
     mutating func record(_ outcome: Outcome, replaying: Int64?) throws -> Outcome {

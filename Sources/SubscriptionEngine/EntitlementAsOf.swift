@@ -305,14 +305,12 @@ public enum EntitlementAsOf {
     }
 
     static func columns<Row: Decodable>(_ json: String?, as _: Row.Type) -> [String: String?]? {
-        guard let json else { return nil }
-        let data = Data(json.utf8)
         let values: [(String, String?)]
         if Row.self == Order.self {
-            guard let order = try? JSONDecoder().decode(Order.self, from: data) else { return nil }
+            guard let order = EngineAuditJSON.decode(json, as: Order.self) else { return nil }
             values = order.columnValues
         } else {
-            guard let contract = try? JSONDecoder().decode(Contract.self, from: data) else { return nil }
+            guard let contract = EngineAuditJSON.decode(json, as: Contract.self) else { return nil }
             values = contract.columnValues
         }
         return Dictionary(values.map { ($0.0, $0.1) }, uniquingKeysWith: { $1 })

@@ -233,7 +233,7 @@ func runSeries(_ invocation: Invocation) throws -> ExitCode {
     let renewals = try invocation.int(Opt.renewals) ?? 0
     guard orders >= 0, renewals >= 0 else { throw CLIError.usage("--orders and --renewals must be >= 0") }
     let tokens = try readFile(invocation.required(Opt.tokens)).split(whereSeparator: \.isNewline)
-        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .map { String($0.trimmed(.spacesAndTabs)) }.filter { !$0.isEmpty }
     guard tokens.count >= orders else {
         throw CLIError.usage("--tokens has \(tokens.count) lines, --orders needs \(orders)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import JWSForge
+import StoreTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -139,18 +140,6 @@ struct CrashSafetyTests {
         return killed && process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
     }
 
-    /// A small deterministic generator (SplitMix64) so a failing schedule can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Where one cycle's database lives: a copy of a prepared SQLite file, or a fresh MariaDB database.
     struct Backend {
         var name: String
@@ -263,7 +252,7 @@ struct CrashSafetyTests {
         #expect(try tradeNumbers(world, env: clean).values.allSatisfy { $0 == 1 })
 
         let seed = UInt64(environment["IAPCTL_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SplitMix(state: seed)
+        var random = SplitMix(seed: seed)
         // Kills fall inside 80% of the reference run (reruns are faster: most items are duplicates).
         var window = UInt32(max(0.05, duration * 0.8) * 1_000_000)
         var landed = 0, kills = 0

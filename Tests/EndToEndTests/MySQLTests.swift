@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// `iapctl` on a MySQL/MariaDB server: an existing (seed-shaped) schema, the error exit codes, and
@@ -38,11 +39,17 @@ struct MySQLTests {
         }
     }
 
-    /// A database with the tables an existing shop already has (no iapctl schema), with rows.
-    static func seeded() throws -> (CLI, Target) {
+    /// A new, empty database (utf8mb4, binary collation) on the test server.
+    static func emptyDatabase() throws -> (CLI, Target) {
         let cli = try CLI()
         let target = try Target(cli)
         try target.server.run("CREATE DATABASE `\(target.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+        return (cli, target)
+    }
+
+    /// A database with the tables an existing shop already has (no iapctl schema), with rows.
+    static func seeded() throws -> (CLI, Target) {
+        let (cli, target) = try Self.emptyDatabase()
         try target.sql(
             """
             CREATE TABLE orders (
@@ -67,9 +74,7 @@ struct MySQLTests {
     /// Seed-shaped tables with other column types (`status TINYINT`, `user_id BIGINT`): `db status`
     /// says what is incompatible and how to migrate it; `db init` refuses (exit 78) and changes nothing.
     @Test func incompatibleColumnTypesAreReportedWithTheMigration() throws {
-        let cli = try CLI()
-        let target = try Target(cli)
-        try target.server.run("CREATE DATABASE `\(target.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+        let (cli, target) = try Self.emptyDatabase()
         try target.sql(
             """
             CREATE TABLE orders (
@@ -316,7 +321,7 @@ struct MySQLTests {
         }
         // Each process starts with the purchases (a renewal before its contract is rightly
         // `unmatched`), then takes the renewals in its own order.
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix(seed: 7)
         let batches = [
             renewals, renewals.reversed(), renewals.shuffled(using: &generator), renewals.shuffled(using: &generator),
         ].map { (purchases.shuffled(using: &generator) + $0).joined(separator: "\n") }

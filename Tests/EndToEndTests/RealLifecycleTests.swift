@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// Apple's genuine Sandbox lifecycle of subscription 2000001024993299 (files 02–16), through the
@@ -50,7 +51,7 @@ struct RealLifecycleE2ETests {
     @Test(arguments: [11, 23, 37] as [UInt64])
     func shuffledGivesTheSameTables(seed: UInt64) throws {
         let (_, reference, known) = try Self.replay(Self.signedOrder)
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix(seed: seed)
         let (_, shuffled, _) = try Self.replay(Self.prefixes.shuffled(using: &rng))
         #expect(try shuffled.tables(maskGeneratedNumbers: Set(known)).count == reference.tables(maskGeneratedNumbers: Set(known)).count)
         #expect(try shuffled.tables().map(Self.withoutOrderNumbers) == reference.tables().map(Self.withoutOrderNumbers))
@@ -128,17 +129,5 @@ struct RealLifecycleE2ETests {
 
     static func withoutOrderNumbers(_ line: String) -> String {
         line.replacingOccurrences(of: "<generated>", with: "")
-    }
-}
-
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JWSForge
+import StoreTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -371,7 +372,7 @@ struct ReliabilityTests {
                     "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: t0 + 70 * AppleWorld.day, tx: last,
                     autoRenew: 0))
         }
-        var generator = CrashSafetyTests.SplitMix(state: 42)
+        var generator = SplitMix(seed: 42)
         // SQLite serializes writers (each waits up to its 15 s busy timeout): fewer at once there.
         let processes = E2EBackend.current == .mysql ? 16 : 8
         let inputs = try (0..<processes).map { p in

@@ -1,7 +1,11 @@
 import AppStoreAPI
+import AppleFlows
+import ClientSubmissions
 import CommandLineKit
 import Foundation
 import IAPOperations
+import ItemInput
+import PersonalData
 import Testing
 
 @testable import IAPCommandLine

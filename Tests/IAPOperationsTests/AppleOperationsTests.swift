@@ -1,6 +1,10 @@
 import AppStoreJWS
+import AppleFlows
+import ClientSubmissions
 import IAPOperations
+import ItemInput
 import JWSForge
+import PersonalData
 import SubscriptionEngine
 import Testing
 

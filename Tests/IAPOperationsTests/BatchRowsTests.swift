@@ -1,5 +1,9 @@
+import AppleFlows
+import ClientSubmissions
 import IAPFoundation
 import IAPOperations
+import ItemInput
+import PersonalData
 import SubscriptionEngine
 import Testing
 

@@ -1,8 +1,12 @@
 import AppStoreJWS
 import AppStoreReceipt
+import AppleFlows
+import ClientSubmissions
 import Foundation
 import IAPOperations
+import ItemInput
 import JWSForge
+import PersonalData
 import SubscriptionEngine
 import Testing
 

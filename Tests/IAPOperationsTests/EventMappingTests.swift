@@ -1,5 +1,9 @@
 import AppStoreJWS
+import AppleFlows
+import ClientSubmissions
 import Foundation
+import ItemInput
+import PersonalData
 import SubscriptionEngine
 import Testing
 

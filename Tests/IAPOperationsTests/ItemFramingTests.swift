@@ -1,6 +1,10 @@
 import AppStoreJWS
+import AppleFlows
+import ClientSubmissions
 import IAPFoundation
 import IAPOperations
+import ItemInput
+import PersonalData
 import Testing
 
 /// In-memory ``ItemSource``: lines split like `InputReader` does (`\n`, `\r\n`), with its own

@@ -1,7 +1,11 @@
 import AppStoreAPI
 import AppStoreJWS
+import AppleFlows
+import ClientSubmissions
 import IAPOperations
+import ItemInput
 import JWSForge
+import PersonalData
 import SubscriptionEngine
 import Testing
 

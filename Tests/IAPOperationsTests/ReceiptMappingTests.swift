@@ -1,7 +1,11 @@
 import AppStoreReceipt
+import AppleFlows
+import ItemInput
+import PersonalData
 import SubscriptionEngine
 import Testing
 
+@testable import ClientSubmissions
 @testable import IAPOperations
 
 /// In-app entries of a receipt → the engine's client facts.

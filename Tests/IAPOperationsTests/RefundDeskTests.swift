@@ -1,7 +1,11 @@
 import AppStoreAPI
+import AppleFlows
+import ClientSubmissions
 import IAPFoundation
 import IAPOperations
+import ItemInput
 import JWSForge
+import PersonalData
 import SubscriptionEngine
 import Testing
 

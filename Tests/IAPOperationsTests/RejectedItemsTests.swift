@@ -1,7 +1,11 @@
 import AppStoreJWS
+import AppleFlows
+import ClientSubmissions
 import Foundation
 import IAPOperations
+import ItemInput
 import JWSForge
+import PersonalData
 import SubscriptionEngine
 import Testing
 

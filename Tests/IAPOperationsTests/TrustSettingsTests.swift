@@ -1,9 +1,13 @@
 import AppStoreAPI
 import AppStoreJWS
 import AppStoreReceipt
+import AppleFlows
+import ClientSubmissions
 import Foundation
 import IAPOperations
+import ItemInput
 import JWSForge
+import PersonalData
 import StoreTestSupport
 import Testing
 

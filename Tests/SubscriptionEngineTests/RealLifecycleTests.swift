@@ -1,5 +1,6 @@
 import Foundation
 import IAPFoundation
+import StoreTestSupport
 import SubscriptionEngine
 import Testing
 
