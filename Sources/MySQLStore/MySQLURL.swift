@@ -249,8 +249,7 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
             if c.isASCII && (c.isLetter || c.isNumber || "-._~$".contains(c) || (keepSlash && c == "/")) {
                 out.append(c)
             } else {
-                out +=
-                    "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+                out += "%" + Hex.encode([byte], uppercase: true)
             }
         }
         return out
