@@ -16,7 +16,9 @@ extension Invocation {
 
     /// Where the value of `option` came from (the command line, the environment, the config file,
     /// its default, or nowhere).
-    public func source(of option: OptionSpec) -> Settings.Source { settings.source(of: parsed.checked(option).long) }
+    public func source(of option: some OptionDeclaration) -> Settings.Source {
+        settings.source(of: parsed.checked(option.spec).long)
+    }
 
     /// Whether the invoked command declares `option` (a wrapper around every handler asks before
     /// reading an option some commands lack).
@@ -91,9 +93,11 @@ extension ParsedInvocation {
     /// has the same long name, kind, value name, allowed values and validation (help, defaults and
     /// sources may differ: `with(help:)` copies are the same option).
     public func declares(_ option: OptionSpec) -> Bool {
-        options.contains {
+        let text = ValueConversion(String.self).typeName
+        return options.contains {
             $0.long == option.long && $0.kind == option.kind && $0.valueName == option.valueName
                 && $0.allowedValues == option.allowedValues && $0.validation == option.validation
+                && ($0.conversion?.typeName ?? text) == (option.conversion?.typeName ?? text)
         }
     }
 

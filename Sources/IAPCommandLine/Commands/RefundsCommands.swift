@@ -78,15 +78,15 @@ enum RefundsCommands {
     }
 
     static func answer(_ invocation: Invocation) throws -> ExitCode {
-        let tx = invocation.arguments[0]
+        let tx = invocation[AppleWrites.consumptionTransactionArgument]
         let apply = invocation.flag(RefundsSpec.apply)
         let consented = invocation.flag(AppleWrites.customerConsentedOption)
         if apply { try WriteRequest.requireConsent(consented) }
         let choices = RefundDesk.Choices(
             customerConsented: consented, sampleContentProvided: invocation.flag(AppleWrites.sampleContentProvidedOption),
-            deliveryStatus: invocation.value(RefundsSpec.deliveryStatus).flatMap(AppleChoices.DeliveryStatus.init),
-            consumptionPercentage: try WriteRequest.consumptionPercentage(invocation.value(RefundsSpec.consumptionPercentage)),
-            refundPreference: invocation.value(AppleWrites.refundPreferenceOption).flatMap(AppleChoices.RefundPreference.init))
+            deliveryStatus: invocation[RefundsSpec.deliveryStatus],
+            consumptionPercentage: invocation[RefundsSpec.consumptionPercentage]?.milli,
+            refundPreference: invocation[AppleWrites.refundPreferenceOption].flatMap(AppleChoices.RefundPreference.init))
         let found = try DbOpen.read(invocation) { session in
             try RefundRequests.request(transactionId: tx, session).map { ($0, try RefundDesk.knowledge($0, session)) }
         }
@@ -109,9 +109,9 @@ enum RefundsCommands {
         }
         for line in context(request, knowledge, choices) { invocation.note(line) }
         let reason =
-            invocation.value(RefundsSpec.reason).flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+            invocation[RefundsSpec.reason].flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
             ?? "refund request \(request.request.notificationUUID ?? "ledger #\(request.request.id)")"
-        let ticket = invocation.value(CommandTree.ticketOption).flatMap { $0.isEmpty ? nil : $0 }
+        let ticket = invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 }
         let status = try AppleWrites.send(write, invocation, dryRun: !apply, reason: reason, ticket: ticket) { _ in
             invocation.note("Apple accepted the consumption information for \(tx)")
             return .success

@@ -57,7 +57,7 @@ extension CommandTree {
                     RefundsSpec.consumptionPercentage, AppleWrites.refundPreferenceOption, RefundsSpec.reason,
                     ticketOption, RefundsSpec.apply,
                 ] + AppleCommands.options,
-                arguments: [ArgumentSpec("transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")],
+                arguments: [AppleWrites.consumptionTransactionArgument],
                 handler: RefundsCommands.answer),
             CommandSpec(
                 name: "consents",
@@ -81,20 +81,20 @@ enum RefundsSpec {
     static let open = OptionSpec.flag("open", help: "Only requests still to answer (open or due-soon).")
 
     /// `answer --delivery-status STATUS`.
-    static let deliveryStatus = OptionSpec(
+    static let deliveryStatus = Option<AppleChoices.DeliveryStatus?>(
         "delivery-status", valueName: "status",
         help: "Whether the item was delivered and works; required when the database has no paid order for it.",
         allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self),
         defaultDescription: "DELIVERED when the order was paid")
 
     /// `answer --consumption-percentage MILLI`.
-    static let consumptionPercentage = OptionSpec(
+    static let consumptionPercentage = Option<ConsumptionPercentage?>(
         "consumption-percentage", valueName: "milli",
         help: "How much was consumed, in thousandths of a percent (0–100000).",
         defaultDescription: "the share of the paid period passed when Apple asked; none for one-time purchases")
 
     /// `answer --reason TEXT`.
-    static let reason = OptionSpec(
+    static let reason = Option<String?>(
         "reason", valueName: "text", help: "Why: recorded in the audit trail with the answer.",
         defaultDescription: "refund request NOTIFICATION_UUID")
 

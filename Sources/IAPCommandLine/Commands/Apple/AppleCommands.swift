@@ -7,13 +7,13 @@ enum AppleCommands {
     static let section = "Apple API options"
 
     /// Options every `apple` command inherits: the key, the server, the trust options for `-o`.
-    static let options: [OptionSpec] = [
+    static let options: [any OptionDeclaration] = [
         keyFileOption, keyIdOption, issuerIdOption, bundleIdOption, environmentOption, maxWaitOption,
         deadlineOption, timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
     ]
 
     /// `--key-file`.
-    static let keyFileOption = OptionSpec(
+    static let keyFileOption = Option<String?>(
         "key-file", valueName: "file",
         help: "The In-App Purchase key (.p8) from App Store Connect; only its owner may read it (chmod 600). "
             + "The key itself is never taken from the command line.",
@@ -21,25 +21,25 @@ enum AppleCommands {
         section: section, completion: .file)
 
     /// `--key-id`.
-    static let keyIdOption = OptionSpec(
+    static let keyIdOption = Option<String?>(
         "key-id", valueName: "id", help: "The key's id (App Store Connect shows it next to the key).",
         environmentVariable: "IAPCTL_APPLE_KEY_ID", configKey: "apple-key-id", isInherited: true,
         section: section)
 
     /// `--issuer-id`.
-    static let issuerIdOption = OptionSpec(
+    static let issuerIdOption = Option<String?>(
         "issuer-id", valueName: "uuid", help: "Your issuer id (above the keys in App Store Connect).",
         environmentVariable: "IAPCTL_APPLE_ISSUER_ID", configKey: "apple-issuer-id", isInherited: true,
         section: section)
 
     /// `--bundle-id`.
-    static let bundleIdOption = OptionSpec(
+    static let bundleIdOption = Option<String>(
         "bundle-id", valueName: "id", help: "The app's bundle id (the token's bid; items of other apps are rejected).",
-        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true, isInherited: true,
+        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isInherited: true,
         section: section)
 
     /// `--environment`.
-    static let environmentOption = OptionSpec(
+    static let environmentOption = Option<APIEnvironment>(
         "environment", valueName: "env",
         help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
             + "does not know the id, as Apple advises).",
@@ -47,7 +47,7 @@ enum AppleCommands {
         defaultValue: "auto", isInherited: true, section: section)
 
     /// `--max-wait`.
-    static let maxWaitOption = OptionSpec(
+    static let maxWaitOption = Option<Int64>(
         "max-wait", valueName: "seconds",
         help: "The longest to wait when Apple's rate limit (429) says when to retry; beyond it iapctl stops "
             + "and says when.",
@@ -55,7 +55,7 @@ enum AppleCommands {
         validation: .positiveInteger)
 
     /// `--deadline`.
-    static let deadlineOption = OptionSpec(
+    static let deadlineOption = Option<Int>(
         "deadline", valueName: "seconds",
         help: "The longest iapctl waits for an answer from Apple, every retry, backoff and rate-limit wait "
             + "included; then it stops and says after how many attempts. Each answer starts it afresh, so a long "
@@ -64,67 +64,66 @@ enum AppleCommands {
         isInherited: true, section: section, validation: .positiveInteger)
 
     /// `--timeout`.
-    static let timeoutOption = OptionSpec(
+    static let timeoutOption = Option<Int>(
         "timeout", valueName: "seconds", help: "The longest one request may take (within --deadline).", configKey: "apple-timeout",
         defaultValue: "60", isInherited: true, section: section, validation: .positiveInteger)
 
     /// `--connect-timeout`.
-    static let connectTimeoutOption = OptionSpec(
+    static let connectTimeoutOption = Option<Int>(
         "connect-timeout", valueName: "seconds", help: "The longest connecting to Apple may take.",
         configKey: "apple-connect-timeout", defaultValue: "10", isInherited: true, section: section,
         validation: .positiveInteger)
 
     /// `--root-ca`.
-    static let rootCAOption = OptionSpec(
+    static let rootCAOption = Option<[String]>(
         "root-ca", valueName: "file", help: "With -o: a trusted root for verifying the items, DER or PEM.",
-        kind: .repeatable, configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3",
+        configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3",
         isInherited: true, section: section, completion: .file)
 
     /// `--app-apple-id`.
-    static let appAppleIdOption = OptionSpec(
+    static let appAppleIdOption = Option<Int64?>(
         "app-apple-id", valueName: "n", help: "With -o: the app's Apple id (needed to verify Production items).",
         environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", isInherited: true,
         section: section, validation: .positiveInteger)
 
     /// `--at`.
-    static let atOption = OptionSpec(
+    static let atOption = Option<TrustConfiguration.ValidationTime>(
         "at", valueName: "when",
         help: "With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time.",
         configKey: "at", defaultValue: "signed", isInherited: true, section: section,
         completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"]))
 
-    static let transactionArgument = ArgumentSpec(
+    static let transactionArgument = Argument<String>(
         "transaction", help: "Any transactionId, originalTransactionId or appTransactionId of the customer.")
 
     /// `transactions history --product ID`, repeatable.
-    static let productOption = OptionSpec(
-        "product", valueName: "id", help: "Only this product id.", kind: .repeatable)
+    static let productOption = Option<[String]>(
+        "product", valueName: "id", help: "Only this product id.")
 
     /// `transactions history --product-type TYPE`, repeatable.
-    static let productTypeOption = OptionSpec(
-        "product-type", valueName: "type", help: "Only this product type.", kind: .repeatable,
-        allowedValues: OptionSpec.choices(AppleChoices.ProductType.self))
+    static let productTypeOption = Option<[String]>(
+        "product-type", valueName: "type", help: "Only this product type.", allowedValues: OptionSpec.choices(AppleChoices.ProductType.self)
+    )
 
     /// `transactions history --since TIME`.
-    static let sinceOption = OptionSpec(
+    static let sinceOption = Option<PointInTime?>(
         "since", valueName: "time", help: "Only purchases at or after: ISO-8601, ms, or back from now (36h, 7d).")
 
     /// `transactions history --until TIME`.
-    static let untilOption = OptionSpec(
+    static let untilOption = Option<PointInTime?>(
         "until", valueName: "time", help: "Only purchases before: ISO-8601, ms, or back from now.")
 
     /// `transactions history --sort ORDER`.
-    static let sortOption = OptionSpec(
+    static let sortOption = Option<String>(
         "sort", valueName: "order", help: "By modification date.",
         allowedValues: OptionSpec.choices(AppleChoices.SortOrder.self), defaultValue: "ascending")
 
     /// `transactions history --subscription-group ID`, repeatable.
-    static let subscriptionGroupOption = OptionSpec(
-        "subscription-group", valueName: "id", help: "Only this subscription group (subscriptionGroupIdentifier).",
-        kind: .repeatable)
+    static let subscriptionGroupOption = Option<[String]>(
+        "subscription-group", valueName: "id", help: "Only this subscription group (subscriptionGroupIdentifier).")
 
     /// `transactions history --ownership TYPE`.
-    static let ownershipOption = OptionSpec(
+    static let ownershipOption = Option<String?>(
         "ownership", valueName: "type", help: "Only purchases the customer made, or only those shared by family.",
         allowedValues: OptionSpec.choices(OwnershipTypeName.self))
 
@@ -135,8 +134,8 @@ enum AppleCommands {
     static let notRevokedOption = OptionSpec.flag("not-revoked", help: "Only transactions not revoked.")
 
     /// `subscriptions status --status N`, repeatable.
-    static let statusOption = OptionSpec(
-        "status", valueName: "n", help: "Only subscriptions in this status (1–5).", kind: .repeatable,
+    static let statusOption = Option<[Int]>(
+        "status", valueName: "n", help: "Only subscriptions in this status (1–5).",
         allowedValues: OptionSpec.choices(AppleChoices.SubscriptionStatus.self))
 
     static let group = CommandSpec(
@@ -168,6 +167,10 @@ enum AppleCommands {
         options: options
     )
 
+    /// `lookup ORDER-ID`.
+    static let orderIdArgument = Argument<String>(
+        "order-id", help: "The order ID from the receipt e-mail (e.g. MK5TTTVWJH).")
+
     static let lookup = CommandSpec(
         name: "lookup",
         abstract: "Turn the order ID of a customer's receipt e-mail into their signed transactions.",
@@ -178,7 +181,7 @@ enum AppleCommands {
                 "iapctl apple lookup MK5TTTVWJH | iapctl restore --user u42", "Which orders the purchase is, for u42."),
             CommandExample("iapctl apple lookup MK5TTTVWJH -o json", "Decoded, after verification."),
         ],
-        arguments: [ArgumentSpec("order-id", help: "The order ID from the receipt e-mail (e.g. MK5TTTVWJH).")],
+        arguments: [orderIdArgument],
         handler: runLookup)
 
     static let transactions = CommandSpec(
@@ -254,7 +257,7 @@ enum AppleCommands {
 
     static func runLookup(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let orderId = invocation.arguments[0]
+        let orderId = invocation[orderIdArgument]
         let call = Endpoint.lookup(orderId: orderId)
         // Order IDs exist only in Production: auto asks Sandbox only when Production refuses the token.
         let lookup = try OrderLookup(try session.send(call, sandboxOnNotFound: false), call: call)
@@ -271,7 +274,7 @@ enum AppleCommands {
 
     static func runTransaction(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let call = Endpoint.transaction(invocation.arguments[0])
+        let call = Endpoint.transaction(invocation[transactionArgument])
         let answer = try session.send(call)
         let jws = try AppStoreServerAPI.requiredString(answer, "signedTransactionInfo", call: call)
         try session.emitTransactions([jws], from: answer.server, what: "transaction")
@@ -280,7 +283,7 @@ enum AppleCommands {
 
     static func runAppTransaction(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let call = Endpoint.appTransaction(invocation.arguments[0])
+        let call = Endpoint.appTransaction(invocation[transactionArgument])
         let answer = try session.send(call)
         let jws = try AppStoreServerAPI.requiredString(answer, "signedAppTransactionInfo", call: call)
         if session.printsSignedItems {
@@ -316,24 +319,22 @@ enum AppleCommands {
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         var query = TransactionHistoryQuery(
-            products: invocation.values(productOption), productTypes: invocation.values(productTypeOption),
-            sort: invocation.value(sortOption) ?? "ascending",
-            subscriptionGroups: invocation.values(subscriptionGroupOption), ownership: invocation.value(ownershipOption))
-        let now = Timestamp.now()
-        if let start = try AuditTime.option(invocation, sinceOption, now: now) { query.start = start }
-        if let end = try AuditTime.option(invocation, untilOption, now: now) { query.end = end }
+            products: invocation[productOption], productTypes: invocation[productTypeOption], sort: invocation[sortOption],
+            subscriptionGroups: invocation[subscriptionGroupOption], ownership: invocation[ownershipOption])
+        if let start = invocation[sinceOption] { query.start = start.milliseconds }
+        if let end = invocation[untilOption] { query.end = end.milliseconds }
         if invocation.flag(revokedOption) && invocation.flag(notRevokedOption) {
             throw CLIError.usage("--revoked and --not-revoked exclude each other")
         }
         if invocation.flag(revokedOption) { query.revoked = true }
         if invocation.flag(notRevokedOption) { query.revoked = false }
-        let call = Endpoint.transactionHistory(invocation.arguments[0], query: query.items)
+        let call = Endpoint.transactionHistory(invocation[transactionArgument], query: query.items)
         return try walk(session, call, what: "transaction history")
     }
 
     static func runRefunds(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        return try walk(session, Endpoint.refundHistory(invocation.arguments[0]), what: "refund history")
+        return try walk(session, Endpoint.refundHistory(invocation[transactionArgument]), what: "refund history")
     }
 
     /// All pages of a revision-paginated history, then its items.
@@ -353,7 +354,7 @@ enum AppleCommands {
     static func runStatuses(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let call = Endpoint.subscriptionStatuses(
-            invocation.arguments[0], statuses: invocation.values(statusOption).compactMap { Int($0) })
+            invocation[transactionArgument], statuses: invocation[statusOption])
         let answer = try session.send(call)
         let rows = try SubscriptionStatusItem.items(answer, call: call)
         if session.printsSignedItems {

@@ -38,25 +38,27 @@ enum AppleNotifications {
         ],
         handler: runHistory)
 
+    /// `test-status TOKEN`.
+    static let tokenArgument = Argument<String>("token", help: "The testNotificationToken 'notifications test' printed.")
+
     /// `history --since TIME`.
-    static let sinceOption = OptionSpec(
+    static let sinceOption = Option<PointInTime>(
         "since", valueName: "time",
-        help: "The window's start (within the last 180 days): ISO-8601, ms, or back from now (36h, 7d).",
-        isRequired: true)
+        help: "The window's start (within the last 180 days): ISO-8601, ms, or back from now (36h, 7d).", )
 
     /// `history --until TIME`.
-    static let untilOption = OptionSpec(
+    static let untilOption = Option<PointInTime?>(
         "until", valueName: "time", help: "The window's end: ISO-8601, ms, or back from now.",
         defaultDescription: "now")
 
     /// `history --type TYPE`.
-    static let typeOption = OptionSpec("type", valueName: "type", help: "Only this notificationType (e.g. DID_RENEW).")
+    static let typeOption = Option<String?>("type", valueName: "type", help: "Only this notificationType (e.g. DID_RENEW).")
 
     /// `history --subtype SUBTYPE`.
-    static let subtypeOption = OptionSpec("subtype", valueName: "subtype", help: "With --type: only this subtype.")
+    static let subtypeOption = Option<String?>("subtype", valueName: "subtype", help: "With --type: only this subtype.")
 
     /// `history --transaction ID`.
-    static let transactionOption = OptionSpec(
+    static let transactionOption = Option<String?>(
         "transaction", valueName: "id", help: "Only the notifications of this customer's transactions (not with --type).")
 
     /// `history --only-failures`.
@@ -82,7 +84,7 @@ enum AppleNotifications {
                 "iapctl apple notifications test-status ce3af791-365e-4c60-841b-1674b43c1609 -o table",
                 "Whether it arrived.")
         ],
-        arguments: [ArgumentSpec("token", help: "The testNotificationToken 'notifications test' printed.")],
+        arguments: [tokenArgument],
         handler: runTestStatus)
 
     /// The server a non-transaction endpoint asks: auto means Production.
@@ -90,15 +92,14 @@ enum AppleNotifications {
 
     static func runHistory(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
-        let start = try AuditTime.parse(invocation.value(sinceOption) ?? "", option: sinceOption.long, now: now)
-        let end = try AuditTime.option(invocation, untilOption, now: now) ?? now
+        let start = invocation[sinceOption].milliseconds
+        let end = invocation[untilOption]?.milliseconds ?? now
         try NotificationHistoryQuery.checkWindow(start: start, end: end, now: now)
         let apply = invocation.flag(CommandTree.applyOption)
         let gapReport = invocation.flag(gapReportOption) || apply
         if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
         let filter = try NotificationHistoryQuery.filter(
-            type: invocation.value(typeOption), subtype: invocation.value(subtypeOption),
-            transaction: invocation.value(transactionOption))
+            type: invocation[typeOption], subtype: invocation[subtypeOption], transaction: invocation[transactionOption])
         let query = NotificationHistoryQuery(
             start: start, end: end, filter: filter, onlyFailures: invocation.flag(onlyFailuresOption))
 
@@ -177,7 +178,7 @@ enum AppleNotifications {
 
     static func runTestStatus(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let call = Endpoint.testNotificationStatus(invocation.arguments[0])
+        let call = Endpoint.testNotificationStatus(invocation[tokenArgument])
         let answer = try session.explaining { () throws(AppStoreAPIError) in try session.api.send(call, to: server(session)) }
         _ = try AppStoreServerAPI.requiredString(answer, "signedPayload", call: call)
         let items = try GapReport.entries(

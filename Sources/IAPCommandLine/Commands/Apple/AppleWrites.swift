@@ -7,38 +7,53 @@ import IAPOperations
 /// sends an idempotent requestIdentifier where Apple takes one, and records Apple's answer in the audit
 /// trail.
 enum AppleWrites {
-    static let writeOptions: [OptionSpec] = [
+    static let writeOptions: [any OptionDeclaration] = [
         CommandTree.reasonOption, CommandTree.ticketOption,
         CommandTree.dryRun.with(help: "Print the exact request (method, URL, body); send nothing, record nothing."),
     ]
 
-    static let requestIdOption = OptionSpec(
+    static let requestIdOption = Option<RequestIdentifierText?>(
         "request-id", valueName: "uuid",
         help: "Apple's requestIdentifier (Apple does a write once per identifier). By default a new UUID each run, "
             + "kept across this run's retries; pass the one a run printed to repeat that very extension (after "
             + "a timeout) without extending twice.")
 
+    /// `extend [ORIGINAL]`.
+    static let extendOriginalArgument = Argument<String?>(
+        "original", help: "The originalTransactionId (leave out with --all-active).")
+
+    /// `extend-status PRODUCT REQUEST-ID`.
+    static let massProductArgument = Argument<String>("product", help: "The product id of the mass extension.")
+    static let massRequestIdArgument = Argument<String>(
+        "request-id", help: "Its requestIdentifier ('apple extend --all-active' printed it).")
+
+    /// `consumption TRANSACTION`.
+    static let consumptionTransactionArgument = Argument<String>(
+        "transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")
+
+    /// `set-app-account-token ORIGINAL`.
+    static let originalArgument = Argument<String>("original", help: "The originalTransactionId.")
+
     /// `extend --days N`.
-    static let daysOption = OptionSpec(
-        "days", valueName: "n", help: "Days to extend by (1–90).", isRequired: true, validation: .positiveInteger)
+    static let daysOption = Option<ExtensionDays>(
+        "days", valueName: "n", help: "Days to extend by (1–90).", validation: .positiveInteger)
 
     /// `extend --reason-code CODE`.
-    static let reasonCodeOption = OptionSpec(
+    static let reasonCodeOption = Option<Int64>(
         "reason-code", valueName: "code",
         help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, 3 service issue or outage.",
-        allowedValues: OptionSpec.choices(AppleChoices.ExtendReasonCode.self), isRequired: true)
+        allowedValues: OptionSpec.choices(AppleChoices.ExtendReasonCode.self))
 
     /// `extend --all-active`.
     static let allActiveOption = OptionSpec.flag(
         "all-active", help: "Every active subscriber of --product (mass extension).")
 
     /// `extend --product ID`.
-    static let productOption = OptionSpec("product", valueName: "id", help: "With --all-active: the product id.")
+    static let productOption = Option<String?>("product", valueName: "id", help: "With --all-active: the product id.")
 
     /// `extend --storefront CODE`, repeatable.
-    static let storefrontOption = OptionSpec(
-        "storefront", valueName: "code", help: "With --all-active: only these storefronts (ISO 3166-1 alpha-3).",
-        kind: .repeatable)
+    static let storefrontOption = Option<[String]>(
+        "storefront", valueName: "code", help: "With --all-active: only these storefronts (ISO 3166-1 alpha-3).")
 
     /// `consumption --customer-consented`.
     static let customerConsentedOption = OptionSpec.flag(
@@ -49,22 +64,22 @@ enum AppleWrites {
         "sample-content-provided", help: "A free sample or trial was provided before the purchase.")
 
     /// `consumption --delivery-status STATUS`.
-    static let deliveryStatusOption = OptionSpec(
+    static let deliveryStatusOption = Option<String>(
         "delivery-status", valueName: "status", help: "Whether the item was delivered and works.",
-        allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self), isRequired: true)
+        allowedValues: OptionSpec.choices(AppleChoices.DeliveryStatus.self))
 
     /// `consumption --consumption-percentage MILLI`.
-    static let consumptionPercentageOption = OptionSpec(
+    static let consumptionPercentageOption = Option<ConsumptionPercentage?>(
         "consumption-percentage", valueName: "milli",
         help: "How much was consumed, in thousandths of a percent (0–100000).")
 
     /// `consumption --refund-preference PREF`.
-    static let refundPreferenceOption = OptionSpec(
+    static let refundPreferenceOption = Option<String?>(
         "refund-preference", valueName: "pref", help: "Your preference for the refund decision.",
         allowedValues: OptionSpec.choices(AppleChoices.RefundPreference.self))
 
     /// `set-app-account-token --token UUID`.
-    static let tokenOption = OptionSpec("token", valueName: "uuid", help: "The new appAccountToken (a UUID).", isRequired: true)
+    static let tokenOption = Option<AppAccountToken>("token", valueName: "uuid", help: "The new appAccountToken (a UUID).")
 
     static let extend = CommandSpec(
         name: "extend",
@@ -86,7 +101,7 @@ enum AppleWrites {
         options: [
             daysOption, reasonCodeOption, allActiveOption, productOption, storefrontOption, requestIdOption,
         ] + writeOptions,
-        arguments: [ArgumentSpec("original", help: "The originalTransactionId (leave out with --all-active).", isOptional: true)],
+        arguments: [extendOriginalArgument],
         handler: runExtend)
 
     static let extendStatus = CommandSpec(
@@ -98,8 +113,7 @@ enum AppleWrites {
                 "The status of a mass extension.")
         ],
         arguments: [
-            ArgumentSpec("product", help: "The product id of the mass extension."),
-            ArgumentSpec("request-id", help: "Its requestIdentifier ('apple extend --all-active' printed it)."),
+            massProductArgument, massRequestIdArgument,
         ],
         handler: runExtendStatus)
 
@@ -117,7 +131,7 @@ enum AppleWrites {
             customerConsentedOption, sampleContentProvidedOption, deliveryStatusOption, consumptionPercentageOption,
             refundPreferenceOption,
         ] + writeOptions,
-        arguments: [ArgumentSpec("transaction", help: "The transactionId of the CONSUMPTION_REQUEST.")],
+        arguments: [consumptionTransactionArgument],
         handler: runConsumption)
 
     static let setAppAccountToken = CommandSpec(
@@ -129,35 +143,36 @@ enum AppleWrites {
                 "Attach the purchase to an order number.")
         ],
         options: [tokenOption] + writeOptions,
-        arguments: [ArgumentSpec("original", help: "The originalTransactionId.")],
+        arguments: [originalArgument],
         handler: runSetToken)
 
     static func runExtend(_ invocation: Invocation) throws -> ExitCode {
-        let days = try WriteRequest.extensionDays(invocation.value(daysOption))
-        let code = Int64(invocation.value(reasonCodeOption) ?? "0") ?? 0
+        let days = invocation[daysOption].days
+        let code = invocation[reasonCodeOption]
         _ = try reasonAndTicket(invocation)
         let write: AppleWrite
+        let original = invocation[extendOriginalArgument]
         if invocation.flag(allActiveOption) {
-            guard invocation.arguments.isEmpty else { throw CLIError.usage("--all-active takes no ORIGINAL") }
-            guard let product = invocation.value(productOption) else { throw CLIError.usage("--all-active needs --product") }
+            guard original == nil else { throw CLIError.usage("--all-active takes no ORIGINAL") }
+            guard let product = invocation[productOption] else { throw CLIError.usage("--all-active needs --product") }
             write = AppleWrite.massExtend(
-                product: product, days: days, reasonCode: code, storefronts: invocation.values(storefrontOption),
-                requestIdentifier: try givenRequestIdentifier(invocation))
+                product: product, days: days, reasonCode: code, storefronts: invocation[storefrontOption],
+                requestIdentifier: givenRequestIdentifier(invocation))
         } else {
-            guard let original = invocation.arguments.first else {
+            guard let original else {
                 throw CLIError.usage("give the ORIGINAL transaction id, or --all-active --product P")
             }
-            if invocation.value(productOption) != nil || !invocation.values(storefrontOption).isEmpty {
+            if invocation[productOption] != nil || !invocation[storefrontOption].isEmpty {
                 throw CLIError.usage("--product and --storefront go with --all-active")
             }
             write = AppleWrite.extend(
-                original: original, days: days, reasonCode: code, requestIdentifier: try givenRequestIdentifier(invocation))
+                original: original, days: days, reasonCode: code, requestIdentifier: givenRequestIdentifier(invocation))
         }
         return try send(write, invocation) { answer in
             if invocation.flag(allActiveOption) {
                 invocation.note(
                     "Apple accepted the mass extension; check it with 'iapctl apple extend-status "
-                        + "\(invocation.value(productOption) ?? "") \(answer?["requestIdentifier"]?.stringValue ?? "")'")
+                        + "\(invocation[productOption] ?? "") \(answer?["requestIdentifier"]?.stringValue ?? "")'")
                 return .success
             }
             guard WriteAnswer.extended(answer) else {
@@ -170,7 +185,8 @@ enum AppleWrites {
 
     static func runExtendStatus(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let call = Endpoint.massExtendStatus(productId: invocation.arguments[0], requestIdentifier: invocation.arguments[1])
+        let call = Endpoint.massExtendStatus(
+            productId: invocation[massProductArgument], requestIdentifier: invocation[massRequestIdArgument])
         let answer = try session.explaining { () throws(AppStoreAPIError) in
             try session.api.send(call, to: AppleNotifications.server(session))
         }
@@ -184,12 +200,12 @@ enum AppleWrites {
 
     static func runConsumption(_ invocation: Invocation) throws -> ExitCode {
         try WriteRequest.requireConsent(invocation.flag(customerConsentedOption))
-        let percentage = try WriteRequest.consumptionPercentage(invocation.value(consumptionPercentageOption))
-        let tx = invocation.arguments[0]
+        let tx = invocation[consumptionTransactionArgument]
         let write = AppleWrite.consumption(
             transaction: tx, sampleContentProvided: invocation.flag(sampleContentProvidedOption),
-            deliveryStatus: invocation.value(deliveryStatusOption) ?? "", consumptionPercentage: percentage,
-            refundPreference: invocation.value(refundPreferenceOption))
+            deliveryStatus: invocation[deliveryStatusOption],
+            consumptionPercentage: invocation[consumptionPercentageOption]?.milli,
+            refundPreference: invocation[refundPreferenceOption])
         return try send(write, invocation) { _ in
             invocation.note("Apple accepted the consumption information for \(tx)")
             return .success
@@ -197,8 +213,8 @@ enum AppleWrites {
     }
 
     static func runSetToken(_ invocation: Invocation) throws -> ExitCode {
-        let token = try WriteRequest.appAccountToken(invocation.value(tokenOption) ?? "")
-        let original = invocation.arguments[0]
+        let token = invocation[tokenOption].token
+        let original = invocation[originalArgument]
         return try send(AppleWrite.setAppAccountToken(original: original, token: token), invocation) { _ in
             invocation.note("Apple set the appAccountToken of \(original)")
             return .success
@@ -211,9 +227,7 @@ enum AppleWrites {
     }
 
     /// `--request-id`, lowercased; nil: the write makes a new one.
-    static func givenRequestIdentifier(_ invocation: Invocation) throws(WriteRequest.Refusal) -> String? {
-        try WriteRequest.requestIdentifier(invocation.value(requestIdOption))
-    }
+    static func givenRequestIdentifier(_ invocation: Invocation) -> String? { invocation[requestIdOption]?.identifier }
 
     /// Dry run: the exact request. Otherwise: send it (the database must be there first, to record it),
     /// record Apple's answer — or Apple's refusal — in the audit trail, then print the answer.
@@ -241,7 +255,7 @@ enum AppleWrites {
                 invocation.print("")
                 invocation.print(body)
             }
-            if let id = write.requestIdentifier, invocation.value(requestIdOption) == nil {
+            if let id = write.requestIdentifier, invocation[requestIdOption] == nil {
                 invocation.note("the requestIdentifier is new on each run; to send this one, add --request-id \(id)")
             }
             if write.byTransaction && session.environment == .auto {
@@ -270,6 +284,44 @@ enum AppleWrites {
         for (key, value) in answer.json?.objectMembers ?? [] { r.append(key.snakeCased, value) }
         invocation.emit([r])
         return try done(answer.json)
+    }
+}
+
+/// `--days N`: 1 to 90 (``WriteRequest/extensionDays(_:)``).
+struct ExtensionDays: OptionValue {
+    let days: Int64
+
+    init(optionText text: String) throws(OptionValueProblem) {
+        do { days = try WriteRequest.extensionDays(text) } catch { throw OptionValueProblem(error.cliError) }
+    }
+}
+
+/// `--consumption-percentage MILLI`: 0 to 100000 (``WriteRequest/consumptionPercentage(_:)``).
+struct ConsumptionPercentage: OptionValue {
+    let milli: Int64
+
+    init(optionText text: String) throws(OptionValueProblem) {
+        do { milli = try WriteRequest.consumptionPercentage(text) ?? 0 } catch { throw OptionValueProblem(error.cliError) }
+    }
+}
+
+/// `--request-id UUID`, lowercased (``WriteRequest/requestIdentifier(_:)``).
+struct RequestIdentifierText: OptionValue {
+    let identifier: String
+
+    init(optionText text: String) throws(OptionValueProblem) {
+        do { identifier = try WriteRequest.requestIdentifier(text) ?? text } catch {
+            throw OptionValueProblem(error.cliError)
+        }
+    }
+}
+
+/// `--token UUID` (``WriteRequest/appAccountToken(_:)``).
+struct AppAccountToken: OptionValue {
+    let token: String
+
+    init(optionText text: String) throws(OptionValueProblem) {
+        do { token = try WriteRequest.appAccountToken(text) } catch { throw OptionValueProblem(error.cliError) }
     }
 }
 
