@@ -52,40 +52,41 @@ struct OptionDescriptorTests {
             (
                 ["apple", "transactions", "history", "t"],
                 [
-                    AppleCommands.productOption, AppleCommands.productTypeOption, AppleCommands.sinceOption,
-                    AppleCommands.untilOption, AppleCommands.sortOption, AppleCommands.revokedOption,
-                    AppleCommands.notRevokedOption, AppleCommands.rootCAOption, StandardOptions.output,
+                    AppleTransactionsHistory.productOption, AppleTransactionsHistory.productTypeOption,
+                    AppleTransactionsHistory.sinceOption,
+                    AppleTransactionsHistory.untilOption, AppleTransactionsHistory.sortOption, AppleTransactionsHistory.revokedOption,
+                    AppleTransactionsHistory.notRevokedOption, AppleCommands.rootCAOption, StandardOptions.output,
                 ], [AppleCommands.transactionArgument]
             ),
-            (["apple", "subscriptions", "status", "t"], [AppleCommands.statusOption], []),
+            (["apple", "subscriptions", "status", "t"], [AppleSubscriptionsStatus.statusOption], []),
             (
                 ["apple", "notifications", "history", "--since", "1d"],
                 [
-                    AppleNotifications.sinceOption, AppleNotifications.untilOption, AppleNotifications.typeOption,
-                    AppleNotifications.subtypeOption, AppleNotifications.transactionOption,
-                    AppleNotifications.onlyFailuresOption, AppleNotifications.gapReportOption, CommandTree.applyOption,
+                    AppleNotificationsHistory.sinceOption, AppleNotificationsHistory.untilOption, AppleNotificationsHistory.typeOption,
+                    AppleNotificationsHistory.subtypeOption, AppleNotificationsHistory.transactionOption,
+                    AppleNotificationsHistory.onlyFailuresOption, AppleNotificationsHistory.gapReportOption, CommandTree.applyOption,
                     CommandTree.dryRun,
                 ], []
             ),
             (
                 ["apple", "extend", "--days", "1", "--reason-code", "0", "--reason", "r"],
                 [
-                    AppleWrites.daysOption, AppleWrites.reasonCodeOption, AppleWrites.allActiveOption,
-                    AppleWrites.productOption, AppleWrites.storefrontOption, AppleWrites.requestIdOption,
-                ], [AppleWrites.extendOriginalArgument]
+                    AppleExtend.daysOption, AppleExtend.reasonCodeOption, AppleExtend.allActiveOption,
+                    AppleExtend.productOption, AppleExtend.storefrontOption, AppleWrites.requestIdOption,
+                ], [AppleExtend.extendOriginalArgument]
             ),
             (
                 ["apple", "consumption", "t", "--delivery-status", "DELIVERED", "--reason", "r"],
                 [
                     AppleWrites.customerConsentedOption, AppleWrites.sampleContentProvidedOption,
-                    AppleWrites.deliveryStatusOption, AppleWrites.consumptionPercentageOption,
+                    AppleConsumption.deliveryStatusOption, AppleConsumption.consumptionPercentageOption,
                     AppleWrites.refundPreferenceOption,
                 ], [AppleWrites.consumptionTransactionArgument]
             ),
             (
                 ["apple", "set-app-account-token", "t", "--token", "7389a31a-fb6d-4569-a2a6-db7d85d84813", "--reason", "r"],
-                [AppleWrites.tokenOption],
-                [AppleWrites.originalArgument]
+                [AppleSetAppAccountToken.tokenOption],
+                [AppleSetAppAccountToken.originalArgument]
             ),
         ]
         for (line, options, arguments) in reads {
