@@ -150,6 +150,15 @@ public enum CommandTree {
     static let ticketOption = Option<String?>(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 
+    /// `--clear-override FIELD`, repeatable, of `orders update` and `contracts update` (`fields`: the
+    /// fields Apple's facts decide, which a hand override holds).
+    static func clearOverrideOption(_ fields: [String]) -> Option<[String]> {
+        Option<[String]>(
+            "clear-override", valueName: "field",
+            help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
+            allowedValues: fields)
+    }
+
     /// `--expires TIME` of `orders update` and `contracts update` (the row's new field text).
     static let expiresOption = Option<String?>(
         "expires", valueName: "time", help: "The new expiry: \(timeForms).", validation: .timestamp(keywords: []))

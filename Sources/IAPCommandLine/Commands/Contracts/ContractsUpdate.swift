@@ -12,10 +12,7 @@ enum ContractsUpdate {
         allowedValues: OptionSpec.choices(CommandTree.Switch.self))
 
     /// `--clear-override FIELD`, repeatable.
-    static let clearOverride = Option<[String]>(
-        "clear-override", valueName: "field",
-        help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
-        allowedValues: CommandTree.contractDerivedFields)
+    static let clearOverride = CommandTree.clearOverrideOption(CommandTree.contractDerivedFields)
 
     /// The options that set a field, and the field each sets.
     static let fields = [

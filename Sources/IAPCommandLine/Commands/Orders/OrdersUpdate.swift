@@ -18,10 +18,7 @@ enum OrdersUpdate {
         "origin-no", valueName: "id", help: "The Apple originalTransactionId; '' clears it.")
 
     /// `--clear-override FIELD`, repeatable.
-    static let clearOverride = Option<[String]>(
-        "clear-override", valueName: "field",
-        help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
-        allowedValues: CommandTree.orderDerivedFields)
+    static let clearOverride = CommandTree.clearOverrideOption(CommandTree.orderDerivedFields)
 
     static let from = CommandTree.fromOption("Apply the corrections of this NDJSON or CSV file (all or nothing).")
 
