@@ -1,5 +1,6 @@
-/// Options read by their spec rather than by a string: a handler names the same `OptionSpec`
-/// value its command's specification declares (`static let status = OptionSpec(…)`), so a renamed
+/// Options read by their spec rather than by a string (handlers read them typed, `invocation[option]`
+/// in TypedOption.swift; the text reads here serve the framework, flags and tools): a handler names
+/// the same value its command's specification declares (`static let status = Option<…>(…)`), so a renamed
 /// or removed option is a compile error, not a silent nil. There is no look-up by name outside
 /// the framework; and in a debug build, reading an option (or argument) the invoked command does
 /// not declare stops the program (`ParsedInvocation.declares(_:)`), so a handler cannot silently
