@@ -107,26 +107,33 @@ extension OptionValue where Self: RawRepresentable, RawValue == String {
 }
 
 /// A moment in the one grammar of `Timestamp.parse`: ISO-8601, milliseconds since 1970, `now`, or
-/// a span back from now (`90m`, `36h`, `7d`), resolved against the clock when the line is parsed.
+/// a span back from now (`90m`, `36h`, `7d`). The text is read once, when the line is parsed; a
+/// form that counts back from now is resolved against the clock reading the handler uses for the
+/// rest of its work (`at(_:)`), so one run has one "now".
 public struct PointInTime: OptionValue, Equatable {
-    /// Milliseconds since 1970.
-    public var milliseconds: Int64
+    /// Milliseconds since 1970, or (when `followsNow`) milliseconds to add to now (≤ 0).
+    let offset: Int64
+    /// Whether the text counts back from now (`now`, `36h`) rather than naming a moment.
+    public let followsNow: Bool
 
-    /// A moment in milliseconds since 1970.
-    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
-
-    public init(optionText text: String) throws(OptionValueProblem) {
-        try self.init(text, now: Timestamp.now())
+    /// A fixed moment in milliseconds since 1970.
+    public init(milliseconds: Int64) {
+        offset = milliseconds
+        followsNow = false
     }
 
-    /// `text` read against `now` (tests fix the clock).
-    public init(_ text: String, now: Int64) throws(OptionValueProblem) {
-        guard let ms = Timestamp.parse(text, now: now) else {
+    public init(optionText text: String) throws(OptionValueProblem) {
+        // The grammar is `now - span` or a fixed moment: read at two clocks, the two differ only for the former.
+        guard let atZero = Timestamp.parse(text, now: 0), let atOne = Timestamp.parse(text, now: 1) else {
             throw OptionValueProblem(
                 "'\(text)' is not a time", hint: "use " + Timestamp.inputForms, naming: .subject)
         }
-        milliseconds = ms
+        offset = atZero
+        followsNow = atOne != atZero
     }
+
+    /// The moment in milliseconds since 1970, with `now` the run's clock reading.
+    public func at(_ now: Int64) -> Int64 { followsNow ? now + offset : offset }
 }
 
 /// The conversion an option or argument spec applies to its checked text (type-erased, so specs

@@ -40,7 +40,7 @@ enum Typed {
         invocation.print("count \(invocation[count] + 1) words \(invocation[rest].joined(separator: ","))")
         invocation.print("limit \(limit.map(String.init) ?? "-") width \(width) ports \(ports.map(String.init).joined(separator: ","))")
         invocation.print("level \(invocation[level]?.rawValue ?? "-") name \(invocation[name]) pair \(invocation[pair]?.value ?? 0)")
-        if let since = invocation[since] { invocation.print("since \(since.milliseconds)") }
+        if let since = invocation[since] { invocation.print("since \(since.at(0))") }
         return .success
     }
 
@@ -89,6 +89,16 @@ struct TypedOptionTests {
             #expect(run.out.isEmpty, "the handler ran for \(line)")
             #expect(run.err.hasPrefix(message), "\(line): \(run.err)")
         }
+    }
+
+    /// A span back is read once but resolved against the handler's clock reading: one run, one now.
+    @Test func aSpanBackFollowsTheRunsNow() throws {
+        let now: Int64 = 1_757_035_472_000
+        let week = try PointInTime(optionText: "7d")
+        #expect(week.followsNow && week.at(now) == now - 7 * 86_400_000 && week.at(now + 5) == now + 5 - 7 * 86_400_000)
+        #expect(try PointInTime(optionText: " now ").at(now) == now)
+        let fixed = try PointInTime(optionText: "2025-09-05T01:24:32Z")
+        #expect(!fixed.followsNow && fixed.at(0) == now && fixed.at(now) == now)
     }
 
     @Test func aBadValueFromTheEnvironmentIsAConfigurationError() {

@@ -37,8 +37,8 @@ struct TimeOptionTests {
 
     @Test func supportToolsKeepTheirGrammar() throws {
         let now: Int64 = 1_757_035_472_000
-        #expect(try PointInTime("36h", now: now).milliseconds == now - 36 * 3_600_000)
-        #expect(try PointInTime(" now ", now: now).milliseconds == now)
+        #expect(try PointInTime(optionText: "36h").at(now) == now - 36 * 3_600_000)
+        #expect(try PointInTime(optionText: " now ").at(now) == now)
         // Refused when the line is parsed, naming the option, before the handler runs.
         let parsed = iapctl(["audit", "list", "--since", "soon"])
         #expect(parsed.code == 64)

@@ -77,7 +77,7 @@ enum AppleNotificationSync {
 
     static func sync(_ invocation: Invocation, server: APIServer, name: String, dryRun: Bool) throws -> ExitCode {
         let now = Timestamp.now()
-        let since = invocation[sinceOption]?.milliseconds
+        let since = invocation[sinceOption]?.at(now)
         let store = try DbOpen.existing(invocation)
         let window = try NotificationSync.window(saved: try NotificationSync.saved(name, in: store), since: since, now: now)
         let session = try AppleSession(invocation)

@@ -63,8 +63,8 @@ enum AppleNotificationsHistory {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
-        let start = invocation[sinceOption].milliseconds
-        let end = invocation[untilOption]?.milliseconds ?? now
+        let start = invocation[sinceOption].at(now)
+        let end = invocation[untilOption]?.at(now) ?? now
         try NotificationHistoryQuery.checkWindow(start: start, end: end, now: now)
         let apply = invocation.flag(CommandTree.applyOption)
         let gapReport = invocation.flag(gapReportOption) || apply

@@ -95,7 +95,7 @@ enum AppleReconcileCommand {
         if let id = invocation[transactionOption] { scopes.append(("--transaction", .transaction(id))) }
         if let id = invocation[orderIdOption] { scopes.append(("--order-id", .orderId(id))) }
         let status = invocation[contractStatusOption]
-        let since = invocation[sinceOption]?.milliseconds
+        let since = invocation[sinceOption]?.at(Timestamp.now())
         if invocation.flag(allOption) { scopes.append(("--all", .all(status: status, since: since))) }
         guard scopes.count == 1 else {
             throw CLIError.usage(

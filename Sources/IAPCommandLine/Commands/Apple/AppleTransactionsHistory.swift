@@ -65,8 +65,9 @@ enum AppleTransactionsHistory {
         var query = TransactionHistoryQuery(
             products: invocation[productOption], productTypes: invocation[productTypeOption], sort: invocation[sortOption],
             subscriptionGroups: invocation[subscriptionGroupOption], ownership: invocation[ownershipOption])
-        if let start = invocation[sinceOption] { query.start = start.milliseconds }
-        if let end = invocation[untilOption] { query.end = end.milliseconds }
+        let now = Timestamp.now()
+        if let start = invocation[sinceOption] { query.start = start.at(now) }
+        if let end = invocation[untilOption] { query.end = end.at(now) }
         if invocation.flag(revokedOption) && invocation.flag(notRevokedOption) {
             throw CLIError.usage("--revoked and --not-revoked exclude each other")
         }

@@ -46,7 +46,7 @@ enum AuditList {
         let filter = AuditFilter(
             // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
             actor: invocation.source(of: CommandTree.actorOption) == .commandLine ? invocation[CommandTree.actorOption] : nil,
-            since: invocation[since]?.milliseconds, ticket: invocation[ticket])
+            since: invocation[since]?.at(Timestamp.now()), ticket: invocation[ticket])
         let narrowing = AuditQuery.Narrowing(
             user: invocation[user], order: invocation[order], contract: invocation[contract],
             command: invocation[commandName])

@@ -21,7 +21,7 @@ enum ContractsShow {
 
     /// `contracts show ID`, or with `--as-of` the contract, its orders, events and changes as they were then.
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let time = invocation[CommandTree.asOfOption]?.milliseconds else { return try showNow(invocation) }
+        guard let time = invocation[CommandTree.asOfOption]?.at(Timestamp.now()) else { return try showNow(invocation) }
         let id = invocation[ContractOptions.id]
         let asOf = try DbOpen.read(invocation) { session in try EntitlementQuery.contract(id, at: time, in: session) }
         guard let asOf else {

@@ -60,7 +60,7 @@ enum DoctorCommand {
         let environments = invocation[environment]
         let accepted = Set((environments.isEmpty ? [EnvironmentName.production] : environments).map(\.rawValue))
         let explicitEnvironment = invocation.source(of: environment) != .defaultValue
-        let lapsedBefore = invocation[lapsedBefore].milliseconds
+        let lapsedBefore = invocation[lapsedBefore].at(now)
         let report = try DbOpen.read(invocation) { session in
             try Diagnosis.examine(
                 session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)

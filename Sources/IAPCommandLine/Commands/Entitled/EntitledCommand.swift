@@ -39,7 +39,7 @@ enum EntitledCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let user = invocation[user]
         let product = invocation[product]
-        let time = invocation[at].milliseconds
+        let time = invocation[at].at(Timestamp.now())
         let (verdict, known) = try DbOpen.read(invocation) { session in
             let verdict = try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
             return (verdict, try !verdict.subjects.isEmpty || KnownUsers.contains(user, in: session))

@@ -20,7 +20,7 @@ enum OrdersList {
 
     /// `orders list`, or with `--as-of` the orders (of `--user`) as they were then.
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        guard let time = invocation[CommandTree.asOfOption]?.milliseconds else { return try listNow(invocation) }
+        guard let time = invocation[CommandTree.asOfOption]?.at(Timestamp.now()) else { return try listNow(invocation) }
         let user = invocation[user]
         let status = invocation[OrderOptions.status]
         let product = invocation[product]
