@@ -12,6 +12,8 @@ public struct ArgumentSpec: Sendable {
     public var allowedValues: [String]?
     /// What shells complete for it.
     public var completion: CompletionKind
+    /// The type the text converts to when the line is parsed (`Argument<Value>` sets it); nil: the text.
+    public var conversion: ValueConversion?
 
     /// A positional argument; see the properties for the meaning of each parameter.
     public init(

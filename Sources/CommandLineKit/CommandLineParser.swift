@@ -43,6 +43,7 @@ public struct CommandLineParser: Sendable {
         var spec = root
         var options = root.effectiveOptions(at: [])
         var given: [String: [String]] = [:]
+        var converted: [String: [any Sendable]] = [:]
         var positional: [String] = []
         var optionsEnded = false
         var index = 0
@@ -50,18 +51,23 @@ public struct CommandLineParser: Sendable {
         func record(_ option: OptionSpec, _ value: String?) throws {
             guard option.takesValue else {
                 given[option.long] = [""]
+                converted[option.long] = [true]
                 return
             }
             guard var value else { throw missingValue(option, path) }
-            if let problem = option.check(&value) {
+            let typed: any Sendable
+            do { typed = try option.accept(&value) } catch {
                 let closest = option.allowedValues.flatMap { Suggestion.closest(to: value, among: $0) }
                 throw CLIError.usage(
-                    "--\(option.long): \(problem)", hint: closest.map { "did you mean '\($0)'?" }, path: path)
+                    error.message(naming: "--\(option.long)"),
+                    hint: error.hint ?? closest.map { "did you mean '\($0)'?" }, path: path)
             }
             if option.kind == .repeatable {
                 given[option.long, default: []].append(value)
+                converted[option.long, default: []].append(typed)
             } else {
                 given[option.long] = [value]
+                converted[option.long] = [typed]
             }
         }
 
@@ -135,14 +141,17 @@ public struct CommandLineParser: Sendable {
             throw CLIError.usage(
                 "option '--\(long)' does not apply to '\(([root.name] + path).joined(separator: " "))'", path: path)
         }
+        var typedArguments: [any Sendable] = positional
         if given[OptionSpec.help.long] == nil, spec.handler != nil {
-            try checkArguments(positional, of: spec, path: path)
+            typedArguments = try checkArguments(positional, of: spec, path: path)
         }
         return ParsedInvocation(
-            programName: root.name, path: path, spec: spec, options: options, arguments: positional, given: given)
+            programName: root.name, path: path, spec: spec, options: options, arguments: positional, given: given,
+            converted: converted, convertedArguments: typedArguments)
     }
 
-    private func checkArguments(_ positional: [String], of spec: CommandSpec, path: [String]) throws {
+    /// The positional words checked against the command's argument specs, and converted.
+    private func checkArguments(_ positional: [String], of spec: CommandSpec, path: [String]) throws -> [any Sendable] {
         let specs = spec.arguments
         for (offset, argument) in specs.enumerated() where offset >= positional.count && !argument.isOptional {
             throw CLIError.usage("missing argument <\(argument.name)>", path: path)
@@ -171,6 +180,13 @@ public struct CommandLineParser: Sendable {
                 throw CLIError.usage(
                     "'\(value)' is not a valid <\(argument.name)>; allowed: \(allowed.joined(separator: ", "))",
                     hint: closest.map { "did you mean '\($0)'?" }, path: path)
+            }
+        }
+        return try positional.enumerated().map { offset, value throws(CLIError) -> any Sendable in
+            let argument = specs[min(offset, specs.count - 1)]
+            guard let conversion = argument.conversion else { return value }
+            do throws(OptionValueProblem) { return try conversion.convert(value) } catch {
+                throw CLIError.usage(error.message(naming: "<\(argument.name)>"), hint: error.hint, path: path)
             }
         }
     }

@@ -37,8 +37,8 @@ public struct CommandSpec: Sendable {
         discussion: String = "",
         examples: [CommandExample] = [],
         subcommands: [CommandSpec] = [],
-        options: [OptionSpec] = [],
-        arguments: [ArgumentSpec] = [],
+        options: [any OptionDeclaration] = [],
+        arguments: [any ArgumentDeclaration] = [],
         handler: CommandHandler? = nil,
         inheritsOptions: Bool = true,
         isHidden: Bool = false,
@@ -49,8 +49,8 @@ public struct CommandSpec: Sendable {
         self.discussion = discussion
         self.examples = examples
         self.subcommands = subcommands
-        self.options = options
-        self.arguments = arguments
+        self.options = options.map(\.spec)
+        self.arguments = arguments.map(\.spec)
         self.handler = handler
         self.inheritsOptions = inheritsOptions
         self.isHidden = isHidden

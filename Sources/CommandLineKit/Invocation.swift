@@ -48,7 +48,7 @@ public final class Invocation {
     /// Positional arguments.
     public var arguments: [String] { parsed.arguments }
 
-    // Options are read by their spec (`value(_: OptionSpec)`, OptionAccess.swift), never by a string.
+    // Options are read typed by their declaration (`self[option]`, TypedOption.swift), never by a string.
 
     /// The output format (`-o`); table when the command has no such option.
     public var output: OutputFormat { settings.value(StandardOptions.output.long).flatMap(OutputFormat.init(rawValue:)) ?? .table }

@@ -1,5 +1,6 @@
-/// Options read by their spec rather than by a string: a handler names the same `OptionSpec`
-/// value its command's specification declares (`static let status = OptionSpec(…)`), so a renamed
+/// Options read by their spec rather than by a string (handlers read them typed, `invocation[option]`
+/// in TypedOption.swift; the text reads here serve the framework, flags and tools): a handler names
+/// the same value its command's specification declares (`static let status = Option<…>(…)`), so a renamed
 /// or removed option is a compile error, not a silent nil. There is no look-up by name outside
 /// the framework; and in a debug build, reading an option (or argument) the invoked command does
 /// not declare stops the program (`ParsedInvocation.declares(_:)`), so a handler cannot silently
@@ -16,7 +17,9 @@ extension Invocation {
 
     /// Where the value of `option` came from (the command line, the environment, the config file,
     /// its default, or nowhere).
-    public func source(of option: OptionSpec) -> Settings.Source { settings.source(of: parsed.checked(option).long) }
+    public func source(of option: some OptionDeclaration) -> Settings.Source {
+        settings.source(of: parsed.checked(option.spec).long)
+    }
 
     /// Whether the invoked command declares `option` (a wrapper around every handler asks before
     /// reading an option some commands lack).
@@ -91,9 +94,11 @@ extension ParsedInvocation {
     /// has the same long name, kind, value name, allowed values and validation (help, defaults and
     /// sources may differ: `with(help:)` copies are the same option).
     public func declares(_ option: OptionSpec) -> Bool {
-        options.contains {
+        let text = ValueConversion(String.self).typeName
+        return options.contains {
             $0.long == option.long && $0.kind == option.kind && $0.valueName == option.valueName
                 && $0.allowedValues == option.allowedValues && $0.validation == option.validation
+                && ($0.conversion?.typeName ?? text) == (option.conversion?.typeName ?? text)
         }
     }
 

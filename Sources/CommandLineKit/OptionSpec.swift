@@ -49,6 +49,9 @@ public struct OptionSpec: Sendable {
     /// What shells complete for the value.
     public var completion: CompletionKind
     public var validation: Validation
+    /// The type the checked text converts to when the line is parsed (`Option<Value>` sets it);
+    /// nil: the text itself.
+    public var conversion: ValueConversion?
 
     /// An option; see the properties for the meaning of each parameter.
     public init(
@@ -117,11 +120,20 @@ public struct OptionSpec: Sendable {
         return allowedValues.first { $0.lowercased() == lower }
     }
 
-    /// Why `value` is not acceptable, or nil when it is; `value` is replaced by its canonical form.
+    /// `value` checked and converted, once: its canonical text (replacing `value`) and its typed
+    /// value (the text itself when the option has no `conversion`), or why it is not acceptable.
     ///
     /// Control characters (C0, C1, bidi overrides) are refused in every value that is not a file
     /// or folder name: ids and audit texts are shown to people later and must not drive their terminal.
-    func check(_ value: inout String) -> String? {
+    func accept(_ value: inout String) throws(OptionValueProblem) -> any Sendable {
+        if let problem = check(&value) { throw OptionValueProblem(problem) }
+        guard let conversion else { return value }
+        return try conversion.convert(value)
+    }
+
+    /// Why `value` is not acceptable to the allowed values and validation, or nil when it is;
+    /// `value` is replaced by its canonical form.
+    private func check(_ value: inout String) -> String? {
         if completion != .file, completion != .directory, let control = TerminalText.firstControl(value) {
             return "the value holds a control character (\(control)); type it without control or bidi characters"
         }

@@ -15,6 +15,10 @@ public struct ParsedInvocation: Sendable {
     public let arguments: [String]
     /// Values given on the command line, by long option name, in the order given (flags: one "").
     let given: [String: [String]]
+    /// The same values converted to their options' types (`OptionSpec.conversion`; flags: `true`).
+    let converted: [String: [any Sendable]]
+    /// `arguments` converted to their specs' types (`ArgumentSpec.conversion`).
+    let convertedArguments: [any Sendable]
 
     /// The value of a value option given on the command line (the last one if repeated). Handlers
     /// read options by their spec (`value(_: OptionSpec)`), so this stays inside the framework.

@@ -17,6 +17,8 @@ public struct Settings: Sendable {
     }
 
     private let resolved: [String: (values: [String], source: Source)]
+    /// The resolved values converted to their options' types, by long name.
+    private let converted: [String: [any Sendable]]
     /// The config file that was read, if any.
     public let configFile: ConfigFile?
 
@@ -32,20 +34,26 @@ public struct Settings: Sendable {
             if let path { configFile = try ConfigFile.load(path: path, root: root) }
         }
         var resolved: [String: (values: [String], source: Source)] = [:]
+        var converted: [String: [any Sendable]] = [:]
         for option in parsed.options {
             if parsed.flag(option.long) {
                 resolved[option.long] = (option.kind == .flag ? ["true"] : parsed.values(option.long), .commandLine)
+                converted[option.long] = parsed.converted[option.long]
             } else if let name = option.environmentVariable, let text = environment[name], !text.isEmpty {
                 let values = try checked(
                     splitEnvironment(text, option, name), option, place: "environment variable \(name)")
-                resolved[option.long] = (values, .environment(name))
+                resolved[option.long] = (values.texts, .environment(name))
+                converted[option.long] = values.typed
             } else if let file = configFile, let key = option.configKey, let json = file.value(forKey: key),
                 let strings = ConfigFile.strings(json, for: option)
             {
                 let values = try checked(strings, option, place: "config file \(file.path): '\(key)'")
-                resolved[option.long] = (values, .configFile(file.path))
+                resolved[option.long] = (values.texts, .configFile(file.path))
+                converted[option.long] = values.typed
             } else if let value = option.defaultValue {
-                resolved[option.long] = ([value], .defaultValue)
+                let values = try checked([value], option, place: "the default of --\(option.long)", code: .software)
+                resolved[option.long] = (values.texts, .defaultValue)
+                converted[option.long] = values.typed
             }
         }
         for option in parsed.options where option.isRequired && resolved[option.long] == nil {
@@ -57,7 +65,7 @@ public struct Settings: Sendable {
                 hint: sources.count > 1 ? "set it with " + sources.joined(separator: ", ") : nil,
                 path: parsed.path)
         }
-        return Settings(resolved: resolved, configFile: configFile)
+        return Settings(resolved: resolved, converted: converted, configFile: configFile)
     }
 
     private static func splitEnvironment(_ text: String, _ option: OptionSpec, _ name: String) throws(CLIError)
@@ -78,18 +86,21 @@ public struct Settings: Sendable {
         }
     }
 
-    private static func checked(_ values: [String], _ option: OptionSpec, place: String) throws(CLIError)
-        -> [String]
-    {
-        guard option.kind != .flag else { return values }
-        var result: [String] = []
+    /// Values from outside the command line, checked and converted like the parser does; a bad one
+    /// is a configuration error naming `place`.
+    private static func checked(
+        _ values: [String], _ option: OptionSpec, place: String, code: ExitCode = .config
+    ) throws(CLIError) -> (texts: [String], typed: [any Sendable]) {
+        guard option.kind != .flag else { return (values, values.map { $0 == "true" }) }
+        var texts: [String] = []
+        var typed: [any Sendable] = []
         for var value in values {
-            if let problem = option.check(&value) {
-                throw CLIError(.config, "\(place): \(problem)")
+            do { typed.append(try option.accept(&value)) } catch {
+                throw CLIError(code, "\(place): \(error.message)", hint: error.hint)
             }
-            result.append(value)
+            texts.append(value)
         }
-        return result
+        return (texts, typed)
     }
 
     // By long name, inside the framework only: handlers read options by their spec through
@@ -106,4 +117,7 @@ public struct Settings: Sendable {
 
     /// Where the value of an option came from.
     func source(of long: String) -> Source { resolved[long]?.source ?? .unset }
+
+    /// The resolved values of an option converted to its type (`Invocation[option]`).
+    func typedValues(_ long: String) -> [any Sendable] { converted[long] ?? [] }
 }

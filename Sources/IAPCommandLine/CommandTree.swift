@@ -6,7 +6,8 @@ import SubscriptionEngine
 ///
 /// Parsing, `--help`, usage errors, shell completions and man pages all come from this tree; each
 /// command carries its handler. Here: the root, the program's facts and the options several groups
-/// share; each group's specification lives beside its handlers (`Commands/OrdersSpec.swift`, …).
+/// share; each command's specification, typed options and handler are one file in its group's
+/// folder (`Commands/Orders/OrdersList.swift`, …).
 public enum CommandTree {
     /// `--auto-renew on|off`.
     public enum Switch: String, CaseIterable, Sendable {
@@ -37,12 +38,12 @@ public enum CommandTree {
 
     /// Options of every command that touches data (inherited from the root).
     public static let globalOptions: [OptionSpec] = [
-        dbOption, StandardOptions.output, StandardOptions.quiet, StandardOptions.verbose, configOption, actorOption,
-        redactOption, StandardOptions.noColor, StandardOptions.wide, StandardOptions.csvRaw,
+        dbOption.spec, StandardOptions.output, StandardOptions.quiet, StandardOptions.verbose, configOption.spec,
+        actorOption.spec, redactOption, StandardOptions.noColor, StandardOptions.wide, StandardOptions.csvRaw,
     ]
 
     /// `--db URL`.
-    static let dbOption = OptionSpec(
+    static let dbOption = Option<String>(
         "db", valueName: "url",
         help: "The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] "
             + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv).",
@@ -50,13 +51,14 @@ public enum CommandTree {
         section: "Global options", completion: .file)
 
     /// `--config FILE`.
-    static let configOption = StandardOptions.config(
-        help: "A JSON file of settings keyed by long option name, e.g. {\"db\": \"…\", \"bundle-id\": \"…\"}; "
-            + "flags win over the environment, the environment over the file.",
-        environmentVariable: "IAPCTL_CONFIG")
+    static let configOption = Option<String?>(
+        StandardOptions.config(
+            help: "A JSON file of settings keyed by long option name, e.g. {\"db\": \"…\", \"bundle-id\": \"…\"}; "
+                + "flags win over the environment, the environment over the file.",
+            environmentVariable: "IAPCTL_CONFIG"))
 
     /// `--actor NAME` (see `Invocation.actor`).
-    static let actorOption = OptionSpec(
+    static let actorOption = Option<String?>(
         "actor", valueName: "name", help: "Who the audit trail records for manual changes.",
         environmentVariable: "IAPCTL_ACTOR", configKey: "actor", defaultDescription: "the OS user",
         isInherited: true, section: "Global options")
@@ -70,37 +72,37 @@ public enum CommandTree {
 
     /// How `notify`, `verify` and `restore` decide what to trust.
     public static let trustOptions: [OptionSpec] = [
-        rootCAOption, bundleIdOption, appAppleIdOption, environmentOption, atOption,
+        rootCAOption.spec, bundleIdOption.spec, appAppleIdOption.spec, environmentOption.spec, atOption.spec,
     ]
 
     /// `--root-ca FILE`, repeatable.
-    static let rootCAOption = OptionSpec(
-        "root-ca", valueName: "file", help: "A trusted root certificate, DER or PEM.", kind: .repeatable,
+    static let rootCAOption = Option<[String]>(
+        "root-ca", valueName: "file", help: "A trusted root certificate, DER or PEM.",
         configKey: "root-ca", defaultDescription: "the built-in Apple Root CA - G3", section: "Trust options",
         completion: .file)
 
     /// `--bundle-id ID`.
-    static let bundleIdOption = OptionSpec(
+    static let bundleIdOption = Option<String>(
         "bundle-id", valueName: "id", help: "The app's bundle id; payloads of other apps are rejected.",
-        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isRequired: true,
+        environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id",
         section: "Trust options")
 
     /// `--app-apple-id N`.
-    static let appAppleIdOption = OptionSpec(
+    static let appAppleIdOption = Option<Int64?>(
         "app-apple-id", valueName: "n", help: "The app's Apple id; required when Production is accepted.",
         environmentVariable: "IAPCTL_APP_APPLE_ID", configKey: "app-apple-id", section: "Trust options",
         validation: .positiveInteger)
 
     /// `--environment ENV`, repeatable: the accepted environments.
-    static let environmentOption = OptionSpec(
+    static let environmentOption = Option<[EnvironmentName]>(
         "environment", valueName: "env",
         help: "An accepted environment. Xcode and LocalTesting only when asked for; their unsigned data is "
             + "then accepted with a warning.",
-        kind: .repeatable, allowedValues: environments, configKey: "environment",
+        allowedValues: environments, configKey: "environment",
         defaultValue: EnvironmentName.production.rawValue, section: "Trust options")
 
     /// `--at WHEN`: when the certificate chain must be valid.
-    static let atOption = OptionSpec(
+    static let atOption = Option<TrustConfiguration.ValidationTime>(
         "at", valueName: "when",
         help: "When the certificate chain must be valid: the payload's signedDate (a receipt's creation "
             + "date) (signed), or \(timeForms).",
@@ -108,14 +110,14 @@ public enum CommandTree {
         validation: .timestamp(keywords: ["signed", "now"]))
 
     /// `verify` and `restore` also read StoreKit 1 app receipts.
-    public static let receiptOptions: [OptionSpec] = [receiptRootCAOption]
+    public static let receiptOptions: [OptionSpec] = [receiptRootCAOption.spec]
 
     /// `--receipt-root-ca FILE`, repeatable.
-    static let receiptRootCAOption = OptionSpec(
+    static let receiptRootCAOption = Option<[String]>(
         "receipt-root-ca", valueName: "file",
         help: "A trusted root for StoreKit 1 app receipts, DER or PEM. Give Xcode's StoreKit test "
             + "certificate here to accept Xcode receipts (with --environment Xcode).",
-        kind: .repeatable, configKey: "receipt-root-ca", defaultDescription: "the built-in Apple Inc. Root",
+        configKey: "receipt-root-ca", defaultDescription: "the built-in Apple Inc. Root",
         section: "Trust options", completion: .file)
 
     /// `--dry-run`.
@@ -124,35 +126,44 @@ public enum CommandTree {
     /// `--apply`; commands say what it applies (`applyOption.with(help:)`).
     static let applyOption = OptionSpec.flag("apply", help: "Apply the changes.")
 
-    /// `--user USER`; commands give it their own help (`userOption(_:required:)`).
-    static let userOption = OptionSpec("user", valueName: "user", help: "The user.")
+    /// `--user USER`; commands give it their own help (`userOption(_:)`, `requiredUserOption(_:)`).
+    static let userOption = Option<String?>("user", valueName: "user", help: "The user.")
 
-    static func userOption(_ help: String, required: Bool = false) -> OptionSpec {
-        userOption.with(help: help, isRequired: required)
-    }
+    static func userOption(_ help: String) -> Option<String?> { userOption.with(help: help) }
 
-    static let limitOption = OptionSpec(
+    /// `--user USER` of a command that needs it.
+    static func requiredUserOption(_ help: String) -> Option<String> { userOption.reading(String.self, help: help) }
+
+    static let limitOption = Option<Int?>(
         "limit", valueName: "n", help: "Show at most this many rows.", validation: .positiveInteger)
 
     /// `--from FILE`; commands give it their own help (`fromOption(_:)`).
-    static let fromOption = OptionSpec("from", valueName: "file", help: "A file.", completion: .file)
+    static let fromOption = Option<String?>("from", valueName: "file", help: "A file.", completion: .file)
 
-    static func fromOption(_ help: String) -> OptionSpec {
+    static func fromOption(_ help: String) -> Option<String?> {
         fromOption.with(help: help + " '-' reads stdin.")
     }
 
-    static let reasonOption = OptionSpec(
-        "reason", valueName: "text", help: "Why: recorded in the audit trail with the actor and the change.",
-        isRequired: true)
+    static let reasonOption = Option<String>(
+        "reason", valueName: "text", help: "Why: recorded in the audit trail with the actor and the change.")
 
-    static let ticketOption = OptionSpec(
+    static let ticketOption = Option<String?>(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 
-    /// `--expires TIME` of `orders update` and `contracts update`.
-    static let expiresOption = OptionSpec(
+    /// `--clear-override FIELD`, repeatable, of `orders update` and `contracts update` (`fields`: the
+    /// fields Apple's facts decide, which a hand override holds).
+    static func clearOverrideOption(_ fields: [String]) -> Option<[String]> {
+        Option<[String]>(
+            "clear-override", valueName: "field",
+            help: "Lift the hand override of this field and re-derive it from Apple's facts (repeatable).",
+            allowedValues: fields)
+    }
+
+    /// `--expires TIME` of `orders update` and `contracts update` (the row's new field text).
+    static let expiresOption = Option<String?>(
         "expires", valueName: "time", help: "The new expiry: \(timeForms).", validation: .timestamp(keywords: []))
 
-    static let asOfOption = OptionSpec(
+    static let asOfOption = Option<PointInTime?>(
         "as-of", valueName: "time",
         help: "Show the state at this moment, reconstructed from the audit trail dated by the ledger: "
             + "\(timeForms).")
@@ -160,8 +171,8 @@ public enum CommandTree {
     /// What every time option accepts, for help text (beside the grammar: `Timestamp.inputFormsInFull`).
     static let timeForms = Timestamp.inputFormsInFull
 
-    static let inputFile = ArgumentSpec(
-        "file", help: "Where to read from; stdin when left out or '-'.", isOptional: true, completion: .file)
+    static let inputFile = Argument<String?>(
+        "file", help: "Where to read from; stdin when left out or '-'.", completion: .file)
 
     /// The root of the tree.
     ///
@@ -210,8 +221,9 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, notify, verify, restore, entitled, audit, doctor, refunds, AppleCommands.group, completion,
-            help, versionCommand, man,
+            db, orders, contracts, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
+            EntitledCommand.command, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
+            versionCommand, man,
         ],
         options: globalOptions + [StandardOptions.version],
         program: program

@@ -33,7 +33,7 @@ public func runIAPCtl(
 extension Invocation {
     /// Who the audit records: `--actor` (or its env/config), else the OS user, else `uid:N`.
     public var actor: String {
-        if let actor = value(CommandTree.actorOption), !actor.isEmpty { return actor }
+        if let actor = self[CommandTree.actorOption], !actor.isEmpty { return actor }
         for name in ["USER", "LOGNAME"] {
             if let user = environment[name], !user.isEmpty { return user }
         }

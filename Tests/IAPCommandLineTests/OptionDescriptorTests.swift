@@ -11,66 +11,90 @@ struct OptionDescriptorTests {
 
     /// What each handler reads, by command line: the command must declare every one.
     @Test func eachCommandDeclaresWhatItsHandlerReads() throws {
-        let reads: [([String], [OptionSpec], [ArgumentSpec])] = [
-            (["notify"], [NotifySpec.atomic, NotifySpec.replayUnmatched, NotifySpec.gapReport], [CommandTree.inputFile]),
-            (["restore", "--user", "u"], [RestoreSpec.policy, RestoreSpec.order], []),
-            (["entitled", "--user", "u"], [EntitledSpec.product, EntitledSpec.at], []),
-            (["orders", "create"], [CommandTree.userOption, OrdersSpec.product, OrdersSpec.no, CommandTree.fromOption], []),
-            (["orders", "list"], [OrdersSpec.status, OrdersSpec.product, CommandTree.asOfOption], []),
-            (["orders", "show", "k"], [], [OrdersSpec.key]),
+        let reads: [([String], [any OptionDeclaration], [any ArgumentDeclaration])] = [
+            (
+                ["notify"], [NotifyCommand.atomic, NotifyCommand.replayUnmatched, NotifyCommand.gapReport],
+                [CommandTree.inputFile]
+            ),
+            (["restore", "--user", "u"], [RestoreCommand.user, RestoreCommand.policy, RestoreCommand.order], []),
+            (["entitled", "--user", "u"], [EntitledCommand.user, EntitledCommand.product, EntitledCommand.at], []),
+            (
+                ["orders", "create"], [OrdersCreate.user, OrderOptions.product, OrdersCreate.no, OrdersCreate.from], []
+            ),
+            (
+                ["orders", "list"],
+                [OrdersList.user, OrderOptions.status, OrdersList.product, CommandTree.limitOption, CommandTree.asOfOption],
+                []
+            ),
+            (["orders", "show", "k"], [], [OrdersShow.key]),
             (
                 ["orders", "update", "--reason", "r"],
-                OrdersCommands.updateOptions.map(\.option) + [CommandTree.fromOption], [OrdersSpec.updateKey]
+                OrdersUpdate.fields.map(\.option) + [OrdersUpdate.from, OrdersUpdate.clearOverride], [OrdersUpdate.key]
             ),
-            (["contracts", "list"], [ContractsSpec.status], []),
-            (["contracts", "show", "c"], [CommandTree.asOfOption], [ContractsSpec.id]),
-            (["contracts", "explain", "c"], [], [ContractsSpec.id]),
-            (["contracts", "update", "c", "--reason", "r"], ContractsCommands.updateOptions.map(\.option), [ContractsSpec.id]),
-            (["audit", "list"], [AuditSpec.since, AuditSpec.order, AuditSpec.contract, AuditSpec.command], []),
-            (["audit", "show", "1"], [], [AuditSpec.showId]),
-            (["audit", "raw", "1"], [], [AuditSpec.rawId]),
-            (["audit", "undo", "1", "--reason", "r"], [], [AuditSpec.undoId]),
+            (["contracts", "list"], [ContractsList.user, ContractOptions.status, CommandTree.limitOption], []),
+            (["contracts", "show", "c"], [CommandTree.asOfOption], [ContractOptions.id]),
+            (["contracts", "explain", "c"], [], [ContractOptions.id]),
+            (
+                ["contracts", "update", "c", "--reason", "r"],
+                ContractsUpdate.fields.map(\.option) + [ContractsUpdate.clearOverride], [ContractOptions.id]
+            ),
+            (
+                ["audit", "list"],
+                [
+                    AuditList.since, AuditList.order, AuditList.contract, AuditList.commandName, AuditList.ticket,
+                    AuditList.user,
+                ], []
+            ),
+            (["audit", "show", "1"], [], [AuditShow.id]),
+            (["audit", "raw", "1"], [], [AuditRaw.id]),
+            (["audit", "undo", "1", "--reason", "r"], [], [AuditUndo.id]),
+            (["doctor"], [DoctorCommand.environment, DoctorCommand.lapsedBefore], []),
             (
                 ["apple", "transactions", "history", "t"],
                 [
-                    AppleCommands.productOption, AppleCommands.productTypeOption, AppleCommands.sinceOption,
-                    AppleCommands.untilOption, AppleCommands.sortOption, AppleCommands.revokedOption,
-                    AppleCommands.notRevokedOption, AppleCommands.rootCAOption, StandardOptions.output,
+                    AppleTransactionsHistory.productOption, AppleTransactionsHistory.productTypeOption,
+                    AppleTransactionsHistory.sinceOption,
+                    AppleTransactionsHistory.untilOption, AppleTransactionsHistory.sortOption, AppleTransactionsHistory.revokedOption,
+                    AppleTransactionsHistory.notRevokedOption, AppleCommands.rootCAOption, StandardOptions.output,
                 ], [AppleCommands.transactionArgument]
             ),
-            (["apple", "subscriptions", "status", "t"], [AppleCommands.statusOption], []),
+            (["apple", "subscriptions", "status", "t"], [AppleSubscriptionsStatus.statusOption], []),
             (
                 ["apple", "notifications", "history", "--since", "1d"],
                 [
-                    AppleNotifications.sinceOption, AppleNotifications.untilOption, AppleNotifications.typeOption,
-                    AppleNotifications.subtypeOption, AppleNotifications.transactionOption,
-                    AppleNotifications.onlyFailuresOption, AppleNotifications.gapReportOption, CommandTree.applyOption,
+                    AppleNotificationsHistory.sinceOption, AppleNotificationsHistory.untilOption, AppleNotificationsHistory.typeOption,
+                    AppleNotificationsHistory.subtypeOption, AppleNotificationsHistory.transactionOption,
+                    AppleNotificationsHistory.onlyFailuresOption, AppleNotificationsHistory.gapReportOption, CommandTree.applyOption,
                     CommandTree.dryRun,
                 ], []
             ),
             (
                 ["apple", "extend", "--days", "1", "--reason-code", "0", "--reason", "r"],
                 [
-                    AppleWrites.daysOption, AppleWrites.reasonCodeOption, AppleWrites.allActiveOption,
-                    AppleWrites.productOption, AppleWrites.storefrontOption, AppleWrites.requestIdOption,
-                ], []
+                    AppleExtend.daysOption, AppleExtend.reasonCodeOption, AppleExtend.allActiveOption,
+                    AppleExtend.productOption, AppleExtend.storefrontOption, AppleWrites.requestIdOption,
+                ], [AppleExtend.extendOriginalArgument]
             ),
             (
                 ["apple", "consumption", "t", "--delivery-status", "DELIVERED", "--reason", "r"],
                 [
                     AppleWrites.customerConsentedOption, AppleWrites.sampleContentProvidedOption,
-                    AppleWrites.deliveryStatusOption, AppleWrites.consumptionPercentageOption,
+                    AppleConsumption.deliveryStatusOption, AppleConsumption.consumptionPercentageOption,
                     AppleWrites.refundPreferenceOption,
-                ], []
+                ], [AppleWrites.consumptionTransactionArgument]
             ),
-            (["apple", "set-app-account-token", "t", "--token", "x", "--reason", "r"], [AppleWrites.tokenOption], []),
+            (
+                ["apple", "set-app-account-token", "t", "--token", "7389a31a-fb6d-4569-a2a6-db7d85d84813", "--reason", "r"],
+                [AppleSetAppAccountToken.tokenOption],
+                [AppleSetAppAccountToken.originalArgument]
+            ),
         ]
         for (line, options, arguments) in reads {
             let parsed = try parser.parse(line)
-            for option in options {
+            for option in options.map(\.spec) {
                 #expect(parsed.declares(option), "\(parsed.commandName) lacks --\(option.long)")
             }
-            for argument in arguments {
+            for argument in arguments.map(\.spec) {
                 #expect(parsed.declares(argument), "\(parsed.commandName) lacks <\(argument.name)>")
             }
         }
@@ -78,10 +102,15 @@ struct OptionDescriptorTests {
 
     /// Same-named options of different commands are different options.
     @Test func anotherCommandsOptionIsNotDeclared() throws {
-        #expect(!(try parser.parse(["contracts", "list"])).declares(OrdersSpec.status))
-        #expect(!(try parser.parse(["apple", "notifications", "history", "--since", "1d"])).declares(NotifySpec.gapReport))
-        #expect(!(try parser.parse(["entitled", "--user", "u"])).declares(CommandTree.atOption))
-        #expect(!(try parser.parse(["verify"])).declares(NotifySpec.atomic))
+        #expect(!(try parser.parse(["contracts", "list"])).declares(OrderOptions.status.spec))
+        #expect(
+            !(try parser.parse(["apple", "notifications", "history", "--since", "1d"])).declares(NotifyCommand.gapReport.spec))
+        #expect(!(try parser.parse(["entitled", "--user", "u"])).declares(CommandTree.atOption.spec))
+        #expect(!(try parser.parse(["verify"])).declares(NotifyCommand.atomic))
+        // The same name read as another type is another option: `--limit` as text is not `Option<Int?>`.
+        #expect(
+            !(try parser.parse(["orders", "list"])).declares(
+                Option<String?>("limit", valueName: "n", help: "Text.", validation: .positiveInteger).spec))
         // `help` inherits no options, so the --redact wrapper must ask before reading it.
         #expect(!(try parser.parse(["help"])).declares(CommandTree.redactOption))
         #expect(iapctl(["help", "version"]).code == 0)
@@ -91,14 +120,14 @@ struct OptionDescriptorTests {
         @Test func aHandlerReadingAnUndeclaredOptionStopsADebugBuild() async {
             await #expect(processExitsWith: .failure) {
                 let read: CommandHandler = { invocation in
-                    _ = invocation.parsed.value(OrdersSpec.status)
+                    _ = invocation[OrderOptions.status]
                     return .success
                 }
                 _ = iapctl(["contracts", "list"], handlers: ["contracts list": read])
             }
             await #expect(processExitsWith: .failure) {
                 let read: CommandHandler = { invocation in
-                    _ = invocation.flag(NotifySpec.atomic)
+                    _ = invocation.flag(NotifyCommand.atomic)
                     return .success
                 }
                 _ = iapctl(["verify", "--bundle-id", "b"], handlers: ["verify": read])

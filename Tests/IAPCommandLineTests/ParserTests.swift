@@ -10,8 +10,8 @@ struct ParserTests {
         let parsed = try parser.parse(["orders", "update", "--status", "paid", "K1", "--reason=fix", "-ojson"])
         #expect(parsed.path == ["orders", "update"])
         #expect(parsed.spec.name == "update" && parsed.spec.isRunnable)
-        #expect(parsed.value(OrdersSpec.status) == "paid")
-        #expect(parsed.value(CommandTree.reasonOption) == "fix")
+        #expect(parsed.value(OrderOptions.status.spec) == "paid")
+        #expect(parsed.value(CommandTree.reasonOption.spec) == "fix")
         #expect(parsed.value(StandardOptions.output) == "json")
         #expect(parsed.arguments == ["K1"])
     }
@@ -19,7 +19,7 @@ struct ParserTests {
     @Test func inheritedOptionsBeforeThePath() throws {
         let parsed = try parser.parse(["--db", "x.db", "-o", "csv", "orders", "list"])
         #expect(parsed.path == ["orders", "list"])
-        #expect(parsed.value(CommandTree.dbOption) == "x.db")
+        #expect(parsed.value(CommandTree.dbOption.spec) == "x.db")
         #expect(parsed.value(StandardOptions.output) == "csv")
     }
 
@@ -27,8 +27,8 @@ struct ParserTests {
         let parsed = try parser.parse([
             "notify", "--environment", "Sandbox", "--environment=production", "--bundle-id", "a", "--bundle-id", "b",
         ])
-        #expect(parsed.values(CommandTree.environmentOption) == ["Sandbox", "Production"])
-        #expect(parsed.value(CommandTree.bundleIdOption) == "b")
+        #expect(parsed.values(CommandTree.environmentOption.spec) == ["Sandbox", "Production"])
+        #expect(parsed.value(CommandTree.bundleIdOption.spec) == "b")
     }
 
     @Test func bundledShortFlags() throws {
@@ -99,13 +99,13 @@ struct ParserTests {
 
     @Test func enumeratedValuesAreCanonicalised() throws {
         let parsed = try parser.parse(["notify", "--environment", "sandbox", "--environment", "LOCALTESTING"])
-        #expect(parsed.values(CommandTree.environmentOption) == ["Sandbox", "LocalTesting"])
+        #expect(parsed.values(CommandTree.environmentOption.spec) == ["Sandbox", "LocalTesting"])
     }
 
     @Test func timestampsAccepted() throws {
         let parsed = try parser.parse(["notify", "--at", "2025-09-05T01:24:32Z"])
-        #expect(parsed.value(CommandTree.atOption) == "2025-09-05T01:24:32Z")
-        #expect(try parser.parse(["notify", "--at", "now"]).value(CommandTree.atOption) == "now")
+        #expect(parsed.value(CommandTree.atOption.spec) == "2025-09-05T01:24:32Z")
+        #expect(try parser.parse(["notify", "--at", "now"]).value(CommandTree.atOption.spec) == "now")
     }
 
     @Test func handlerReceivesArguments() {

@@ -3,6 +3,10 @@ import IAPOperations
 
 /// `iapctl apple finish-transaction`: Apple's Finish Transaction, an audited write like the others.
 enum AppleFinish {
+    /// `TRANSACTION`.
+    static let transactionArgument = Argument<String>(
+        "transaction", help: "The transactionId of the purchase delivered.")
+
     static let command = CommandSpec(
         name: "finish-transaction",
         abstract: "Finish Transaction: tell the App Store your server delivered a purchase — audited.",
@@ -14,11 +18,11 @@ enum AppleFinish {
                 "Show the exact request without sending it.")
         ],
         options: AppleWrites.writeOptions,
-        arguments: [ArgumentSpec("transaction", help: "The transactionId of the purchase delivered.")],
+        arguments: [transactionArgument],
         handler: run)
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let transaction = invocation.arguments[0]
+        let transaction = invocation[transactionArgument]
         let write = AppleWrite(
             call: Endpoint.finishTransaction(transaction), entity: .order, key: transaction,
             command: "apple finish-transaction")

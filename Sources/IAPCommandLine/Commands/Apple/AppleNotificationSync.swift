@@ -46,7 +46,7 @@ enum AppleNotificationSync {
         handler: run)
 
     /// `sync --since TIME`.
-    static let sinceOption = OptionSpec(
+    static let sinceOption = Option<PointInTime?>(
         "since", valueName: "time",
         help: "Start from this time instead of the checkpoint (a first run, or starting over): ISO-8601, ms, "
             + "or back from now (36h, 7d); within the last 180 days.",
@@ -64,11 +64,11 @@ enum AppleNotificationSync {
         let status = invocation.flag(statusOption), reset = invocation.flag(resetOption)
         let dryRun = invocation.flag(CommandTree.dryRun)
         if status && reset { throw CLIError.usage("--status and --reset exclude each other") }
-        if (status || reset) && (dryRun || invocation.value(sinceOption) != nil) {
+        if (status || reset) && (dryRun || invocation[sinceOption] != nil) {
             throw CLIError.usage(
                 "--\(status ? "status" : "reset") reads or deletes the checkpoint only; it takes no --since or --dry-run")
         }
-        let server = (APIEnvironment(rawValue: invocation.value(AppleCommands.environmentOption) ?? "auto") ?? .auto).singleServer
+        let server = invocation[AppleCommands.environmentOption].singleServer
         let name = NotificationSync.checkpointName(server)
         if status { return try printStatus(invocation, name: name) }
         if reset { return try delete(invocation, name: name) }
@@ -77,7 +77,7 @@ enum AppleNotificationSync {
 
     static func sync(_ invocation: Invocation, server: APIServer, name: String, dryRun: Bool) throws -> ExitCode {
         let now = Timestamp.now()
-        let since = try AuditTime.option(invocation, sinceOption, now: now)
+        let since = invocation[sinceOption]?.at(now)
         let store = try DbOpen.existing(invocation)
         let window = try NotificationSync.window(saved: try NotificationSync.saved(name, in: store), since: since, now: now)
         let session = try AppleSession(invocation)

@@ -6,25 +6,25 @@ import SubscriptionEngine
 /// `iapctl apple reconcile`: asks Apple what is true now about the subscriptions in scope and prints
 /// (dry run) or applies (`--apply`) the differences with the database (``AppleReconcile``).
 enum AppleReconcileCommand {
-    static let contractOption = OptionSpec(
+    static let contractOption = Option<String?>(
         "contract", valueName: "id", help: "One subscription: its originalTransactionId (the contract id).")
 
-    static let transactionOption = OptionSpec(
+    static let transactionOption = Option<String?>(
         "transaction", valueName: "id",
         help: "The subscription of any of its transactionIds (Apple's Get Transaction Info names it).")
 
-    static let orderIdOption = OptionSpec(
+    static let orderIdOption = Option<String?>(
         "order-id", valueName: "id",
         help: "The subscriptions of an order ID from a receipt e-mail (Look Up Order ID, Production).")
 
     static let allOption = OptionSpec.flag(
         "all", help: "Every contract in the database, by contract id; resumable (see below).")
 
-    static let contractStatusOption = OptionSpec(
+    static let contractStatusOption = Option<ContractStatus?>(
         "status", valueName: "status", help: "With --all: only contracts of this stored status.",
         allowedValues: CommandTree.contractStatuses)
 
-    static let sinceOption = OptionSpec(
+    static let sinceOption = Option<PointInTime?>(
         "since", valueName: "time",
         help: "With --all: only contracts whose last event is at or after: ISO-8601, ms, or back from now (36h, 7d).")
 
@@ -90,12 +90,12 @@ enum AppleReconcileCommand {
     /// The scope the options name: exactly one of them.
     static func scope(_ invocation: Invocation) throws -> AppleReconcile.Scope {
         var scopes: [(String, AppleReconcile.Scope)] = []
-        if let user = invocation.value(userOption) { scopes.append(("--user", .user(user))) }
-        if let id = invocation.value(contractOption) { scopes.append(("--contract", .contract(id))) }
-        if let id = invocation.value(transactionOption) { scopes.append(("--transaction", .transaction(id))) }
-        if let id = invocation.value(orderIdOption) { scopes.append(("--order-id", .orderId(id))) }
-        let status = invocation.value(contractStatusOption).flatMap(ContractStatus.init(rawValue:))
-        let since = try AuditTime.option(invocation, sinceOption, now: Timestamp.now())
+        if let user = invocation[userOption] { scopes.append(("--user", .user(user))) }
+        if let id = invocation[contractOption] { scopes.append(("--contract", .contract(id))) }
+        if let id = invocation[transactionOption] { scopes.append(("--transaction", .transaction(id))) }
+        if let id = invocation[orderIdOption] { scopes.append(("--order-id", .orderId(id))) }
+        let status = invocation[contractStatusOption]
+        let since = invocation[sinceOption]?.at(Timestamp.now())
         if invocation.flag(allOption) { scopes.append(("--all", .all(status: status, since: since))) }
         guard scopes.count == 1 else {
             throw CLIError.usage(

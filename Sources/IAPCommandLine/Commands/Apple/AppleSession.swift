@@ -35,15 +35,13 @@ final class AppleSession {
 
     init(_ invocation: Invocation) throws {
         self.invocation = invocation
-        environment = APIEnvironment(rawValue: invocation.value(AppleCommands.environmentOption) ?? "auto") ?? .auto
+        environment = invocation[AppleCommands.environmentOption]
         let setup = try APIClientSetup(
-            keyFile: invocation.value(AppleCommands.keyFileOption), keyId: invocation.value(AppleCommands.keyIdOption),
-            issuerId: invocation.value(AppleCommands.issuerIdOption),
-            bundleId: invocation.value(AppleCommands.bundleIdOption),
-            connectTimeout: invocation.value(AppleCommands.connectTimeoutOption).flatMap { Int($0) },
-            totalTimeout: invocation.value(AppleCommands.timeoutOption).flatMap { Int($0) },
-            deadline: invocation.value(AppleCommands.deadlineOption).flatMap { Int($0) },
-            maxRateLimitWait: invocation.value(AppleCommands.maxWaitOption).flatMap(Int64.init),
+            keyFile: invocation[AppleCommands.keyFileOption], keyId: invocation[AppleCommands.keyIdOption],
+            issuerId: invocation[AppleCommands.issuerIdOption], bundleId: invocation[AppleCommands.bundleIdOption],
+            connectTimeout: invocation[AppleCommands.connectTimeoutOption],
+            totalTimeout: invocation[AppleCommands.timeoutOption], deadline: invocation[AppleCommands.deadlineOption],
+            maxRateLimitWait: invocation[AppleCommands.maxWaitOption],
             environment: invocation.environment)
         keyFile = setup.keyFile
         keyId = setup.settings.key.keyId
@@ -78,7 +76,7 @@ final class AppleSession {
         guard error.kind == .unauthorized else { return error }
         var error = error
         let causes = UnauthorizedCause.likely(
-            keyFile: keyFile, keyId: keyId, bundleId: invocation.value(AppleCommands.bundleIdOption),
+            keyFile: keyFile, keyId: keyId, bundleId: invocation[AppleCommands.bundleIdOption],
             environment: environment, sandboxTried: sandboxTried)
         error.hint = "likely: " + causes.map(Self.describe).joined(separator: "; ")
         return error
@@ -113,9 +111,9 @@ final class AppleSession {
     func verifier(for server: APIServer) throws -> AppStoreVerifier {
         var settings = TrustSettings()
         settings.roots = try TrustSetup.roots(invocation, option: AppleCommands.rootCAOption)
-        settings.bundleId = invocation.value(AppleCommands.bundleIdOption)
-        settings.appAppleId = invocation.value(AppleCommands.appAppleIdOption).flatMap(Int64.init)
-        settings.validationTime = try TrustSetup.validationTime(invocation.value(AppleCommands.atOption) ?? "signed")
+        settings.bundleId = invocation[AppleCommands.bundleIdOption]
+        settings.appAppleId = invocation[AppleCommands.appAppleIdOption]
+        settings.validationTime = invocation[AppleCommands.atOption]
         do {
             return try settings.appStoreVerifier(for: server)
         } catch {

@@ -1,0 +1,74 @@
+import AppStoreJWS
+import IAPOperations
+import SubscriptionEngine
+
+/// `iapctl audit list`: the audit trail of every change, manual or by the engine, filtered.
+enum AuditList {
+    /// `--since TIME`.
+    static let since = Option<PointInTime?>(
+        "since", valueName: "time", help: "Only rows at or after this time: \(CommandTree.timeForms).")
+
+    /// `--order KEY`.
+    static let order = Option<String?>(
+        "order", valueName: "key", help: "Only changes to this order (its number or its transactionId).")
+
+    /// `--contract ID`.
+    static let contract = Option<String?>("contract", valueName: "id", help: "Only changes to this contract.")
+
+    /// `--command NAME`.
+    static let commandName = Option<String?>(
+        "command", valueName: "name",
+        help: "Only changes made by this command (notify, orders update, audit undo, …; a prefix).")
+
+    static let ticket = CommandTree.ticketOption.with(help: "Only rows recorded with this ticket.")
+    static let user = CommandTree.userOption(
+        "Only changes to this user's orders and contracts (also those moved to or from them).")
+
+    static let command = CommandSpec(
+        name: "list",
+        abstract: "List audit rows, newest first.",
+        discussion: "On this command --actor filters by who made the change (it is not who runs iapctl).",
+        examples: [
+            CommandExample("iapctl audit list --ticket T-118", "Everything done under ticket T-118."),
+            CommandExample(
+                "iapctl audit list --since 2025-06-01T00:00:00Z -o ndjson", "Changes since June, as NDJSON."),
+            CommandExample("iapctl audit list --user alice", "Every change to alice's orders and contracts."),
+            CommandExample(
+                "iapctl audit list --contract 2000000900000001 --command notify",
+                "What notifications changed on one subscription."),
+        ],
+        options: [since, ticket, user, order, contract, commandName, CommandTree.limitOption],
+        handler: run)
+
+    /// Audit rows newest first, filtered by actor, time and ticket.
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        let limit = invocation[CommandTree.limitOption]
+        let filter = AuditFilter(
+            // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
+            actor: invocation.source(of: CommandTree.actorOption) == .commandLine ? invocation[CommandTree.actorOption] : nil,
+            since: invocation[since]?.at(Timestamp.now()), ticket: invocation[ticket])
+        let narrowing = AuditQuery.Narrowing(
+            user: invocation[user], order: invocation[order], contract: invocation[contract],
+            command: invocation[commandName])
+        let entries = try DbOpen.read(invocation) { session in
+            try AuditQuery.entries(filter, narrowing: narrowing, limit: limit, in: session)
+        }
+        let structured = invocation.output == .json || invocation.output == .ndjson
+        invocation.emit(entries.map { record($0, structured: structured) }, columns: invocation.output == .table ? columns : nil)
+        if entries.isEmpty, invocation.output == .table { invocation.note("no audit rows") }
+        return .success
+    }
+
+    /// The table columns of `audit list`.
+    static let columns: [Column] = [
+        Column("id", title: "ID"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
+        Column("command", title: "COMMAND", maxWidth: 24), Column("reason", title: "REASON", maxWidth: 32),
+        Column("ticket", title: "TICKET"), Column("entity", title: "ENTITY"), Column("key", title: "ROW", maxWidth: 36),
+        Column("changes", title: "CHANGES", maxWidth: 80),
+    ]
+
+    /// An audit row with its id first.
+    static func record(_ entry: AuditEntry, structured: Bool) -> Record {
+        RowRendering.record(entry, structured: structured)
+    }
+}

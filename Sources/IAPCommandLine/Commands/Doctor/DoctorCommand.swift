@@ -1,0 +1,260 @@
+import AppStoreJWS
+import IAPFoundation
+import IAPOperations
+import SubscriptionEngine
+
+/// `iapctl doctor`: checks the data's invariants; each finding comes with the command that fixes it.
+///
+/// Read-only: it never changes anything (there is no implied `--fix`). Exit 0 clean, 1 findings.
+enum DoctorCommand {
+    static let environment = CommandTree.environmentOption.with(
+        help: "An environment the database accepts; rows of others are findings.")
+
+    /// `--lapsed-before TIME`: the `lapsed` check's threshold.
+    static let lapsedBefore = Option<PointInTime>(
+        "lapsed-before", valueName: "time",
+        help: "Report an active or canceled contract as lapsed when its paid period ended before this moment "
+            + "(default 24h: a day ago, while Apple may still be retrying a notification): \(CommandTree.timeForms).",
+        defaultValue: "24h")
+
+    static let command = CommandSpec(
+        name: "doctor",
+        abstract: "Check the data's invariants; print each finding with the command that fixes it.",
+        discussion: """
+            Read-only: doctor never changes anything; review the FIX commands and run the ones \
+            you agree with. Exit 0 when clean, 1 with findings. Checks:
+            """ + "\n\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
+        examples: [
+            CommandExample("iapctl doctor", "Check iapctl.db; findings as a table."),
+            CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
+            CommandExample("iapctl doctor --lapsed-before 2h", "Report contracts lapsed for more than two hours."),
+        ],
+        options: [environment, lapsedBefore],
+        handler: run
+    )
+
+    /// One problem found.
+    struct Finding {
+        var check: String
+        var entity: String
+        var key: String
+        var problem: String
+        var fix: String
+
+        var record: Record {
+            var r = Record()
+            r.append("check", check)
+            r.append("entity", entity)
+            r.append("key", key)
+            r.append("problem", problem)
+            r.append("fix", fix)
+            return r
+        }
+    }
+
+    /// The checks, in report order, with what each looks for (also the help text).
+    static let checks: [(name: String, about: String)] = DiagnosisCheck.allCases.map { ($0.rawValue, $0.about) }
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        let now = Timestamp.now()
+        let environments = invocation[environment]
+        let accepted = Set((environments.isEmpty ? [EnvironmentName.production] : environments).map(\.rawValue))
+        let explicitEnvironment = invocation.source(of: environment) != .defaultValue
+        let lapsedBefore = invocation[lapsedBefore].at(now)
+        let report = try DbOpen.read(invocation) { session in
+            try Diagnosis.examine(
+                session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
+        }
+        var findings = report.findings.map(finding)
+        let scanned = [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
+        let settings = carriedSettings(invocation)
+        let notifySettings = explicitEnvironment ? accepted.sorted().map { " --environment \($0)" }.joined() : ""
+        for index in findings.indices {
+            findings[index].fix = carry(findings[index].fix, settings, notify: notifySettings)
+        }
+        switch invocation.output {
+        case .table:
+            if !findings.isEmpty, invocation.tableWidth != nil {
+                // On a terminal: one block per finding, so the problem and the command to run
+                // are whole and readable at any width.
+                invocation.emit(
+                    detail: DetailView(
+                        sections: findings.enumerated().map { index, finding in
+                            var fields = Record()
+                            fields.append("problem", finding.problem)
+                            fields.append("fix", finding.fix)
+                            return DetailView.Section(
+                                key: "finding",
+                                title: "\(index + 1). \(finding.check): \(finding.entity)"
+                                    + (finding.key == "-" ? "" : " \(finding.key)"),
+                                content: .fields(fields))
+                        }))
+            } else if !findings.isEmpty {
+                invocation.emit(
+                    findings.map(\.record),
+                    columns: [
+                        Column("check", title: "CHECK"), Column("key", title: "ROW", maxWidth: 36),
+                        Column("problem", title: "PROBLEM", maxWidth: 90), Column("fix", title: "FIX", keepWhole: true),
+                    ])
+            }
+        case .json:
+            let document = JSONValue.object([
+                ("clean", .bool(findings.isEmpty)),
+                ("scanned", .object(scanned.map { ($0.0, JSONValue.int(Int64($0.1))) })),
+                ("findings", .array(findings.map { $0.record.jsonObject() })),
+            ])
+            invocation.emit(json: document)
+        case .ndjson, .csv:
+            invocation.emit(findings.map(\.record), columns: ["check", "entity", "key", "problem", "fix"])
+        }
+        let scannedText = scanned.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        if findings.isEmpty {
+            invocation.note("doctor: no findings (checked \(scannedText))")
+            return .success
+        }
+        var perCheck: [String: Int] = [:]
+        for finding in findings { perCheck[finding.check, default: 0] += 1 }
+        let parts = checks.compactMap { check in perCheck[check.name].map { "\($0) \(check.name)" } }
+        invocation.note(
+            "doctor: \(findings.count) finding\(findings.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
+                + "nothing was changed: run the FIX commands you agree with")
+        return .failure
+    }
+
+    /// A finding as people read it: the problem, and the command that fixes it.
+    static func finding(_ found: DiagnosisFinding) -> Finding {
+        let (problem, fix) = text(found)
+        return Finding(check: found.check.rawValue, entity: found.entity, key: found.key, problem: problem, fix: fix)
+    }
+
+    /// The problem and the fix command of a finding.
+    static func text(_ found: DiagnosisFinding) -> (problem: String, fix: String) {
+        let time = { (ms: Int64) in Timestamp.iso8601(ms) }
+        let w = ShellWord.word
+        switch found {
+        case .lapsed(let contract, let lapse):
+            return (
+                "\(contract.status.rawValue), but \(lapse.text): no renewal, expiry, grace or billing retry was applied",
+                "iapctl apple reconcile --contract \(w(contract.contractId))"
+            )
+        case .paidWithoutTransaction(let order, let tx):
+            let fix =
+                tx.map {
+                    "iapctl orders update \(w(order.no)) --trade-no \(w($0)) --reason "
+                        + ShellWord.quoted("doctor: transaction \($0) carries this order's appAccountToken")
+                }
+                ?? "iapctl orders update \(w(order.no)) --status pending --reason "
+                + ShellWord.quoted("doctor: no transaction proves this payment")
+            return ("paid, but no transactionId proves the payment", fix)
+        case .mixedOwners(let order, let contract):
+            return (
+                "belongs to \(order.userId) but its contract \(contract.contractId) belongs to \(contract.userId)",
+                "iapctl orders update \(w(order.no)) --user \(w(contract.userId)) --reason "
+                    + ShellWord.quoted("doctor: follow contract \(contract.contractId)")
+            )
+        case .orderWithoutContract(let order, let origin, let fromLedger):
+            let fix =
+                fromLedger.map {
+                    "iapctl orders update \(w(order.no)) --origin-no \(w($0)) --reason "
+                        + ShellWord.quoted("doctor: Apple's transaction says originalTransactionId \($0)")
+                }
+                ?? "iapctl orders update \(w(order.no)) --origin-no '' --reason "
+                + ShellWord.quoted("doctor: no subscription \(origin) exists")
+            return ("origin_no \(origin) has no contract", fix)
+        case .sharedTransactionId(let order, let first, let tx):
+            return shared(order, with: first, what: "transactionId \(tx)")
+        case .sharedAppAccountToken(let order, let first, let token):
+            return shared(order, with: first, what: "appAccountToken \(token)")
+        case .refundRequestDue(let request):
+            let left = max(0, request.deadline - Timestamp.now()) / 60_000
+            return (
+                "refund request (CONSUMPTION_REQUEST) for transaction \(request.transactionId)"
+                    + (request.userId.map { " of user \($0)" } ?? "") + " unanswered; Apple stops waiting at "
+                    + "\(time(request.deadline)) (\(left / 60) h \(left % 60) min left); check the body this "
+                    + "shows, then send it with --customer-consented (only if the customer consented) --apply",
+                "iapctl refunds answer \(w(request.transactionId))"
+            )
+        case .oldUnmatched(let entry):
+            let id = entry.transactionId ?? entry.originalTransactionId ?? entry.notificationUUID ?? "#\(entry.id)"
+            return (
+                "\(RowRendering.eventName(entry)) for \(id) unmatched since \(time(entry.receivedAt)): \(entry.detail ?? "")",
+                "iapctl notify --replay-unmatched"
+                    + (entry.appAccountToken.map { "  # after: iapctl orders create --no \(w($0)) --user USER --product PRODUCT" }
+                        ?? "")
+            )
+        case .foreignEnvironment(let entity, let key, let environment, let accepted):
+            return (
+                "\(environment) \(entity.rawValue) in a database that accepts \(accepted.joined(separator: ", "))",
+                "iapctl \(entity == .order ? "orders" : "contracts") update \(w(key)) --status revoked --reason "
+                    + ShellWord.quoted("doctor: \(environment) data")
+            )
+        case .environmentUnchecked(let environment, let count, let accepted):
+            return (
+                "\(count) row\(count == 1 ? "" : "s") of \(environment), and --environment was not given "
+                    + "(the default accepts only \(accepted.joined(separator: ", "))); nothing is wrong "
+                    + "if this is a \(environment) database",
+                "iapctl doctor --environment \(w(environment))"
+            )
+        case .orderStatusVsFacts(let order, let tx, let signed, let derived, let held):
+            return (
+                "status \(order.status.rawValue)\(heldBy(held)), but the newest signed version of transaction \(tx) "
+                    + "(signed \(time(signed))) derives \(derived.rawValue)",
+                "iapctl orders update \(w(order.no)) "
+                    + (held == nil ? "--status \(derived.rawValue)" : "--clear-override status") + " --reason "
+                    + ShellWord.quoted("doctor: follow the signed facts")
+            )
+        case .contractStatusVsFacts(let contract, let expected, let basis, let held):
+            let because: String
+            switch basis {
+            case .facts(let fact, let signed):
+                because = "its signed facts derive \(expected.rawValue) (\(fact ?? "?")\(signed.map { " signed \(time($0))" } ?? ""))"
+            case .latestEvent(let event, let signed):
+                because =
+                    "the latest applied event \(RowRendering.eventName(event)) (signed \(time(signed))) "
+                    + "leaves it \(expected.rawValue)"
+            }
+            return (
+                "status \(contract.status.rawValue)\(heldBy(held)), but \(because)",
+                "iapctl contracts update \(w(contract.contractId)) "
+                    + (held == nil ? "--status \(expected.rawValue)" : "--clear-override status") + " --reason "
+                    + ShellWord.quoted("doctor: follow the signed facts")
+            )
+        }
+    }
+
+    /// ` held by hand (override #17, T-1)` for a status under a hand override in force: the audit row
+    /// says who and why (`iapctl audit show 17`); no person's name or free text in doctor's report.
+    static func heldBy(_ held: Override?) -> String {
+        guard let held else { return "" }
+        return " held by hand (override \(held.label); iapctl audit show \(held.auditId))"
+    }
+
+    /// The options a fix command needs to act on what doctor examined: `--db` always, and
+    /// `--config` and `--actor` when doctor was given them, each as one shell word.
+    static func carriedSettings(_ invocation: Invocation) -> String {
+        var words = ["--db", ShellWord.word(URLSecrets.redacted(DbOpen.raw(invocation)))]
+        if let config = invocation[CommandTree.configOption] { words += ["--config", ShellWord.word(config)] }
+        if invocation.source(of: CommandTree.actorOption) == .commandLine, let actor = invocation[CommandTree.actorOption] {
+            words += ["--actor", ShellWord.word(actor)]
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// `fix` with `settings` added to its command, and to the command in its `# after:` note;
+    /// a `notify` command also gets `notify` (the environments doctor accepted); its other trust
+    /// options come from `--config` or the environment (IAPCTL_BUNDLE_ID), as when it first ran.
+    static func carry(_ fix: String, _ settings: String, notify: String = "") -> String {
+        let marker = "  # after: "
+        return fix.split(separator: marker, omittingEmptySubsequences: false).map { part in
+            part + " " + settings + (part.hasPrefix("iapctl notify") ? notify : "")
+        }.joined(separator: marker)
+    }
+
+    static func shared(_ order: Order, with first: Order, what: String) -> (problem: String, fix: String) {
+        (
+            "\(what) is also on order \(first.no)",
+            "iapctl orders update \(ShellWord.word(order.no)) --status revoked --reason "
+                + ShellWord.quoted("doctor: duplicate of order \(first.no)")
+        )
+    }
+}

@@ -1,0 +1,95 @@
+import AppStoreJWS
+import IAPFoundation
+import SubscriptionEngine
+
+/// `iapctl entitled`: whether a user was entitled at a moment (``EntitlementQuery``), with why.
+enum EntitledCommand {
+    static let user = CommandTree.requiredUserOption("The user (your account id).")
+
+    /// `--product ID`.
+    static let product = Option<String?>("product", valueName: "product", help: "Only this product id.")
+
+    /// `--at TIME`.
+    static let at = Option<PointInTime>(
+        "at", valueName: "time", help: "The moment to answer for: \(CommandTree.timeForms).", defaultValue: "now")
+
+    static let command = CommandSpec(
+        name: "entitled",
+        abstract: "Say whether a user was entitled at a time: yes (exit 0) or no (exit 1), with the contract and why.",
+        discussion: """
+            Reconstructs each of the user's subscriptions at --at (default now) from the audit \
+            trail, dating the engine's changes by Apple's signedDate and manual changes (corrections, \
+            transfers) by when they were made: a refund signed later still counts as paid then; a \
+            transfer made later still counts as the old owner's. Entitled means: the user held the \
+            contract then, and a paid, not-refunded period covered that moment, or the contract \
+            was in its billing grace period. A user with no orders and no contracts in the \
+            database (a typo, another database) is not a "no": it is "unknown user", exit 3.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl entitled --user u42 --at 2025-03-14T09:30:00Z", "Was u42 entitled when they complained?"),
+            CommandExample("iapctl entitled --user u42 --product com.example.pro.monthly -o json", "Now, as JSON."),
+        ],
+        options: [user, product, at],
+        handler: run
+    )
+
+    /// `iapctl entitled --user U [--product P] [--at T]`: yes (exit 0) or no (exit 1), with why;
+    /// a user with no orders and no contracts (a typo) is not a "no": exit 3, not found.
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        let user = invocation[user]
+        let product = invocation[product]
+        let time = invocation[at].at(Timestamp.now())
+        let (verdict, known) = try DbOpen.read(invocation) { session in
+            let verdict = try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
+            return (verdict, try !verdict.subjects.isEmpty || KnownUsers.contains(user, in: session))
+        }
+        let (subjects, best) = (verdict.subjects, verdict.best)
+        var r = Record()
+        r.append("entitled", best?.answer.entitled ?? false)
+        r.append("user_id", user)
+        r.append("product_id", best?.answer.contract.productId ?? product)
+        r.append("as_of_date", time)
+        r.append("contract_id", best?.answer.contract.contractId)
+        r.append("status", best?.answer.status)
+        let unknown = "no user \(user) in the database (no orders, no contracts): check the spelling"
+        r.append(
+            "reason",
+            best?.answer.reason
+                ?? (known
+                    ? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))"
+                    : unknown))
+        r.append("transaction_id", best?.answer.covering?.tradeNo)
+        if invocation.output != .table {
+            // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
+            r.append("lapsed", best?.answer.lapse != nil)
+            r.append("paid_until_date", best?.answer.lapse?.paidUntil)
+        }
+        switch invocation.output {
+        case .table:
+            let yes = best?.answer.entitled ?? false
+            invocation.print((yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? ""))
+            invocation.emit(document: r)
+        case .json:
+            r.append(
+                "contracts",
+                .array(
+                    subjects.map { s in
+                        var c = Record()
+                        c.append("contract_id", s.answer.contract.contractId)
+                        c.append("product_id", s.answer.contract.productId)
+                        c.append("entitled", s.answer.entitled)
+                        c.append("status", s.answer.status)
+                        c.append("reason", s.answer.reason)
+                        c.append("lapsed", s.answer.lapse != nil)
+                        c.append("paid_until_date", s.answer.lapse?.paidUntil)
+                        return c.jsonObject()
+                    }))
+            invocation.emit(document: r)
+        case .ndjson, .csv:
+            invocation.emit(document: r)
+        }
+        guard known else { return .notFound }
+        return best?.answer.entitled == true ? .success : .failure
+    }
+}

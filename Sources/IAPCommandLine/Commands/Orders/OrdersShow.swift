@@ -1,0 +1,93 @@
+import AppStoreJWS
+import IAPFoundation
+import SubscriptionEngine
+
+/// `iapctl orders show KEY` and `iapctl contracts show ID`: rows, contract, event timeline, audit trail.
+enum OrdersShow {
+    /// `KEY`.
+    static let key = Argument<String>(
+        "key", help: "Order number, transactionId, originalTransactionId, or appTransactionId (every purchase carrying it).")
+
+    static let command = CommandSpec(
+        name: "show",
+        abstract: "Show an order, its contract and its history.",
+        discussion: "KEY may be the order number, the Apple transactionId or the originalTransactionId "
+            + "(which shows every order of that subscription). The history lists the notifications "
+            + "and manual corrections, with actor and reason.",
+        examples: [
+            CommandExample("iapctl orders show 6f1c2d9e-4b7a-4c1e-9a51-0b6f7d3e2a10", "By order number."),
+            CommandExample("iapctl orders show 2000000123456789 -o json", "By transactionId, as JSON."),
+        ],
+        arguments: [key],
+        handler: run)
+
+    /// KEY = order no, trade_no, or origin_no (every order of that subscription).
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        let key = invocation[key]
+        let now = Timestamp.now()
+        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride])? in
+            guard let history = try RecordHistory.order(key, in: session) else { return nil }
+            return (history, try OverrideRendering.gather(history, now: now, in: session))
+        }
+        guard let (history, overrides) = found else {
+            throw CLIError(
+                .notFound, "no order with no, trade_no or origin_no = \(key), nor a purchase with that appTransactionId",
+                hint: "find it with: iapctl orders list --user USER; or ask Apple for that customer's purchases: "
+                    + "iapctl apple transactions history \(ShellWord.word(key)) | iapctl restore --user USER")
+        }
+        emit(history, overrides: overrides, invocation: invocation, primary: .order)
+        return .success
+    }
+
+    /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
+    /// JSON: one document `{orders, contract, overrides, events, changes}`.
+    static func emit(_ history: RecordHistory, overrides: [ShownOverride], invocation: Invocation, primary: EntityKind) {
+        for shown in overrides { _ = invocation.redactor?.alias(shown.override.actor, .actor) }
+        let orders = history.orders.map(RowRendering.record)
+        let now = Timestamp.now()
+        let contract = history.contract.map { RowRendering.record($0, at: now, table: invocation.output == .table) }
+        let events = history.events.map(RowRendering.record)
+        switch invocation.output {
+        case .json, .ndjson:
+            let audit = history.audit.map { RowRendering.record($0, structured: true) }
+            let contractValue = contract.map { $0.jsonObject() } ?? .null
+            var members: [(key: String, value: JSONValue)] = []
+            let ordersValue = JSONValue.array(orders.map { $0.jsonObject() })
+            if primary == .order {
+                members += [("orders", ordersValue), ("contract", contractValue)]
+            } else {
+                members += [("contract", contractValue), ("orders", ordersValue)]
+            }
+            members += [
+                ("overrides", .array(overrides.map { OverrideRendering.record($0).jsonObject() })),
+                ("events", .array(events.map { $0.jsonObject() })),
+                ("changes", .array(audit.map { $0.jsonObject() })),
+            ]
+            let document = JSONValue.object(members)
+            invocation.emit(json: document)
+        case .table, .csv:
+            let audit = history.audit.map { RowRendering.record($0, structured: false) }
+            var orderSection: DetailView.Section
+            if orders.count == 1 {
+                orderSection = DetailView.Section(key: "order", title: "Order", content: .fields(orders[0]))
+            } else {
+                orderSection = DetailView.Section(
+                    key: "orders", title: "Orders (\(orders.count))",
+                    content: .table(orders, columns: RowRendering.orderColumns))
+            }
+            let contractSection = DetailView.Section(
+                key: "contract", title: "Contract", content: .fields(contract ?? Record()))
+            var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
+            sections += OverrideRendering.sections(overrides)
+            sections.append(
+                DetailView.Section(
+                    key: "events", title: "Events (\(events.count), ledger)",
+                    content: .table(events, columns: RowRendering.ledgerColumns)))
+            sections.append(
+                DetailView.Section(
+                    key: "changes", title: "Changes (\(audit.count), audit trail)",
+                    content: .table(audit, columns: RowRendering.auditColumns)))
+            invocation.emit(detail: DetailView(sections: sections))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import IAPFoundation
+import IAPOperations
+import SubscriptionEngine
+
+/// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
+/// on what basis they matched, whether they belong to U; `--apply` makes the database reflect them.
+enum RestoreCommand {
+    static let user = CommandTree.requiredUserOption("The user the device belongs to.")
+
+    /// `--policy POLICY`.
+    static let policy = Option<RestorePolicy>(
+        "policy", valueName: "policy",
+        help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
+            + "when the other user is not entitled now (a canceled contract inside its paid period is active).",
+        allowedValues: CommandTree.restorePolicies, defaultValue: "keep")
+
+    static let reason = CommandTree.reasonOption.reading(
+        String?.self, help: "Why, for the audit trail (needed for transfers).")
+
+    /// `--order NO`.
+    static let order = Option<String?>("order", valueName: "no", help: "Only consider this order number.")
+
+    static let command = CommandSpec(
+        name: "restore",
+        abstract: "Say which orders a device's restored transactions are, and whether they belong to a user.",
+        discussion: """
+            Reads the transactions (one JWS per line) a device restored for user U and reports \
+            for each: which order or contract it is, how it matched (transactionId, \
+            originalTransactionId, appAccountToken), and a verdict: restorable, owned-by-other, \
+            transferred, unknown or rejected. A purchase is never credited to another account \
+            unless --policy allows a transfer.
+
+            A StoreKit 1 app receipt (base64, DER or {"receipt-data": "…"}) works too: after it \
+            verifies, each of its in-app entries is answered like a transaction (a receipt has no \
+            appAccountToken, so it matches by transactionId, originalTransactionId or the \
+            product fallback). A receipt proves what was paid when it was signed, not renewals, \
+            refunds or family sharing after that; with --apply it never revokes, expires or \
+            reopens a state Apple set.
+            """,
+        examples: [
+            CommandExample(
+                "iapctl restore --user u42 restored.txt --bundle-id com.example.app",
+                "Report only."),
+            CommandExample(
+                "iapctl restore --user u42 --apply --policy transfer-if-inactive --reason 'new phone' < restored.txt",
+                "Apply, moving subscriptions whose owner has no active contract."),
+        ],
+        options: [
+            user, CommandTree.applyOption.with(help: "Apply restorable transactions through the subscription engine."),
+            policy, reason, order, CommandTree.dryRun,
+        ] + CommandTree.trustOptions + CommandTree.receiptOptions,
+        arguments: [CommandTree.inputFile],
+        handler: run
+    )
+
+    static let columns: [Column] = [
+        "line", "verdict", "basis", Column("orders", maxWidth: 40), "contract", "owner", "status", "expires",
+        Column("detail", maxWidth: 90),
+    ]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        let user = invocation[user]
+        guard !user.isEmpty else { throw CLIError.usage("--user is required") }
+        guard user.count <= BatchField.maxLength else {
+            throw CLIError.usage("--user is \(user.count) characters long; the limit is \(BatchField.maxLength)")
+        }
+        let apply = invocation.flag(CommandTree.applyOption)
+        let dryRun = invocation.flag(CommandTree.dryRun)
+        if dryRun && !apply { throw CLIError.usage("--dry-run goes with --apply (look-ups never write)") }
+        let policy = invocation[policy]
+        let reason = invocation[reason]
+        if apply, policy != .keep, (reason ?? "").trimmed(.spacesAndTabs).isEmpty {
+            throw CLIError.usage("--policy \(policy.rawValue) moves purchases between users: give --reason TEXT for the audit trail")
+        }
+        let explicitOrder = invocation[order]
+        let verifiers = ClientVerifiers(invocation)
+        let store = try DbOpen.open(invocation)
+        let restore = RestoreSubmission(
+            user: user, explicitOrder: explicitOrder,
+            apply: apply ? RestoreSubmission.Apply(policy: policy, reason: reason, dryRun: dryRun) : nil, store: store,
+            context: EngineContext(actor: invocation.actor, command: "restore --apply"))
+        let printer = BatchPrinter(invocation, columns: columns)
+        /// Transactions applied (and committed) so far: told after a Ctrl-C.
+        var committed = 0
+        var reminded = false
+
+        var items = InputItems(try invocation.openInput(invocation[CommandTree.inputFile]), acceptsReceipts: true)
+        // Ctrl-C during `--apply`: each transaction is committed as it is applied, so what was
+        // applied is reported before the process exits 130.
+        let interruptible = apply && !dryRun
+        if interruptible { Interrupt.install() }
+        while let item = try items.next(interruptible: interruptible) {
+            try restore.restore(item, verifiers: verifiers) { row in
+                if case .restored(_, let result) = row {
+                    if interruptible { committed += 1 }
+                    if let reminder = result.reminder, !reminded {
+                        invocation.warn(reminder)
+                        reminded = true
+                    }
+                }
+                // A refused JWS is pointed at what the command takes, or at the trusted root in use.
+                printer.add(ItemReport(line: item.line, row) { $0.hint(roots: verifiers.jwsRoots) })
+            }
+        }
+        if interruptible && Interrupt.isRequested {
+            if printer.count > 0 { _ = printer.finish(command: "restore") }
+            return Interrupt.reportStop(items: printer.count, committed: committed, on: invocation.stderr)
+        }
+        guard !items.isEmpty else {
+            throw CLIError(
+                .noInput, "no input: expected the device's restored transactions (one JWS per line) or its app receipt",
+                hint: "pipe them in, or name a file; a saved {\"signedTransactions\": […]} response works too")
+        }
+        let note = apply ? (dryRun ? "dry run: nothing was written" : nil) : "look-up only: nothing was written (use --apply)"
+        return printer.finish(command: "restore", extraNote: note)
+    }
+}
+
+extension RestoreError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .missingReason(let policy):
+            return CLIError.usage("--policy \(policy.rawValue) needs --reason TEXT for the audit trail")
+        case .refusedByPolicy(let why):
+            return CLIError(.conflict, "refused by policy: \(why)")
+        }
+    }
+}

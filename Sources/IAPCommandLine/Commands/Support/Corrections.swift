@@ -1,0 +1,171 @@
+import AppStoreJWS
+import IAPFoundation
+import IAPOperations
+import SubscriptionEngine
+
+/// Hand corrections from the command line: batch rows to requests, ``CorrectionService`` in one
+/// write transaction (all or nothing), and the report.
+enum Corrections {
+    /// `--reason` (not blank: a usage error with the hint `e.g. --reason 'EXAMPLE'`) and `--ticket`
+    /// ("" is none), as `orders update`, `contracts update`, `audit undo` and the `apple` writes take them.
+    static func reasonAndTicket(
+        _ invocation: Invocation, example: String
+    ) throws(CLIError) -> (reason: String, ticket: String?) {
+        let reason = invocation[CommandTree.reasonOption]
+        guard !reason.allSatisfy(\.isWhitespace) else {
+            throw CLIError.usage("--reason must say why", hint: "e.g. --reason '\(example)'")
+        }
+        return (reason, invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// Applies `requests` in one transaction (rolled back when `dryRun`); any failure changes nothing.
+    static func apply<Row: CorrectableRow>(
+        _ requests: [CorrectionRequest<Row>], as _: Row.Type, store: any Store, invocation: Invocation,
+        command: String, dryRun: Bool
+    ) throws -> [CorrectionResult] {
+        let context = CorrectionContext(actor: invocation.actor, command: command, now: Timestamp.now())
+        return try store.write(commit: !dryRun) { session in
+            try CorrectionService.apply(requests, context: context, in: session)
+        }
+    }
+
+    /// `--clear-override FIELD…`: lifts the overrides and re-derives the row (one transaction,
+    /// rolled back when `dryRun`); prints the row's changes as a correction does, and which overrides went.
+    static func clearOverrides<Row: CorrectableRow>(
+        _: Row.Type, key: String, fields: [String], reason: String, command: String, invocation: Invocation, dryRun: Bool
+    ) throws -> ExitCode {
+        let context = CorrectionContext(actor: invocation.actor, command: command + " --clear-override", now: Timestamp.now())
+        let store = try DbOpen.existing(invocation)
+        let done = try store.write(commit: !dryRun) { session in
+            try OverrideService.clear(Row.self, key: key, fields: fields, reason: reason, context: context, in: session)
+        }
+        let rowKey = done.lifted.first?.key ?? key
+        var results = done.rederived.map {
+            CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
+        }
+        if results.isEmpty { results = [CorrectionResult(line: nil, entity: Row.entity, key: rowKey, changes: [], auditId: nil)] }
+        report(results, invocation: invocation, dryRun: dryRun)
+        let lifted = done.lifted.map { "#\($0.auditId) (\($0.field))" }.joined(separator: ", ")
+        invocation.note(
+            (dryRun ? "dry run: would clear" : "cleared") + " override\(done.lifted.count == 1 ? "" : "s") \(lifted) of "
+                + "\(Row.entity.rawValue) \(rowKey); the facts decide \(done.lifted.count == 1 ? "it" : "them") again")
+        return .success
+    }
+
+    /// Prints the results: `order KEY: updated` and `  field: before → after` lines (table), or
+    /// one record per requested row (json/ndjson/csv); a summary note on stderr.
+    static func report(_ results: [CorrectionResult], invocation: Invocation, dryRun: Bool) {
+        let changed = results.filter { !$0.changes.isEmpty }.count
+        let verb = dryRun ? "would update" : "updated"
+        switch invocation.output {
+        case .table:
+            for result in results {
+                let head = "\(result.entity.rawValue) \(result.key)"
+                if result.changes.isEmpty {
+                    invocation.print("\(head): no change")
+                } else {
+                    invocation.print("\(head): \(verb)")
+                    for change in RowRendering.displayed(result.changes) {
+                        invocation.print("  " + RowRendering.changeText([change], separator: ""))
+                    }
+                }
+            }
+        case .json, .ndjson, .csv:
+            let structured = invocation.output != .csv
+            let records: [Record] = results.map { result in
+                var r = Record()
+                r.append("entity", result.entity.rawValue)
+                r.append("key", result.key)
+                r.append("line", result.line)
+                r.append("result", result.changes.isEmpty ? "no change" : verb)
+                r.append("dry_run", dryRun)
+                let changes = RowRendering.displayed(result.changes)
+                if structured {
+                    r.append("changes", .array(changes.map(RowRendering.changeObject)))
+                } else {
+                    r.append("changes", RowRendering.changeText(changes, separator: "; "))
+                }
+                return r
+            }
+            invocation.emit(records)
+        }
+        let noun = results.first.map { $0.entity == .order ? "order" : "contract" } ?? "row"
+        let plural = changed == 1 ? noun : noun + "s"
+        if dryRun {
+            invocation.note("dry run: \(changed) \(plural) would change; nothing written")
+        } else if changed > 0 {
+            invocation.note("\(verb) \(changed) \(plural) (audited as \(invocation.actor))")
+        } else {
+            invocation.note("no change")
+        }
+    }
+
+    /// The row as the audit trail stores it (sorted keys, as the engine writes it).
+    static func json<T: Encodable>(_ value: T) -> String? { CorrectionService.auditJSON(value) }
+
+    /// The error with `prefix` (e.g. `line 3: `) in front of its message.
+    static func prefixed(_ error: CLIError, _ prefix: String) -> CLIError {
+        var error = error
+        if !prefix.isEmpty, !error.message.hasPrefix(prefix) { error.message = prefix + error.message }
+        return error
+    }
+}
+
+extension CorrectionRowError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .missingKey(let line, let entity, let keyFields):
+            return CLIError(
+                .dataError,
+                BatchRow.prefix(line) + "no \(keyFields.joined(separator: " or ")) to say which \(entity.rawValue)",
+                hint: "every row needs \(keyFields.map { "\"\($0)\"" }.joined(separator: " or "))")
+        case .unknownField(let line, let field, let allowed):
+            return CLIError(
+                .dataError, BatchRow.prefix(line) + "unknown field '\(field)' (allowed: \(allowed.joined(separator: ", ")))")
+        case .nothingToChange(let line, let editableFields):
+            return CLIError(
+                .dataError, BatchRow.prefix(line) + "nothing to change (fields: \(editableFields.joined(separator: ", ")))")
+        case .field(let line, let error):
+            return Corrections.prefixed(error.cliError, BatchRow.prefix(line))
+        }
+    }
+}
+
+extension CorrectionError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        let prefix = { (line: Int?) in line.map { "line \($0): " } ?? "" }
+        switch self {
+        case .notFound(let line, let entity, let fields, let key):
+            return CLIError(
+                .notFound, prefix(line) + "no \(entity.rawValue) with \(fields) = \(key)",
+                hint: "list them with: iapctl \(entity == .order ? "orders" : "contracts") list")
+        case .invalidValue(let line, let error):
+            return CLIError(.dataError, prefix(line) + error.cliError.message)
+        case .tradeNoTaken(let line, let tradeNo, let order):
+            return CLIError(.conflict, prefix(line) + "trade_no \(tradeNo) already belongs to order \(order)")
+        case .conflict(let line, let message):
+            return CLIError(.conflict, prefix(line) + message)
+        }
+    }
+}
+
+extension OverrideError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .noOverride(let entity, let key, let field):
+            let command = entity == .order ? "orders" : "contracts"
+            return CLIError(
+                .notFound, "\(entity.rawValue) \(key) has no override of \(field) in force",
+                hint: "see its overrides with: iapctl \(command) show \(ShellWord.word(key))")
+        }
+    }
+}
+
+extension CorrectionFieldError: CLIErrorConvertible {
+    public var cliError: CLIError {
+        switch self {
+        case .notEditable(let field): return CLIError(.dataError, "field '\(field)' cannot be changed")
+        case .invalid(let error): return error.cliError
+        }
+    }
+}
