@@ -1,8 +1,8 @@
 // libFuzzer entry point over everything iapctl reads from the internet before it touches the
 // database: input framing (`WebhookBody`), the strict JSON parser, base64, JWS parsing, the
 // X.509/ES256 chain checks and payload decoding, and StoreKit 1 receipts (PKCS#7 container and
-// the strict DER payload decoder), and the ledger's LZ decoder. Built by `scripts/fuzz` together with the
-// sources of Sources/AppStoreJWS, Sources/AppStoreReceipt and Sources/StoreSQL/LZCompression.swift into one module (so internal API is visible),
+// the strict DER payload decoder), and the ledger's legacy LZ decoder. Built by `scripts/fuzz` together with the
+// sources of Sources/AppStoreJWS, Sources/AppStoreReceipt and Sources/StoreSQL/LegacyLedgerFormat.swift into one module (so internal API is visible),
 // with `swiftc -sanitize=fuzzer,address`. Not part of the package.
 //
 // The first input byte picks what the rest of the input is (see `Mode`); seeds in
@@ -33,8 +33,9 @@ enum FuzzMode: UInt8, CaseIterable {
     case encodings = 4
     /// A StoreKit 1 receipt: DER given both to the payload decoder and to the receipt verifier.
     case receipt = 5
-    /// The ledger's LZ codec (Sources/StoreSQL/LZCompression.swift): two bytes of output length,
-    /// then a compressed stream, decoded against a fixed preset dictionary.
+    /// The ledger's legacy LZ decoder (Sources/StoreSQL/LegacyLedgerFormat.swift, rows written
+    /// before issue 25): two bytes of output length, then a stream, decoded against a fixed preset
+    /// dictionary.
     case lz = 6
 }
 
@@ -218,17 +219,12 @@ let fuzzLZDictionary = Array(
 func fuzzLZ(_ bytes: [UInt8]) {
     guard bytes.count >= 2 else { return }
     // Hostile streams: refused, or exactly `count` bytes (the ledger's CRC catches a wrong result).
+    // (Decode only: new rows are zstd; the compressor is gone with issue 25.)
     let count = Int(bytes[0]) | Int(bytes[1]) << 8
-    let stream = Array(bytes[2...])
-    if let out = LZCompression.decompress(stream, dictionary: fuzzLZDictionary, count: count) {
-        invariant(out.count == count, "LZ output of the wrong length")
-        let again = LZCompression.compress(out, dictionary: fuzzLZDictionary)
-        invariant(LZCompression.decompress(again, dictionary: fuzzLZDictionary, count: count) == out, "LZ round trip of a decoded stream")
-    }
-    // The same bytes as input: they round trip, with and without the dictionary.
     for dictionary in [fuzzLZDictionary, []] {
-        let packed = LZCompression.compress(bytes, dictionary: dictionary)
-        invariant(LZCompression.decompress(packed, dictionary: dictionary, count: bytes.count) == bytes, "LZ round trip")
+        if let out = LegacyLedgerFormat.decompress(bytes[2...], dictionary: dictionary, count: count) {
+            invariant(out.count == count, "LZ output of the wrong length")
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 Each seed starts with the mode byte read by Fuzz/FuzzTarget.swift:
 0 framing (raw JWS, webhook bodies, API responses), 1 JSON, 2 JWS payload, 3 JWS header, 4 encodings,
 5 StoreKit 1 receipt (PKCS#7 DER, and the bare receipt payload it signs; needs the openssl command),
-6 LZ stream (2 bytes of output length, little-endian, then the stream; see Sources/StoreSQL/LZCompression.swift).
+6 LZ stream (2 bytes of output length, little-endian, then the stream; see Sources/StoreSQL/LegacyLedgerFormat.swift).
 """
 import base64, glob, hashlib, json, os, subprocess
 

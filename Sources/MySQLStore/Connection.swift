@@ -49,6 +49,7 @@ final class Connection {
         let host = url.host
         let port = UInt32(url.port ?? 0)
         let flags = UInt(CLIENT_FOUND_ROWS)  // affected rows = matched rows (an UPDATE to equal values counts)
+        RoundTrips.count("connect")
         let connected = host.withCString { hostC in
             Self.withOptionalCString(url.user) { userC in
                 Self.withOptionalCString(password) { passwordC in
@@ -101,6 +102,7 @@ final class Connection {
 
     /// Runs a statement that carries no values (transaction control, DDL) with the text protocol.
     func execute(_ sql: String) throws(StoreError) {
+        RoundTrips.count(sql)
         let utf8 = Array(sql.utf8)
         let rc = utf8.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -138,6 +140,7 @@ final class Connection {
     /// The first warning of the last statement that means the transaction was aborted, if any.
     private func abortWarning() -> UInt32? {
         let sql = "SHOW WARNINGS"
+        RoundTrips.count(sql)
         guard mysql_real_query(handle, sql, UInt(sql.utf8.count)) == 0, let result = mysql_store_result(handle) else {
             return nil
         }
@@ -152,6 +155,7 @@ final class Connection {
 
     /// Makes `name` the current database.
     func selectDatabase(_ name: String) throws(StoreError) {
+        RoundTrips.count("USE (mysql_select_db)")
         guard mysql_select_db(handle, name) == 0 else {
             throw errors.connectionError(handle, context: "cannot use database \(name)")
         }
@@ -181,6 +185,7 @@ final class Connection {
     /// Runs `sql` without the unit's checks, as if the server had done it (tests of what the store
     /// does when the server ends a transaction under it).
     func executeUnchecked(_ sql: String) throws(StoreError) {
+        RoundTrips.count(sql)
         guard mysql_real_query(handle, sql, UInt(sql.utf8.count)) == 0 else {
             throw errors.connectionError(handle, context: "statement failed [SQL: \(sql)]")
         }

@@ -35,6 +35,7 @@ final class PreparedStatement {
             throw errors.connectionError(connection, context: "cannot allocate a statement [SQL: \(sql)]")
         }
         self.stmt = stmt
+        RoundTrips.count("PREPARE " + sql)
         let utf8 = Array(sql.utf8)
         let rc = utf8.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -208,6 +209,7 @@ final class PreparedStatement {
         if parameterCount > 0, mysql_stmt_bind_param(stmt, binds) != 0 {
             throw errors.statementError(stmt, context: "cannot bind values [SQL: \(sql)]")
         }
+        RoundTrips.count(sql)
         guard mysql_stmt_execute(stmt) == 0 else {
             throw errors.statementError(stmt, context: "statement failed [SQL: \(sql)]")
         }
