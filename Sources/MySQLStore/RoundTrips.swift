@@ -48,3 +48,14 @@ enum RoundTrips {
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 }
+
+/// One connection's round trips (each also counts in the process's ``RoundTrips``): what tests
+/// of one connection read, whatever other connections of the process do meanwhile.
+final class RoundTripCounter {
+    private(set) var count = 0
+
+    func add(_ what: @autoclosure () -> String) {
+        count += 1
+        RoundTrips.count(what())
+    }
+}
