@@ -27,6 +27,11 @@ let package = Package(
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
         ),
+        .systemLibrary(
+            name: "CZstd",
+            path: "Sources/CZstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
         // Leaf basics every module may use: JSON value/parser/writer, strict base64, timestamps and
         // the clock, trimming. Imports only FoundationEssentials.
         .target(
@@ -62,10 +67,10 @@ let package = Package(
         ),
         // The one SQL store layer every backend shares: session, transaction runner, column tables,
         // schema description, SQLDialect; and the ledger's packed raw form (SHA-256 from libcrypto;
-        // compression by its own LZ codec).
+        // compression by libzstd, loaded on first use).
         .target(
             name: "StoreSQL",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "COpenSSL"],
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "COpenSSL", "CZstd"],
             exclude: ["README.md"]
         ),
         .target(

@@ -8,8 +8,8 @@
 /// standard base64 with padding for the DER certificates of an `x5c` header.
 ///
 /// Both refuse characters outside their alphabet, whitespace, impossible lengths and
-/// non-zero trailing bits, so one byte string has exactly one accepted encoding. Encoding is the
-/// platform's (`Data.base64EncodedString`).
+/// non-zero trailing bits, so one byte string has exactly one accepted encoding. Standard encoding
+/// is the platform's (`Data.base64EncodedString`); base64url encoding is written here.
 public enum Base64 {
     private static let invalid: UInt8 = 0xFF
 
@@ -54,18 +54,54 @@ public enum Base64 {
         return text.withUTF8 { decode($0, table: standardTable, padded: true) }
     }
 
-    /// Encodes bytes as unpadded base64url (the platform's encoder; `+/` → `-_`, no `=`).
+    /// Encodes bytes as unpadded base64url.
     public static func encodeURL<C: Collection<UInt8>>(_ bytes: C) -> String {
-        var out = Array(Data(bytes).base64EncodedString().utf8)
-        while out.last == UInt8(ascii: "=") { out.removeLast() }
-        for i in out.indices {
-            if out[i] == UInt8(ascii: "+") {
-                out[i] = UInt8(ascii: "-")
-            } else if out[i] == UInt8(ascii: "/") {
-                out[i] = UInt8(ascii: "_")
+        var out: [UInt8] = []
+        encodeURL(bytes, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Appends the unpadded base64url encoding of `bytes` to `out` (no intermediate string: the
+    /// ledger rebuilds kilobytes of JWS text this way).
+    public static func encodeURL<C: Collection<UInt8>>(_ bytes: C, into out: inout [UInt8]) {
+        if bytes.withContiguousStorageIfAvailable({ encodeURLBuffer($0, into: &out) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { encodeURLBuffer($0, into: &out) }
+        }
+    }
+
+    private static func encodeURLBuffer(_ input: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        let n = input.count
+        let produced = n / 3 * 4 + (n % 3 == 0 ? 0 : n % 3 + 1)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: produced))
+        urlAlphabet.withUnsafeBufferPointer { alphabet in
+            out.withUnsafeMutableBufferPointer { buffer in
+                guard produced > 0, let output = buffer.baseAddress.map({ $0 + start }) else { return }
+                var i = 0
+                var o = 0
+                while i + 3 <= n {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    output[o] = alphabet[Int(v >> 18 & 63)]
+                    output[o + 1] = alphabet[Int(v >> 12 & 63)]
+                    output[o + 2] = alphabet[Int(v >> 6 & 63)]
+                    output[o + 3] = alphabet[Int(v & 63)]
+                    i += 3
+                    o += 4
+                }
+                if n - i == 1 {
+                    let v = UInt32(input[i]) << 16
+                    output[o] = alphabet[Int(v >> 18 & 63)]
+                    output[o + 1] = alphabet[Int(v >> 12 & 63)]
+                } else if n - i == 2 {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+                    output[o] = alphabet[Int(v >> 18 & 63)]
+                    output[o + 1] = alphabet[Int(v >> 12 & 63)]
+                    output[o + 2] = alphabet[Int(v >> 6 & 63)]
+                }
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Encodes bytes as standard, padded base64 (the platform's encoder).

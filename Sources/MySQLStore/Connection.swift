@@ -15,6 +15,8 @@ import SubscriptionEngine
 final class Connection {
     private let handle: UnsafeMutablePointer<MYSQL>
     let errors: ErrorReporter
+    /// This connection's round trips to the server.
+    let trips = RoundTripCounter()
     /// Where we are connected, for messages (never holds a password).
     let label: String
     /// Prepared statements by text; those whose text varies with the number of values (IN lists)
@@ -49,6 +51,7 @@ final class Connection {
         let host = url.host
         let port = UInt32(url.port ?? 0)
         let flags = UInt(CLIENT_FOUND_ROWS)  // affected rows = matched rows (an UPDATE to equal values counts)
+        trips.add("connect")
         let connected = host.withCString { hostC in
             Self.withOptionalCString(url.user) { userC in
                 Self.withOptionalCString(password) { passwordC in
@@ -101,6 +104,7 @@ final class Connection {
 
     /// Runs a statement that carries no values (transaction control, DDL) with the text protocol.
     func execute(_ sql: String) throws(StoreError) {
+        trips.add(sql)
         let utf8 = Array(sql.utf8)
         let rc = utf8.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -138,6 +142,7 @@ final class Connection {
     /// The first warning of the last statement that means the transaction was aborted, if any.
     private func abortWarning() -> UInt32? {
         let sql = "SHOW WARNINGS"
+        trips.add(sql)
         guard mysql_real_query(handle, sql, UInt(sql.utf8.count)) == 0, let result = mysql_store_result(handle) else {
             return nil
         }
@@ -152,6 +157,7 @@ final class Connection {
 
     /// Makes `name` the current database.
     func selectDatabase(_ name: String) throws(StoreError) {
+        trips.add("USE (mysql_select_db)")
         guard mysql_select_db(handle, name) == 0 else {
             throw errors.connectionError(handle, context: "cannot use database \(name)")
         }
@@ -163,9 +169,9 @@ final class Connection {
     /// prepare shows only as warning 1317.
     func statement(_ sql: String, shaped: Bool = false) throws(StoreError) -> PreparedStatement {
         var prepared = false
-        let statement = try statements.statement(sql, shaped: shaped) { [handle, errors] sql throws(StoreError) in
+        let statement = try statements.statement(sql, shaped: shaped) { [handle, errors, trips] sql throws(StoreError) in
             prepared = true
-            return try PreparedStatement(connection: handle, sql: sql, errors: errors)
+            return try PreparedStatement(connection: handle, sql: sql, errors: errors, trips: trips)
         }
         if prepared { try checkTransaction(after: "PREPARE " + sql) }
         return statement
@@ -181,6 +187,7 @@ final class Connection {
     /// Runs `sql` without the unit's checks, as if the server had done it (tests of what the store
     /// does when the server ends a transaction under it).
     func executeUnchecked(_ sql: String) throws(StoreError) {
+        trips.add(sql)
         guard mysql_real_query(handle, sql, UInt(sql.utf8.count)) == 0 else {
             throw errors.connectionError(handle, context: "statement failed [SQL: \(sql)]")
         }

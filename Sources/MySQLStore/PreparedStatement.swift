@@ -10,6 +10,7 @@ final class PreparedStatement {
     let sql: String
     private let stmt: UnsafeMutablePointer<MYSQL_STMT>
     private let errors: ErrorReporter
+    private let trips: RoundTripCounter
     let parameterCount: Int
     private let columnCount: Int
     private let columnIsInteger: [Bool]
@@ -28,13 +29,17 @@ final class PreparedStatement {
     private static let textBufferSize = 512
 
     /// Prepares `sql` on `connection`'s handle.
-    init(connection: UnsafeMutablePointer<MYSQL>, sql: String, errors: ErrorReporter) throws(StoreError) {
+    init(
+        connection: UnsafeMutablePointer<MYSQL>, sql: String, errors: ErrorReporter, trips: RoundTripCounter
+    ) throws(StoreError) {
         self.sql = sql
         self.errors = errors
+        self.trips = trips
         guard let stmt = mysql_stmt_init(connection) else {
             throw errors.connectionError(connection, context: "cannot allocate a statement [SQL: \(sql)]")
         }
         self.stmt = stmt
+        trips.add("PREPARE " + sql)
         let utf8 = Array(sql.utf8)
         let rc = utf8.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
@@ -208,6 +213,7 @@ final class PreparedStatement {
         if parameterCount > 0, mysql_stmt_bind_param(stmt, binds) != 0 {
             throw errors.statementError(stmt, context: "cannot bind values [SQL: \(sql)]")
         }
+        trips.add(sql)
         guard mysql_stmt_execute(stmt) == 0 else {
             throw errors.statementError(stmt, context: "statement failed [SQL: \(sql)]")
         }

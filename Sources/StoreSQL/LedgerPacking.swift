@@ -1,4 +1,5 @@
 internal import COpenSSL
+import IAPFoundation
 
 #if canImport(Glibc)
     import Glibc
@@ -16,12 +17,14 @@ internal import COpenSSL
 /// ``pack(_:)`` proves its result: it unpacks it and compares with the input byte for byte, and
 /// returns nil (store the text as it is) if anything differs. ``unpack(_:chain:)`` is the inverse.
 ///
-/// Format: a version byte, varint chain count, that many 32-byte digests, the CRC-32 of the raw
-/// text (4 bytes, little-endian: the LZ stream has no check of its own), then the operations:
+/// Format: a version byte, varint chain count, that many 32-byte digests, then the operations:
 /// `0x01 len bytes` (literal), `0x02 index` (chain text), `0x03` (begin a base64url segment),
-/// `0x04` (end it: base64url-encode what was written since the matching begin). Version 1 stores
-/// the operations as they are; version 2 stores their length (varint) and their ``LZCompression`` stream with
-/// the preset dictionary ``dictionary`` (App Store payload keys), whichever is smaller.
+/// `0x04` (end it: base64url-encode what was written since the matching begin). Version 3 (written
+/// since issue 25) stores the operations as one Zstandard frame (``ZstdCodec``: content size and
+/// checksum in the frame) compressed with the preset dictionary ``dictionary`` (App Store payload
+/// keys). Versions 1 and 2, only read (``LegacyLedgerFormat``), store after the digests the CRC-32
+/// of the raw text (4 bytes, little-endian), then the operations as they are (1) or their length
+/// (varint) and iapctl's former LZ stream of them with the same dictionary (2).
 public enum LedgerPacking {
     /// A certificate chain: the exact text between the brackets of a header's `x5c`.
     public struct Chain: Sendable, Equatable {
@@ -52,8 +55,12 @@ public enum LedgerPacking {
         }
     }
 
-    static let version: UInt8 = 1
-    static let versionCompressed: UInt8 = 2
+    /// The version written: operations in a zstd frame.
+    static let version: UInt8 = 3
+    /// Read only: operations as they are, with a CRC-32 of the text.
+    static let legacyPlain: UInt8 = 1
+    /// Read only: operations in iapctl's former LZ stream, with a CRC-32 of the text.
+    static let legacyLZ: UInt8 = 2
     private static let opLiteral: UInt8 = 1
     private static let opChain: UInt8 = 2
     private static let opBegin: UInt8 = 3
@@ -73,25 +80,19 @@ public enum LedgerPacking {
             let bytes = UnsafeBufferPointer(rebasing: input[...])
             writer.scan(bytes)
             // The proof: the operations rebuild the input byte for byte, or it is not packed at all.
-            // (The LZ codec is lossless, and the CRC-32 below is checked on every read.)
+            // (zstd is lossless, and the frame's checksum of the operations is checked on every read.)
             let byDigest = Dictionary(writer.chains.map { ($0.digest, $0.text) }, uniquingKeysWith: { a, _ in a })
             var opsReader = Reader(bytes: writer.ops)
             guard let rebuilt = try? rebuild(&opsReader, digests: writer.chains.map(\.digest), chain: { byDigest[$0] }),
                 rebuilt.count == input.count,
                 rebuilt.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
             else { return nil }
+            // Without the library the text is stored as it is (still exact, only larger).
+            guard let compressed = ZstdCodec.compress(writer.ops) else { return nil }
             var out: [UInt8] = [version]
             appendVarint(&out, writer.chains.count)
             for chain in writer.chains { out += chain.digest }
-            let crc = CRC32.checksum(input)
-            out += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
-            if case let compressed = compress(writer.ops), compressed.count + 5 < writer.ops.count {
-                out[0] = versionCompressed
-                appendVarint(&out, writer.ops.count)
-                out += compressed
-            } else {
-                out += writer.ops
-            }
+            out += compressed
             guard out.count < input.count else { return nil }
             let packed = Packed(bytes: out, chains: writer.chains)
             return packed
@@ -184,7 +185,8 @@ public enum LedgerPacking {
             ]
             var decoded: [[UInt8]] = []
             for segment in segments {
-                guard let bytes = decodeCanonicalURL(segment) else { return false }
+                // Strict (canonical, unpadded): re-encoding gives back exactly `segment`.
+                guard !segment.isEmpty, let bytes = Base64.decodeURL(segment) else { return false }
                 decoded.append(bytes)
             }
             // Header: the chain replaced by a reference.
@@ -225,17 +227,22 @@ public enum LedgerPacking {
     static func unpackBytes(_ packed: [UInt8], chain: ([UInt8]) throws -> [UInt8]?) throws -> [UInt8] {
         var reader = Reader(bytes: packed)
         let digests = try reader.header()
+        if packed[0] == version {
+            var ops = Reader(bytes: try ZstdCodec.decompress(packed[reader.offset...]))
+            return try rebuild(&ops, digests: digests, chain: chain)
+        }
         let expectedCRC = try reader.crc()
-        if packed[0] == versionCompressed {
+        if packed[0] == legacyLZ {
             let count = try reader.varint()
-            guard count <= 64 << 20,
-                let ops = decompress(Array(packed[reader.offset...]), count: count)
+            guard count <= ZstdCodec.maximumContent,
+                let ops = LegacyLedgerFormat.decompress(packed[reader.offset...], dictionary: dictionary, count: count)
             else { throw UnpackError.malformed("compressed operations do not decompress") }
             reader = Reader(bytes: ops)
         }
         let text = try rebuild(&reader, digests: digests, chain: chain)
-        let crc = CRC32.checksum(text)
-        guard crc == expectedCRC else { throw UnpackError.malformed("the rebuilt text fails its CRC-32") }
+        guard LegacyLedgerFormat.crc32(text) == expectedCRC else {
+            throw UnpackError.malformed("the rebuilt text fails its CRC-32")
+        }
         return text
     }
 
@@ -264,7 +271,7 @@ public enum LedgerPacking {
             case opEnd:
                 guard stack.count > 1 else { throw UnpackError.malformed("unbalanced end") }
                 let inner = stack.removeLast()
-                encodeURL(inner, into: &stack[stack.count - 1])
+                Base64.encodeURL(inner, into: &stack[stack.count - 1])
             case let op:
                 throw UnpackError.malformed("unknown operation \(op)")
             }
@@ -312,7 +319,10 @@ public enum LedgerPacking {
 
         mutating func header() throws(UnpackError) -> [[UInt8]] {
             let version = try byte()
-            guard version == LedgerPacking.version || version == LedgerPacking.versionCompressed else {
+            guard
+                version == LedgerPacking.version || version == LedgerPacking.legacyPlain
+                    || version == LedgerPacking.legacyLZ
+            else {
                 throw .malformed("unknown version \(version)")
             }
             let count = try varint()
@@ -328,7 +338,7 @@ public enum LedgerPacking {
 
     // MARK: pieces
 
-    /// The preset LZ dictionary of version 2: what App Store payloads repeat (keys, enum
+    /// The preset dictionary of versions 2 and 3: what App Store payloads repeat (keys, enum
     /// values, the packed JWS framing). Part of the stored format: never change it, add a version.
     static let dictionary: [UInt8] = Array(
         (#"{"offerType":1,"offerIdentifier":"","offerDiscountType":"PAY_AS_YOU_GO","revocationDate":"#
@@ -351,17 +361,6 @@ public enum LedgerPacking {
             + #""productId":"","autoRenewStatus":1,"renewalPrice":,"currency":"USD","signedDate":,"#
             + #""environment":"Production","recentSubscriptionStartDate":,"renewalDate":,"appAccountToken":"","#
             + #""status":1},"version":"2.0","signedDate":"#).utf8)
-
-    /// Compresses the operations with iapctl's own LZ codec (``LZCompression``) and the preset
-    /// ``dictionary``.
-    static func compress(_ bytes: [UInt8]) -> [UInt8] {
-        LZCompression.compress(bytes, dictionary: dictionary)
-    }
-
-    /// The inverse of ``compress(_:)``: exactly `count` bytes, or nil when the data is malformed.
-    static func decompress(_ bytes: [UInt8], count: Int) -> [UInt8]? {
-        LZCompression.decompress(bytes, dictionary: dictionary, count: count)
-    }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
@@ -444,89 +443,5 @@ public enum LedgerPacking {
             i += 1
         }
         return nil
-    }
-
-    private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    private static let urlValues: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (i, c) in urlAlphabet.enumerated() { table[Int(c)] = UInt8(i) }
-        return table
-    }()
-
-    /// Decodes unpadded base64url only when re-encoding gives back exactly `text` (no padding,
-    /// no impossible length, zero trailing bits).
-    static func decodeCanonicalURL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let n = text.count
-        guard n > 0, n % 4 != 1, let input = text.baseAddress else { return nil }
-        let full = n / 4
-        let tail = n % 4
-        let count = full * 3 + (tail == 0 ? 0 : tail - 1)
-        return urlValues.withUnsafeBufferPointer { table -> [UInt8]? in
-            var valid = true
-            let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                guard let output = buffer.baseAddress else { return }
-                var bad: UInt8 = 0
-                for q in 0..<full {
-                    let a = table[Int(input[4 * q])], b = table[Int(input[4 * q + 1])]
-                    let c = table[Int(input[4 * q + 2])], d = table[Int(input[4 * q + 3])]
-                    bad |= a | b | c | d
-                    let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                    output[3 * q] = UInt8(truncatingIfNeeded: v >> 16)
-                    output[3 * q + 1] = UInt8(truncatingIfNeeded: v >> 8)
-                    output[3 * q + 2] = UInt8(truncatingIfNeeded: v)
-                }
-                // Values are 0…63; the invalid marker 0xFF sets the high bits.
-                if bad & 0xC0 != 0 { valid = false }
-                let i = 4 * full, o = 3 * full
-                if tail == 2 {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
-                    // Leftover bits must be zero, or another text would decode to the same bytes.
-                    if (a | b) & 0xC0 != 0 || b & 0x0F != 0 { valid = false }
-                    output[o] = a << 2 | b >> 4
-                } else if tail == 3 {
-                    let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])]
-                    if (a | b | c) & 0xC0 != 0 || c & 0x03 != 0 { valid = false }
-                    output[o] = a << 2 | b >> 4
-                    output[o + 1] = (b & 0x0F) << 4 | c >> 2
-                }
-                initialized = count
-            }
-            return valid ? out : nil
-        }
-    }
-
-    static func encodeURL(_ bytes: [UInt8], into out: inout [UInt8]) {
-        let n = bytes.count
-        let produced = n / 3 * 4 + (n % 3 == 0 ? 0 : n % 3 + 1)
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: produced))
-        urlAlphabet.withUnsafeBufferPointer { alphabet in
-            bytes.withUnsafeBufferPointer { input in
-                out.withUnsafeMutableBufferPointer { buffer in
-                    let output = buffer.baseAddress! + start
-                    var i = 0
-                    var o = 0
-                    while i + 3 <= n {
-                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-                        output[o] = alphabet[Int(v >> 18 & 63)]
-                        output[o + 1] = alphabet[Int(v >> 12 & 63)]
-                        output[o + 2] = alphabet[Int(v >> 6 & 63)]
-                        output[o + 3] = alphabet[Int(v & 63)]
-                        i += 3
-                        o += 4
-                    }
-                    if n - i == 1 {
-                        let v = UInt32(input[i]) << 16
-                        output[o] = alphabet[Int(v >> 18 & 63)]
-                        output[o + 1] = alphabet[Int(v >> 12 & 63)]
-                    } else if n - i == 2 {
-                        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-                        output[o] = alphabet[Int(v >> 18 & 63)]
-                        output[o + 1] = alphabet[Int(v >> 12 & 63)]
-                        output[o + 2] = alphabet[Int(v >> 6 & 63)]
-                    }
-                }
-            }
-        }
     }
 }

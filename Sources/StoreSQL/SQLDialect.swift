@@ -18,6 +18,10 @@ public struct SQLDialect: Sendable {
     public var rollbackToSavepoint: String
     /// Whether a savepoint rolled back to is then released (SQLite keeps it on the stack otherwise).
     public var releaseAfterRollbackTo: Bool
+    /// Whether a kept savepoint is released. SQLite stacks savepoints of one name, so it must be;
+    /// MySQL replaces a savepoint by the next one of the same name, and COMMIT (or the unit marker's
+    /// release before it) drops them all, so the RELEASE, one round trip per item, is left out.
+    public var releaseKeptSavepoint: Bool
     /// `INSERT OR IGNORE` / `INSERT IGNORE`: an insert that skips rows violating a unique key.
     public var insertIgnore: String
     /// The clause after an insert's VALUES that turns a duplicate of the unique `{key}` into a no-op.
@@ -38,7 +42,8 @@ public struct SQLDialect: Sendable {
     public init(
         beginRead: [String], beginWrite: [String], forUpdate: String, locksRows: Bool, noLimit: Int64,
         savepoint: String, releaseSavepoint: String, rollbackToSavepoint: String, releaseAfterRollbackTo: Bool,
-        insertIgnore: String, onDuplicateDoNothing: String, schemaProbeBegin: String?, tableExists: String,
+        releaseKeptSavepoint: Bool = true, insertIgnore: String, onDuplicateDoNothing: String,
+        schemaProbeBegin: String?, tableExists: String,
         commitOutcomeCanBeUnknown: Bool, typeNames: [SQLType.Kind: String], beforeCommit: [String] = []
     ) {
         self.beforeCommit = beforeCommit
@@ -51,6 +56,7 @@ public struct SQLDialect: Sendable {
         self.releaseSavepoint = releaseSavepoint
         self.rollbackToSavepoint = rollbackToSavepoint
         self.releaseAfterRollbackTo = releaseAfterRollbackTo
+        self.releaseKeptSavepoint = releaseKeptSavepoint
         self.insertIgnore = insertIgnore
         self.onDuplicateDoNothing = onDuplicateDoNothing
         self.schemaProbeBegin = schemaProbeBegin

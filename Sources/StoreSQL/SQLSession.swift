@@ -196,10 +196,8 @@ public final class SQLSession: StoreSession {
 
     public func insertFact(_ fact: Fact) throws -> Bool {
         let digest = fact.digest
-        let count = try query(StoreSQL.factExists, [.text(fact.key), .text(digest)]).rows.first?.int(0)
-        if (count ?? 0) > 0 { return false }
-        _ = try insert(StoreTables.facts, FactRow(fact: fact, digest: digest))
-        return true
+        let values = StoreTables.facts.insertValues(FactRow(fact: fact, digest: digest)) + [.text(fact.key), .text(digest)]
+        return try write(StoreSQL.insertFactIfNew, values).changed == 1
     }
 
     public func facts(originalTransactionId: String) throws -> [Fact] {
@@ -305,7 +303,9 @@ public final class SQLSession: StoreSession {
             throw error
         }
         if keep {
-            try connection.execute(SQLDialect.fill(dialect.releaseSavepoint, "name", name))
+            if dialect.releaseKeptSavepoint {
+                try connection.execute(SQLDialect.fill(dialect.releaseSavepoint, "name", name))
+            }
         } else {
             try rollback(to: name)
         }

@@ -93,7 +93,14 @@ public enum StoreSQL {
         "WHERE (? IS NULL OR actor = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR ticket = ?) ORDER BY id DESC LIMIT ?")
 
     // MARK: facts
-    public static let factExists = "SELECT count(*) FROM iap_facts WHERE fact_key = ? AND digest = ?"
+    /// A fact unless one with its key and digest is stored: one round trip (issue 25: it was a
+    /// look-up and an insert), the rows it changed telling which. Values: the fact row's written
+    /// columns, then its key and digest. (A concurrent insert of the same fact still meets the
+    /// unique key: ``StoreError/conflict(_:)``, as before.)
+    public static let insertFactIfNew =
+        "INSERT INTO iap_facts (\(StoreTables.facts.writtenNames.joined(separator: ", "))) SELECT "
+        + placeholders(StoreTables.facts.writtenNames.count)
+        + " FROM (SELECT 1) AS one WHERE NOT EXISTS (SELECT 1 FROM iap_facts WHERE fact_key = ? AND digest = ?)"
     public static let factsByOriginal = StoreTables.facts.select("WHERE original_transaction_id = ? ORDER BY signed_date, id")
     /// The subscriptions whose transaction facts' canonical JSON body holds a pattern (`appTransactionId`).
     public static let originalsByFactBody = """

@@ -1,29 +1,50 @@
-/// A small LZ77 codec with a preset dictionary, written for the ledger's packed operations (no C
-/// library: replaces raw deflate). The dictionary acts as if it preceded the input, so matches may
-/// start in it and run on into the output.
-///
-/// Format (byte-oriented, LZ4-like; varint = unsigned LEB128, at most 5 bytes, little end first):
-///
-///     stream   := sequence*                      (empty stream = empty input)
-///     sequence := token [litExt] literal* [offset [matchExt]]
-///     token    := (L << 4) | M                   L, M in 0...15
-///     literals := L, or 15 + litExt when L == 15
-///     offset   := varint, 1 ... (dictionary.count + bytes produced so far): distance back
-///     match    := M + 4 bytes, or 19 + matchExt when M == 15, copied byte by byte (may overlap)
-///
-/// A stream ends when the input is used up right after a sequence's literals (the last sequence,
-/// no offset, M = 0) or right after a match. The decoder is told the output length (`count`): it
-/// returns nil for anything that is not exactly a stream producing `count` bytes, never reads or
-/// writes out of bounds, and does at most O(data.count + count) work.
-///
-/// The compressor: greedy matching with one step of lazy evaluation over 4-byte hash chains
-/// (4096 heads, chains cut at 32 candidates).
-public enum LZCompression {
+import SubscriptionEngine
+
+@testable import StoreSQL
+
+/// The ledger's packed form as iapctl wrote it before issue 25 (versions 1 and 2), made at test
+/// time from a current (version 3) packed raw: the same chains and operations, with the CRC-32 of
+/// the text, stored plain (1) or compressed by iapctl's former LZ codec (2). The former compressor
+/// is kept here, in the tests only: iapctl itself now only reads these versions.
+enum LegacyLedgerWriter {
+    /// `packed` (version 3) rewritten as version `version` (1 or 2) for the raw text `text`.
+    static func legacy(_ packed: [UInt8], text: String, version: UInt8) throws -> [UInt8] {
+        precondition(packed.first == LedgerPacking.version && (version == 1 || version == 2))
+        // Version byte, varint chain count, 32-byte digests: the same in every version.
+        var offset = 1
+        var count = 0
+        var shift = 0
+        while true {
+            let byte = packed[offset]
+            offset += 1
+            count |= Int(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { break }
+            shift += 7
+        }
+        offset += 32 * count
+        let ops = try ZstdCodec.decompress(packed[offset...])
+        var out = [version] + packed[1..<offset]
+        let crc = LegacyLedgerFormat.crc32(Array(text.utf8))
+        out += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
+        if version == 1 {
+            out += ops
+        } else {
+            LedgerPacking.appendVarint(&out, ops.count)
+            out += LegacyLZ.compress(ops, dictionary: LedgerPacking.dictionary)
+        }
+        return out
+    }
+}
+
+/// iapctl's former LZ compressor (Sources/StoreSQL/LZCompression.swift before issue 25), unchanged:
+/// greedy matching with one step of lazy evaluation over 4-byte hash chains (4096 heads, chains
+/// cut at 32 candidates). Its stream format is documented in ``LegacyLedgerFormat``.
+enum LegacyLZ {
     static let minMatch = 4
     static let hashBits = 12
     static let maxChain = 32
 
-    public static func compress(_ input: [UInt8], dictionary: [UInt8]) -> [UInt8] {
+    static func compress(_ input: [UInt8], dictionary: [UInt8]) -> [UInt8] {
         if input.isEmpty { return [] }
         let window = dictionary + input
         let start = dictionary.count
@@ -66,66 +87,6 @@ public enum LZCompression {
         return out
     }
 
-    /// The output, exactly `count` bytes, or nil when `data` is not a stream that makes them.
-    public static func decompress(_ data: [UInt8], dictionary: [UInt8], count: Int) -> [UInt8]? {
-        guard count >= 0 else { return nil }
-        if data.isEmpty { return count == 0 ? [] : nil }
-        let base = dictionary.count
-        let (end, overflow) = base.addingReportingOverflow(count)
-        guard !overflow else { return nil }
-        var buffer = [UInt8](repeating: 0, count: end)
-        let ok = data.withUnsafeBufferPointer { d -> Bool in
-            buffer.withUnsafeMutableBufferPointer { b -> Bool in
-                for k in 0..<base { b[k] = dictionary[k] }
-                let n = d.count
-                var p = 0
-                var o = base
-                func varint() -> Int? {
-                    var value = 0
-                    var shift = 0
-                    while p < n && shift < 35 {
-                        let byte = d[p]
-                        p += 1
-                        value |= Int(byte & 0x7F) << shift
-                        if byte < 0x80 { return value }
-                        shift += 7
-                    }
-                    return nil
-                }
-                while p < n {
-                    let token = d[p]
-                    p += 1
-                    var literals = Int(token >> 4)
-                    if literals == 15 {
-                        guard let more = varint() else { return false }
-                        literals += more
-                    }
-                    guard literals <= end - o, literals <= n - p else { return false }
-                    for k in 0..<literals { b[o + k] = d[p + k] }
-                    o += literals
-                    p += literals
-                    if p == n { return token & 15 == 0 && o == end }
-                    guard let distance = varint(), distance >= 1, distance <= o else { return false }
-                    var length = Int(token & 15) + minMatch
-                    if length == 15 + minMatch {
-                        guard let more = varint() else { return false }
-                        length += more
-                    }
-                    guard length <= end - o else { return false }
-                    var from = o - distance
-                    for k in o..<(o + length) {
-                        b[k] = b[from]
-                        from += 1
-                    }
-                    o += length
-                }
-                return o == end
-            }
-        }
-        guard ok else { return nil }
-        return Array(buffer[base...])
-    }
-
     // MARK: compressor pieces
 
     private struct Matcher {
@@ -145,11 +106,11 @@ public enum LZCompression {
 
         @inline(__always) func hash(_ i: Int) -> Int {
             let v = UInt32(w[i]) | UInt32(w[i + 1]) << 8 | UInt32(w[i + 2]) << 16 | UInt32(w[i + 3]) << 24
-            return Int((v &* 2_654_435_761) >> UInt32(32 - LZCompression.hashBits))
+            return Int((v &* 2_654_435_761) >> UInt32(32 - LegacyLZ.hashBits))
         }
 
         mutating func insert(upTo position: Int) {
-            let last = min(position, end - LZCompression.minMatch + 1)
+            let last = min(position, end - LegacyLZ.minMatch + 1)
             while inserted < last {
                 let h = hash(inserted)
                 prev[inserted] = head[h]
@@ -164,7 +125,7 @@ public enum LZCompression {
             var best = 0
             var bestDistance = 0
             var candidate = Int(head[hash(i)])
-            var chain = LZCompression.maxChain
+            var chain = LegacyLZ.maxChain
             while candidate >= 0 && chain > 0 {
                 chain -= 1
                 if w[candidate + best] == w[i + best] || best == 0 {
