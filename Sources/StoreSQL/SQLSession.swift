@@ -195,7 +195,7 @@ public final class SQLSession: StoreSession {
     // MARK: facts
 
     public func insertFact(_ fact: Fact) throws -> Bool {
-        let digest = fact.digest
+        let digest = FactDigest.of(fact)
         let count = try query(StoreSQL.factExists, [.text(fact.key), .text(digest)]).rows.first?.int(0)
         if (count ?? 0) > 0 { return false }
         _ = try insert(StoreTables.facts, FactRow(fact: fact, digest: digest))
