@@ -50,9 +50,8 @@ public struct FactSet: Sendable, Equatable {
 
     /// Adds more facts (those signed after `cutoff`, if given, are left out).
     public mutating func add(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
-        let decoder = JSONDecoder()
         for fact in facts where cutoff == nil || fact.signedDate <= cutoff! {
-            switch DecodedFacts.decode(fact, with: decoder) {
+            switch DecodedFacts.decode(fact) {
             case .transaction(let tx):
                 transactions[fact.key, default: []].append(
                     Versioned(value: tx, signedDate: fact.signedDate, source: fact.source, body: fact.body))
@@ -101,17 +100,16 @@ enum DecodedFacts {
     static let limit = 16_384
     private static let cache = Mutex<[Key: Value]>([:])
 
-    /// `decoder`: one made per batch of facts (making one per body cost as much as a small body's decoding).
-    static func decode(_ fact: Fact, with decoder: JSONDecoder = JSONDecoder()) -> Value {
+    static func decode(_ fact: Fact) -> Value {
         let key = Key(kind: fact.kind, body: fact.body)
         if let hit = cache.withLock({ $0[key] }) { return hit }
         let value: Value
         switch fact.kind {
         case .transaction:
-            value = FactCoding.decode(TransactionFacts.self, fact.body, with: decoder).map { .transaction($0) } ?? .unreadable
-        case .renewal: value = FactCoding.decode(RenewalFacts.self, fact.body, with: decoder).map { .renewal($0) } ?? .unreadable
+            value = FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
+        case .renewal: value = FactCoding.decode(RenewalFacts.self, fact.body).map { .renewal($0) } ?? .unreadable
         case .notification:
-            value = FactCoding.decode(NotificationFact.self, fact.body, with: decoder).map { .notification($0) } ?? .unreadable
+            value = FactCoding.decode(NotificationFact.self, fact.body).map { .notification($0) } ?? .unreadable
         }
         cache.withLock { cache in
             if cache.count >= limit { cache.removeAll(keepingCapacity: true) }

@@ -151,7 +151,13 @@ enum FactCoding {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ body: String, with decoder: JSONDecoder = JSONDecoder()) -> T? {
-        try? decoder.decode(type, from: Data(body.utf8))
+    /// Through ``FactBodyDecoder`` (IAPFoundation's parser); a body it refuses through `JSONDecoder`, as before.
+    static func decode<T: Decodable>(_ type: T.Type, _ body: String) -> T? {
+        FactBodyDecoder.decode(type, body) ?? foundationDecode(type, body)
+    }
+
+    /// Foundation's `JSONDecoder`: what every body was decoded by before ``FactBodyDecoder``.
+    static func foundationDecode<T: Decodable>(_ type: T.Type, _ body: String) -> T? {
+        try? JSONDecoder().decode(type, from: Data(body.utf8))
     }
 }
