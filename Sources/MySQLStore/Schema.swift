@@ -85,8 +85,12 @@ enum Schema {
         MySQLMigration(
             version: migration.version, name: migration.name, tables: tables.map(render),
             statements: migration.steps.compactMap { step in
-                guard case .insertIgnoring(let table, let columns, let select) = step else { return nil }
-                return "\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", "))) " + select
+                switch step {
+                case .insertIgnoring(let table, let columns, let select):
+                    return "\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", "))) " + select
+                case .update(_, let mysql): return mysql
+                case .createTable, .addColumns: return nil
+                }
             })
     }
 

@@ -7,7 +7,7 @@ import SubscriptionEngine
 /// Not thread-safe (opened with `SQLITE_OPEN_NOMUTEX`): one connection belongs to one thread at a time.
 final class Database {
     let path: String
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// Prepared statements reused across calls, keyed by their SQL text.
     private var statements = StatementCache<Statement>()
 
@@ -25,6 +25,8 @@ final class Database {
         self.handle = db
         let ext = sqlite3_extended_result_codes(db, 1)
         guard ext == SQLITE_OK else { throw SQLiteError.make(ext, db: db, sql: nil) }
+        // For the migration that recomputes the facts' digests (whoever runs its script).
+        try registerFactDigestFunction()
     }
 
     deinit {

@@ -54,6 +54,8 @@ enum Migrations {
             }
         case .insertIgnoring(let table, let columns, let select):
             return ["\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", ")))\n\(select)"]
+        case .update(let sqlite, _):
+            return [sqlite]
         }
     }
 

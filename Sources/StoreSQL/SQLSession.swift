@@ -195,7 +195,7 @@ public final class SQLSession: StoreSession {
     // MARK: facts
 
     public func insertFact(_ fact: Fact) throws -> Bool {
-        let digest = fact.digest
+        let digest = FactDigest.of(fact)
         let values = StoreTables.facts.insertValues(FactRow(fact: fact, digest: digest)) + [.text(fact.key), .text(digest)]
         return try write(StoreSQL.insertFactIfNew, values).changed == 1
     }

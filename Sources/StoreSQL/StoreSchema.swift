@@ -105,6 +105,9 @@ public enum SchemaStep: Sendable, Equatable {
     case addColumns(table: String, [SchemaColumn])
     /// `INSERT … IGNORE INTO table (columns) <select>`: a backfill that skips what exists.
     case insertIgnoring(table: String, columns: [String], select: String)
+    /// A data step written per dialect: an idempotent `UPDATE` of existing rows (SQLite's may call
+    /// the functions ``SQLiteStore`` registers, such as `iapctl_fact_digest`).
+    case update(sqlite: String, mysql: String)
 }
 
 /// One ordered, recorded schema step (`iap_schema_migrations`).
@@ -136,7 +139,7 @@ public struct SchemaMigration: Sendable, Equatable {
                 guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
                 tables[index].columns += columns
                 if !touched.contains(name) { touched.append(name) }
-            case .insertIgnoring:
+            case .insertIgnoring, .update:
                 break
             }
         }
@@ -238,6 +241,9 @@ public enum StoreSchema {
             SchemaIndex("idx_iap_audit_ledger_id", ["ledger_id"], forForeignKey: true),
         ])
 
+    /// The migration that recomputes every stored fact's digest as ``FactDigest`` computes it.
+    public static let factDigestMigrationName = "facts' digest: SHA-256 instead of FNV-1a"
+
     /// Ordered; never edit a released migration, append a new one.
     public static let migrations: [SchemaMigration] = [
         SchemaMigration(
@@ -334,6 +340,20 @@ public enum StoreSchema {
                             SchemaIndex("idx_iap_overrides_original", ["original_transaction_id", "lifted_at"]),
                             SchemaIndex("idx_iap_overrides_audit_id", ["audit_id"], forForeignKey: true),
                         ]))
+            ]),
+        // The facts' digest (the unique key with fact_key) is SHA-256 instead of a 64-bit FNV-1a
+        // (issue 25, #27): every stored digest recomputed, so a fact received again is still found.
+        // Self-contained, in any order after v4: SQLite through the function SQLiteStore registers
+        // (FactDigest itself), MariaDB with SHA2 over the same text; the column keeps its width.
+        SchemaMigration(
+            version: 7, name: factDigestMigrationName,
+            steps: [
+                .update(
+                    sqlite: "UPDATE iap_facts SET digest = iapctl_fact_digest(kind, fact_key, original_transaction_id, "
+                        + "signed_date, source, body)",
+                    mysql: "UPDATE iap_facts SET digest = LEFT(SHA2(CONCAT(kind, '|', fact_key, '|', original_transaction_id, "
+                        + "'|', signed_date, '|', CASE source WHEN 'apple' THEN 'apple' WHEN 'apple_api' THEN 'apple_api' "
+                        + "ELSE 'app' END, '|', body), 256), 32)")
             ]),
     ]
 

@@ -94,8 +94,10 @@ enum DecodedFacts {
         var body: String
     }
 
-    /// At most this many bodies are kept (then the cache starts again): a few MB.
-    static let limit = 4096
+    /// At most this many bodies are kept (then the cache starts again): ~16 MB at the bench's
+    /// ~1 KB per entry (body and decoded value). A batch replays rounds of renewals over many
+    /// subscriptions; 4,096 entries were cleared before a subscription's next event came back.
+    static let limit = 16_384
     private static let cache = Mutex<[Key: Value]>([:])
 
     static func decode(_ fact: Fact) -> Value {
@@ -103,7 +105,8 @@ enum DecodedFacts {
         if let hit = cache.withLock({ $0[key] }) { return hit }
         let value: Value
         switch fact.kind {
-        case .transaction: value = FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
+        case .transaction:
+            value = FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
         case .renewal: value = FactCoding.decode(RenewalFacts.self, fact.body).map { .renewal($0) } ?? .unreadable
         case .notification:
             value = FactCoding.decode(NotificationFact.self, fact.body).map { .notification($0) } ?? .unreadable
@@ -282,57 +285,70 @@ public enum Derivation {
                 field: "expires_date", value: tx.expiresDate.map(Timestamp.iso8601) ?? "∅", fact: "current period: " + txFact,
                 signedDate: current.signedDate, source: current.source))
 
-        // Status: the newest statement about the subscription.
+        // Status: the newest statement about the subscription. A statement's reason is worded only
+        // for the one that decides (or to break a tie): most of a long history never is.
+        enum Said {
+            /// `facts.notifications[index]`, with Apple's data.status when it gave one.
+            case note(Int, dataStatus: Int?)
+            /// `periods[index]`, paid.
+            case paid(Int)
+            case other(FieldReason)
+        }
         struct Candidate {
             var time: Int64
             var priority: Int
             var status: ContractStatus
-            var reason: FieldReason
+            var said: Said
         }
-        var candidates: [Candidate] = []
-        for note in facts.notifications {
-            let n = note.value
-            if let raw = n.status, let status = appleStatus(raw) {
-                candidates.append(
-                    Candidate(
-                        time: note.signedDate, priority: 1, status: status,
-                        reason: FieldReason(
-                            field: "status", value: status.rawValue, fact: "\(n.name): Apple's data.status \(raw)",
-                            signedDate: note.signedDate, source: note.source)))
-            } else if let status = inferred(n, current: tx) {
-                candidates.append(
-                    Candidate(
-                        time: note.signedDate, priority: 1, status: status,
-                        reason: FieldReason(
-                            field: "status", value: status.rawValue, fact: "\(n.name) (no data.status; the type implies it)",
-                            signedDate: note.signedDate, source: note.source)))
+        func reason(_ c: Candidate) -> FieldReason {
+            switch c.said {
+            case .note(let index, let raw):
+                let note = facts.notifications[index]
+                let n = note.value
+                let fact = raw.map { "\(n.name): Apple's data.status \($0)" } ?? "\(n.name) (no data.status; the type implies it)"
+                return FieldReason(field: "status", value: c.status.rawValue, fact: fact, signedDate: note.signedDate, source: note.source)
+            case .paid(let index):
+                let period = periods[index]
+                let t = period.transaction
+                return FieldReason(
+                    field: "status", value: "active",
+                    fact: "paid period \(t.transactionId) purchased \(Timestamp.iso8601(t.purchaseDate ?? 0))",
+                    signedDate: period.signedDate, source: period.source)
+            case .other(let reason):
+                return reason
             }
         }
-        for period in periods where !period.onlyFromReceipts {
-            let t = period.transaction
-            if t.revocationDate == nil, let purchased = t.purchaseDate {
-                candidates.append(
-                    Candidate(
-                        time: paymentEvidenceTime(period), priority: 0, status: .active,
-                        reason: FieldReason(
-                            field: "status", value: "active",
-                            fact: "paid period \(t.transactionId) purchased \(Timestamp.iso8601(purchased))",
-                            signedDate: period.signedDate, source: period.source)))
+        var candidates: [Candidate] = []
+        for (index, note) in facts.notifications.enumerated() {
+            let n = note.value
+            if let raw = n.status, let status = appleStatus(raw) {
+                candidates.append(Candidate(time: note.signedDate, priority: 1, status: status, said: .note(index, dataStatus: raw)))
+            } else if let status = inferred(n, current: tx) {
+                candidates.append(Candidate(time: note.signedDate, priority: 1, status: status, said: .note(index, dataStatus: nil)))
+            }
+        }
+        for (index, period) in periods.enumerated() where !period.onlyFromReceipts {
+            if period.transaction.revocationDate == nil, period.transaction.purchaseDate != nil {
+                candidates.append(Candidate(time: paymentEvidenceTime(period), priority: 0, status: .active, said: .paid(index)))
             }
         }
         // Ties (two statements signed at the same moment) are broken by their content, never by arrival order.
-        var decided = candidates.max {
-            ($0.time, $0.priority, $0.status.rawValue, $0.reason.fact) < ($1.time, $1.priority, $1.status.rawValue, $1.reason.fact)
+        var decided = candidates.max { a, b in
+            if (a.time, a.priority, a.status.rawValue) != (b.time, b.priority, b.status.rawValue) {
+                return (a.time, a.priority, a.status.rawValue) < (b.time, b.priority, b.status.rawValue)
+            }
+            return reason(a).fact < reason(b).fact
         }
         // The current period's refund or revocation is final until a newer Apple version of that
         // transaction lifts it (then it is no longer revoked here): whatever status was said after.
         if let revoked = tx.revocationDate, decided?.status != .revoked {
             decided = Candidate(
                 time: revoked, priority: 2, status: .revoked,
-                reason: FieldReason(
-                    field: "status", value: "revoked",
-                    fact: "current period \(tx.transactionId) \(current.status.rawValue) \(Timestamp.iso8601(revoked))",
-                    signedDate: current.signedDate, source: current.source))
+                said: .other(
+                    FieldReason(
+                        field: "status", value: "revoked",
+                        fact: "current period \(tx.transactionId) \(current.status.rawValue) \(Timestamp.iso8601(revoked))",
+                        signedDate: current.signedDate, source: current.source)))
         }
         var status = decided?.status ?? .active
         // Known only from receipts: a receipt proves a period, not a state.
@@ -342,46 +358,57 @@ public enum Derivation {
             status = running ? .active : .expired
             decided = Candidate(
                 time: tx.purchaseDate ?? 0, priority: 0, status: status,
-                reason: FieldReason(
-                    field: "status", value: status.rawValue,
-                    fact: "app receipt period \(tx.transactionId) \(running ? "still running" : "ended") (no Apple statement yet)",
-                    signedDate: current.signedDate, source: current.source))
+                said: .other(
+                    FieldReason(
+                        field: "status", value: status.rawValue,
+                        fact: "app receipt period \(tx.transactionId) \(running ? "still running" : "ended") (no Apple statement yet)",
+                        signedDate: current.signedDate, source: current.source)))
         }
 
-        // Auto-renew: the newest renewal info, or the newest DID_CHANGE_RENEWAL_STATUS.
-        var autoRenewSources: [(Int64, Int, Bool, FieldReason)] = []
-        for r in facts.renewals {
-            if let on = r.value.autoRenewStatus {
-                autoRenewSources.append(
-                    (
-                        r.signedDate, r.source.authority, on == 1,
-                        FieldReason(
-                            field: "auto_renew", value: on == 1 ? "true" : "false", fact: "renewal info autoRenewStatus \(on)",
-                            signedDate: r.signedDate, source: r.source)
-                    ))
+        // Auto-renew: the newest renewal info, or the newest DID_CHANGE_RENEWAL_STATUS (worded for the pick).
+        enum AutoRenewSaid {
+            /// `facts.renewals[index]` with its autoRenewStatus.
+            case renewal(Int, Int)
+            /// `facts.notifications[index]`.
+            case note(Int)
+        }
+        func autoRenewReason(_ said: AutoRenewSaid) -> FieldReason {
+            switch said {
+            case .renewal(let index, let on):
+                let r = facts.renewals[index]
+                return FieldReason(
+                    field: "auto_renew", value: on == 1 ? "true" : "false", fact: "renewal info autoRenewStatus \(on)",
+                    signedDate: r.signedDate, source: r.source)
+            case .note(let index):
+                let note = facts.notifications[index]
+                let on = note.value.subtype == .known(.autoRenewEnabled)
+                return FieldReason(
+                    field: "auto_renew", value: on ? "true" : "false", fact: note.value.name, signedDate: note.signedDate,
+                    source: note.source)
             }
         }
-        for note in facts.notifications where note.value.notificationType == .known(.didChangeRenewalStatus) {
+        var autoRenewSources: [(Int64, Int, Bool, AutoRenewSaid)] = []
+        for (index, r) in facts.renewals.enumerated() {
+            if let on = r.value.autoRenewStatus {
+                autoRenewSources.append((r.signedDate, r.source.authority, on == 1, .renewal(index, on)))
+            }
+        }
+        for (index, note) in facts.notifications.enumerated() where note.value.notificationType == .known(.didChangeRenewalStatus) {
             let on: Bool
             switch note.value.subtype {
             case .known(.autoRenewEnabled)?: on = true
             case .known(.autoRenewDisabled)?: on = false
             default: continue
             }
-            autoRenewSources.append(
-                (
-                    note.signedDate, -1, on,
-                    FieldReason(
-                        field: "auto_renew", value: on ? "true" : "false", fact: note.value.name, signedDate: note.signedDate,
-                        source: note.source)
-                ))
+            autoRenewSources.append((note.signedDate, -1, on, .note(index)))
         }
-        let autoRenewPick = autoRenewSources.max {
-            ($0.0, $0.1, $0.2 ? 1 : 0, $0.3.fact) < ($1.0, $1.1, $1.2 ? 1 : 0, $1.3.fact)
+        let autoRenewPick = autoRenewSources.max { a, b in
+            if (a.0, a.1, a.2 ? 1 : 0) != (b.0, b.1, b.2 ? 1 : 0) { return (a.0, a.1, a.2 ? 1 : 0) < (b.0, b.1, b.2 ? 1 : 0) }
+            return autoRenewReason(a.3).fact < autoRenewReason(b.3).fact
         }
         let autoRenew = autoRenewPick?.2 ?? true
         reasons.append(
-            autoRenewPick?.3
+            autoRenewPick.map { autoRenewReason($0.3) }
                 ?? FieldReason(field: "auto_renew", value: "true", fact: "no renewal info yet: on by default", signedDate: nil, source: nil)
         )
 
@@ -389,7 +416,7 @@ public enum Derivation {
             status = .canceled
         }
         var statusReason =
-            decided?.reason ?? FieldReason(field: "status", value: "active", fact: "no statement yet", signedDate: nil, source: nil)
+            decided.map(reason) ?? FieldReason(field: "status", value: "active", fact: "no statement yet", signedDate: nil, source: nil)
         statusReason.value = status.rawValue
         if status == .canceled { statusReason.fact += "; auto-renew off: canceled, entitled until expiry" }
         reasons.insert(statusReason, at: 0)

@@ -77,6 +77,7 @@ struct EngineRun {
         var all = FactSet(try session.facts(originalTransactionId: originalId))
         let before = hasContract ? Derivation.derive(all, now: now).rows : nil
         var inserted: [Fact] = []
+        var derivedAfter: Derived?
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
         all.add(inserted)
@@ -84,6 +85,7 @@ struct EngineRun {
         // derivation with the hand overrides in force applied, and those stay in force)…
         if added > 0, let before {
             let after = Derivation.derive(all, now: now)
+            derivedAfter = after
             let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             // … unless they lift a hand override (a newer period): then the rows are written again.
@@ -110,7 +112,7 @@ struct EngineRun {
                     ?? "every fact it carries was already recorded: nothing to change")
         }
 
-        guard try reconcile(originalId, facts: all) != nil else {
+        guard try reconcile(originalId, facts: all, derived: derivedAfter) != nil else {
             let tx = event.transaction
             let token = tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
             let why =
@@ -155,7 +157,7 @@ struct EngineRun {
         }
         let signed = facts.map(\.signedDate).max() ?? 0
         let others = try session.facts(originalTransactionId: originalId).filter { fact in
-            !facts.contains { $0.digest == fact.digest }
+            !facts.contains { $0.isSameFact(as: fact) }
         }
         if let newest = others.map(\.signedDate).max(), newest > signed {
             return Outcome(
@@ -190,19 +192,22 @@ struct EngineRun {
     /// The order an appAccountToken names (order numbers are lowercase; Apple may echo either case).
     private func tokenOrder(_ token: String) throws -> Order? {
         if let order = try session.order(no: token) { return order }
+        // Most tokens are already lowercase ASCII (a UUID as StoreKit echoes it): no second look-up.
+        if token.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return nil }
         return token.lowercased() != token ? try session.order(no: token.lowercased()) : nil
     }
 
     // MARK: deriving the rows
 
     /// Derives the orders and contract of `originalId` from all its facts and writes what differs.
-    /// Returns nil when there is no owner to attach them to (unmatched).
-    mutating func reconcile(_ originalId: String, facts known: FactSet? = nil) throws -> Derived? {
+    /// Returns nil when there is no owner to attach them to (unmatched). `derived`: the derivation
+    /// of `known`, when the caller already made it.
+    mutating func reconcile(_ originalId: String, facts known: FactSet? = nil, derived made: Derived? = nil) throws -> Derived? {
         // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.
         let contract = try session.contract(contractId: originalId)
         let facts = try known ?? FactSet(session.facts(originalTransactionId: originalId))
-        let derived = Derivation.derive(facts, now: now)
+        let derived = made.flatMap { known == nil ? nil : $0 } ?? Derivation.derive(facts, now: now)
         if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
             notes.append("from an app receipt: contract state left to Apple's notifications")
         }
@@ -223,6 +228,8 @@ struct EngineRun {
         // carrying the token claims it), else the row already holding it, else a new order.
         var claimed = Set<Int64>()
         var rows: [(DerivedOrder, Order?)] = []
+        let existingByTradeNo = Dictionary(
+            existing.compactMap { order in order.tradeNo.map { ($0, order) } }, uniquingKeysWith: { first, _ in first })
         for d in derived.orders {
             let tx = d.transaction
             var row: Order?
@@ -232,7 +239,7 @@ struct EngineRun {
                 row = named
             }
             if row == nil {
-                let holder = try existing.first { $0.tradeNo == tx.transactionId } ?? session.order(tradeNo: tx.transactionId)
+                let holder = try existingByTradeNo[tx.transactionId] ?? session.order(tradeNo: tx.transactionId)
                 if let holder, !claimed.contains(holder.id) { row = holder }
             }
             if let row { claimed.insert(row.id) }
@@ -353,7 +360,8 @@ struct EngineRun {
     }
 
     private mutating func saveOrder(_ before: Order, _ after: Order) throws {
-        guard before.columnValues.map(\.1) != after.columnValues.map(\.1) else { return }
+        // Equal rows have equal columns: most rows of a subscription's history are unchanged.
+        guard before != after, before.columnValues.map(\.1) != after.columnValues.map(\.1) else { return }
         var after = after
         after.updatedAt = now
         try session.updateOrder(after)

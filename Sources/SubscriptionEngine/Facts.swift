@@ -43,19 +43,20 @@ public struct Fact: Sendable, Equatable {
         self.body = body
     }
 
-    /// A stable 64-bit FNV-1a digest of everything in the fact, as 16 hex digits: the same fact
-    /// received twice has the same digest, so it is stored once. The app's submissions and restores
-    /// count as one source (the same signed payload through either path is one fact); Apple's
-    /// notifications are another, and Apple's API answers a third.
-    public var digest: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let origin = source.isApple ? (source == .apple ? "apple" : "apple_api") : "app"
-        for byte in "\(kind.rawValue)|\(key)|\(originalTransactionId)|\(signedDate)|\(origin)|\(body)".utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+    /// Who delivered it, as far as identity goes: the app's submissions and restores count as one
+    /// source (the same signed payload through either path is one fact); Apple's notifications are
+    /// another, and Apple's API answers a third.
+    public var origin: String { source.isApple ? (source == .apple ? "apple" : "apple_api") : "app" }
+
+    /// Everything that makes the fact what it is, as one text: `kind|key|original|signedDate|origin|body`.
+    /// The same fact received twice has the same identity, so the store keeps it once (under the
+    /// SHA-256 of this text: `FactDigest` in StoreSQL).
+    public var identity: String { "\(kind.rawValue)|\(key)|\(originalTransactionId)|\(signedDate)|\(origin)|\(body)" }
+
+    /// Whether `other` is the same fact (the same ``identity``), compared field by field.
+    public func isSameFact(as other: Fact) -> Bool {
+        kind == other.kind && signedDate == other.signedDate && key == other.key
+            && originalTransactionId == other.originalTransactionId && origin == other.origin && body == other.body
     }
 }
 
@@ -150,7 +151,13 @@ enum FactCoding {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ body: String, with decoder: JSONDecoder = JSONDecoder()) -> T? {
-        try? decoder.decode(type, from: Data(body.utf8))
+    /// Through ``FactBodyDecoder`` (IAPFoundation's parser); a body it refuses through `JSONDecoder`, as before.
+    static func decode<T: Decodable>(_ type: T.Type, _ body: String) -> T? {
+        FactBodyDecoder.decode(type, body) ?? foundationDecode(type, body)
+    }
+
+    /// Foundation's `JSONDecoder`: what every body was decoded by before ``FactBodyDecoder``.
+    static func foundationDecode<T: Decodable>(_ type: T.Type, _ body: String) -> T? {
+        try? JSONDecoder().decode(type, from: Data(body.utf8))
     }
 }

@@ -112,7 +112,7 @@ struct AppleReconcileOperationTests {
         let entry = try #require(try world.ledger(original: "orig-0").first { $0.source == .appleAPI && $0.raw == item })
         let rebuilt = try #require(FactRebuild.event(entry))
         #expect(rebuilt.source == .appleAPI)
-        #expect(rebuilt.facts.map(\.digest) == event.facts.map(\.digest))
+        #expect(rebuilt.facts.map(\.identity) == event.facts.map(\.identity))
         #expect(rebuilt.facts.contains { $0.kind == .notification }, "the status is a fact again")
         // A kept history transaction reads back as a transaction of Apple's API.
         let tx = try #require(try world.ledger(original: "orig-0").first { $0.source == .appleAPI && $0.raw != item })

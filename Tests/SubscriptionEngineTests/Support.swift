@@ -67,7 +67,7 @@ final class Harness {
         for original in originals {
             let kept: [Fact] = try store.read { try $0.facts(originalTransactionId: original) }
             for f in kept {
-                let line: String = "fact \(f.kind.rawValue) \(f.key) \(f.signedDate) \(f.source.rawValue) \(f.digest)"
+                let line: String = "fact \(f.kind.rawValue) \(f.key) \(f.signedDate) \(f.source.rawValue) \(f.identity)"
                 facts.append(line)
             }
         }
