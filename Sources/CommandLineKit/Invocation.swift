@@ -67,7 +67,13 @@ public final class Invocation {
     /// The width tables are fitted to: the terminal's (its window size, else `COLUMNS`, else 80)
     /// when stdout is a terminal and `--wide` is not given; nil (never cut) otherwise.
     public var tableWidth: Int? {
-        guard isStdoutTTY, !settings.flag(StandardOptions.wide.long) else { return nil }
+        guard !settings.flag(StandardOptions.wide.long) else { return nil }
+        return terminalWidth
+    }
+
+    /// The terminal's width (its window size, else `COLUMNS`, else 80) when stdout is a terminal.
+    public var terminalWidth: Int? {
+        guard isStdoutTTY else { return nil }
         if let columns = stdout.terminalColumns { return columns }
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
         return 80
@@ -76,7 +82,8 @@ public final class Invocation {
     /// How this run renders: colour, terminal width, CSV protection.
     public var outputStyle: OutputStyle {
         OutputStyle(
-            color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY)
+            color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY,
+            wrapWidth: terminalWidth)
     }
 
     /// Writes a line of data to stdout (control characters made visible on a terminal).

@@ -130,13 +130,17 @@ struct SupportUXTests {
 
     /// Runs `iapctl ARGS` on a pseudo-terminal (python3's pty), types `input`, and reports what
     /// the terminal showed, the exit status and whether canonical mode was back on afterwards.
-    /// With `signal`, sends it instead of finishing the input.
-    static func onTerminal(_ args: [String], input typed: String, signal: Int32? = nil) throws -> (
-        screen: String, status: Int32, canonical: Bool
-    ) {
+    /// With `signal`, sends it instead of finishing the input; with `columns`, the terminal is
+    /// that wide; `environment` is added to the run's (a `CLI`'s, for its database).
+    static func onTerminal(
+        _ args: [String], input typed: String, signal: Int32? = nil, columns: Int = 0, environment: [String: String] = [:]
+    ) throws -> (screen: String, status: Int32, canonical: Bool) {
         let script = """
-            import os, sys, subprocess, termios, time, signal, select
+            import os, sys, subprocess, termios, time, signal, select, fcntl, struct
             master, slave = os.openpty()
+            if int(os.environ.get("ONTERMINAL_COLUMNS", "0")) > 0:
+                cols = int(os.environ["ONTERMINAL_COLUMNS"])
+                fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, cols, 0, 0))
             unblock = lambda: signal.pthread_sigmask(signal.SIG_SETMASK, [])
             p = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=slave, stderr=slave, close_fds=True,
                 preexec_fn=unblock)
@@ -170,6 +174,9 @@ struct SupportUXTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, String(signal ?? 0), CLI.binary.path] + args
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            environment.merging(["ONTERMINAL_COLUMNS": String(columns)]) { $1 }
+        ) { $1 }
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

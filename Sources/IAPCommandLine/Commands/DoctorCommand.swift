@@ -67,7 +67,7 @@ enum DoctorCommand {
                 invocation.emit(
                     findings.map(\.record),
                     columns: [
-                        Column("check", title: "CHECK"), Column("key", title: "ROW", maxWidth: 36),
+                        Column("check", title: "CHECK"), Column("key", title: "ROW"),
                         Column("problem", title: "PROBLEM", maxWidth: 90), Column("fix", title: "FIX", keepWhole: true),
                     ])
             }
