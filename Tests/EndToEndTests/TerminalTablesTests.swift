@@ -8,9 +8,9 @@ struct TerminalTablesTests {
     static let order = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"
 
     /// The screen of `iapctl ARGS` at `columns` wide, escape codes removed, as lines.
-    static func screen(_ cli: CLI, _ args: [String], columns: Int) throws -> [String] {
+    static func screen(_ cli: CLI, _ args: [String], columns: Int, status: Int32 = 0) throws -> [String] {
         let r = try SupportUXTests.onTerminal(args, input: "", columns: columns, environment: cli.environment)
-        #expect(r.status == 0, "\(r.screen)")
+        #expect(r.status == status, "\(r.screen)")
         let plain = r.screen.replacingOccurrences(of: "\r\n", with: "\n")
             .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
         return plain.split(separator: "\n").map(String.init)
@@ -78,5 +78,28 @@ struct TerminalTablesTests {
         #expect(rows.allSatisfy { $0.count < 250 }, "\(rows)")
         #expect(rows.contains { $0.contains("2025-03-01T10:00:05Z  SUBSCRIBED/INITIAL_BUY") })
         #expect(!wide.contains { $0.count > 300 })
+    }
+
+    /// The entries of one receipt are all LINE 1: TRANSACTION tells them apart, whole, and the
+    /// verdict is never cut (`owned-by-o…` was).
+    @Test(.enabled(if: SupportUXTests.hasPython)) func receiptRestoreRowsNameTheirTransaction() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        let file = try ReceiptE2ETests.derFile(cli)
+        for columns in [80, 120] {
+            let lines = try Self.screen(
+                cli, ["restore", "--user", "alice", file] + ReceiptE2ETests.trust, columns: columns, status: 1)
+            let (header, table) = try Self.table(lines, header: "LINE")
+            let rows = table.filter { $0.hasPrefix("   1  ") }
+            #expect(header.contains("TRANSACTION") && header.contains("VERDICT"), "\(lines)")
+            let transactions = rows.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+            #expect(transactions.count == 9 && Set(transactions).count == 9, "\(rows)")
+            #expect(transactions.allSatisfy { $0.count == 16 && !$0.hasSuffix("…") }, "\(transactions)")
+        }
+        let example = try SupportUXTests.exampleDatabase()
+        let restored = CLI.packageRoot.appendingPathComponent("examples/restored.ndjson").path
+        let lines = try Self.screen(
+            example, ["restore", "--user", "bob", restored] + SupportUXTests.exampleTrust, columns: 80, status: 1)
+        #expect(lines.contains { $0.contains("  owned-by-other  ") }, "\(lines)")
     }
 }

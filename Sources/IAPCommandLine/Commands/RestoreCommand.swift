@@ -5,9 +5,11 @@ import SubscriptionEngine
 /// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
 /// on what basis they matched, whether they belong to U; `--apply` makes the database reflect them.
 enum RestoreCommand {
+    /// The table's columns: TRANSACTION tells apart the entries of one receipt (all on LINE 1);
+    /// ORDERS holds ids, never cut below 16.
     static let columns: [Column] = [
-        "line", "verdict", "basis", Column("orders", maxWidth: 40), "contract", "owner", "status", "expires",
-        Column("detail", maxWidth: 90),
+        "line", "transaction", Column("verdict", important: true), "basis", "orders",
+        "contract", "owner", "status", "expires", Column("detail", maxWidth: 90),
     ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
