@@ -55,12 +55,23 @@ public final class BatchPrinter {
         guard showsProgress, count % 256 == 0 else { return }
         let now = Timestamp.now()
         guard now - lastProgress >= 1000 else { return }
-        lastProgress = now
         progressShown = true
+        refreshProgress()
+    }
+
+    /// Redraws the progress line now with the true count (once one is shown): a batch whose
+    /// input stays open waits with the count of what it has done, not that of the last redraw.
+    public func refreshProgress() {
+        guard progressShown else { return }
+        lastProgress = Timestamp.now()
         let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         invocation.stderr.write("\r\u{1B}[K\(count) items… \(parts)")
         try? invocation.stderr.flush()
     }
+
+    /// Whether every result so far was counted under `status` (a Ctrl-C after only duplicates
+    /// changed nothing).
+    public func onlyCounted(_ status: String) -> Bool { count > 0 && counts.keys.allSatisfy { $0 == status } }
 
     /// Prints (NDJSON) or keeps (the other formats) one result, and counts it.
     public func add(_ row: some BatchResult) {
@@ -105,6 +116,9 @@ public final class BatchPrinter {
     public func finish(summary: String, status: ExitCode? = nil) -> ExitCode {
         if progressShown { invocation.stderr.write("\r\u{1B}[K") }
         writeCollected()
+        // The rows reach the reader before anything said on stderr after them (a Ctrl-C's
+        // "interrupted after …" comes after the table, not inside it).
+        try? invocation.stdout.flush()
         let code = status ?? exitCode
         if invocation.quiet, code != .success {
             // -q keeps errors: a run that exits non-zero still says why, in one line.
