@@ -59,6 +59,10 @@ public final class BatchPrinter {
         refreshProgress()
     }
 
+    /// Whether each table row is printed as it is decided: the input is being pasted at a
+    /// terminal and the table goes to one.
+    private var showsEachRow: Bool { invocation.pastesAtTerminal && invocation.isStdoutTTY }
+
     /// Redraws the progress line now with the true count (once one is shown): a batch whose
     /// input stays open waits with the count of what it has done, not that of the last redraw.
     public func refreshProgress() {
@@ -83,7 +87,16 @@ public final class BatchPrinter {
         let format = invocation.output
         switch format {
         case .ndjson: invocation.emitLine(row.record(for: format))
-        case .table: if !columns.isEmpty { spool.append(table.add(masked(row.record(for: format)))) }
+        case .table where columns.isEmpty: break
+        case .table where showsEachRow:
+            // Pasting at a terminal: the row now, as the item is decided (on its Enter), not at Ctrl-D.
+            var single = TableLayout(columns: columns, style: invocation.outputStyle)
+            let cells = single.add(masked(row.record(for: format)))
+            let plan = single.plan()
+            if progressShown { invocation.stderr.write("\r\u{1B}[K") }
+            invocation.emitRendered(plan.header + "\n" + plan.line(cells) + "\n")
+            try? invocation.stdout.flush()
+        case .table: spool.append(table.add(masked(row.record(for: format))))
         case .json:
             // An object of the array, indented one level (strings hold no raw newline).
             spool.append([masked(row.record(for: format)).jsonObject().prettySerialized().replacing("\n", with: "\n  ")])
@@ -145,7 +158,7 @@ public final class BatchPrinter {
         switch invocation.output {
         case .ndjson: return
         case .table:
-            guard spool.count > 0 else { return }
+            guard spool.count > 0, !showsEachRow else { return }
             let plan = table.plan()
             text = plan.header + "\n"
             spool.forEach { cells in

@@ -151,7 +151,15 @@ public final class Invocation {
     /// read without its 4 KB line limit (see `InputReader.beginTerminalPaste`).
     public func openInput(_ path: String?) throws(CLIError) -> InputReader {
         guard let path, path != "-" else {
-            if stdin.beginTerminalPaste(), !quiet {
+            let pasting = stdin.beginTerminalPaste()
+            pastesAtTerminal = pasting
+            if pasting {
+                stdin.beforeWaiting = { [stdout, stderr] in
+                    try? stdout.flush()
+                    try? stderr.flush()
+                }
+            }
+            if pasting, !quiet {
                 let command = ([root.name] + self.path).joined(separator: " ")
                 stderr.writeLine(
                     "\(command): paste the input (one item per line), then press Enter and Ctrl-D; "
@@ -160,8 +168,22 @@ public final class Invocation {
             }
             return stdin
         }
-        return try InputReader(path: path)
+        do {
+            return try InputReader(path: path)
+        } catch {
+            if let pasted = PastedArgument.looksLikeJWS(path) {
+                let command = ([root.name] + self.path).joined(separator: " ")
+                throw CLIError.usage(
+                    "the argument is not a file name: it looks like a JWS (\(pasted))",
+                    hint: "pipe it (pbpaste | \(command)) or run \(command) and paste it")
+            }
+            throw error
+        }
     }
+
+    /// Whether the input is a terminal being pasted into (`openInput` of stdin): a batch then
+    /// prints each row as it is decided, not at Ctrl-D.
+    public private(set) var pastesAtTerminal = false
 }
 
 /// Masks what a command prints before it is laid out (for example ids replaced by aliases).
