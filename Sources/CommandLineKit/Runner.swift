@@ -7,13 +7,19 @@
 /// Runs the program described by `root` in this process with the real stdin, stdout, stderr and
 /// environment. `arguments` are argv without the program name. Returns the exit status.
 public func runCommandLine(root: CommandSpec, arguments: [String]) -> Int32 {
-    runCommandLine(
+    let environment = processEnvironment()
+    let stdout = FileDescriptorSink(fileDescriptor: 1, name: "stdout")
+    let stderr = FileDescriptorSink(fileDescriptor: 2, name: "stderr")
+    let ascii = AsciiFallback.isNeeded(environment)
+    stdout.asciiOnTerminal = ascii
+    stderr.asciiOnTerminal = ascii
+    return runCommandLine(
         root: root,
         arguments: arguments,
-        environment: processEnvironment(),
+        environment: environment,
         stdin: InputReader(fileDescriptor: 0, name: "stdin"),
-        stdout: FileDescriptorSink(fileDescriptor: 1, name: "stdout"),
-        stderr: FileDescriptorSink(fileDescriptor: 2, name: "stderr"),
+        stdout: stdout,
+        stderr: stderr,
         isStdoutTTY: isatty(1) == 1)
 }
 

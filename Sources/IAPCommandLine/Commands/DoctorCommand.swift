@@ -120,6 +120,12 @@ enum DoctorCommand {
                 ?? "iapctl orders update \(w(order.no)) --status pending --reason "
                 + ShellWord.quoted("doctor: no transaction proves this payment")
             return ("paid, but no transactionId proves the payment", fix)
+        case .tradeNoClearedByHand(let order, let audit, let tx):
+            return (
+                "paid, but its trade_no \(tx) was cleared by hand (audit #\(audit)) while Apple's signed transaction "
+                    + "\(tx) is still in the ledger",
+                "iapctl audit undo \(audit) --reason " + ShellWord.quoted("doctor: trade_no \(tx) is in the signed facts")
+            )
         case .mixedOwners(let order, let contract):
             return (
                 "belongs to \(order.userId) but its contract \(contract.contractId) belongs to \(contract.userId)",
