@@ -95,7 +95,9 @@ public struct CommandLineRunner {
     /// Parses `arguments`, resolves the settings, runs the command's handler and reports any error.
     public func run(_ arguments: [String]) -> ExitCode {
         let parser = CommandLineParser(root: root)
-        let help = HelpRenderer(root: root)
+        var help = HelpRenderer(root: root)
+        // Wrapped at the terminal's width; 80 when not a terminal.
+        if isStdoutTTY, let columns = stdout.terminalColumns { help.width = columns }
         if parser.wantsHelp(arguments) || arguments.isEmpty {
             // The program alone: the overview, as a person trying it first expects.
             stdout.write(help.help(for: parser.bestEffortPath(arguments)))
