@@ -121,6 +121,7 @@ public struct CommandLineRunner {
             let invocation = Invocation(
                 parsed: parsed, settings: settings, environment: environment, stdin: stdin, stdout: stdout,
                 stderr: stderr, isStdoutTTY: isStdoutTTY, root: root)
+            for warning in settings.overridden { invocation.warn(warning) }
             if invocation.verbose { describeSettings(invocation) }
             return try handler(invocation)
         } catch let error as CLIError {

@@ -56,4 +56,19 @@ struct SupportFixesTests {
         let left = try #require(try again.jsonObject()["findings"] as? [[String: Any]])
         #expect(!left.contains { $0["key"] as? String == renewal }, "\(left)")
     }
+
+    /// #26.7: a config file named on the command line whose value loses to an exported variable says so.
+    @Test func aConfigFileOverriddenByTheEnvironmentIsWarned() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        let config = cli.dir.appendingPathComponent("other.json").path
+        try "{\"db\": \"other.db\", \"actor\": \"pat\"}".write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try cli.run(["db", "status", "--config", config])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("warning: \(config) sets 'db', but the exported IAPCTL_DB wins"), "\(r.stderr)")
+        #expect(!r.stderr.contains("'actor'"))
+        // Given on the command line, the value is chosen: no warning.
+        let chosen = try cli.run(["db", "status", "--config", config, "--db", cli.environment["IAPCTL_DB"]!])
+        #expect(!chosen.stderr.contains("warning"), "\(chosen.stderr)")
+    }
 }
