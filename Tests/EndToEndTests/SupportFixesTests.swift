@@ -71,4 +71,18 @@ struct SupportFixesTests {
         let chosen = try cli.run(["db", "status", "--config", config, "--db", cli.environment["IAPCTL_DB"]!])
         #expect(!chosen.stderr.contains("warning"), "\(chosen.stderr)")
     }
+
+    /// #26.8: `orders update --from` names each change's audit row, the id `audit undo` takes.
+    @Test func aBatchCorrectionPrintsItsAuditIds() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        let file = cli.dir.appendingPathComponent("fix.csv").path
+        try "trade_no,status\n2000000900000001,refunded\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try cli.ok(["orders", "update", "--from", file, "--reason", "batch"])
+        let id = try #require(r.stdout.firstMatch(of: /: updated \(audit #(\d+)\)/)?.1, "\(r.stdout)")
+        let audit = try cli.ok(["audit", "show", String(id), "-o", "json"]).jsonObject()
+        #expect(audit["reason"] as? String == "batch" || "\(audit)".contains("batch"), "\(audit)")
+        try cli.ok(["audit", "undo", String(id), "--reason", "undo the batch"])
+        let json = try cli.ok(["orders", "update", "--from", file, "--reason", "again", "-o", "json"]).jsonArray()
+        #expect(json.first?["audit_id"] is Int, "\(json)")
+    }
 }
