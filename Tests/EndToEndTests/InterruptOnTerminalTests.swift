@@ -9,23 +9,12 @@ struct InterruptOnTerminalTests {
     static func interruptedOnOpenPipe(
         _ args: [String], input: String, waitFor: String, environment: [String: String]
     ) throws -> (screen: String, status: Int32) {
-        let script = """
-            import os, sys, subprocess, time, signal, select
-            master, slave = os.openpty()
+        let body = """
             unblock = lambda: signal.pthread_sigmask(signal.SIG_SETMASK, [])
             p = subprocess.Popen(sys.argv[3:], stdin=subprocess.PIPE, stdout=slave, stderr=slave, close_fds=True,
                 preexec_fn=unblock)
             data = open(sys.argv[2], "rb").read()
             p.stdin.write(data); p.stdin.flush()
-            screen = b""
-            def drain(t):
-                global screen
-                end = time.time() + t
-                while time.time() < end:
-                    r, _, _ = select.select([master], [], [], 0.05)
-                    if r:
-                        try: screen += os.read(master, 65536)
-                        except OSError: return
             deadline = time.time() + 120
             while sys.argv[1].encode() not in screen and time.time() < deadline and p.poll() is None: drain(0.2)
             p.send_signal(signal.SIGINT)
@@ -39,15 +28,8 @@ struct InterruptOnTerminalTests {
         let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("open-pipe-\(UUID().uuidString)")
         try Data(input.utf8).write(to: inputFile)
         defer { try? FileManager.default.removeItem(at: inputFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, waitFor, inputFile.path, CLI.binary.path] + args
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try PseudoTerminal.run(
+            body, arguments: [waitFor, inputFile.path, CLI.binary.path] + args, environment: environment)
         let text = String(decoding: data, as: UTF8.self)
         return (String(text.drop { $0 != "\n" }.dropFirst()), Int32(text.prefix { $0 != "\n" }) ?? -1)
     }

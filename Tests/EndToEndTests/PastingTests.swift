@@ -9,20 +9,9 @@ struct PastingTests {
     static func pasteThenEnd(_ args: [String], line: String, environment: [String: String] = [:]) throws -> (
         beforeEnd: String, all: String
     ) {
-        let script = """
-            import os, sys, subprocess, time, signal, select
-            master, slave = os.openpty()
+        let body = """
             p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=slave, stderr=slave, close_fds=True)
             data = sys.stdin.buffer.read()
-            screen = b""
-            def drain(t):
-                global screen
-                end = time.time() + t
-                while time.time() < end:
-                    r, _, _ = select.select([master], [], [], 0.05)
-                    if r:
-                        try: screen += os.read(master, 65536)
-                        except OSError: return
             drain(0.5)
             for i in range(0, len(data), 1024):
                 os.write(master, data[i:i+1024]); drain(0.01)
@@ -37,19 +26,8 @@ struct PastingTests {
             sys.stdout.write("%d\\n" % before)
             sys.stdout.buffer.write(screen)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, CLI.binary.path] + args
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(line.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try PseudoTerminal.run(
+            body, arguments: [CLI.binary.path] + args, input: Data(line.utf8), environment: environment)
         let bytes = Array(data)
         let newline = bytes.firstIndex(of: 10) ?? 0
         let before = Int(String(decoding: bytes[..<newline], as: UTF8.self)) ?? 0
