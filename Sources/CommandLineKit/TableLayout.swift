@@ -132,7 +132,9 @@ public struct TableLayout {
                     ?? droppable.last(where: { !columns[$0].important })
                 {
                     kept.removeAll { $0 == drop }
-                } else if firstFloor == nil, !columns[0].keepWhole, natural[0] > Self.idFloor {
+                } else if firstFloor == nil, !columns[0].keepWhole, !DateFields.isDateKey(columns[0].key),
+                    natural[0] > Self.idFloor
+                {
                     firstFloor = Self.idFloor
                 } else if let drop = droppable.last(where: { !columns[$0].wraps }) ?? droppable.last {
                     kept.removeAll { $0 == drop }

@@ -84,4 +84,20 @@ struct TableFitTests {
         // Off a terminal: one line.
         #expect(OutputRenderer.render(records: records, columns: columns, format: .table).contains(why))
     }
+
+    /// A date in the first column is never cut, even when an important column would be left out.
+    @Test func aFirstColumnDateIsNeverCut() {
+        let columns: [Column] = [
+            Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT", important: true),
+            Column("transaction_id", title: "TRANSACTION", important: true),
+        ]
+        let records: [Record] = [
+            [
+                "signed_date": .int(1_757_035_472_000), "event": .string("DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED"),
+                "transaction_id": .string("2000000900000021"),
+            ]
+        ]
+        let text = OutputRenderer.render(records: records, columns: columns, format: .table, style: OutputStyle(width: 40))
+        #expect(text.contains("2025-09-05T01:24:32Z"), "\(text)")
+    }
 }
