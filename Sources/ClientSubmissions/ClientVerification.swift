@@ -238,7 +238,8 @@ public enum ClientVerification {
         case .success(let token) where ReceiptInput.der(fromBase64: token) != nil:
             return Checked(line: item.line, raw: token, report: .receipt(try verifiers.receipts().verify(base64: token)))
         case .success(let jws):
-            return Checked(line: item.line, raw: jws, report: .jws(try verifiers.jws().verify(jws)))
+            return Checked(
+                line: item.line, raw: jws, report: .jws(PasteDamage.cutInsideSignature(try verifiers.jws().verify(jws), jws: jws)))
         }
     }
 

@@ -55,12 +55,27 @@ public final class BatchPrinter {
         guard showsProgress, count % 256 == 0 else { return }
         let now = Timestamp.now()
         guard now - lastProgress >= 1000 else { return }
-        lastProgress = now
         progressShown = true
+        refreshProgress()
+    }
+
+    /// Whether each table row is printed as it is decided: the input is being pasted at a
+    /// terminal and the table goes to one.
+    private var showsEachRow: Bool { invocation.pastesAtTerminal && invocation.isStdoutTTY }
+
+    /// Redraws the progress line now with the true count (once one is shown): a batch whose
+    /// input stays open waits with the count of what it has done, not that of the last redraw.
+    public func refreshProgress() {
+        guard progressShown else { return }
+        lastProgress = Timestamp.now()
         let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         invocation.stderr.write("\r\u{1B}[K\(count) items… \(parts)")
         try? invocation.stderr.flush()
     }
+
+    /// Whether every result so far was counted under `status` (a Ctrl-C after only duplicates
+    /// changed nothing).
+    public func onlyCounted(_ status: String) -> Bool { count > 0 && counts.keys.allSatisfy { $0 == status } }
 
     /// Prints (NDJSON) or keeps (the other formats) one result, and counts it.
     public func add(_ row: some BatchResult) {
@@ -72,7 +87,16 @@ public final class BatchPrinter {
         let format = invocation.output
         switch format {
         case .ndjson: invocation.emitLine(row.record(for: format))
-        case .table: if !columns.isEmpty { spool.append(table.add(masked(row.record(for: format)))) }
+        case .table where columns.isEmpty: break
+        case .table where showsEachRow:
+            // Pasting at a terminal: the row now, as the item is decided (on its Enter), not at Ctrl-D.
+            var single = TableLayout(columns: columns, style: invocation.outputStyle)
+            let cells = single.add(masked(row.record(for: format)))
+            let plan = single.plan()
+            if progressShown { invocation.stderr.write("\r\u{1B}[K") }
+            invocation.emitRendered(plan.header + "\n" + plan.line(cells) + "\n")
+            try? invocation.stdout.flush()
+        case .table: spool.append(table.add(masked(row.record(for: format))))
         case .json:
             // An object of the array, indented one level (strings hold no raw newline).
             spool.append([masked(row.record(for: format)).jsonObject().prettySerialized().replacing("\n", with: "\n  ")])
@@ -105,6 +129,9 @@ public final class BatchPrinter {
     public func finish(summary: String, status: ExitCode? = nil) -> ExitCode {
         if progressShown { invocation.stderr.write("\r\u{1B}[K") }
         writeCollected()
+        // The rows reach the reader before anything said on stderr after them (a Ctrl-C's
+        // "interrupted after …" comes after the table, not inside it).
+        try? invocation.stdout.flush()
         let code = status ?? exitCode
         if invocation.quiet, code != .success {
             // -q keeps errors: a run that exits non-zero still says why, in one line.
@@ -131,7 +158,7 @@ public final class BatchPrinter {
         switch invocation.output {
         case .ndjson: return
         case .table:
-            guard spool.count > 0 else { return }
+            guard spool.count > 0, !showsEachRow else { return }
             let plan = table.plan()
             text = plan.header + "\n"
             spool.forEach { cells in

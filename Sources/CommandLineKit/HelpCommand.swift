@@ -4,6 +4,12 @@ public enum HelpCommand {
     public static func run(_ invocation: Invocation) throws -> ExitCode {
         var spec = invocation.root
         var path: [String] = []
+        var help = HelpRenderer(root: invocation.root)
+        help.width = invocation.terminalWidth ?? 80
+        if invocation.arguments == ["options"], invocation.root.subcommand(named: "options") == nil {
+            invocation.stdout.write(help.globalOptionsHelp())
+            return .success
+        }
         for word in invocation.arguments {
             guard let next = spec.subcommand(named: word), !next.isHidden else {
                 let names = spec.visibleSubcommands.map(\.name)
@@ -16,7 +22,7 @@ public enum HelpCommand {
             path.append(word)
             spec = next
         }
-        invocation.stdout.write(HelpRenderer(root: invocation.root).help(for: path))
+        invocation.stdout.write(help.help(for: path))
         return .success
     }
 }

@@ -53,10 +53,22 @@ public struct HelpRenderer: Sendable {
             out.append("Arguments:")
             out += twoColumns(spec.arguments.map { ("<\($0.name)>", argumentHelp($0)) })
         }
+        var globals: [OptionSpec] = []
         for (section, options) in sections(root.effectiveOptions(at: path)) {
+            // The global options are listed once, by `help options`, not in every command's help.
+            guard section != Self.globalSection else {
+                globals = options
+                continue
+            }
             out.append("")
             out.append("\(section):")
             out += twoColumns(options.map { ($0.displayName, optionHelp($0)) })
+        }
+        if !globals.isEmpty {
+            out.append("")
+            out += TextWrap.fill(
+                "\(Self.globalSection) (\(globals.map { "--" + $0.long }.joined(separator: ", "))): "
+                    + "see '\(root.name) help options'.", width: width, indent: "")
         }
         if !spec.examples.isEmpty {
             out.append("")
@@ -69,8 +81,11 @@ public struct HelpRenderer: Sendable {
         if path.isEmpty {
             out.append("")
             out.append("Exit status:")
-            out += root.program.exitStatuses.map {
-                TextWidth.pad(String($0.code.rawValue), to: 5, leading: true) + "  " + $0.meaning
+            for status in root.program.exitStatuses {
+                let lines = TextWrap.fill(status.meaning, width: width, indent: String(repeating: " ", count: 7))
+                let code = TextWidth.pad(String(status.code.rawValue), to: 5, leading: true)
+                out.append(code + "  " + (lines.first?.dropFirst(7) ?? ""))
+                out += lines.dropFirst()
             }
             out.append("")
             out.append("See '\(root.name) help <command>' or '\(root.name) <command> --help' for a command's help.")
@@ -78,6 +93,19 @@ public struct HelpRenderer: Sendable {
             out.append("")
             out.append("See '\(commandName(path)) <command> --help' for a command's help.")
         }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The section of the options every command takes.
+    static let globalSection = "Global options"
+
+    /// `PROGRAM help options`: the options every command takes, once.
+    public func globalOptionsHelp() -> String {
+        let globals = root.effectiveOptions(at: []).filter { $0.section == Self.globalSection }
+        var out = TextWrap.fill(
+            "The options every \(root.name) command takes (see a command's --help for its own):", width: width, indent: "")
+        out.append("")
+        out += twoColumns(globals.map { ($0.displayName, optionHelp($0)) })
         return out.joined(separator: "\n") + "\n"
     }
 

@@ -65,6 +65,10 @@ public final class InputReader {
     /// Whether the terminal is read in paste mode (see `beginTerminalPaste`).
     private var pasting = false
 
+    /// Called in paste mode before a read that would wait for the person (flushes the output, so
+    /// an item's result shows on its Enter).
+    public var beforeWaiting: (() -> Void)?
+
     /// Reads a terminal without its line limit: the kernel keeps at most 4,095 bytes of a line
     /// typed or pasted in canonical mode, and a notification is ~15 KB. Switches canonical mode
     /// off for the read (echo stays on; Ctrl-C still interrupts), takes Ctrl-D as the end, and
@@ -88,6 +92,8 @@ public final class InputReader {
         let oldCount = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         var count = 0
+        // Before waiting on a person (a terminal paste): what was printed so far shows now.
+        if pasting, let beforeWaiting, !Self.poll(fd, milliseconds: 0) { beforeWaiting() }
         // Wait for input or Ctrl-C (whichever thread the signal lands on), then read.
         if Interrupt.wakeDescriptor >= 0 {
             while !Interrupt.isRequested, !Self.poll(fd, milliseconds: -1) {}
@@ -109,6 +115,9 @@ public final class InputReader {
         buffer.removeLast(chunk - count)
         if pasting, let endOfText = buffer[oldCount...].firstIndex(of: 4) {
             // Ctrl-D: the end of what was pasted (the terminal no longer turns it into end of file).
+            // Not echoed (ECHOCTL is off); when it ends a line without Enter, a newline keeps what
+            // is printed next off the pasted text.
+            if endOfText > 0, buffer[endOfText - 1] != 10 { _ = write(fd, "\n", 1) }
             buffer.removeSubrange(endOfText...)
             reachedEnd = true
             pasting = false
@@ -265,7 +274,8 @@ enum TerminalPaste {
             action.sa_flags = 0
             sigaction(signal, &action, previous + index)
         }
-        settings.c_lflag &= ~tcflag_t(ICANON)
+        // ECHOCTL off: Ctrl-D (the end of the paste) is not echoed as `^D` glued to what follows.
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHOCTL)
         withUnsafeMutableBytes(of: &settings.c_cc) { cc in
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0

@@ -18,9 +18,12 @@ public enum Interrupt {
     public static var isRequested: Bool { flag != 0 }
 
     /// What a batch stopped by Ctrl-C says last, on `stderr` (flushed): how many items it reported
-    /// and how many of them were committed; the caller then exits 130 (``ExitCode/interrupted``).
-    public static func reportStop(items: Int, committed: Int, on stderr: OutputSink) -> ExitCode {
-        stderr.writeLine("interrupted after \(items) item\(items == 1 ? "" : "s"): \(committed) committed; re-running is safe")
+    /// and how many of them were committed, or that nothing changed when `unchanged` says what every item was
+    /// (`a duplicate`); the caller then exits 130 (``ExitCode/interrupted``).
+    public static func reportStop(items: Int, committed: Int, unchanged: String? = nil, on stderr: OutputSink) -> ExitCode {
+        let plural = items == 1 ? "" : "s"
+        let what = unchanged.map { "nothing changed (every item was \($0))" } ?? "\(committed) committed"
+        stderr.writeLine("interrupted after \(items) item\(plural): \(what); re-running is safe")
         try? stderr.flush()
         return .interrupted
     }

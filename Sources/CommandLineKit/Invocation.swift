@@ -67,7 +67,13 @@ public final class Invocation {
     /// The width tables are fitted to: the terminal's (its window size, else `COLUMNS`, else 80)
     /// when stdout is a terminal and `--wide` is not given; nil (never cut) otherwise.
     public var tableWidth: Int? {
-        guard isStdoutTTY, !settings.flag(StandardOptions.wide.long) else { return nil }
+        guard !settings.flag(StandardOptions.wide.long) else { return nil }
+        return terminalWidth
+    }
+
+    /// The terminal's width (its window size, else `COLUMNS`, else 80) when stdout is a terminal.
+    public var terminalWidth: Int? {
+        guard isStdoutTTY else { return nil }
         if let columns = stdout.terminalColumns { return columns }
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
         return 80
@@ -76,7 +82,8 @@ public final class Invocation {
     /// How this run renders: colour, terminal width, CSV protection.
     public var outputStyle: OutputStyle {
         OutputStyle(
-            color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY)
+            color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY,
+            wrapWidth: terminalWidth)
     }
 
     /// Writes a line of data to stdout (control characters made visible on a terminal).
@@ -144,7 +151,15 @@ public final class Invocation {
     /// read without its 4 KB line limit (see `InputReader.beginTerminalPaste`).
     public func openInput(_ path: String?) throws(CLIError) -> InputReader {
         guard let path, path != "-" else {
-            if stdin.beginTerminalPaste(), !quiet {
+            let pasting = stdin.beginTerminalPaste()
+            pastesAtTerminal = pasting
+            if pasting {
+                stdin.beforeWaiting = { [stdout, stderr] in
+                    try? stdout.flush()
+                    try? stderr.flush()
+                }
+            }
+            if pasting, !quiet {
                 let command = ([root.name] + self.path).joined(separator: " ")
                 stderr.writeLine(
                     "\(command): paste the input (one item per line), then press Enter and Ctrl-D; "
@@ -153,8 +168,22 @@ public final class Invocation {
             }
             return stdin
         }
-        return try InputReader(path: path)
+        do {
+            return try InputReader(path: path)
+        } catch {
+            if let pasted = PastedArgument.looksLikeJWS(path) {
+                let command = ([root.name] + self.path).joined(separator: " ")
+                throw CLIError.usage(
+                    "the argument is not a file name: it looks like a JWS (\(pasted))",
+                    hint: "pipe it (pbpaste | \(command)) or run \(command) and paste it")
+            }
+            throw error
+        }
     }
+
+    /// Whether the input is a terminal being pasted into (`openInput` of stdin): a batch then
+    /// prints each row as it is decided, not at Ctrl-D.
+    public private(set) var pastesAtTerminal = false
 }
 
 /// Masks what a command prints before it is laid out (for example ids replaced by aliases).

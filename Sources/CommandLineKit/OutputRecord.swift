@@ -113,22 +113,31 @@ public struct Column: Sendable, ExpressibleByStringLiteral {
     /// The header; nil shows the key upper-cased (`user_id` → `USER_ID`); CSV always uses the key.
     public var title: String?
     /// Marks free text: on a terminal too narrow for the table, this column is cut first (ending
-    /// in `…`), down to this many columns (at most 12). Off a terminal, or with `--wide`, nothing is cut.
+    /// in `…`), down to this many columns (at most 12; a `wraps` column to 40). Off a terminal, or with `--wide`, nothing is cut.
     public var maxWidth: Int?
     public var alignment: Alignment
     /// Never cut, even on a narrow terminal (a hint or a command to run).
     public var keepWhole: Bool
+    /// What the table is read for (an order's STATUS and EXPIRES, explain's STATE and WHY): on a
+    /// narrow terminal the other columns are left out first, then the first column gives way
+    /// (cut to 16), and only then is such a column left out.
+    public var important: Bool
+    /// Free text that wraps onto continuation lines (inside its column) when it is the last
+    /// column shown, instead of being cut; on a terminal also with `--wide`.
+    public var wraps: Bool
 
     /// A column; see the properties.
     public init(
         _ key: String, title: String? = nil, maxWidth: Int? = nil, alignment: Alignment = .automatic,
-        keepWhole: Bool = false
+        keepWhole: Bool = false, important: Bool = false, wraps: Bool = false
     ) {
         self.key = key
         self.title = title
         self.maxWidth = maxWidth
         self.alignment = alignment
         self.keepWhole = keepWhole
+        self.important = important
+        self.wraps = wraps
     }
 
     /// A column showing field `value` with the default header.

@@ -10,13 +10,20 @@ public struct OutputStyle: Sendable {
     public var csvRaw: Bool
     /// CSV written to a terminal: control characters are made visible like in tables.
     public var csvEscapesControls: Bool
+    /// The terminal's width also under `--wide` (nil off a terminal): a `wraps` column is wrapped
+    /// to it rather than giving lines of hundreds of columns.
+    public var wrapWidth: Int?
 
     /// A style; the default is plain text for a file or a pipe.
-    public init(color: Bool = false, width: Int? = nil, csvRaw: Bool = false, csvEscapesControls: Bool = false) {
+    public init(
+        color: Bool = false, width: Int? = nil, csvRaw: Bool = false, csvEscapesControls: Bool = false,
+        wrapWidth: Int? = nil
+    ) {
         self.color = color
         self.width = width
         self.csvRaw = csvRaw
         self.csvEscapesControls = csvEscapesControls
+        self.wrapWidth = wrapWidth ?? width
     }
 }
 
@@ -97,7 +104,11 @@ public enum OutputRenderer {
         case .table:
             var blocks: [String] = []
             for section in detail.sections {
-                var block = (style.color ? bold + section.title + reset : section.title) + "\n"
+                // On a terminal a long title wraps at its edge.
+                let title =
+                    style.wrapWidth.map { TextWrap.fill(section.title, width: $0, indent: "").joined(separator: "\n") }
+                    ?? section.title
+                var block = (style.color ? bold + title + reset : title) + "\n"
                 var plain = style
                 plain.color = false
                 switch section.content {
@@ -190,23 +201,31 @@ public enum OutputRenderer {
     }
 
     /// Column widths narrowed so the table fits `available` terminal columns: free-text columns
-    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12, then the others down to 16, then 10;
-    /// never below the header, never a date, a `keepWhole` column or the first column (the row's
-    /// key: an order number or contract id is copied from here into a ticket, so it is never cut).
-    /// What still does not fit: `table` leaves out columns from the right.
-    static func fitted(_ natural: [Int], columns: [Column], headers: [String], available: Int) -> [Int] {
+    /// (those with a `maxWidth`) first, down to their `maxWidth` or 12 (a wrapping one to 40),
+    /// then the others down to 16 (ids and verdicts are never cut shorter); never below the
+    /// header, never a date, a `keepWhole` column or the first column (the row's key: an order
+    /// number or contract id is copied from here into a ticket) unless `firstFloor` lets it
+    /// give way. What still does not fit: `table` leaves out columns.
+    static func fitted(
+        _ natural: [Int], columns: [Column], headers: [String], available: Int, firstFloor: Int? = nil
+    ) -> [Int] {
         var widths = natural
         var excess = widths.reduce(2 * (widths.count - 1), +) - available
         let passes: [(Column) -> Int?] = [
-            { $0.keepWhole || $0.maxWidth == nil ? nil : min(12, $0.maxWidth!) },
-            { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 16 },
-            // Beside a whole 36-character order number: down to 10 (or the header) before a
-            // column is left out, so STATUS stays on an 80-column terminal.
-            { $0.keepWhole || DateFields.isDateKey($0.key) ? nil : 10 },
+            { column in
+                column.keepWhole || column.maxWidth == nil
+                    ? nil : column.wraps ? TableLayout.wrapFloor : min(12, column.maxWidth!)
+            },
+            { column in
+                column.keepWhole || DateFields.isDateKey(column.key)
+                    ? nil : column.wraps ? TableLayout.wrapFloor : TableLayout.idFloor
+            },
         ]
-        for floorOf in passes where excess > 0 {
+        for (pass, floorOf) in passes.enumerated() where excess > 0 {
             let floors = columns.enumerated().map { index, column in
-                index == 0 ? nil : floorOf(column).map { max($0, TextWidth.of(headers[index])) }
+                (index > 0 ? floorOf(column) : pass == 1 ? firstFloor : nil).map {
+                    max($0, TextWidth.of(headers[index]))
+                }
             }
             while excess > 0 {
                 let candidates = widths.indices.filter { index in floors[index].map { widths[index] > $0 } ?? false }
@@ -225,7 +244,17 @@ public enum OutputRenderer {
         let width = record.keys.map(TextWidth.of).max() ?? 0
         return record.fields.map { key, value in
             let label = TextWidth.pad(key, to: width)
-            return indent + (style.color ? bold + label + reset : label) + "  " + tableText(value, key: key) + "\n"
+            var text = tableText(value, key: key)
+            // On a terminal a long value wraps under itself rather than running hundreds of
+            // columns; a command to run (`fix`, an instruction) is kept whole for copying.
+            let start = TextWidth.of(indent) + width + 2
+            if let wrapWidth = style.wrapWidth, start + TextWidth.of(text) > wrapWidth, key != "fix",
+                !isInstruction(text)
+            {
+                let lines = TextWrap.fill(text, width: max(TableLayout.wrapFloor, wrapWidth - start), indent: "")
+                text = lines.joined(separator: "\n" + String(repeating: " ", count: start))
+            }
+            return indent + (style.color ? bold + label + reset : label) + "  " + text + "\n"
         }.joined()
     }
 }

@@ -44,9 +44,14 @@ public final class FileDescriptorSink: OutputSink {
         buffer.reserveCapacity(65_536)
     }
 
+    /// On a terminal whose locale is not UTF-8 (`LC_ALL=C`): `→ ∅ …` written as `-> (none) ...`.
+    public var asciiOnTerminal = false
+
     public func write(_ text: String) {
         guard failure == nil else { return }
-        buffer.append(contentsOf: (escapesControls ? TerminalText.terminalSafe(text) : text).utf8)
+        var text = escapesControls ? TerminalText.terminalSafe(text) : text
+        if asciiOnTerminal, escapesControls { text = AsciiFallback.apply(text) }
+        buffer.append(contentsOf: text.utf8)
         if buffer.count >= 65_536 { drain() }
     }
 

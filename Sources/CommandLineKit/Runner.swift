@@ -7,13 +7,19 @@
 /// Runs the program described by `root` in this process with the real stdin, stdout, stderr and
 /// environment. `arguments` are argv without the program name. Returns the exit status.
 public func runCommandLine(root: CommandSpec, arguments: [String]) -> Int32 {
-    runCommandLine(
+    let environment = processEnvironment()
+    let stdout = FileDescriptorSink(fileDescriptor: 1, name: "stdout")
+    let stderr = FileDescriptorSink(fileDescriptor: 2, name: "stderr")
+    let ascii = AsciiFallback.isNeeded(environment)
+    stdout.asciiOnTerminal = ascii
+    stderr.asciiOnTerminal = ascii
+    return runCommandLine(
         root: root,
         arguments: arguments,
-        environment: processEnvironment(),
+        environment: environment,
         stdin: InputReader(fileDescriptor: 0, name: "stdin"),
-        stdout: FileDescriptorSink(fileDescriptor: 1, name: "stdout"),
-        stderr: FileDescriptorSink(fileDescriptor: 2, name: "stderr"),
+        stdout: stdout,
+        stderr: stderr,
         isStdoutTTY: isatty(1) == 1)
 }
 
@@ -89,7 +95,9 @@ public struct CommandLineRunner {
     /// Parses `arguments`, resolves the settings, runs the command's handler and reports any error.
     public func run(_ arguments: [String]) -> ExitCode {
         let parser = CommandLineParser(root: root)
-        let help = HelpRenderer(root: root)
+        var help = HelpRenderer(root: root)
+        // Wrapped at the terminal's width; 80 when not a terminal.
+        if isStdoutTTY, let columns = stdout.terminalColumns { help.width = columns }
         if parser.wantsHelp(arguments) || arguments.isEmpty {
             // The program alone: the overview, as a person trying it first expects.
             stdout.write(help.help(for: parser.bestEffortPath(arguments)))
@@ -113,6 +121,7 @@ public struct CommandLineRunner {
             let invocation = Invocation(
                 parsed: parsed, settings: settings, environment: environment, stdin: stdin, stdout: stdout,
                 stderr: stderr, isStdoutTTY: isStdoutTTY, root: root)
+            for warning in settings.overridden { invocation.warn(warning) }
             if invocation.verbose { describeSettings(invocation) }
             return try handler(invocation)
         } catch let error as CLIError {

@@ -21,6 +21,9 @@ public struct Settings: Sendable {
     private let converted: [String: [any Sendable]]
     /// The config file that was read, if any.
     public let configFile: ConfigFile?
+    /// Values of a config file named on the command line that an exported environment variable
+    /// overrode, as warnings.
+    public let overridden: [String]
 
     /// Resolves every option of `parsed.spec`; reads the config file if one is named.
     public static func resolve(
@@ -35,6 +38,8 @@ public struct Settings: Sendable {
         }
         var resolved: [String: (values: [String], source: Source)] = [:]
         var converted: [String: [any Sendable]] = [:]
+        var overridden: [String] = []
+        let namedOnCommandLine = parsed.value(StandardOptions.configLong) != nil
         for option in parsed.options {
             if parsed.flag(option.long) {
                 resolved[option.long] = (option.kind == .flag ? ["true"] : parsed.values(option.long), .commandLine)
@@ -44,6 +49,12 @@ public struct Settings: Sendable {
                     splitEnvironment(text, option, name), option, place: "environment variable \(name)")
                 resolved[option.long] = (values.texts, .environment(name))
                 converted[option.long] = values.typed
+                // A file named on the command line is what the person means: say when it loses.
+                if namedOnCommandLine, let file = configFile, let key = option.configKey, file.value(forKey: key) != nil {
+                    overridden.append(
+                        "\(file.path) sets '\(key)', but the exported \(name) wins (environment over --config file); "
+                            + "unset \(name) or give --\(option.long) to choose")
+                }
             } else if let file = configFile, let key = option.configKey, let json = file.value(forKey: key),
                 let strings = ConfigFile.strings(json, for: option)
             {
@@ -65,7 +76,7 @@ public struct Settings: Sendable {
                 hint: sources.count > 1 ? "set it with " + sources.joined(separator: ", ") : nil,
                 path: parsed.path)
         }
-        return Settings(resolved: resolved, converted: converted, configFile: configFile)
+        return Settings(resolved: resolved, converted: converted, configFile: configFile, overridden: overridden)
     }
 
     private static func splitEnvironment(_ text: String, _ option: OptionSpec, _ name: String) throws(CLIError)

@@ -15,6 +15,13 @@ public struct TableLayout {
     private var sawNumber: [Bool]
     private var sawOther: [Bool]
     private var hasInstruction: [Bool]
+    /// On a terminal: each column's first cell, and whether every cell since was the same (a
+    /// column a filter fixed, such as USER under `--user alice`: the first to be left out).
+    private var firstCell: [String?]
+    private var constant: [Bool]
+    /// On a terminal: the prefix (in bytes, ending at a separator) that every distinct cell of
+    /// the column shares (`com.example.app.`): a cut drops it first, keeping the part that differs.
+    private var sharedPrefix: [Int]
     /// Rows added so far.
     public private(set) var count = 0
 
@@ -28,6 +35,26 @@ public struct TableLayout {
         sawNumber = Array(repeating: false, count: columns.count)
         sawOther = sawNumber
         hasInstruction = sawNumber
+        firstCell = Array(repeating: nil, count: columns.count)
+        constant = Array(repeating: true, count: columns.count)
+        sharedPrefix = Array(repeating: 0, count: columns.count)
+    }
+
+    /// Tracks, for a terminal, whether `cell` keeps column `index` constant and its shared prefix.
+    private mutating func note(_ cell: String, at index: Int) {
+        guard let first = firstCell[index] else {
+            firstCell[index] = cell
+            sharedPrefix[index] = Int.max
+            return
+        }
+        guard cell != first else { return }
+        constant[index] = false
+        let common = zip(first.utf8, cell.utf8).prefix { $0 == $1 }.count
+        let separators: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":")]
+        let boundary = first.utf8.prefix(common).lastIndex(where: separators.contains).map {
+            first.utf8.distance(from: first.utf8.startIndex, to: $0) + 1
+        }
+        sharedPrefix[index] = min(sharedPrefix[index], boundary ?? 0)
     }
 
     /// Adds `record`; returns its cells (as the table shows them, before any cut or padding),
@@ -48,7 +75,8 @@ public struct TableLayout {
             if style.width != nil {
                 if OutputRenderer.isInstruction(cell) { hasInstruction[index] = true }
                 widths[index] = max(widths[index], TextWidth.of(cell))
-            } else if index != last || column.alignment == .right
+                note(cell, at: index)
+            } else if index != last || column.alignment == .right || (column.wraps && style.wrapWidth != nil)
                 || (column.alignment == .automatic && !sawOther[index])
             {
                 widths[index] = max(widths[index], TextWidth.of(cell))
@@ -84,23 +112,45 @@ public struct TableLayout {
         if let available = style.width {
             let room = available - TextWidth.of(indent)
             let natural = widths
-            // Narrow the columns kept; still too wide: leave out columns from the right (never the
-            // first, never a `keepWhole` one), fit the rest again from their natural widths, and say
-            // so after the last header ("(+2: --wide)"), rather than wrap every row.
+            // Narrow the columns kept; still too wide: leave out columns (never the first, never a
+            // `keepWhole` one or one holding an instruction), fit the rest again from their natural
+            // widths, and say so after the last header ("(+2: --wide)"), rather than wrap every row.
+            // Left out first: a column every row shares (fixed by a filter; not an `important` one), then the others from
+            // the right; before an `important` column goes, the first column gives way (cut to 16).
+            var firstFloor: Int?
             while true {
                 let hidden = columns.count - kept.count
                 let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
                 let trial = OutputRenderer.fitted(
                     kept.map { natural[$0] }, columns: kept.map { columns[$0] }, headers: kept.map { headers[$0] },
-                    available: room - TextWidth.of(note))
+                    available: room - TextWidth.of(note), firstFloor: firstFloor)
                 for (position, index) in kept.enumerated() { widths[index] = trial[position] }
                 hiddenNote = note
                 if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room { break }
-                // A column holding an instruction or an error is never left out either.
-                let droppable = { (index: Int) in !columns[index].keepWhole && !hasInstruction[index] }
-                guard let drop = kept.dropFirst().last(where: droppable) else { break }
-                kept.removeAll { $0 == drop }
+                let droppable = kept.dropFirst().filter { !columns[$0].keepWhole && !hasInstruction[$0] }
+                if let drop = droppable.last(where: { constant[$0] && count > 1 && !columns[$0].important })
+                    ?? droppable.last(where: { !columns[$0].important })
+                {
+                    kept.removeAll { $0 == drop }
+                } else if firstFloor == nil, !columns[0].keepWhole, !DateFields.isDateKey(columns[0].key),
+                    natural[0] > Self.idFloor
+                {
+                    firstFloor = Self.idFloor
+                } else if let drop = droppable.last(where: { !columns[$0].wraps }) ?? droppable.last {
+                    kept.removeAll { $0 == drop }
+                } else {
+                    break
+                }
             }
+            // A wrapping last column takes the rest of the line.
+            if let last = kept.last, columns[last].wraps, kept.count > 1 {
+                let used = kept.dropLast().reduce(2 * (kept.count - 1)) { $0 + widths[$1] } + TextWidth.of(hiddenNote)
+                widths[last] = max(widths[last], min(natural[last], room - used))
+            }
+        } else if let wrapWidth = style.wrapWidth, let last = columns.indices.last, columns[last].wraps, last > 0 {
+            // `--wide` on a terminal: nothing cut, but the last column wraps at the terminal's edge.
+            let used = columns.indices.dropLast().reduce(2 * last) { $0 + widths[$1] } + TextWidth.of(indent)
+            widths[last] = min(widths[last], max(Self.wrapFloor, wrapWidth - used))
         }
         let rightAligned: [Bool] = columns.indices.map { index in
             switch columns[index].alignment {
@@ -111,26 +161,43 @@ public struct TableLayout {
             }
         }
         return Plan(
-            kept: kept, widths: widths, rightAligned: rightAligned, hiddenNote: hiddenNote, cuts: style.width != nil,
-            layout: self)
+            kept: kept, widths: widths, rightAligned: rightAligned, hiddenNote: hiddenNote,
+            cuts: style.width != nil || style.wrapWidth != nil, layout: self)
     }
+
+    /// Ids and verdicts are never cut below this many columns (the README's promise).
+    static let idFloor = 16
+    /// A wrapping column is never narrower than this.
+    static let wrapFloor = 40
 
     func line(_ row: [String], plan: Plan, header: Bool) -> String {
         var text = indent
+        var continuation: [String] = []
+        var column = TextWidth.of(indent)
         for (position, index) in plan.kept.enumerated() {
             var cell = row[index]
             let width = plan.widths[index]
+            let isLast = position == plan.kept.count - 1
+            if position > 0 {
+                text += "  "
+                column += 2
+            }
             // Off a terminal the widths are the natural ones: nothing is ever cut.
             if !header, plan.cuts, TextWidth.of(cell) > width, !OutputRenderer.isInstruction(cell) {
-                cell = TextWidth.truncate(cell, to: width)
+                if isLast, columns[index].wraps, position > 0 {
+                    let lines = TextWrap.fill(cell, width: width, indent: "")
+                    cell = lines.first ?? ""
+                    continuation = lines.dropFirst().map { String(repeating: " ", count: column) + $0 }
+                } else {
+                    cell = TextWidth.shorten(cell, to: width, sharedPrefix: sharedPrefix[index])
+                }
             }
-            let isLast = position == plan.kept.count - 1
             let padded =
                 isLast && !plan.rightAligned[index]
                 ? cell : TextWidth.pad(cell, to: width, leading: plan.rightAligned[index])
-            if position > 0 { text += "  " }
+            column += width
             text += header && style.color ? OutputRenderer.bold + padded + OutputRenderer.reset : padded
         }
-        return text
+        return ([text] + continuation).joined(separator: "\n")
     }
 }

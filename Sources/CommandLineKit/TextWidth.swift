@@ -65,6 +65,26 @@ public enum TextWidth {
         return result + "…"
     }
 
+    /// `text` cut to at most `width` columns keeping the part that differs: the first
+    /// `sharedPrefix` bytes (a prefix every cell of the column shares, such as `com.example.`)
+    /// give way first (`…pro.monthly`); a dotted name shared by every cell loses its leading
+    /// parts (`…iapctl.monthly`); what is still too long is cut at the end (`…`).
+    public static func shorten(_ text: String, to width: Int, sharedPrefix: Int) -> String {
+        guard of(text) > width else { return text }
+        guard width > 4, printableASCIICount(text) != nil, !text.contains(" ") else { return truncate(text, to: width) }
+        if sharedPrefix >= 4, sharedPrefix < text.utf8.count {
+            let rest = "…" + String(text.utf8.dropFirst(sharedPrefix))!
+            return of(rest) <= width ? rest : truncate(rest, to: width)
+        }
+        var parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        while parts.count > 1 {
+            parts.removeFirst()
+            let rest = "…" + parts.joined(separator: ".")
+            if of(rest) <= width { return rest }
+        }
+        return truncate(text, to: width)
+    }
+
     /// `text` padded with spaces to `width` columns (on the right, or on the left when `leading`).
     public static func pad(_ text: String, to width: Int, leading: Bool = false) -> String {
         let missing = width - of(text)

@@ -33,11 +33,29 @@ enum TextWrap {
         return result
     }
 
+    /// `word` in pieces of at most `width` columns (a word longer than a line is broken).
+    static func chunks(_ word: String, width: Int) -> [String] {
+        guard width > 0, TextWidth.of(word) > width else { return [word] }
+        var pieces: [String] = []
+        var piece = ""
+        for character in word {
+            if TextWidth.of(piece + String(character)) > width {
+                pieces.append(piece)
+                piece = ""
+            }
+            piece.append(character)
+        }
+        if !piece.isEmpty { pieces.append(piece) }
+        return pieces
+    }
+
     /// One paragraph filled to `width`.
     static func fill(_ text: String, width: Int, indent: String) -> [String] {
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+        for word in text.split(separator: " ", omittingEmptySubsequences: true).flatMap({
+            chunks(String($0), width: width - TextWidth.of(indent))
+        }) {
             if line.isEmpty {
                 line = String(word)
             } else if TextWidth.of(indent + line) + 1 + TextWidth.of(String(word)) > width {

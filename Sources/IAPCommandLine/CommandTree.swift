@@ -66,8 +66,11 @@ public enum CommandTree {
     /// `--redact` (see `Redaction`).
     static let redactOption = OptionSpec.flag(
         "redact",
-        help: "Mask user ids, order numbers, tokens, transaction and contract ids in the output (the same "
-            + "value the same way within one run), to paste it into a ticket.",
+        help: "Mask personal data in the output, to paste it into a ticket: user ids (user-1), order numbers "
+            + "and appAccountTokens (order-1), transaction, original transaction and contract ids (txn-1), "
+            + "notification UUIDs (uuid-1), actors (actor-1), e-mail addresses (email-1) and phone numbers "
+            + "(phone-1), in fields and in free text, on stdout and stderr; the same value the same way within "
+            + "one run. Dates, counts, statuses and products are kept.",
         configKey: "redact", isInherited: true, section: "Global options")
 
     /// How `notify`, `verify` and `restore` decide what to trust.

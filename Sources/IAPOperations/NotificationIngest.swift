@@ -64,7 +64,7 @@ public struct VerifiedItem: Sendable {
             return VerifiedItem(line: item.line, warnings: [], verdict: .rejected(.malformed(failure)))
         case .success(let token): jws = token
         }
-        let report = verifier.verify(jws, as: .notification)
+        let report = PasteDamage.cutInsideSignature(verifier.verify(jws, as: .notification), jws: jws)
         if let failure = report.failure {
             let receipt = jws.hasPrefix("MI") && ReceiptInput.der(fromBase64: jws) != nil
             return VerifiedItem(

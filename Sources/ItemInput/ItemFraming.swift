@@ -285,12 +285,16 @@ public enum PasteDamage {
         var why =
             "this looks cut short: \(bytes) bytes and \(segments) of the 3 dot-separated segments of a JWS "
             + "(copy-paste damage, not a forgery); a notification is usually 4–16 KB"
-        if bytes == 4095 || bytes == 4096 || fromTerminal {
+        // The terminal's limit is named only when the copy stopped exactly there (a paste at a
+        // terminal is read without that limit, so a short paste was a short copy).
+        if bytes == 4095 || bytes == 4096 {
             why +=
                 "; a terminal keeps at most 4,095 bytes of a pasted line: save it to a file and give the file "
                 + "name as the argument (iapctl notify FILE, iapctl verify FILE)"
         } else {
-            why += "; copy the whole text again, or save it to a file and give the file"
+            why +=
+                (fromTerminal ? "; the copy itself was short" : "")
+                + "; copy the whole text again, or save it to a file and give the file"
         }
         return VerificationFailure(.invalidJWTFormat, why)
     }

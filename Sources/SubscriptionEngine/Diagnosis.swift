@@ -46,6 +46,9 @@ public enum DiagnosisFinding: Sendable, Equatable {
     case lapsed(Contract, Lapse)
     /// A paid order without a transactionId; `ledgerTransaction`: a transaction carrying its number as appAccountToken.
     case paidWithoutTransaction(Order, ledgerTransaction: String?)
+    /// A paid order whose trade_no was cleared by hand (audit row `audit`) although the signed
+    /// facts still hold its transaction `transactionId`: undoing that change is the fix.
+    case tradeNoClearedByHand(Order, audit: Int64, transactionId: String)
     /// An order whose user is not its contract's.
     case mixedOwners(Order, contract: Contract)
     /// An order whose origin_no has no contract; `ledgerOriginal`: the originalTransactionId Apple's
@@ -73,7 +76,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
     public var check: DiagnosisCheck {
         switch self {
         case .lapsed: return .lapsed
-        case .paidWithoutTransaction: return .paidWithoutTransaction
+        case .paidWithoutTransaction, .tradeNoClearedByHand: return .paidWithoutTransaction
         case .mixedOwners: return .mixedOwners
         case .orderWithoutContract: return .orderWithoutContract
         case .sharedTransactionId, .sharedAppAccountToken: return .sharedId
@@ -88,7 +91,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
     public var entity: String {
         switch self {
         case .lapsed, .contractStatusVsFacts: return "contract"
-        case .paidWithoutTransaction, .mixedOwners, .orderWithoutContract, .sharedTransactionId,
+        case .paidWithoutTransaction, .tradeNoClearedByHand, .mixedOwners, .orderWithoutContract, .sharedTransactionId,
             .sharedAppAccountToken, .orderStatusVsFacts:
             return "order"
         case .oldUnmatched: return "ledger"
@@ -102,7 +105,8 @@ public enum DiagnosisFinding: Sendable, Equatable {
     public var key: String {
         switch self {
         case .lapsed(let contract, _), .contractStatusVsFacts(let contract, _, _, _): return contract.contractId
-        case .paidWithoutTransaction(let order, _), .mixedOwners(let order, _), .orderWithoutContract(let order, _, _),
+        case .paidWithoutTransaction(let order, _), .tradeNoClearedByHand(let order, _, _), .mixedOwners(let order, _),
+            .orderWithoutContract(let order, _, _),
             .sharedTransactionId(let order, _, _), .sharedAppAccountToken(let order, _, _),
             .orderStatusVsFacts(let order, _, _, _, _):
             return order.no
@@ -159,6 +163,10 @@ public enum Diagnosis {
 
         // paid-without-transaction
         for order in orders.reversed() where order.status == .paid && (order.tradeNo ?? "").isEmpty {
+            if let cleared = try Self.tradeNoClearedByHand(order, in: session) {
+                findings.append(.tradeNoClearedByHand(order, audit: cleared.audit, transactionId: cleared.transactionId))
+                continue
+            }
             let mentions = try session.ledger(transactionIds: [], originalTransactionIds: [], appAccountTokens: [order.no])
             findings.append(
                 .paidWithoutTransaction(order, ledgerTransaction: mentions.last { $0.transactionId != nil }?.transactionId))

@@ -130,28 +130,18 @@ struct SupportUXTests {
 
     /// Runs `iapctl ARGS` on a pseudo-terminal (python3's pty), types `input`, and reports what
     /// the terminal showed, the exit status and whether canonical mode was back on afterwards.
-    /// With `signal`, sends it instead of finishing the input.
-    static func onTerminal(_ args: [String], input typed: String, signal: Int32? = nil) throws -> (
-        screen: String, status: Int32, canonical: Bool
-    ) {
-        let script = """
-            import os, sys, subprocess, termios, time, signal, select
-            master, slave = os.openpty()
+    /// With `signal`, sends it instead of finishing the input; with `columns`, the terminal is
+    /// that wide; `environment` is added to the run's (a `CLI`'s, for its database).
+    static func onTerminal(
+        _ args: [String], input typed: String, signal: Int32? = nil, columns: Int = 0, environment: [String: String] = [:]
+    ) throws -> (screen: String, status: Int32, canonical: Bool) {
+        let body = """
             unblock = lambda: signal.pthread_sigmask(signal.SIG_SETMASK, [])
             p = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=slave, stderr=slave, close_fds=True,
                 preexec_fn=unblock)
             data = sys.stdin.buffer.read()
             sig = int(sys.argv[1])
             time.sleep(0.5)
-            screen = b""
-            def drain(t):
-                global screen
-                end = time.time() + t
-                while time.time() < end:
-                    r, _, _ = select.select([master], [], [], 0.05)
-                    if r:
-                        try: screen += os.read(master, 65536)
-                        except OSError: return
             if sig:
                 drain(0.3)
                 p.send_signal(sig)
@@ -167,18 +157,9 @@ struct SupportUXTests {
             sys.stdout.write("%d %d\\n" % (p.returncode, canonical))
             sys.stdout.buffer.write(screen)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, String(signal ?? 0), CLI.binary.path] + args
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(typed.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try PseudoTerminal.run(
+            body, arguments: [String(signal ?? 0), CLI.binary.path] + args, input: Data(typed.utf8), columns: columns,
+            environment: environment)
         let text = String(decoding: data, as: UTF8.self)
         let first = text.prefix { $0 != "\n" }.split(separator: " ")
         return (String(text.drop { $0 != "\n" }), Int32(first.first ?? "") ?? -1, first.last == "1")

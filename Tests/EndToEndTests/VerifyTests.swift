@@ -40,7 +40,7 @@ struct VerifyTests {
     }
 
     @Test(arguments: [
-        ("90", "GeniusParentingAI"), ("91", "com.example"), ("92", "com.example.naturelab.backyardbirds.example"),
+        ("91", "com.example"), ("92", "com.example.naturelab.backyardbirds.example"),
         ("93", "GeniusParentingAI"),
     ])
     func damagedForeignAndTamperedJWSAreRejected(prefix: String, bundle: String) throws {

@@ -69,16 +69,17 @@ enum ContractsExplain {
                         columns: [
                             Column("field", title: "FIELD"), Column("value", title: "VALUE"),
                             Column("signed_date", title: "SIGNED"), Column("authority", title: "FROM"),
-                            Column("step", title: "STEP"), Column("fact", title: "FACT", maxWidth: 110),
+                            Column("step", title: "STEP"), Column("fact", title: "FACT", maxWidth: 110, important: true, wraps: true),
                         ])),
                 DetailView.Section(
                     key: "trace", title: "Derivation of contract \(contract.contractId) (\(steps.count) steps, signedDate order)",
                     content: .table(
                         steps,
                         columns: [
-                            Column("step", title: "#"), Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"),
-                            Column("rule", title: "RULE"), Column("verdict", title: "VERDICT"), Column("state", title: "STATE"),
-                            Column("why", title: "WHY", maxWidth: 110),
+                            Column("step", title: "#"), Column("signed_date", title: "SIGNED"),
+                            Column("event", title: "EVENT"), Column("rule", title: "RULE"),
+                            Column("verdict", title: "VERDICT"), Column("state", title: "STATE", important: true),
+                            Column("why", title: "WHY", maxWidth: 110, important: true, wraps: true),
                         ])),
                 DetailView.Section(key: "current", title: "Current state", content: .fields(now)),
             ]).appending(OverrideRendering.sections(explanation.overrides)))

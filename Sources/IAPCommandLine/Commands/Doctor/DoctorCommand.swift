@@ -93,7 +93,7 @@ enum DoctorCommand {
                 invocation.emit(
                     findings.map(\.record),
                     columns: [
-                        Column("check", title: "CHECK"), Column("key", title: "ROW", maxWidth: 36),
+                        Column("check", title: "CHECK"), Column("key", title: "ROW"),
                         Column("problem", title: "PROBLEM", maxWidth: 90), Column("fix", title: "FIX", keepWhole: true),
                     ])
             }
@@ -146,6 +146,12 @@ enum DoctorCommand {
                 ?? "iapctl orders update \(w(order.no)) --status pending --reason "
                 + ShellWord.quoted("doctor: no transaction proves this payment")
             return ("paid, but no transactionId proves the payment", fix)
+        case .tradeNoClearedByHand(let order, let audit, let tx):
+            return (
+                "paid, but its trade_no \(tx) was cleared by hand (audit #\(audit)) while Apple's signed transaction "
+                    + "\(tx) is still in the ledger",
+                "iapctl audit undo \(audit) --reason " + ShellWord.quoted("doctor: trade_no \(tx) is in the signed facts")
+            )
         case .mixedOwners(let order, let contract):
             return (
                 "belongs to \(order.userId) but its contract \(contract.contractId) belongs to \(contract.userId)",

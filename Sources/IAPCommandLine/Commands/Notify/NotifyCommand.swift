@@ -120,7 +120,10 @@ enum NotifyCommand {
                         printer.add(itemResult(item, result, roots: trust.roots))
                         count += 1
                     },
-                    delivered: { try? invocation.stdout.flush() })
+                    delivered: {
+                        try? invocation.stdout.flush()
+                        printer.refreshProgress()
+                    })
             }
         } catch {
             // Ctrl-C rolled the open chunk back: everything reported is committed. After another

@@ -53,9 +53,11 @@ enum RestoreCommand {
         handler: run
     )
 
+    /// The table's columns: TRANSACTION tells apart the entries of one receipt (all on LINE 1);
+    /// ORDERS holds ids, never cut below 16.
     static let columns: [Column] = [
-        "line", "verdict", "basis", Column("orders", maxWidth: 40), "contract", "owner", "status", "expires",
-        Column("detail", maxWidth: 90),
+        "line", "transaction", Column("verdict", important: true), "basis", "orders",
+        "contract", "owner", "status", "expires", Column("detail", maxWidth: 90),
     ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {

@@ -17,6 +17,11 @@ enum BatchInput {
     static func read(_ invocation: Invocation, from path: String) throws(CLIError) -> [BatchRow] {
         let input = try invocation.openInput(path)
         let text = try input.readAllText()
+        if let header = BatchInput.semicolonHeader(text) {
+            throw CLIError(
+                .dataError, "line 1: the header has one column '\(TerminalText.escape(header))': use commas",
+                hint: "CSV separates columns with commas: \(TerminalText.escape(header.replacing(";", with: ",")))")
+        }
         let rows: [BatchRow]
         do { rows = try BatchRows.parse(text, path: path) } catch { throw error.cliError }
         guard !rows.isEmpty else { throw CLIError(.noInput, "no rows in \(input.name)") }
@@ -31,6 +36,17 @@ enum BatchInput {
             }
         }
         return rows
+    }
+
+    /// The first line of CSV `text` when it is a header separated by semicolons (a spreadsheet's
+    /// "CSV" in some locales), read as one column: `trade_no;status`.
+    static func semicolonHeader(_ text: String) -> String? {
+        guard let first = text.split(maxSplits: 1, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first else {
+            return nil
+        }
+        let header = String(first.trimmed(.spacesAndNewlines))
+        guard !header.hasPrefix("{"), header.contains(";"), !header.contains(","), !header.contains("\"") else { return nil }
+        return header
     }
 }
 

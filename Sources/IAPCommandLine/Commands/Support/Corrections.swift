@@ -64,7 +64,9 @@ enum Corrections {
                 if result.changes.isEmpty {
                     invocation.print("\(head): no change")
                 } else {
-                    invocation.print("\(head): \(verb)")
+                    // The audit row's id: what `audit undo` takes (#26).
+                    let audit = dryRun ? nil : result.auditId
+                    invocation.print("\(head): \(verb)" + (audit.map { " (audit #\($0))" } ?? ""))
                     for change in RowRendering.displayed(result.changes) {
                         invocation.print("  " + RowRendering.changeText([change], separator: ""))
                     }
@@ -79,6 +81,7 @@ enum Corrections {
                 r.append("line", result.line)
                 r.append("result", result.changes.isEmpty ? "no change" : verb)
                 r.append("dry_run", dryRun)
+                r.append("audit_id", dryRun ? nil : result.auditId)
                 let changes = RowRendering.displayed(result.changes)
                 if structured {
                     r.append("changes", .array(changes.map(RowRendering.changeObject)))

@@ -143,7 +143,9 @@ extension BatchPrinter {
     func stopped(by error: any Error, command: String, committed: Int, final: String, rerun: String) throws -> ExitCode {
         if Interrupt.isRequested {
             if count > 0 { _ = finish(command: command) }
-            return Interrupt.reportStop(items: count, committed: committed, on: invocation.stderr)
+            return Interrupt.reportStop(
+                items: count, committed: committed, unchanged: onlyCounted("duplicate") ? "a duplicate" : nil,
+                on: invocation.stderr)
         }
         if count > 0 {
             _ = finish(command: command, extraNote: "stopped after \(count) item\(count == 1 ? "" : "s") (\(final)); \(rerun)")

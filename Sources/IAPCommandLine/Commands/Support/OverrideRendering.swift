@@ -57,7 +57,7 @@ enum OverrideRendering {
     }
 
     static let columns: [Column] = [
-        Column("key", title: "ROW", maxWidth: 20), Column("field", title: "FIELD"), Column("audit_id", title: "AUDIT"),
+        Column("key", title: "ROW"), Column("field", title: "FIELD"), Column("audit_id", title: "AUDIT"),
         Column("actor", title: "ACTOR"), Column("set_at", title: "WHEN"), Column("reason", title: "REASON", maxWidth: 40),
         Column("note", title: "OVERRIDE", maxWidth: 100),
     ]

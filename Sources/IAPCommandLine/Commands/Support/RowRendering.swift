@@ -28,9 +28,9 @@ enum RowRendering {
 
     /// The table columns of `orders list`.
     static let orderColumns: [Column] = [
-        Column("no", title: "NO"), Column("user_id", title: "USER"), Column("product_id", title: "PRODUCT"),
-        Column("status", title: "STATUS"), Column("trade_no", title: "TRADE_NO"),
-        Column("origin_no", title: "ORIGIN_NO"), Column("expires_date", title: "EXPIRES"),
+        Column("no", title: "NO"), Column("user_id", title: "USER"), Column("product_id", title: "PRODUCT", important: true),
+        Column("status", title: "STATUS", important: true), Column("trade_no", title: "TRADE_NO"),
+        Column("origin_no", title: "ORIGIN_NO"), Column("expires_date", title: "EXPIRES", important: true),
         Column("updated_at", title: "UPDATED"),
     ]
 
@@ -69,8 +69,8 @@ enum RowRendering {
     /// The table columns of `contracts list`.
     static let contractColumns: [Column] = [
         Column("contract_id", title: "CONTRACT_ID"), Column("user_id", title: "USER"),
-        Column("product_id", title: "PRODUCT"), Column("status", title: "STATUS"),
-        Column("auto_renew", title: "AUTO_RENEW"), Column("expires_date", title: "EXPIRES"),
+        Column("product_id", title: "PRODUCT", important: true), Column("status", title: "STATUS", important: true),
+        Column("auto_renew", title: "AUTO_RENEW"), Column("expires_date", title: "EXPIRES", important: true),
         Column("updated_at", title: "UPDATED"),
     ]
 
@@ -135,7 +135,7 @@ enum RowRendering {
         Column("id", title: "AUDIT"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
         Column("command", title: "COMMAND"),
         Column("reason", title: "REASON", maxWidth: 40), Column("ticket", title: "TICKET"),
-        Column("key", title: "ROW", maxWidth: 20), Column("changes", title: "CHANGES"),
+        Column("key", title: "ROW"), Column("changes", title: "CHANGES"),
     ]
 
     // MARK: field-level changes

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// #26.6: ASCII for a C locale, a semicolon CSV header named, doctor's fix for a trade_no
+/// cleared by hand.
+@Suite("Support fixes: C locale, semicolon CSV, a trade_no cleared by hand", .serialized)
+struct SupportFixesTests {
+    /// The number of alice's first renewal order (trade_no 2000000900000011; made by notify).
+    static func renewalOrder(_ cli: CLI) throws -> String {
+        let orders = try cli.ok(["orders", "list", "--user", "alice", "-o", "json"]).jsonArray()
+        return try #require(orders.first { $0["trade_no"] as? String == "2000000900000011" }?["no"] as? String)
+    }
+
+    @Test(.enabled(if: SupportUXTests.hasPython)) func aCLocaleTerminalGetsASCII() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        let renewal = try Self.renewalOrder(cli)
+        let args = ["orders", "update", renewal, "--trade-no", "", "--reason", "locale test"]
+        let r = try SupportUXTests.onTerminal(
+            args, input: "", columns: 100, environment: cli.environment.merging(["LC_ALL": "C"]) { $1 })
+        #expect(r.status == 0, "\(r.screen)")
+        #expect(r.screen.contains("trade_no: 2000000900000011 -> (none)"), "\(r.screen)")
+        #expect(!r.screen.contains("→") && !r.screen.contains("∅"))
+        // A UTF-8 locale keeps the symbols.
+        let utf8 = try SupportUXTests.onTerminal(
+            ["orders", "update", renewal, "--trade-no", "2000000900000011", "--reason", "back"], input: "",
+            columns: 100, environment: cli.environment)
+        #expect(utf8.screen.contains("∅ → 2000000900000011"), "\(utf8.screen)")
+    }
+
+    @Test func aSemicolonHeaderIsNamed() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        let file = cli.dir.appendingPathComponent("fix.csv").path
+        try "trade_no;status\r\n2000000900000001;refunded\r\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try cli.run(["orders", "update", "--from", file, "--reason", "x"])
+        #expect(r.status == 65, "\(r)")
+        #expect(r.stderr.contains("line 1: the header has one column 'trade_no;status': use commas"), "\(r.stderr)")
+        #expect(r.stderr.contains("trade_no,status"))
+    }
+
+    @Test func aTradeNoClearedByHandIsUndoneNotDemoted() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        let renewal = try Self.renewalOrder(cli)
+        try cli.ok(["orders", "update", renewal, "--trade-no", "", "--reason", "cleared by mistake"])
+        let doctor = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
+        let findings = try #require(try doctor.jsonObject()["findings"] as? [[String: Any]], "\(doctor)")
+        let finding = try #require(findings.first { $0["key"] as? String == renewal }, "\(findings)")
+        let fix = try #require(finding["fix"] as? String)
+        #expect(fix.hasPrefix("iapctl audit undo "), "\(fix)")
+        #expect(!fix.contains("--status pending"))
+        #expect((finding["problem"] as? String ?? "").contains("cleared by hand"))
+        // The fix, run as doctor wrote it, puts the transaction back and the finding goes.
+        let words = try SupportUXTests.shellWords(fix)
+        try cli.ok(Array(words.dropFirst()))
+        #expect(try Self.renewalOrder(cli) == renewal)
+        let again = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
+        let left = try #require(try again.jsonObject()["findings"] as? [[String: Any]])
+        #expect(!left.contains { $0["key"] as? String == renewal }, "\(left)")
+    }
+
+    /// #26.7: a config file named on the command line whose value loses to an exported variable says so.
+    @Test func aConfigFileOverriddenByTheEnvironmentIsWarned() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        let config = cli.dir.appendingPathComponent("other.json").path
+        try "{\"db\": \"other.db\", \"actor\": \"pat\"}".write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try cli.run(["db", "status", "--config", config])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("warning: \(config) sets 'db', but the exported IAPCTL_DB wins"), "\(r.stderr)")
+        #expect(!r.stderr.contains("'actor'"))
+        // Given on the command line, the value is chosen: no warning.
+        let chosen = try cli.run(["db", "status", "--config", config, "--db", cli.environment["IAPCTL_DB"]!])
+        #expect(!chosen.stderr.contains("warning"), "\(chosen.stderr)")
+    }
+
+    /// #26.8: `orders update --from` names each change's audit row, the id `audit undo` takes.
+    @Test func aBatchCorrectionPrintsItsAuditIds() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        let file = cli.dir.appendingPathComponent("fix.csv").path
+        try "trade_no,status\n2000000900000001,refunded\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try cli.ok(["orders", "update", "--from", file, "--reason", "batch"])
+        let id = try #require(r.stdout.firstMatch(of: /: updated \(audit #(\d+)\)/)?.1, "\(r.stdout)")
+        let audit = try cli.ok(["audit", "show", String(id), "-o", "json"]).jsonObject()
+        #expect(audit["reason"] as? String == "batch" || "\(audit)".contains("batch"), "\(audit)")
+        try cli.ok(["audit", "undo", String(id), "--reason", "undo the batch"])
+        let json = try cli.ok(["orders", "update", "--from", file, "--reason", "again", "-o", "json"]).jsonArray()
+        #expect(json.first?["audit_id"] is Int, "\(json)")
+    }
+}

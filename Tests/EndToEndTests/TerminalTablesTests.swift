@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// #26.1–3: what a terminal of 80 and 120 columns shows of `orders list --user alice`,
+/// `contracts show` and `contracts explain` (on a pseudo-terminal, as support reads them).
+@Suite("Terminal tables keep the columns support reads", .serialized)
+struct TerminalTablesTests {
+    static let order = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"
+
+    /// The screen of `iapctl ARGS` at `columns` wide, escape codes removed, as lines.
+    static func screen(_ cli: CLI, _ args: [String], columns: Int, status: Int32 = 0) throws -> [String] {
+        let r = try SupportUXTests.onTerminal(args, input: "", columns: columns, environment: cli.environment)
+        #expect(r.status == status, "\(r.screen)")
+        let plain = r.screen.replacingOccurrences(of: "\r\n", with: "\n")
+            .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+        return plain.split(separator: "\n").map(String.init)
+    }
+
+    /// The header line starting with `first` and the rows under it up to the next blank line.
+    static func table(_ lines: [String], header first: String) throws -> (header: [String], rows: [String]) {
+        let start = try #require(lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).hasPrefix(first + " ") })
+        let rows = lines[(start + 1)...].prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        return (lines[start].split(separator: " ").map(String.init), Array(rows))
+    }
+
+    @Test(.enabled(if: SupportUXTests.hasPython)) func ordersOfOneUserKeepStatusAndExpiry() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["orders", "list", "--user", "alice"], columns: columns)
+            let (header, rows) = try Self.table(lines, header: "NO")
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            // USER is alice on every row (the filter fixed it): it goes first; EXPIRES and STATUS stay.
+            #expect(!header.contains("USER"), "\(columns): \(lines)")
+            #expect(header.contains("EXPIRES") && header.contains("STATUS") && header.contains("PRODUCT"), "\(lines)")
+            #expect(rows.count == 3)
+            for row in rows {
+                #expect(row.contains("paid") && row.contains("T10:00:00Z"), "\(row)")
+                // The product keeps the part that differs, not the shared `com.example.…`.
+                #expect(row.contains("monthly"), "\(row)")
+                // The order number gives way (to no fewer than 16 characters) only when it must.
+                let number = String(row.prefix { $0 != " " })
+                #expect(number.count >= 16)
+                if columns == 120 { #expect(number.count == 36, "\(row)") }
+            }
+        }
+        // Off a terminal nothing changes: every column, whole.
+        let piped = try cli.ok(["orders", "list", "--user", "alice"]).stdout
+        #expect(piped.contains("USER") && piped.contains(Self.order) && piped.contains("com.example.iapctl.monthly"))
+    }
+
+    @Test(.enabled(if: SupportUXTests.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            // No id cell (a transaction, an order number, a row key) is cut to fewer than 16
+            // characters (`2000000900…` was 11): a cell is a column's text after two spaces.
+            let cutId = try Regex("(^|  )[0-9a-f-]{1,14}…")
+            for line in lines { #expect(line.firstMatch(of: cutId) == nil, "\(columns): \(line)") }
+        }
+    }
+
+    @Test(.enabled(if: SupportUXTests.hasPython)) func explainShowsWhyOnATerminal() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["contracts", "explain", "2000000900000001"], columns: columns)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            let (header, rows) = try Self.table(lines, header: "#")
+            #expect(header.contains("STATE") && header.contains("WHY"), "\(columns): \(lines)")
+            // WHY wraps inside its column: the whole reason is there, readable.
+            let text = rows.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(text.contains("was already processed (ledger #4: applied)"), "\(columns): \(rows)")
+            #expect(text.contains("auto_renew off"))
+        }
+        // --wide cuts nothing but wraps WHY at the terminal's edge instead of 600-column lines.
+        let wide = try Self.screen(cli, ["contracts", "explain", "2000000900000001", "--wide"], columns: 100)
+        let (_, rows) = try Self.table(wide, header: "#")
+        #expect(rows.allSatisfy { $0.count < 250 }, "\(rows)")
+        #expect(rows.contains { $0.contains("2025-03-01T10:00:05Z  SUBSCRIBED/INITIAL_BUY") })
+        #expect(!wide.contains { $0.count > 300 })
+    }
+
+    /// The entries of one receipt are all LINE 1: TRANSACTION tells them apart, whole, and the
+    /// verdict is never cut (`owned-by-o…` was).
+    @Test(.enabled(if: SupportUXTests.hasPython)) func receiptRestoreRowsNameTheirTransaction() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        let file = try ReceiptE2ETests.derFile(cli)
+        for columns in [80, 120] {
+            let lines = try Self.screen(
+                cli, ["restore", "--user", "alice", file] + ReceiptE2ETests.trust, columns: columns, status: 1)
+            let (header, table) = try Self.table(lines, header: "LINE")
+            let rows = table.filter { $0.hasPrefix("   1  ") }
+            #expect(header.contains("TRANSACTION") && header.contains("VERDICT"), "\(lines)")
+            let transactions = rows.compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+            #expect(transactions.count == 9 && Set(transactions).count == 9, "\(rows)")
+            #expect(transactions.allSatisfy { $0.count == 16 && !$0.hasSuffix("…") }, "\(transactions)")
+        }
+        let example = try SupportUXTests.exampleDatabase()
+        let restored = CLI.packageRoot.appendingPathComponent("examples/restored.ndjson").path
+        let lines = try Self.screen(
+            example, ["restore", "--user", "bob", restored] + SupportUXTests.exampleTrust, columns: 80, status: 1)
+        #expect(lines.contains { $0.contains("  owned-by-other  ") }, "\(lines)")
+    }
+}
