@@ -150,6 +150,13 @@ public enum CommandTree {
     static let reasonOption = Option<String>(
         "reason", valueName: "text", help: "Why: recorded in the audit trail with the actor and the change.")
 
+    /// `--reason TEXT` of `orders update` and `contracts update`: needed, except with `--from` when
+    /// every row carries its own `reason`.
+    static let batchReasonOption = reasonOption.reading(
+        String?.self,
+        help: "Why: recorded in the audit trail with the actor and the change. Required, except with "
+            + "--from when every row carries its own \"reason\".")
+
     static let ticketOption = Option<String?>(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 

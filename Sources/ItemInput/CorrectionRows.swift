@@ -12,6 +12,8 @@ public enum CorrectionRowError: Error, Sendable, Equatable {
     case nothingToChange(line: Int, editableFields: [String])
     /// The key, `reason` or `ticket` is not the text it must be.
     case field(line: Int, BatchFieldError)
+    /// The row has no `reason` (or a blank one) and none was given for the batch.
+    case missingReason(line: Int)
 }
 
 /// `--from` rows as hand corrections: which field of a row is its key, that every other field is
@@ -24,11 +26,12 @@ public enum CorrectionRows {
 
     /// One request per row, in order. The key is the first of `Row`'s key fields the row has (for
     /// an order `no`, else `trade_no`); the row's `reason` and `ticket` replace `reason` and
-    /// `ticket` for that row (a `ticket` of null or "" clears it).
+    /// `ticket` for that row (a `ticket` of null or "" clears it). `reason` may be nil when every
+    /// row carries its own.
     ///
-    /// - Throws: ``CorrectionRowError`` for the first row that is not a correction.
+    /// - Throws: ``CorrectionRowError`` for the first row that is not a correction or has no reason.
     public static func requests<Row: CorrectableRow>(
-        _ rows: [BatchRow], for _: Row.Type, reason: String, ticket: String?
+        _ rows: [BatchRow], for _: Row.Type, reason: String?, ticket: String?
     ) throws(CorrectionRowError) -> [CorrectionRequest<Row>] {
         var requests: [CorrectionRequest<Row>] = []
         for row in rows {
@@ -62,6 +65,7 @@ public enum CorrectionRows {
                 }
             }
             guard !values.isEmpty else { throw .nothingToChange(line: row.line, editableFields: Row.editableFields) }
+            guard let rowReason else { throw .missingReason(line: row.line) }
             requests.append(
                 CorrectionRequest(
                     line: row.line, key: key, keyField: keyField, fields: values, reason: rowReason, ticket: rowTicket))

@@ -98,7 +98,7 @@ struct BatchInputMessagesTests {
         #expect(
             update.err
                 == "error: --reason must say why\nhint: e.g. --reason 'refund approved by support'\n"
-                + "Usage: iapctl orders update --reason <text> [options] [<key>]\nSee 'iapctl orders update --help'.\n")
+                + "Usage: iapctl orders update [options] [<key>]\nSee 'iapctl orders update --help'.\n")
         let fromFile = iapctl(["orders", "update", "--from", "-", "--reason", ""], stdin: "{\"no\": \"o1\"}\n")
         #expect(fromFile.code == 64)
         #expect(fromFile.err.hasPrefix("error: --reason must say why\nhint: e.g. --reason 'refund approved by support'\n"))
@@ -107,7 +107,7 @@ struct BatchInputMessagesTests {
         #expect(
             undo.err
                 == "error: --reason must say why\nhint: e.g. --reason 'status set to refunded by mistake'\n"
-                + "Usage: iapctl audit undo --reason <text> [options] <id>\nSee 'iapctl audit undo --help'.\n")
+                + "Usage: iapctl audit undo --reason <text> [options] [<id>...]\nSee 'iapctl audit undo --help'.\n")
     }
 
     @Test func noRowsIsNoInput() {

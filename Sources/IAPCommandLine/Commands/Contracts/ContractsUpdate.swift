@@ -45,7 +45,7 @@ enum ContractsUpdate {
                 "Show an extension without writing it."),
         ],
         options: [
-            status, CommandTree.reasonOption, CommandTree.ticketOption, autoRenew, CommandTree.expiresOption,
+            status, CommandTree.batchReasonOption, CommandTree.ticketOption, autoRenew, CommandTree.expiresOption,
             clearOverride, CommandTree.dryRun,
         ],
         arguments: [ContractOptions.id],

@@ -64,7 +64,7 @@ enum OrdersUpdate {
                 "Show what a batch would change, without writing."),
         ],
         options: [
-            status, user, product, CommandTree.expiresOption, tradeNo, originNo, clearOverride, CommandTree.reasonOption,
+            status, user, product, CommandTree.expiresOption, tradeNo, originNo, clearOverride, CommandTree.batchReasonOption,
             CommandTree.ticketOption, from, CommandTree.dryRun,
         ],
         arguments: [key],

@@ -11,11 +11,32 @@ enum Corrections {
     static func reasonAndTicket(
         _ invocation: Invocation, example: String
     ) throws(CLIError) -> (reason: String, ticket: String?) {
-        let reason = invocation[CommandTree.reasonOption]
+        let reason = try checkedReason(invocation[CommandTree.reasonOption], example: example)
+        return (reason, invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// `--reason` of `orders update` and `contracts update` (``CommandTree/batchReasonOption``): nil
+    /// when not given (a `--from` batch whose rows each carry one), else as ``reasonAndTicket(_:example:)``.
+    static func optionalReasonAndTicket(
+        _ invocation: Invocation, example: String
+    ) throws(CLIError) -> (reason: String?, ticket: String?) {
+        let reason = try invocation[CommandTree.batchReasonOption].map { (text) throws(CLIError) in
+            try checkedReason(text, example: example)
+        }
+        return (reason, invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// `reason` unless it is blank (a usage error with an example).
+    private static func checkedReason(_ reason: String, example: String) throws(CLIError) -> String {
         guard !reason.allSatisfy(\.isWhitespace) else {
             throw CLIError.usage("--reason must say why", hint: "e.g. --reason '\(example)'")
         }
-        return (reason, invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 })
+        return reason
+    }
+
+    /// The error of a correction without `--reason` (outside a `--from` batch whose rows carry one).
+    static func missingReason(example: String) -> CLIError {
+        CLIError.usage("missing required option --reason <text>", hint: "e.g. --reason '\(example)'")
     }
 
     /// Applies `requests` in one transaction (rolled back when `dryRun`); any failure changes nothing.
@@ -130,6 +151,10 @@ extension CorrectionRowError: CLIErrorConvertible {
                 .dataError, BatchRow.prefix(line) + "nothing to change (fields: \(editableFields.joined(separator: ", ")))")
         case .field(let line, let error):
             return Corrections.prefixed(error.cliError, BatchRow.prefix(line))
+        case .missingReason(let line):
+            return CLIError.usage(
+                BatchRow.prefix(line) + "no \"reason\" in this row, and no --reason for the batch",
+                hint: "give --reason TEXT for every row, or a \"reason\" in each row")
         }
     }
 }

@@ -38,7 +38,8 @@ enum RowCorrection {
         _ invocation: Invocation, as type: Row.Type, command: String, key: String?, keyName: String,
         fields: [FieldOption], from: (option: OptionSpec, file: String?)?, clearOverride: Option<[String]>
     ) throws -> ExitCode {
-        let (reason, ticket) = try Corrections.reasonAndTicket(invocation, example: "refund approved by support")
+        let example = "refund approved by support"
+        let (reason, ticket) = try Corrections.optionalReasonAndTicket(invocation, example: example)
         let dryRun = invocation.flag(CommandTree.dryRun)
         let values = fields.compactMap { field in field.value(invocation).map { (key: field.field, value: JSONValue.string($0)) } }
         let options = fields.map { "--\($0.option.long)" }.joined(separator: ", ")
@@ -50,6 +51,7 @@ enum RowCorrection {
                     hint: "clear the override first, then correct the row in a second command")
             }
             guard let key else { throw CLIError.usage("missing argument <\(keyName)>") }
+            guard let reason else { throw Corrections.missingReason(example: example) }
             return try Corrections.clearOverrides(
                 Row.self, key: key, fields: cleared, reason: reason, command: command, invocation: invocation, dryRun: dryRun)
         }
@@ -72,6 +74,7 @@ enum RowCorrection {
             guard !values.isEmpty else {
                 throw CLIError.usage("nothing to change", hint: "give at least one of \(options)")
             }
+            guard let reason else { throw Corrections.missingReason(example: example) }
             requests = [
                 CorrectionRequest(line: nil, key: key, keyField: "", fields: values, reason: reason, ticket: ticket)
             ]
