@@ -112,7 +112,10 @@ public enum ClientSubmission {
             return results
         }
         for (index, tx) in restored.enumerated() {
-            if let result = results[index] { try each(tx, result) }
+            guard var result = results[index] else { continue }
+            // Say what was done, not what could be (a dry run keeps `restorable`).
+            if !dryRun { result.verdict = RestoreVerdict.committed(result) }
+            try each(tx, result)
         }
     }
 }

@@ -7,7 +7,7 @@ import SubscriptionEngine
 /// How one client item (`verify`, `restore`) ended, in the terms of the command-line contract's
 /// exit statuses; the command layer maps it to its exit code.
 public enum ItemOutcome: Sendable, Equatable, CaseIterable {
-    /// Done: applied, duplicate, stale, ignored, restorable, transferred (exit 0).
+    /// Done: applied, duplicate, stale, ignored, restorable, restored, transferred (exit 0).
     case success
     /// Not done for none of the reasons below (a receipt entry that cannot be restored), or a
     /// batch in which some items failed (exit 1).
@@ -40,7 +40,7 @@ public enum ItemOutcome: Sendable, Equatable, CaseIterable {
     /// A restore verdict's.
     public init(_ verdict: RestoreVerdict) {
         switch verdict {
-        case .restorable, .transferred: self = .success
+        case .restorable, .restored, .transferred: self = .success
         case .unknown: self = .notFound
         case .ownedByOther: self = .conflict
         case .rejected: self = .invalid

@@ -15,8 +15,17 @@ public enum RestoreBasis: String, Sendable, Codable, CaseIterable {
 
 /// What a restored transaction is for the restoring user (cli.md "Verdicts").
 public enum RestoreVerdict: String, Sendable, Codable, CaseIterable {
+    /// The verdict of `result` once its transaction committed: `restored` for a `restorable`
+    /// transaction the engine took, else the verdict as it was.
+    public static func committed(_ result: RestoreResult) -> RestoreVerdict {
+        result.verdict == .restorable && result.engineOutcome != nil ? .restored : result.verdict
+    }
+
     /// It belongs to the user: it may be granted.
     case restorable
+    /// It belonged to the user and `restore --apply` put it through the engine (committed: a dry run
+    /// says `restorable`). Set by the caller that commits (``RestoreVerdict/committed(_:)``).
+    case restored
     /// It belongs to another user: never moved silently (exit 4).
     case ownedByOther = "owned-by-other"
     /// It belonged to another user and was moved to this one under `--policy transfer…`.

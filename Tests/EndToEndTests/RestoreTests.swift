@@ -64,8 +64,13 @@ struct RestoreE2ETests {
     @Test func applyRecordsAnUnseenRenewal() throws {
         let (cli, world) = try world()
         let renewal = try world.signedTransaction(world.transaction("1001", original: "1000", period: 1))
+        // #26: a dry run says what it would do (restorable), --apply what it did (restored).
+        let dry = try cli.run(["restore", "--user", "alice", "--apply", "--dry-run", "-o", "ndjson"] + world.trust, stdin: renewal)
+        #expect(try dry.ndjson().first?["verdict"] as? String == "restorable", "\(dry)")
         let r = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + world.trust, stdin: renewal)
         #expect(r.status == 0, "\(r)")
+        #expect(try r.ndjson().first?["verdict"] as? String == "restored", "\(r)")
+        #expect(r.stderr.contains("1 restored"), "\(r)")
         #expect(try world.order(tradeNo: "1001")?["user_id"] as? String == "alice")
     }
 

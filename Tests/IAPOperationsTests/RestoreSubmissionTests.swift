@@ -55,7 +55,7 @@ struct RestoreSubmissionTests {
         let device = try Device(world)
         let rows = try Self.run(world, device.lines, apply: RestoreSubmission.Apply())
         #expect(rows.map(\.line) == [1, 2, 3, 4])
-        #expect(rows.map(\.row.verdict) == [.restorable, .ownedByOther, .unknown, .rejected])
+        #expect(rows.map(\.row.verdict) == [.restored, .ownedByOther, .unknown, .rejected])
         #expect(rows.map(\.row.outcome) == [.success, .conflict, .notFound, .unverified])
         guard case .restored(let tx, let result) = rows[0].row else {
             Issue.record("line 1 not restored: \(rows[0].row)")
@@ -148,7 +148,8 @@ struct RestoreSubmissionTests {
         #expect(try world.counts.ledger == 0)
 
         let applied = try Self.run(world, [base64], apply: RestoreSubmission.Apply(), user: "alice", verifiers: verifiers)
-        #expect(applied.map(\.row.verdict) == Array(repeating: .restorable, count: 9))
+        // Committed: each says what was done (#26).
+        #expect(applied.map(\.row.verdict) == Array(repeating: .restored, count: 9))
         #expect(try world.order(no: "receipt-order")?.status == .paid)
         #expect(try world.contract(ClientVerificationTests.receiptOriginal)?.userId == "alice")
         // Every entry in the ledger, the receipt kept once.
@@ -182,7 +183,8 @@ struct RestoreSubmissionTests {
         #expect(try world.counts == before)
 
         let applied = try Self.run(world, [base64], apply: RestoreSubmission.Apply(), user: "alice", verifiers: verifiers)
-        #expect(applied.map(\.row.verdict) == Array(repeating: .restorable, count: 9))
+        // Committed: each says what was done (#26).
+        #expect(applied.map(\.row.verdict) == Array(repeating: .restored, count: 9))
         #expect(applied.map(\.row.outcome) == Array(repeating: .success, count: 9))
         // Delivered in the receipt's order (oldest purchase first), the annual entry matched by product.
         let rows = applied.compactMap { row -> (TransactionFacts, RestoreResult)? in

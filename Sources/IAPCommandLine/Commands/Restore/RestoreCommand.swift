@@ -26,7 +26,7 @@ enum RestoreCommand {
         discussion: """
             Reads the transactions (one JWS per line) a device restored for user U and reports \
             for each: which order or contract it is, how it matched (transactionId, \
-            originalTransactionId, appAccountToken), and a verdict: restorable, owned-by-other, \
+            originalTransactionId, appAccountToken), and a verdict: restorable (restored once --apply put it through the engine), owned-by-other, \
             transferred, unknown or rejected. A purchase is never credited to another account \
             unless --policy allows a transfer.
 

@@ -123,7 +123,8 @@ extension ItemReport: BatchResult {
     }
 
     static let summaryOrder = [
-        "applied", "restorable", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown", "rejected",
+        "applied", "restorable", "restored", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown",
+        "rejected",
     ]
 }
 
