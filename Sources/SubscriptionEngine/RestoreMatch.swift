@@ -1,3 +1,5 @@
+import IAPFoundation
+
 /// What the restore look-up found for one transaction: reads only.
 struct RestoreMatch {
     var basis: RestoreBasis
@@ -88,7 +90,8 @@ struct RestoreMatcher {
             return .none(
                 reason: .ambiguous, candidates: nos,
                 detail: "ambiguous: \(nos.count) pending \(tx.productId) orders of \(user) were never linked to a transaction "
-                    + "(\(nos.joined(separator: ", "))); none picked, choose one with --order NO")
+                    + "(\(nos.joined(separator: ", "))); none picked, choose one with --order \(ShellWord.word(nos[0])) (or another of them)"
+            )
         }
     }
 

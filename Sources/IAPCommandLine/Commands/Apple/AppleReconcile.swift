@@ -261,7 +261,7 @@ extension AppleReconcile.ScopeError: CLIErrorConvertible {
         case .userHasNoContracts(let user):
             CLIError(
                 .notFound, "user \(user) has no contracts in the database",
-                hint: "check the user id (iapctl contracts list --user \(user)); for a purchase the database never "
+                hint: "check the user id (iapctl contracts list --user \(ShellWord.word(user))); for a purchase the database never "
                     + "saw, reconcile it by --transaction ID or --order-id ID")
         case .invalidOrderId(let orderId):
             CLIError(

@@ -25,13 +25,22 @@ enum OrdersShow {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let key = invocation[key]
         let now = Timestamp.now()
-        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride])? in
-            guard let history = try RecordHistory.order(key, in: session) else { return nil }
-            return (history, try OverrideRendering.gather(history, now: now, in: session))
+        let (found, isUser) = try DbOpen.read(invocation) { session -> ((RecordHistory, [ShownOverride])?, Bool) in
+            guard let history = try RecordHistory.order(key, in: session) else {
+                // A user id given for an order: the hint lists that user's orders.
+                return (nil, !(try session.orders(matching: OrderFilter(userId: key, limit: 1)).isEmpty))
+            }
+            return ((history, try OverrideRendering.gather(history, now: now, in: session)), false)
         }
         guard let (history, overrides) = found else {
+            let message = "no order with no, trade_no or origin_no = \(key), nor a purchase with that appTransactionId"
+            if isUser {
+                throw CLIError(
+                    .notFound, message + "; \(key) is a user",
+                    hint: "see their orders with: iapctl orders list --user \(ShellWord.word(key))")
+            }
             throw CLIError(
-                .notFound, "no order with no, trade_no or origin_no = \(key), nor a purchase with that appTransactionId",
+                .notFound, message,
                 hint: "find it with: iapctl orders list --user USER; or ask Apple for that customer's purchases: "
                     + "iapctl apple transactions history \(ShellWord.word(key)) | iapctl restore --user USER")
         }
