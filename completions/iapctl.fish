@@ -402,7 +402,7 @@ complete -c iapctl -n '__iapctl_at "audit undo"' -l no-color -d 'Never colour th
 complete -c iapctl -n '__iapctl_at "audit undo"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "audit undo"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "audit undo"' -l reason -x -d 'Why: recorded in the audit trail with the actor and the change'
-complete -c iapctl -n '__iapctl_at "audit undo"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
+complete -c iapctl -n '__iapctl_at "audit undo"' -l ticket -x -d 'A support ticket or incident id, recorded with the undo'
 complete -c iapctl -n '__iapctl_at "audit undo"' -l dry-run -d 'Show what would change; write nothing'
 complete -c iapctl -n '__iapctl_at "audit undo"' -s h -l help -d 'Show this help and exit'
 

@@ -45,7 +45,10 @@ public enum AuditUndoService {
     }
 
     /// The command an undo of audit row `id` is recorded under.
-    public static func command(undoing id: Int64) -> String { "audit undo \(id)" }
+    public static func command(undoing id: Int64) -> String { commandPrefix + String(id) }
+
+    /// The start of the command of every undo row (`audit undo `, then the id undone).
+    static let commandPrefix = "audit undo "
 
     /// Undoes audit row `id` (and the rest of its engine change set) inside `session`.
     ///
@@ -56,48 +59,107 @@ public enum AuditUndoService {
     public static func undo(
         _ id: Int64, reason: String, ticket: String?, actor: String, now: Int64, in session: any StoreSession
     ) throws -> [CorrectionResult] {
-        guard let entry = try session.auditEntry(id: id) else { throw AuditUndoError.notFound(id) }
+        try undo([id], reason: reason, ticket: ticket, actor: actor, now: now, in: session)
+    }
+
+    /// Undoes the audit rows `ids` (each with the rest of its engine change set) inside `session`,
+    /// newest row first, all or nothing: every row is checked before any is written, and a row that
+    /// cannot be undone throws (naming it) so the caller's transaction changes nothing. Each row's undo
+    /// is its own audit row, recorded under the command `audit undo ID`.
+    ///
+    /// - Returns: as ``undo(_:reason:ticket:actor:now:in:)``, for all rows, newest first.
+    /// - Throws: ``AuditUndoError``; store errors.
+    public static func undo(
+        _ ids: [Int64], reason: String, ticket: String?, actor: String, now: Int64, in session: any StoreSession
+    ) throws -> [CorrectionResult] {
         let all = try session.auditEntries(matching: AuditFilter())
-        var set = [entry]
-        if let ledgerId = entry.ledgerId {
-            set = all.filter { $0.ledgerId == ledgerId }.sorted { $0.id > $1.id }
+        // Each requested row with its change set (the requested id names it in errors).
+        var sets: [(requested: Int64, ledgerId: Int64?, members: [AuditEntry])] = []
+        for id in ids {
+            guard let entry = try session.auditEntry(id: id) else { throw AuditUndoError.notFound(id) }
+            var set = [entry]
+            if let ledgerId = entry.ledgerId {
+                set = all.filter { $0.ledgerId == ledgerId }.sorted { $0.id > $1.id }
+            }
+            sets.append((id, entry.ledgerId, set))
         }
-        for member in set {
-            if let undo = all.first(where: { $0.command == command(undoing: member.id) }) {
-                throw AuditUndoError.alreadyUndone(member.id, by: undo.id)
+        let undone = undoneBy(all)
+        for set in sets {
+            for member in set.members {
+                if let undo = undone[member.id] { throw AuditUndoError.alreadyUndone(member.id, by: undo) }
             }
         }
+        // Newest first, each row once: a later change to a row is undone before an earlier one.
+        var seen = Set<Int64>()
+        let ordered = sets.flatMap { set in set.members.map { (member: $0, set: set) } }
+            .sorted { $0.member.id > $1.member.id }
+            .filter { seen.insert($0.member.id).inserted }
         var results: [CorrectionResult] = []
-        for member in set {
-            let context = CorrectionContext(actor: actor, command: command(undoing: member.id), now: now)
-            // An undo removes the overrides the undone correction made (then the row is re-derived
-            // from the facts); otherwise its changes of derived fields are overrides like any hand change.
-            let made = try session.overrides(entity: member.entity, key: member.key).filter { $0.auditId == member.id && $0.inForce }
+        for (member, set) in ordered {
             do {
-                let result: CorrectionResult
-                switch member.entity {
-                case .order:
-                    result = try undo(
-                        member, as: Order.self, reason: reason, ticket: ticket, context, in: session, keepsOverrides: made.isEmpty)
-                case .contract:
-                    result = try undo(
-                        member, as: Contract.self, reason: reason, ticket: ticket, context, in: session,
-                        keepsOverrides: made.isEmpty)
-                }
-                results.append(result)
-                if !made.isEmpty {
-                    let why = "removed by audit undo" + (result.auditId.map { " (audit #\($0))" } ?? "")
-                    let removed = try OverrideService.remove(
-                        entity: member.entity, key: member.key, why: why, context: context, in: session,
-                        matching: { $0.auditId == member.id })
-                    results += removed.rederived.map {
-                        CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
-                    }
-                }
-            } catch let error as AuditUndoError where set.count > 1 {
+                results += try undoOne(member, reason: reason, ticket: ticket, actor: actor, now: now, in: session)
+            } catch let error as AuditUndoError where set.members.count > 1 {
                 throw AuditUndoError.changeSet(
-                    id, ledgerId: entry.ledgerId ?? 0, members: set.map { Member(id: $0.id, entity: $0.entity) },
-                    because: error)
+                    set.requested, ledgerId: set.ledgerId ?? 0,
+                    members: set.members.map { Member(id: $0.id, entity: $0.entity) }, because: error)
+            }
+        }
+        return results
+    }
+
+    /// The audit rows recorded under `ticket` that an undo of the whole batch takes: every row of the
+    /// ticket but the undos themselves, newest first. Empty when there are none.
+    public static func ids(ticket: String, in session: any StoreSession) throws -> [Int64] {
+        try session.auditEntries(matching: AuditFilter(ticket: ticket))
+            .filter { !$0.command.hasPrefix(commandPrefix) }
+            .map(\.id)
+    }
+
+    /// For each audit row undone among `entries`' later rows: the id of the row that undid it.
+    /// `entries` must hold the undo rows (an undo is recorded after what it undoes).
+    public static func undoneBy(_ entries: [AuditEntry]) -> [Int64: Int64] {
+        let prefix = commandPrefix
+        var undone: [Int64: Int64] = [:]
+        for entry in entries where entry.command.hasPrefix(prefix) {
+            guard let id = Int64(entry.command.dropFirst(prefix.count)) else { continue }
+            undone[id] = min(undone[id] ?? entry.id, entry.id)
+        }
+        return undone
+    }
+
+    /// For each of `entries` that was undone: the id of the row that undid it (read from the trail
+    /// since the oldest of them, inside the caller's read transaction).
+    public static func undoneBy(of entries: [AuditEntry], in session: any StoreSession) throws -> [Int64: Int64] {
+        guard let oldest = entries.map(\.at).min() else { return [:] }
+        let ids = Set(entries.map(\.id))
+        return undoneBy(try session.auditEntries(matching: AuditFilter(since: oldest))).filter { ids.contains($0.key) }
+    }
+
+    /// Undoes one audit row: puts back its values and removes the overrides it made.
+    static func undoOne(
+        _ member: AuditEntry, reason: String, ticket: String?, actor: String, now: Int64, in session: any StoreSession
+    ) throws -> [CorrectionResult] {
+        let context = CorrectionContext(actor: actor, command: command(undoing: member.id), now: now)
+        // An undo removes the overrides the undone correction made (then the row is re-derived
+        // from the facts); otherwise its changes of derived fields are overrides like any hand change.
+        let made = try session.overrides(entity: member.entity, key: member.key).filter { $0.auditId == member.id && $0.inForce }
+        let result: CorrectionResult
+        switch member.entity {
+        case .order:
+            result = try undo(
+                member, as: Order.self, reason: reason, ticket: ticket, context, in: session, keepsOverrides: made.isEmpty)
+        case .contract:
+            result = try undo(
+                member, as: Contract.self, reason: reason, ticket: ticket, context, in: session, keepsOverrides: made.isEmpty)
+        }
+        var results = [result]
+        if !made.isEmpty {
+            let why = "removed by audit undo" + (result.auditId.map { " (audit #\($0))" } ?? "")
+            let removed = try OverrideService.remove(
+                entity: member.entity, key: member.key, why: why, context: context, in: session,
+                matching: { $0.auditId == member.id })
+            results += removed.rederived.map {
+                CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
             }
         }
         return results

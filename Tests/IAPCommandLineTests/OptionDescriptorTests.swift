@@ -47,7 +47,7 @@ struct OptionDescriptorTests {
             ),
             (["audit", "show", "1"], [], [AuditShow.id]),
             (["audit", "raw", "1"], [], [AuditRaw.id]),
-            (["audit", "undo", "1", "--reason", "r"], [], [AuditUndo.id]),
+            (["audit", "undo", "1", "--reason", "r"], [], [AuditUndo.ids]),
             (["doctor"], [DoctorCommand.environment, DoctorCommand.lapsedBefore], []),
             (
                 ["apple", "transactions", "history", "t"],

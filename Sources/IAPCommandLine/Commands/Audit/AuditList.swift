@@ -50,12 +50,20 @@ enum AuditList {
         let narrowing = AuditQuery.Narrowing(
             user: invocation[user], order: invocation[order], contract: invocation[contract],
             command: invocation[commandName])
-        let entries = try DbOpen.read(invocation) { session in
-            try AuditQuery.entries(filter, narrowing: narrowing, limit: limit, in: session)
+        let (entries, page, undone) = try DbOpen.read(invocation) { session in
+            let (entries, page) = TerminalPage.cut(
+                try AuditQuery.entries(filter, narrowing: narrowing, limit: limit, in: session), noun: "audit rows",
+                invocation: invocation)
+            return (entries, page, try AuditUndoService.undoneBy(of: entries, in: session))
         }
         let structured = invocation.output == .json || invocation.output == .ndjson
-        invocation.emit(entries.map { record($0, structured: structured) }, columns: invocation.output == .table ? columns : nil)
+        // The UNDONE BY column (before CHANGES) only when a row shown was undone (JSON and CSV always carry `undone_by`).
+        let tableColumns = undone.isEmpty ? columns : columns.dropLast() + [undoneColumn] + columns.suffix(1)
+        invocation.emit(
+            entries.map { record($0, undoneBy: undone[$0.id], structured: structured, table: invocation.output == .table) },
+            columns: invocation.output == .table ? tableColumns : nil)
         if entries.isEmpty, invocation.output == .table { invocation.note("no audit rows") }
+        if let page { invocation.note(page) }
         return .success
     }
 
@@ -67,8 +75,18 @@ enum AuditList {
         Column("changes", title: "CHANGES", maxWidth: 80),
     ]
 
-    /// An audit row with its id first.
-    static func record(_ entry: AuditEntry, structured: Bool) -> Record {
-        RowRendering.record(entry, structured: structured)
+    /// `UNDONE BY #N` of a row an `audit undo` put back.
+    static let undoneColumn = Column("undone_by", title: "UNDONE BY")
+
+    /// An audit row with its id first; `undone_by`: the audit row that undid it, if one did (a
+    /// number; `#N` in a table).
+    static func record(_ entry: AuditEntry, undoneBy: Int64?, structured: Bool, table: Bool) -> Record {
+        var r = RowRendering.record(entry, structured: structured)
+        if table {
+            r.append("undone_by", undoneBy.map { "#\($0)" })
+        } else {
+            r.append("undone_by", undoneBy)
+        }
+        return r
     }
 }

@@ -28,11 +28,13 @@ enum OrdersList {
         let orders = try DbOpen.read(invocation) { session in
             try EntitlementQuery.orders(user: user, status: status, product: product, at: time, in: session)
         }
-        let shown = limit.map { Array(orders.prefix($0)) } ?? orders
+        let (shown, page) = TerminalPage.cut(
+            limit.map { Array(orders.prefix($0)) } ?? orders, noun: "orders", invocation: invocation)
         invocation.emit(
             shown.map(RowRendering.record),
             columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
         invocation.note("as of \(Timestamp.iso8601(time)): \(shown.count) order\(shown.count == 1 ? "" : "s")")
+        if let page { invocation.note(page) }
         return .success
     }
 
@@ -41,11 +43,13 @@ enum OrdersList {
         let filter = OrderFilter(
             userId: invocation[user], status: invocation[OrderOptions.status], productId: invocation[product],
             limit: invocation[CommandTree.limitOption])
-        let orders = try DbOpen.read(invocation) { try $0.orders(matching: filter) }
+        let (orders, page) = TerminalPage.cut(
+            try DbOpen.read(invocation) { try $0.orders(matching: filter) }, noun: "orders", invocation: invocation)
         invocation.emit(
             orders.map(RowRendering.record),
             columns: invocation.output == .table ? RowRendering.orderColumns : RowRendering.allOrderColumns)
         if orders.isEmpty, invocation.output == .table { invocation.note("no orders") }
+        if let page { invocation.note(page) }
         return .success
     }
 }
