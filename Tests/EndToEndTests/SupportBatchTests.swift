@@ -46,6 +46,12 @@ struct SupportBatchTests {
         let table = try cli.ok(["audit", "list", "--ticket", "T-5"]).stdout
         #expect(table.contains("UNDONE BY"), "\(table)")
         for undo in undos { #expect(table.contains("#\(undo["id"] as! Int)"), "\(table)") }
+        // On an 80-column terminal too, the mark stays (other columns give way).
+        if SupportUXTests.hasPython {
+            let narrow = try TerminalTablesTests.screen(cli, ["audit", "list", "--ticket", "T-5"], columns: 80)
+            #expect(narrow.contains { $0.contains("UNDONE BY") }, "\(narrow)")
+            #expect(narrow.filter { $0.contains("  #") }.count == 2, "\(narrow)")
+        }
         // Without undone rows the table has no such column.
         #expect(!(try cli.ok(["audit", "list", "--command", "notify"]).stdout.contains("UNDONE BY")))
 

@@ -76,7 +76,7 @@ enum AuditList {
     ]
 
     /// `UNDONE BY #N` of a row an `audit undo` put back.
-    static let undoneColumn = Column("undone_by", title: "UNDONE BY")
+    static let undoneColumn = Column("undone_by", title: "UNDONE BY", important: true)
 
     /// An audit row with its id first; `undone_by`: the audit row that undid it, if one did (a
     /// number; `#N` in a table).
