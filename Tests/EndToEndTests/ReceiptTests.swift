@@ -157,7 +157,7 @@ struct ReceiptE2ETests {
         // Apply: the pending order is paid, the other periods become alice's orders, one contract.
         let applied = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson", try Self.derFile(cli)] + Self.trust)
         #expect(applied.status == 0, "\(applied)")
-        #expect(try applied.ndjson().allSatisfy { $0["verdict"] as? String == "restorable" })
+        #expect(try applied.ndjson().allSatisfy { $0["verdict"] as? String == "restored" })  // (#26)
         #expect(try world.order(no: pending)?["status"] as? String == "paid")
         let contract = try #require(try world.contract(Self.original))
         #expect(contract["user_id"] as? String == "alice")
@@ -209,7 +209,7 @@ struct ReceiptE2ETests {
         let applied = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + Self.trust, stdin: b64)
         #expect(applied.status == 0, "\(applied)")
         let rows = try applied.ndjson()
-        #expect(rows.map { $0["verdict"] as? String } == Array(repeating: "restorable", count: 9))
+        #expect(rows.map { $0["verdict"] as? String } == Array(repeating: "restored", count: 9))  // (#26)
         #expect(rows.filter { $0["basis"] as? String == "product" }.map { $0["transaction_id"] as? String } == ["1000000696553650"])
         #expect(try world.order(no: pending)?["status"] as? String == "paid")
         let linked = try world.orders().filter { $0["origin_no"] as? String == Self.original }

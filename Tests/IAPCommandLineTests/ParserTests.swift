@@ -93,7 +93,7 @@ struct ParserTests {
         let result = iapctl(["contracts", "update", "C1", "--auto-renew", "maybe", "--reason", "r"])
         #expect(result.code == 64)
         #expect(result.err.contains("allowed: on, off"))
-        #expect(result.err.contains("Usage: iapctl contracts update --reason <text> [options] <id>"))
+        #expect(result.err.contains("Usage: iapctl contracts update [options] <id>"))  // --reason: see #26
         #expect(result.err.contains("See 'iapctl contracts update --help'."))
     }
 
