@@ -37,6 +37,11 @@ let package = Package(
         .target(
             name: "IAPFoundation"
         ),
+        // SHA-256 from libcrypto, the one wrapper (IAPFoundation links no C library).
+        .target(
+            name: "CryptoDigest",
+            dependencies: ["COpenSSL"]
+        ),
         .target(
             name: "AppStoreJWS",
             dependencies: ["IAPFoundation", "COpenSSL"]
@@ -59,18 +64,18 @@ let package = Package(
         // Not part of the shipped binary.
         .target(
             name: "JWSForge",
-            dependencies: ["IAPFoundation", "COpenSSL"]
+            dependencies: ["IAPFoundation", "CryptoDigest", "COpenSSL"]
         ),
         .executableTarget(
             name: "jwsforge",
             dependencies: ["IAPFoundation", "JWSForge", "CommandLineKit"]
         ),
         // The one SQL store layer every backend shares: session, transaction runner, column tables,
-        // schema description, SQLDialect; and the ledger's packed raw form (SHA-256 from libcrypto;
+        // schema description, SQLDialect; and the ledger's packed raw form (SHA-256 from CryptoDigest;
         // compression by libzstd, loaded on first use).
         .target(
             name: "StoreSQL",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "COpenSSL", "CZstd"],
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "CryptoDigest", "CZstd"],
             exclude: ["README.md"]
         ),
         .target(
@@ -85,7 +90,7 @@ let package = Package(
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
         .target(
             name: "IAPOperations",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "COpenSSL"],
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "CryptoDigest"],
             exclude: ["README.md"]
         ),
         // What comes from outside as items and rows: command input framing (JWS lines, webhook bodies,

@@ -25,7 +25,7 @@ extension ItemReport {
         case .unknown(let error):
             answer = nil
             self.init(
-                line: line, verdict: "unknown", outcome: .notFound,
+                line: line, verdict: .unknown, outcome: .notFound,
                 error: "Apple does not know subscription \(original ?? "?"): \(error.message)")
         }
         originalTransactionId = originalTransactionId ?? original

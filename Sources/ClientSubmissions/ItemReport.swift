@@ -12,9 +12,9 @@ import SubscriptionEngine
 public struct ItemReport {
     /// The input line (for a replay, the ledger id).
     public var line: Int
-    /// The verdict word: the engine's (`applied`, `duplicate`…), restore's (`restorable`…),
-    /// `rejected`, or ``notApplied``.
-    public var verdict: String
+    /// The verdict: the engine's (`applied`, `duplicate`…), restore's (`restorable`…),
+    /// `rejected`, or `not-applied`.
+    public var verdict: ItemVerdict
     /// How the item ended (its exit status).
     public var outcome: ItemOutcome
     public var notificationUUID: String?
@@ -32,7 +32,7 @@ public struct ItemReport {
     public var dryRun: Bool
 
     public init(
-        line: Int, verdict: String, outcome: ItemOutcome, notificationUUID: String? = nil, notificationType: String? = nil,
+        line: Int, verdict: ItemVerdict, outcome: ItemOutcome, notificationUUID: String? = nil, notificationType: String? = nil,
         subtype: String? = nil, transactionId: String? = nil, originalTransactionId: String? = nil, changes: [Change] = [],
         detail: String? = nil, error: String? = nil, extra: [(key: String, value: JSONValue)] = [], dryRun: Bool = false
     ) {
@@ -65,21 +65,18 @@ public struct ItemReport {
         case untrustedChain
     }
 
-    /// The verdict of every line of an aborted all-or-nothing batch (``AbortedBatch``).
-    public static let notApplied = "not-applied"
-
     // MARK: The results every flow shares
 
     /// A refused input item; `hint` (the command's words) follows the failure.
     public static func rejected(line: Int, _ failure: VerificationFailure, hint: String? = nil) -> ItemReport {
         ItemReport(
-            line: line, verdict: Verdict.rejected.rawValue, outcome: ItemOutcome(failure),
+            line: line, verdict: .rejected, outcome: ItemOutcome(failure),
             error: failure.plainMessage + (hint.map { "; " + $0 } ?? ""))
     }
 
     /// A refused input item, and why.
     public static func rejected(line: Int, outcome: ItemOutcome = .invalid, _ message: String) -> ItemReport {
-        ItemReport(line: line, verdict: Verdict.rejected.rawValue, outcome: outcome, error: message)
+        ItemReport(line: line, verdict: .rejected, outcome: outcome, error: message)
     }
 
     /// A refused poison item (``StoredFields/violation(_:)``): its ids that fit the store, and why.
@@ -97,7 +94,7 @@ public struct ItemReport {
     /// An event applied through the engine: the engine's verdict, changes and detail.
     public static func applied(line: Int, event: SubscriptionEvent, outcome: Outcome) -> ItemReport {
         ItemReport(
-            line: line, verdict: outcome.verdict.rawValue, outcome: ItemOutcome(outcome.verdict),
+            line: line, verdict: ItemVerdict(outcome.verdict), outcome: ItemOutcome(outcome.verdict),
             notificationUUID: event.notificationUUID, notificationType: event.notificationType?.rawValue,
             subtype: event.subtype?.rawValue, transactionId: event.transaction?.transactionId,
             originalTransactionId: event.transaction?.originalTransactionId ?? event.renewal?.originalTransactionId,
@@ -142,7 +139,7 @@ public struct ItemReport {
         case .incomplete(let why): self = .rejected(line: line, outcome: result.outcome, why)
         case .skipped(let why):
             self.init(
-                line: line, verdict: result.verdict.rawValue, outcome: result.outcome, transactionId: entry.transactionId,
+                line: line, verdict: ItemVerdict(result.verdict), outcome: result.outcome, transactionId: entry.transactionId,
                 originalTransactionId: entry.originalTransactionId, detail: why)
         case .applied(let event, let outcome): self = .applied(line: line, event: event, outcome: outcome)
         }
@@ -155,12 +152,12 @@ public struct ItemReport {
         case .refusedReceipt, .notATransaction: self = .rejected(line: line, outcome: row.outcome, row.refusal ?? "")
         case .emptyReceipt:
             self.init(
-                line: line, verdict: row.verdict.rawValue, outcome: row.outcome,
+                line: line, verdict: ItemVerdict(row.verdict), outcome: row.outcome,
                 detail: "the app receipt holds no in-app purchase: nothing to restore")
         case .incompleteEntry(let why): self = .rejected(line: line, outcome: row.outcome, why)
         case .skippedEntry(let entry, let why):
             self.init(
-                line: line, verdict: row.verdict.rawValue, outcome: row.outcome, transactionId: entry.transactionId,
+                line: line, verdict: ItemVerdict(row.verdict), outcome: row.outcome, transactionId: entry.transactionId,
                 originalTransactionId: entry.originalTransactionId, error: why)
         case .refusedJWS(let failure, let report):
             let advice: Advice? =
@@ -176,7 +173,7 @@ public struct ItemReport {
     /// `engineVerdict` when the engine was called.
     public init(line: Int, _ result: RestoreResult, tx: TransactionFacts) {
         self.init(
-            line: line, verdict: result.verdict.rawValue, outcome: ItemOutcome(result.verdict), transactionId: tx.transactionId,
+            line: line, verdict: ItemVerdict(result.verdict), outcome: ItemOutcome(result.verdict), transactionId: tx.transactionId,
             originalTransactionId: tx.originalTransactionId, changes: result.changes, detail: result.detail)
         extra = [
             ("basis", result.basis.map { .string($0.rawValue) } ?? .null),
@@ -192,7 +189,7 @@ public struct ItemReport {
 }
 
 /// An all-or-nothing batch (`notify --atomic`) that one item stopped: it was rolled back, so every
-/// line — those reported and those not read yet — is ``ItemReport/notApplied``, and the line that
+/// line — those reported and those not read yet — is `not-applied` (``ItemVerdict/notApplied``), and the line that
 /// caused it says why.
 public struct AbortedBatch {
     /// The item that stopped the batch, as it was reported.
@@ -209,10 +206,10 @@ public struct AbortedBatch {
         self.cause = cause
         let why = "\(cause.verdict): \(cause.error ?? cause.detail ?? "failed")"
         self.why = why
-        let lines = reports + unread.map { ItemReport(line: $0, verdict: "", outcome: .failed) }
+        let lines = reports + unread.map { ItemReport(line: $0, verdict: .notApplied, outcome: .failed) }
         self.reports = lines.enumerated().map { index, report in
             ItemReport(
-                line: report.line, verdict: ItemReport.notApplied, outcome: .failed,
+                line: report.line, verdict: .notApplied, outcome: .failed,
                 notificationUUID: report.notificationUUID, notificationType: report.notificationType, subtype: report.subtype,
                 transactionId: report.transactionId, originalTransactionId: report.originalTransactionId,
                 error: index == reports.count - 1

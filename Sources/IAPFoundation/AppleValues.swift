@@ -34,12 +34,6 @@ extension AppleValue: Codable where Known.RawValue: Codable {
     }
 }
 
-extension AppleValue: ExpressibleByStringLiteral, ExpressibleByUnicodeScalarLiteral,
-    ExpressibleByExtendedGraphemeClusterLiteral
-where Known.RawValue == String {
-    public init(stringLiteral value: String) { self.init(rawValue: value) }
-}
-
 extension AppleValue: ExpressibleByIntegerLiteral where Known.RawValue == Int32 {
     public init(integerLiteral value: Int32) { self.init(rawValue: value) }
 }

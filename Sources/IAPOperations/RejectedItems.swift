@@ -1,5 +1,5 @@
 import AppStoreJWS
-import COpenSSL
+import CryptoDigest
 import IAPFoundation
 import SubscriptionEngine
 
@@ -17,14 +17,7 @@ import SubscriptionEngine
 public enum RejectedItems {
     /// The claim key of refused bytes: `rejected sha256:<hex>` (never a notification UUID).
     public static func key(_ raw: String) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let bytes = Array(raw.utf8)
-        bytes.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { out in
-                _ = SHA256(input.baseAddress, input.count, out.baseAddress)
-            }
-        }
-        return "rejected sha256:" + Hex.encode(digest)
+        "rejected sha256:" + Hex.encode(SHA256Digest.of(raw))
     }
 
     /// Appends `entry` (verdict `rejected`) inside the open transaction unless the same bytes were

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import CryptoDigest
 
 /// Owns one `EVP_PKEY*` (an EC key pair); freed once in deinit.
 final class PrivateKey: @unchecked Sendable {
@@ -49,11 +50,7 @@ final class PrivateKey: @unchecked Sendable {
 
     /// ECDSA signature over SHA-256(`message`), DER-encoded (ASN.1 SEQUENCE of r, s).
     func signSHA256DER(_ message: UnsafeRawBufferPointer) throws -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var digestLength: UInt32 = 0
-        try check(
-            EVP_Digest(message.baseAddress, message.count, &digest, &digestLength, EVP_sha256(), nil),
-            "EVP_Digest(SHA-256)")
+        let digest = SHA256Digest.of(message)
         guard let ctx = EVP_PKEY_CTX_new(pkey, nil) else { throw ForgeError.openssl("EVP_PKEY_CTX_new") }
         defer { EVP_PKEY_CTX_free(ctx) }
         try check(EVP_PKEY_sign_init(ctx), "EVP_PKEY_sign_init")

@@ -1,3 +1,5 @@
+import CryptoDigest
+import IAPFoundation
 import SubscriptionEngine
 
 /// The digest a fact is kept under (with `fact_key`, the unique key that keeps a fact once): the
@@ -10,6 +12,6 @@ import SubscriptionEngine
 /// existing tables only get their digests recomputed (``StoreSchema/factDigestMigrationName``).
 public enum FactDigest {
     public static func of(_ fact: Fact) -> String {
-        LedgerPacking.hex(Array(LedgerPacking.sha256(Array(fact.identity.utf8)).prefix(16)))
+        Hex.encode(SHA256Digest.of(fact.identity).prefix(16))
     }
 }

@@ -1,4 +1,4 @@
-internal import COpenSSL
+import CryptoDigest
 import IAPFoundation
 
 #if canImport(Glibc)
@@ -33,7 +33,7 @@ public enum LedgerPacking {
 
         public init(text: [UInt8]) {
             self.text = text
-            self.digest = LedgerPacking.sha256(text)
+            self.digest = SHA256Digest.of(text)
         }
     }
 
@@ -50,7 +50,7 @@ public enum LedgerPacking {
         public var description: String {
             switch self {
             case .malformed(let why): return "packed ledger raw is malformed: \(why)"
-            case .missingChain(let digest): return "packed ledger raw refers to unknown chain \(hex(digest))"
+            case .missingChain(let digest): return "packed ledger raw refers to unknown chain \(Hex.encode(digest))"
             }
         }
     }
@@ -361,23 +361,6 @@ public enum LedgerPacking {
             + #""productId":"","autoRenewStatus":1,"renewalPrice":,"currency":"USD","signedDate":,"#
             + #""environment":"Production","recentSubscriptionStartDate":,"renewalDate":,"appAccountToken":"","#
             + #""status":1},"version":"2.0","signedDate":"#).utf8)
-
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { out in
-                _ = SHA256(input.baseAddress, input.count, out.baseAddress)
-            }
-        }
-        return digest
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for b in bytes { out += [digits[Int(b >> 4)], digits[Int(b & 15)]] }
-        return String(decoding: out, as: UTF8.self)
-    }
 
     static func appendVarint(_ out: inout [UInt8], _ value: Int) {
         var v = UInt(value)

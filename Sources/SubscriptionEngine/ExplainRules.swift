@@ -130,7 +130,7 @@ extension EventRule {
     /// request says when Apple stops waiting and how to answer it.
     static func informational(_ event: SubscriptionEvent) -> String {
         guard event.notificationType == .known(.consumptionRequest), let tx = event.transaction?.transactionId else {
-            return "\(event.notificationType ?? "event") needs no change (facts recorded)"
+            return "\(event.notificationType?.rawValue ?? "event") needs no change (facts recorded)"
         }
         let deadline = (event.signedDate ?? 0) + RefundRequests.answerWindow
         return "CONSUMPTION_REQUEST: a refund request; Apple waits for the answer until \(Timestamp.iso8601(deadline)): "

@@ -114,8 +114,8 @@ struct ConformanceTests {
             configuration: TrustConfiguration(roots: [try Self.testCA()], bundleId: "com.example", environments: ["Sandbox"]))
         let report = verifier.verify(try FixtureFiles.text("conformance/notification_unknown_type_sandbox.jws"))
         #expect(report.isValid)
-        #expect(report.notification?.notificationType == "SOME_FUTURE_TYPE")
-        #expect(report.notification?.subtype == "SOME_FUTURE_SUBTYPE")
+        #expect(report.notification?.notificationType?.rawValue == "SOME_FUTURE_TYPE")
+        #expect(report.notification?.subtype?.rawValue == "SOME_FUTURE_SUBTYPE")
     }
 
     @Test func fullTransactionAndRenewalFieldSets() throws {

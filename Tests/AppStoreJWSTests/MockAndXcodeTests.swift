@@ -18,7 +18,7 @@ struct MockAndXcodeTests {
         let ok = try Self.verifier().verify(jws)
         #expect(ok.isValid)
         #expect(ok.kind == .notification)
-        #expect(ok.notification?.notificationType == "TEST")
+        #expect(ok.notification?.notificationType?.rawValue == "TEST")
         #expect(try Self.verifier(appAppleId: 1234, environments: ["Production"]).verify(jws).failure?.code == .invalidEnvironment)
         // Production with appAppleId 1235: the bundle id matches, the payload is Sandbox → environment.
         #expect(try Self.verifier(appAppleId: 1235, environments: ["Production"]).verify(jws).failure?.code == .invalidEnvironment)

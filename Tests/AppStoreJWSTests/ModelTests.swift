@@ -10,8 +10,8 @@ struct ModelTests {
 
     @Test func notificationWithData() throws {
         let model = try AppStoreJWS.NotificationPayload(json: try Self.json("signedNotification.json"))
-        #expect(model.notificationType == "SUBSCRIBED")
-        #expect(model.subtype == "INITIAL_BUY")
+        #expect(model.notificationType?.rawValue == "SUBSCRIBED")
+        #expect(model.subtype?.rawValue == "INITIAL_BUY")
         #expect(model.notificationUUID == "002e14d5-51f5-4503-b5a8-c3a1af68eb20")
         #expect(model.version == "2.0")
         #expect(model.signedDate == 1698148900000)
@@ -53,8 +53,8 @@ struct ModelTests {
         #expect(tx.purchaseDate == 1698148900000)
         #expect(tx.expiresDate == 1698149000000)
         #expect(tx.quantity == 1)
-        #expect(tx.type == "Auto-Renewable Subscription")
-        #expect(tx.inAppOwnershipType == "PURCHASED")
+        #expect(tx.type?.rawValue == "Auto-Renewable Subscription")
+        #expect(tx.inAppOwnershipType?.rawValue == "PURCHASED")
         #expect(tx.revocationReason == 1)
         #expect(tx.isUpgraded == true)
         #expect(tx.offerType == 1)
@@ -89,8 +89,8 @@ struct ModelTests {
         let json = try JSONParser.parse(
             #"{"transactionId":"1","type":"Future Type","inAppOwnershipType":"NEW","offerType":99,"brandNewField":{"x":[1]}}"#)
         let tx = try TransactionPayload(json: json)
-        #expect(tx.type == "Future Type")
-        #expect(tx.inAppOwnershipType == "NEW")
+        #expect(tx.type?.rawValue == "Future Type")
+        #expect(tx.inAppOwnershipType?.rawValue == "NEW")
         #expect(tx.offerType == 99)
         #expect(tx.json["brandNewField"]?["x"] == .array([.int(1)]))
     }

@@ -259,8 +259,8 @@ struct RealAppleJWSTests {
         let report = try Self.verifier(for: Self.rows[2]).verify(jws)
         let tx = try #require(report.nestedReport("signedTransactionInfo")?.transaction)
         #expect(tx.originalTransactionId == "2000001024993299")
-        #expect(tx.transactionReason == "RENEWAL")
-        #expect(report.notification?.notificationType == "DID_RENEW")
+        #expect(tx.transactionReason?.rawValue == "RENEWAL")
+        #expect(report.notification?.notificationType?.rawValue == "DID_RENEW")
         #expect(report.nestedReport("signedRenewalInfo")?.renewalInfo?.originalTransactionId == "2000001024993299")
     }
 

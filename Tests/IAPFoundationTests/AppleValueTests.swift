@@ -37,7 +37,8 @@ struct AppleValueTests {
     /// Facts are stored as JSON: a value is written exactly as Apple sent it and read back equal,
     /// known or not.
     @Test func valuesAreEncodedAsAppleSentThem() throws {
-        let stored = Stored(type: "DID_RENEW", subtype: "NOT_YET_DOCUMENTED", offer: 2)
+        let stored = Stored(
+            type: NotificationType(rawValue: "DID_RENEW"), subtype: NotificationSubtype(rawValue: "NOT_YET_DOCUMENTED"), offer: 2)
         let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
         #expect(json.contains(#""type":"DID_RENEW""#))
         #expect(json.contains(#""subtype":"NOT_YET_DOCUMENTED""#))

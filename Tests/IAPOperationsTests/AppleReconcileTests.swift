@@ -165,7 +165,7 @@ struct AppleReconcileOperationTests {
         let reports = result.rows.map { ItemReport(line: 3, original: "orig-0", $0, dryRun: true) }
         #expect(!reports.isEmpty)
         for report in reports {
-            #expect(report.verdict == "applied")
+            #expect(report.verdict == .applied)
             #expect(report.outcome == .failed, "a difference is not a success: exit 1")
             #expect(report.dryRun)
             #expect(report.line == 3)
@@ -177,11 +177,11 @@ struct AppleReconcileOperationTests {
         let refused = ItemReport(
             line: 1, original: "orig-0", .refused(.history, VerificationFailure(.invalidSignature, "the signature does not verify")),
             dryRun: false)
-        #expect(refused.verdict == "rejected")
+        #expect(refused.verdict == .rejected)
         #expect(refused.outcome == .unverified)
         let unknown = ItemReport(
             line: 2, original: "orig-9", .unknown(AppStoreAPIError(.notFound, "Transaction id not found.")), dryRun: false)
-        #expect(unknown.verdict == "unknown")
+        #expect(unknown.verdict == .unknown)
         #expect(unknown.outcome == .notFound)
         #expect(unknown.error?.contains("orig-9") == true)
     }

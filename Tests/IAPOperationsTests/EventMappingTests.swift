@@ -45,7 +45,7 @@ struct EventMappingTests {
         let event = try #require(FactRebuild.event(entry))
         #expect(event.status == 5)
         let tx = try #require(event.transaction)
-        #expect(tx.revocationType == "REFUND_PRORATED")
+        #expect(tx.revocationType?.rawValue == "REFUND_PRORATED")
         #expect(tx.revocationPercentage == 50000)
         #expect(tx.appTransactionId == "704897469903383919")
         #expect(tx.offerPeriod == "P1M")
@@ -67,7 +67,7 @@ struct EventMappingTests {
             "appData": ["appAppleId": 1_234_567_890, "bundleId": "com.example", "environment": "Sandbox"],
         ])
         let event = try #require(FactRebuild.event(LedgerEntry(receivedAt: 0, source: .apple, verdict: .ignored, raw: raw)))
-        #expect(event.notificationType == "RESCIND_CONSENT")
+        #expect(event.notificationType?.rawValue == "RESCIND_CONSENT")
         #expect(event.transaction == nil)
         #expect(event.facts.isEmpty)
     }

@@ -45,7 +45,7 @@ struct ItemReportTests {
         let report = ItemReport(line: 7, IngestResult.applied(Self.event(), outcome)) { _ in
             Issue.record("advice asked"); return nil
         }
-        #expect(report.line == 7 && report.verdict == "unmatched" && report.outcome == .notFound)
+        #expect(report.line == 7 && report.verdict == .unmatched && report.outcome == .notFound)
         #expect(report.notificationUUID == "uuid-1" && report.notificationType == "SUBSCRIBED" && report.subtype == "INITIAL_BUY")
         #expect(report.transactionId == "tx-1" && report.originalTransactionId == "orig-1")
         #expect(report.changes == [Self.change] && report.detail == "no order" && report.error == nil && !report.dryRun)
@@ -53,7 +53,7 @@ struct ItemReportTests {
         let renewal = ItemReport.applied(line: 1, event: Self.event(withTransaction: false), outcome: outcome)
         #expect(renewal.transactionId == nil && renewal.originalTransactionId == "orig-renewal")
         let applied = ItemReport.applied(line: 1, event: Self.event(), outcome: Outcome(verdict: .duplicate, detail: "seen"))
-        #expect(applied.verdict == "duplicate" && applied.outcome == .success)
+        #expect(applied.verdict == .duplicate && applied.outcome == .success)
     }
 
     @Test func aPoisonItemReportsOnlyTheIdsThatFit() {
@@ -61,7 +61,7 @@ struct ItemReportTests {
         let fits = String(repeating: "y", count: StoredFields.maxId)
         let event = Self.event(uuid: long, tx: fits, original: long)
         let report = ItemReport(line: 3, IngestResult.poison(event, why: "too long")) { _ in nil }
-        #expect(report.verdict == "rejected" && report.outcome == .invalid && report.error == "too long")
+        #expect(report.verdict == .rejected && report.outcome == .invalid && report.error == "too long")
         #expect(report.notificationUUID == nil && report.originalTransactionId == nil)
         #expect(report.transactionId == fits && report.notificationType == "SUBSCRIBED")
         #expect(report.changes.isEmpty && report.detail == nil)
@@ -78,7 +78,7 @@ struct ItemReportTests {
         let advisor = Advisor()
         let reports = results.map { ItemReport(line: $0.line, $0.result, hint: advisor.hint) }
         #expect(reports.map(\.line) == [1, 2, 3])
-        #expect(reports.map(\.verdict) == ["rejected", "rejected", "rejected"])
+        #expect(reports.map(\.verdict) == [.rejected, .rejected, .rejected])
         #expect(reports[0].outcome == .invalid && !(reports[0].error ?? "").contains("HINT"))
         guard case .rejected(.failedVerification(let failure, let report, false)) = results[1].result else {
             Issue.record("line 2 is not refused in verification: \(results[1].result)")
@@ -100,13 +100,13 @@ struct ItemReportTests {
     @Test func aReplayedItemsResult() {
         let failure = VerificationFailure(.invalidSignature, "bad signature")
         let receipt = ItemReport(line: 12, UnmatchedReplay.Result.refusedReceipt(failure))
-        #expect(receipt.error == "app receipt: bad signature" && receipt.outcome == .unverified && receipt.verdict == "rejected")
+        #expect(receipt.error == "app receipt: bad signature" && receipt.outcome == .unverified && receipt.verdict == .rejected)
         let jws = ItemReport(line: 12, UnmatchedReplay.Result.refusedJWS(VerificationFailure(.invalidJWTFormat, "not a JWS")))
         #expect(jws.error == "not a JWS" && jws.outcome == .invalid)
         let inapplicable = ItemReport(line: 13, UnmatchedReplay.Result.notApplicable("no transaction"))
         #expect(inapplicable.error == "no transaction" && inapplicable.outcome == .invalid)
         let applied = ItemReport(line: 14, UnmatchedReplay.Result.applied(Self.event(), Outcome(verdict: .applied, detail: "ok")))
-        #expect(applied.verdict == "applied" && applied.outcome == .success && applied.transactionId == "tx-1")
+        #expect(applied.verdict == .applied && applied.outcome == .success && applied.transactionId == "tx-1")
     }
 
     @Test func aReceiptEntrysResult() {
@@ -117,7 +117,7 @@ struct ItemReportTests {
         #expect(skipped.transactionId == "1000" && skipped.originalTransactionId == "900" && skipped.detail == "cancelled")
         #expect(skipped.outcome == ClientSubmission.EntryResult.skipped("cancelled").outcome && skipped.error == nil)
         let incomplete = ItemReport(line: 2, entry: entry, ClientSubmission.EntryResult.incomplete("no ids"))
-        #expect(incomplete.verdict == "rejected" && incomplete.error == "no ids" && incomplete.transactionId == nil)
+        #expect(incomplete.verdict == .rejected && incomplete.error == "no ids" && incomplete.transactionId == nil)
     }
 
     @Test func aRestoredRowAddsWhatTheLookUpFound() throws {
@@ -127,7 +127,7 @@ struct ItemReportTests {
             contractStatus: .gracePeriod, contractExpires: 1_750_000_000_000, detail: "moved", changes: [Self.change],
             engineOutcome: Outcome(verdict: .duplicate, detail: "seen"), previousOwner: "alice")
         let report = ItemReport(line: 4, RestoreSubmission.Row.restored(tx, result)) { _ in nil }
-        #expect(report.verdict == "transferred" && report.outcome == .success && report.detail == "moved")
+        #expect(report.verdict == .transferred && report.outcome == .success && report.detail == "moved")
         #expect(report.transactionId == "tx-5" && report.originalTransactionId == "orig-5" && report.changes == [Self.change])
         #expect(
             report.extra.map(\.key) == ["basis", "orders", "contract", "owner", "status", "expires", "previousOwner", "engineVerdict"])
@@ -142,14 +142,14 @@ struct ItemReportTests {
         #expect(unknown.extra.map(\.value) == [.null, .string(""), .null, .null, .null, .null])
 
         let empty = ItemReport(line: 2, RestoreSubmission.Row.emptyReceipt) { _ in nil }
-        #expect(empty.verdict == "unknown" && empty.outcome == .notFound && empty.error == nil)
+        #expect(empty.verdict == .unknown && empty.outcome == .notFound && empty.error == nil)
         #expect(empty.detail == "the app receipt holds no in-app purchase: nothing to restore")
         let notATransaction = ItemReport(line: 3, RestoreSubmission.Row.notATransaction) { _ in nil }
         #expect(notATransaction.error == RestoreSubmission.notATransaction && notATransaction.outcome == .invalid)
         var entry = InAppPurchase()
         entry.transactionId = "1000"
         let skipped = ItemReport(line: 5, RestoreSubmission.Row.skippedEntry(entry, "cancelled")) { _ in nil }
-        #expect(skipped.verdict == "rejected" && skipped.outcome == .failed && skipped.error == "cancelled")
+        #expect(skipped.verdict == .rejected && skipped.outcome == .failed && skipped.error == "cancelled")
         #expect(skipped.transactionId == "1000")
     }
 
@@ -183,7 +183,7 @@ struct ItemReportTests {
         #expect(aborted.cause.line == 2 && aborted.why == "rejected: bad signature; look")
         let lines = aborted.reports
         #expect(lines.map(\.line) == [1, 2, 3, 4])
-        #expect(lines.allSatisfy { $0.verdict == ItemReport.notApplied && $0.outcome == .failed })
+        #expect(lines.allSatisfy { $0.verdict == .notApplied && $0.outcome == .failed })
         #expect(lines.allSatisfy { $0.changes.isEmpty && $0.detail == nil && !$0.dryRun })
         #expect(
             lines.map(\.error) == [

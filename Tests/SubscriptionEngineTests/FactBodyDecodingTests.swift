@@ -14,15 +14,16 @@ struct FactBodyDecodingTests {
             transactionId: "2000000123", originalTransactionId: "2000000100", productId: "com.example.pro/monthly",
             appAccountToken: "0F8FAD5B-D9CB-469F-A165-70867728950E", purchaseDate: 1_700_000_000_000,
             originalPurchaseDate: 1_600_000_000_000, expiresDate: 1_702_592_000_000, revocationDate: 1_701_000_000_000,
-            revocationReason: 1, type: "Auto-Renewable Subscription", environment: "Sandbox", price: 9_990,
-            currency: "EUR", signedDate: 1_700_000_000_123, transactionReason: "RENEWAL", isUpgraded: true,
-            revocationType: "REFUND_PRORATED", revocationPercentage: 50_000, inAppOwnershipType: "FAMILY_SHARED",
+            revocationReason: 1, type: .init(rawValue: "Auto-Renewable Subscription"), environment: "Sandbox", price: 9_990,
+            currency: "EUR", signedDate: 1_700_000_000_123, transactionReason: .init(rawValue: "RENEWAL"), isUpgraded: true,
+            revocationType: .init(rawValue: "REFUND_PRORATED"), revocationPercentage: 50_000,
+            inAppOwnershipType: .init(rawValue: "FAMILY_SHARED"),
             offerType: 2, offerIdentifier: "spring \"sale\" ü \u{2028} \\ /", offerPeriod: "P1M",
             appTransactionId: "704289572311"),
         TransactionFacts(
-            transactionId: "3", originalTransactionId: "3", productId: "é", type: "A Type Apple Adds Later",
-            price: -1, transactionReason: "SOMETHING_NEW", isUpgraded: false, revocationType: "NEW_KIND",
-            inAppOwnershipType: "NEW_OWNER", offerType: Int.max),
+            transactionId: "3", originalTransactionId: "3", productId: "é", type: .init(rawValue: "A Type Apple Adds Later"),
+            price: -1, transactionReason: .init(rawValue: "SOMETHING_NEW"), isUpgraded: false, revocationType: .init(rawValue: "NEW_KIND"),
+            inAppOwnershipType: .init(rawValue: "NEW_OWNER"), offerType: Int.max),
     ]
 
     static let renewals: [RenewalFacts] = [
@@ -36,9 +37,10 @@ struct FactBodyDecodingTests {
 
     static let notifications: [NotificationFact] = [
         NotificationFact(notificationType: nil, status: 1, transactionId: "5"),
-        NotificationFact(notificationType: "DID_RENEW"),
-        NotificationFact(notificationType: "EXPIRED", subtype: "VOLUNTARY", status: 2, transactionId: "7"),
-        NotificationFact(notificationType: "A_NEW_TYPE", subtype: "A_NEW_SUBTYPE", status: 9),
+        NotificationFact(notificationType: .init(rawValue: "DID_RENEW")),
+        NotificationFact(
+            notificationType: .init(rawValue: "EXPIRED"), subtype: .init(rawValue: "VOLUNTARY"), status: 2, transactionId: "7"),
+        NotificationFact(notificationType: .init(rawValue: "A_NEW_TYPE"), subtype: .init(rawValue: "A_NEW_SUBTYPE"), status: 9),
     ]
 
     static func agree<T: Decodable & Equatable>(_ type: T.Type, _ body: String) -> Bool {
@@ -105,7 +107,7 @@ struct FactBodyDecodingTests {
     /// The engine's own facts (of real events) take the fast path and give what JSONDecoder gives.
     @Test func theEnginesFactsTakeTheFastPath() {
         let event = SubscriptionEvent(
-            source: .apple, notificationType: "DID_RENEW", signedDate: 1_700_000_000_000,
+            source: .apple, notificationType: .init(rawValue: "DID_RENEW"), signedDate: 1_700_000_000_000,
             transaction: Self.transactions[1], renewal: Self.renewals[1], raw: "{}", status: 1)
         let facts = event.facts
         #expect(facts.count == 3)

@@ -65,7 +65,7 @@ struct LifecycleTests {
         let h = try subscribed()
         let out = try h.apply(
             notification(
-                NotificationType(rawValue: type), subtype.map(NotificationSubtype.init(rawValue:)), signed: t0 + day,
+                type, subtype, signed: t0 + day,
                 tx: tx("1000", token: token), autoRenew: 0))
         #expect(out.verdict == .applied)
         #expect(try h.contract("1000")?.status == expected)
@@ -140,7 +140,8 @@ struct LifecycleTests {
 
     @Test func informationalTypesAreIgnoredButAnUnseenPaymentBecomesAnOrder() throws {
         let h = try subscribed()
-        let test = try h.apply(SubscriptionEvent(source: .apple, notificationUUID: "t", notificationType: "TEST", signedDate: t0, raw: "x"))
+        let test = try h.apply(
+            SubscriptionEvent(source: .apple, notificationUUID: "t", notificationType: .known(.test), signedDate: t0, raw: "x"))
         #expect(test.verdict == .ignored)
         let unknown = try h.apply(notification("SOMETHING_NEW", signed: t0 + day, tx: tx("1000")))
         #expect(unknown.verdict == .ignored)
@@ -182,7 +183,7 @@ struct LifecycleTests {
             try h.createOrder(no: token, user: "alice")
             // The first purchase must be known before anything can attach to the contract; later
             // events in any order.
-            let first = events.firstIndex { $0.notificationType == "SUBSCRIBED" }!
+            let first = events.firstIndex { $0.notificationType == .known(.subscribed) }!
             try h.apply(events[first])
             for (i, e) in events.enumerated() where i != first { try h.apply(e) }
             #expect(try h.snapshot() == expected)

@@ -141,7 +141,7 @@ struct PurchaseTests {
         let h = try Harness()
         try h.createOrder(no: token, user: "bob", product: "coins.100")
         var coins = tx("5000", original: "5000", token: token, product: "coins.100")
-        coins.type = "Consumable"
+        coins.type = .init(rawValue: "Consumable")
         coins.expiresDate = nil
         let out = try h.apply(notification("ONE_TIME_CHARGE", signed: t0, tx: coins, autoRenew: nil))
         #expect(out.verdict == .applied)

@@ -64,7 +64,7 @@ extension SpecificationTests {
                 let h = try #require(try runWithHandChanges(before, after, on: backend))
                 #expect(
                     try h.snapshot(withFacts: true) == tables,
-                    "\((before + after).map { $0.notificationType ?? "client" })")
+                    "\((before + after).map { $0.notificationType?.rawValue ?? "client" })")
             }
         }
     }

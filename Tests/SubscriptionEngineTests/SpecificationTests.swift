@@ -17,24 +17,26 @@ let hour: Int64 = 3_600_000
 /// A period of a subscription: purchased at `start`, ending `days` later.
 func period(
     _ id: String, original: String = "1000", token: String? = alice, product: String = "pro.monthly", start: Int64,
-    days: Int64 = 30, revokedAt: Int64? = nil, upgraded: Bool? = nil, owner: OwnershipType? = nil, revocationType: RevocationType? = nil
+    days: Int64 = 30, revokedAt: Int64? = nil, upgraded: Bool? = nil, owner: String? = nil, revocationType: String? = nil
 ) -> TransactionFacts {
     TransactionFacts(
         transactionId: id, originalTransactionId: original, productId: product, appAccountToken: token,
         purchaseDate: start, originalPurchaseDate: t0, expiresDate: start + days * day, revocationDate: revokedAt,
-        revocationReason: revokedAt == nil ? nil : 1, type: "Auto-Renewable Subscription", environment: "Sandbox",
-        price: 9990, currency: "USD", signedDate: start, isUpgraded: upgraded, revocationType: revocationType,
-        inAppOwnershipType: owner ?? "PURCHASED")
+        revocationReason: revokedAt == nil ? nil : 1, type: ProductType(rawValue: "Auto-Renewable Subscription"), environment: "Sandbox",
+        price: 9990, currency: "USD", signedDate: start, isUpgraded: upgraded,
+        revocationType: revocationType.map(RevocationType.init(rawValue:)),
+        inAppOwnershipType: OwnershipType(rawValue: owner ?? "PURCHASED"))
 }
 
 /// An App Store Server Notification V2 with its `data.status` and renewal info.
 func apple(
-    _ type: NotificationType, _ subtype: NotificationSubtype? = nil, at signed: Int64, _ tx: TransactionFacts?, status: Int? = nil,
+    _ type: String, _ subtype: String? = nil, at signed: Int64, _ tx: TransactionFacts?, status: Int? = nil,
     autoRenew: Int? = 1, next: String? = nil, grace: Int64? = nil
 ) -> SubscriptionEvent {
     let uuid = "\(type)-\(subtype ?? "")-\(signed)-\(tx?.transactionId ?? "")"
     return SubscriptionEvent(
-        source: .apple, notificationUUID: uuid, notificationType: type, subtype: subtype, signedDate: signed,
+        source: .apple, notificationUUID: uuid, notificationType: NotificationType(rawValue: type),
+        subtype: subtype.map(NotificationSubtype.init(rawValue:)), signedDate: signed,
         environment: "Sandbox", bundleId: "com.example", transaction: tx,
         renewal: autoRenew.map {
             RenewalFacts(
@@ -451,7 +453,8 @@ struct SpecificationTests {
         }
         for events in orders {
             #expect(
-                try run(events, on: backend).snapshot(withFacts: true) == reference, "\(events.map { $0.notificationType ?? "client" })")
+                try run(events, on: backend).snapshot(withFacts: true) == reference,
+                "\(events.map { $0.notificationType?.rawValue ?? "client" })")
         }
     }
 

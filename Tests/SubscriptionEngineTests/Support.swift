@@ -114,16 +114,17 @@ func tx(
         transactionId: id, originalTransactionId: original, productId: product, appAccountToken: token,
         purchaseDate: t0 + n * 30 * day, originalPurchaseDate: t0, expiresDate: t0 + (n + 1) * 30 * day,
         revocationDate: revoked ? t0 + n * 30 * day + day : nil, revocationReason: revoked ? 0 : nil,
-        type: "Auto-Renewable Subscription", environment: "Sandbox", price: 9990, currency: "USD",
+        type: ProductType(rawValue: "Auto-Renewable Subscription"), environment: "Sandbox", price: 9990, currency: "USD",
         signedDate: t0 + n * 30 * day)
 }
 
 func notification(
-    _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String = UUID().uuidString, signed: Int64,
+    _ type: String, _ subtype: String? = nil, uuid: String = UUID().uuidString, signed: Int64,
     tx: TransactionFacts?, autoRenew: Int? = 1, nextProduct: String? = nil
 ) -> SubscriptionEvent {
     SubscriptionEvent(
-        source: .apple, notificationUUID: uuid, notificationType: type, subtype: subtype, signedDate: signed,
+        source: .apple, notificationUUID: uuid, notificationType: NotificationType(rawValue: type),
+        subtype: subtype.map(NotificationSubtype.init(rawValue:)), signedDate: signed,
         environment: "Sandbox", bundleId: "com.example",
         transaction: tx,
         renewal: autoRenew.map {

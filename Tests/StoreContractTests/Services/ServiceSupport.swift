@@ -16,17 +16,18 @@ enum T {
         TransactionFacts(
             transactionId: id, originalTransactionId: original, productId: "pro.monthly", appAccountToken: token,
             purchaseDate: start + n * 30 * day, originalPurchaseDate: start, expiresDate: start + (n + 1) * 30 * day,
-            type: "Auto-Renewable Subscription", environment: "Sandbox", price: 9990, currency: "USD",
+            type: ProductType(rawValue: "Auto-Renewable Subscription"), environment: "Sandbox", price: 9990, currency: "USD",
             signedDate: start + n * 30 * day)
     }
 
     /// A notification of Apple's about `tx`, signed at `signed`.
     static func notification(
-        _ type: NotificationType, _ subtype: NotificationSubtype? = nil, uuid: String = UUID().uuidString, signed: Int64,
+        _ type: String, _ subtype: String? = nil, uuid: String = UUID().uuidString, signed: Int64,
         tx: TransactionFacts, autoRenew: Int = 1
     ) -> SubscriptionEvent {
         SubscriptionEvent(
-            source: .apple, notificationUUID: uuid, notificationType: type, subtype: subtype, signedDate: signed,
+            source: .apple, notificationUUID: uuid, notificationType: NotificationType(rawValue: type),
+            subtype: subtype.map(NotificationSubtype.init(rawValue:)), signedDate: signed,
             environment: "Sandbox", bundleId: "com.example", transaction: tx,
             renewal: RenewalFacts(
                 originalTransactionId: tx.originalTransactionId, autoRenewStatus: autoRenew,

@@ -182,7 +182,7 @@ enum AppleReconcileCommand {
         var outcomes = Set<ItemOutcome>()
 
         mutating func add(_ printer: BatchPrinter, _ report: ItemReport) {
-            if report.verdict == Verdict.rejected.rawValue { refused += 1 }
+            if report.verdict == .rejected { refused += 1 }
             outcomes.insert(report.outcome)
             printer.add(Row(report: report))
         }

@@ -171,7 +171,7 @@ enum NotifyCommand {
         if let unread, let aborted = AbortedBatch(reports: results, unread: unread, batch: "the --atomic batch") {
             let cause = aborted.cause
             for line in aborted.reports {
-                if line.line == cause.line, cause.verdict != Verdict.rejected.rawValue {
+                if line.line == cause.line, cause.verdict != .rejected {
                     invocation.stderr.writeLine("error: line \(cause.line): \(aborted.why)")
                 }
                 printer.add(line)

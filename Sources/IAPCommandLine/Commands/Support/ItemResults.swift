@@ -13,7 +13,7 @@ extension ItemReport {
     func record(structuredChanges: Bool) -> Record {
         var r = Record()
         r.append("line", line)
-        r.append("verdict", verdict)
+        r.append("verdict", verdict.rawValue)
         r.append("notification_uuid", notificationUUID)
         r.append("notification_type", notificationType)
         r.append("subtype", subtype)
@@ -59,8 +59,8 @@ extension ItemReport {
 
     /// The verdict as a table shows it: what a dry run would do ("would apply", "would be duplicate").
     var tableVerdict: String {
-        guard dryRun, verdict != Verdict.rejected.rawValue else { return verdict }
-        return verdict == Verdict.applied.rawValue ? "would apply" : "would be " + verdict
+        guard dryRun, verdict != .rejected else { return verdict.rawValue }
+        return verdict == .applied ? "would apply" : "would be " + verdict.rawValue
     }
 
     /// A stored column value as people and scripts see it: `auto_renew` as `true`/`false`.
@@ -98,7 +98,7 @@ extension ItemReport.Advice {
 }
 
 extension ItemReport: BatchResult {
-    public var status: String { verdict }
+    public var status: String { verdict.rawValue }
     public var code: ExitCode { ExitCode(outcome) }
 
     public func record(for format: OutputFormat) -> Record {
@@ -111,7 +111,7 @@ extension ItemReport: BatchResult {
 
     /// A refused item's error, said on stderr under machine formats (`error: line N: …`).
     public var diagnostic: String? {
-        verdict == Verdict.rejected.rawValue ? "line \(line): " + (error ?? "rejected") : nil
+        verdict == .rejected ? "line \(line): " + (error ?? "rejected") : nil
     }
 
     /// The summary line of a batch: `notify: 3 items: 2 applied, 1 rejected; <note>`, verdicts in
