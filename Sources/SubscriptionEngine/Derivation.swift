@@ -1,5 +1,4 @@
 import IAPFoundation
-import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -78,9 +77,10 @@ public struct FactSet: Sendable, Equatable {
     }
 }
 
-/// Fact bodies decoded once per process: every event reads all facts of its contract again, and
-/// decoding their JSON was ~7 % of a large `notify` (issue 17). A body is canonical JSON and decodes
-/// to the same value every time, so the body (with its kind) is the key; the cache is bounded.
+/// Fact bodies decoded. Every event reads all facts of its subscription again; a per-process cache
+/// of decoded bodies (issue 17) cost more than ``FactBodyDecoder`` itself once bodies no longer went
+/// through `JSONDecoder` (hashing and inserting each ~500-byte body: 14 % of a long history's run
+/// against 13 % for decoding), and it never helps a webhook's one-notification process (issue 25).
 enum DecodedFacts {
     enum Value: Sendable {
         case transaction(TransactionFacts)
@@ -89,33 +89,12 @@ enum DecodedFacts {
         case unreadable
     }
 
-    struct Key: Hashable, Sendable {
-        var kind: Fact.Kind
-        var body: String
-    }
-
-    /// At most this many bodies are kept (then the cache starts again): ~16 MB at the bench's
-    /// ~1 KB per entry (body and decoded value). A batch replays rounds of renewals over many
-    /// subscriptions; 4,096 entries were cleared before a subscription's next event came back.
-    static let limit = 16_384
-    private static let cache = Mutex<[Key: Value]>([:])
-
     static func decode(_ fact: Fact) -> Value {
-        let key = Key(kind: fact.kind, body: fact.body)
-        if let hit = cache.withLock({ $0[key] }) { return hit }
-        let value: Value
         switch fact.kind {
-        case .transaction:
-            value = FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
-        case .renewal: value = FactCoding.decode(RenewalFacts.self, fact.body).map { .renewal($0) } ?? .unreadable
-        case .notification:
-            value = FactCoding.decode(NotificationFact.self, fact.body).map { .notification($0) } ?? .unreadable
+        case .transaction: FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
+        case .renewal: FactCoding.decode(RenewalFacts.self, fact.body).map { .renewal($0) } ?? .unreadable
+        case .notification: FactCoding.decode(NotificationFact.self, fact.body).map { .notification($0) } ?? .unreadable
         }
-        cache.withLock { cache in
-            if cache.count >= limit { cache.removeAll(keepingCapacity: true) }
-            cache[key] = value
-        }
-        return value
     }
 }
 

@@ -75,18 +75,22 @@ struct EngineRun {
         // subscription waits here and then sees every fact committed before it.)
         let hasContract = try session.contract(contractId: originalId) != nil
         var all = FactSet(try session.facts(originalTransactionId: originalId))
-        let before = hasContract ? Derivation.derive(all, now: now).rows : nil
         var inserted: [Fact] = []
         var derivedAfter: Derived?
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
+        // (Derived only when there is something new to compare it with: `all` is still the facts before.)
+        let before = hasContract && added > 0 ? Derivation.derive(all, now: now).rows : nil
         all.add(inserted)
+        // The subscription's order rows as read below, handed to `reconcile` (nothing writes them in between).
+        var storedOrders: [Order]?
         // New facts that derive the same rows as before change nothing (the stored rows are the
         // derivation with the hand overrides in force applied, and those stay in force)…
         if added > 0, let before {
             let after = Derivation.derive(all, now: now)
             derivedAfter = after
-            let stored = Set(try session.orders(originNo: originalId).compactMap(\.tradeNo))
+            storedOrders = try session.orders(originNo: originalId)
+            let stored = Set(storedOrders?.compactMap(\.tradeNo) ?? [])
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             // … unless they lift a hand override (a newer period): then the rows are written again.
             if after.rows == before, everyOrderStored, try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty {
@@ -112,7 +116,7 @@ struct EngineRun {
                     ?? "every fact it carries was already recorded: nothing to change")
         }
 
-        guard try reconcile(originalId, facts: all, derived: derivedAfter) != nil else {
+        guard try reconcile(originalId, facts: all, derived: derivedAfter, orders: storedOrders) != nil else {
             let tx = event.transaction
             let token = tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
             let why =
@@ -201,8 +205,11 @@ struct EngineRun {
 
     /// Derives the orders and contract of `originalId` from all its facts and writes what differs.
     /// Returns nil when there is no owner to attach them to (unmatched). `derived`: the derivation
-    /// of `known`, when the caller already made it.
-    mutating func reconcile(_ originalId: String, facts known: FactSet? = nil, derived made: Derived? = nil) throws -> Derived? {
+    /// of `known`, when the caller already made it; `orders`: the subscription's order rows, when the
+    /// caller read them in this transaction and nothing wrote them since.
+    mutating func reconcile(
+        _ originalId: String, facts known: FactSet? = nil, derived made: Derived? = nil, orders read: [Order]? = nil
+    ) throws -> Derived? {
         // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.
         let contract = try session.contract(contractId: originalId)
@@ -211,7 +218,7 @@ struct EngineRun {
         if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
             notes.append("from an app receipt: contract state left to Apple's notifications")
         }
-        let existing = try session.orders(originNo: originalId)
+        let existing = try read ?? session.orders(originNo: originalId)
 
         var tokenOrders: [String: Order] = [:]
         for d in derived.orders {
