@@ -6,6 +6,8 @@ import SubscriptionEngine
 public enum ItemVerdict: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     case applied, duplicate, stale, ignored, unmatched, rejected, conflict
     case restorable
+    /// A restorable transaction `restore --apply` committed through the engine.
+    case restored
     case ownedByOther = "owned-by-other"
     case transferred
     /// No order or contract matches (restore), or Apple does not know the subscription (reconcile).
@@ -30,6 +32,7 @@ public enum ItemVerdict: String, Sendable, Equatable, CaseIterable, CustomString
     public init(_ verdict: RestoreVerdict) {
         switch verdict {
         case .restorable: self = .restorable
+        case .restored: self = .restored
         case .ownedByOther: self = .ownedByOther
         case .transferred: self = .transferred
         case .unknown: self = .unknown
