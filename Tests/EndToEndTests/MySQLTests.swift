@@ -154,6 +154,8 @@ struct MySQLTests {
             statements.allSatisfy {
                 $0.hasPrefix("ALTER TABLE ") || $0.hasPrefix("CREATE TABLE IF NOT EXISTS ")
                     || $0.hasPrefix("INSERT IGNORE INTO iap_notification_claims ")
+                    // v7 recomputes the facts' digests (SHA-256): it changes no column and no other row.
+                    || $0.hasPrefix("UPDATE iap_facts SET digest = ")
             })
         #expect(try target.schema() == before)
     }
