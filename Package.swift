@@ -32,6 +32,12 @@ let package = Package(
             path: "Sources/CZstd",
             providers: [.apt(["libzstd-dev"])]
         ),
+        // zlib's crc32 for the check of ledger rows written before issue 25 (libz.so.1 loaded on
+        // first use; no header package: see the shim).
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib"
+        ),
         // Leaf basics every module may use: JSON value/parser/writer, strict base64, timestamps and
         // the clock, trimming. Imports only FoundationEssentials.
         .target(
@@ -75,7 +81,7 @@ let package = Package(
         // compression by libzstd, loaded on first use).
         .target(
             name: "StoreSQL",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "CryptoDigest", "CZstd"],
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "CryptoDigest", "CZstd", "CZlib"],
             exclude: ["README.md"]
         ),
         .target(

@@ -240,7 +240,10 @@ public enum LedgerPacking {
             reader = Reader(bytes: ops)
         }
         let text = try rebuild(&reader, digests: digests, chain: chain)
-        guard LegacyLedgerFormat.crc32(text) == expectedCRC else {
+        guard let crc = LegacyLedgerFormat.crc32(text) else {
+            throw UnpackError.malformed(LegacyLedgerFormat.zlibUnavailable)
+        }
+        guard crc == expectedCRC else {
             throw UnpackError.malformed("the rebuilt text fails its CRC-32")
         }
         return text

@@ -1,11 +1,13 @@
+import CZlib
+
 /// Reading packed raws written before issue 25 (format versions 1 and 2), decode only.
 ///
 /// Why this is kept: databases written by earlier iapctl hold rows in these versions, and `audit
 /// raw` must return every one byte for byte. Version 2 compressed with iapctl's own LZ codec, whose
 /// stream no library reads (it is neither deflate nor zstd nor LZ4 framing), and both versions check
 /// the rebuilt text with a CRC-32. New rows are version 3 (zstd, ``ZstdCodec``); nothing here
-/// writes. What is left: the LZ decoder (the format below) and a bytewise CRC-32, both only for
-/// those old rows.
+/// writes. What is left: the LZ decoder (the format below), and the CRC-32 check through zlib's
+/// `crc32` (``crc32(_:)``), both only for those old rows.
 ///
 /// The LZ stream (varint = unsigned LEB128, at most 5 bytes, little end first):
 ///
@@ -82,14 +84,14 @@ enum LegacyLedgerFormat {
         return Array(buffer[base...])
     }
 
-    /// CRC-32 (IEEE 802.3, as zip and PNG: reflected polynomial 0xEDB88320, initial and final XOR
-    /// 0xFFFFFFFF), a bit at a time: `crc32("123456789".utf8) == 0xCBF43926`.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
-        }
-        return crc ^ 0xFFFF_FFFF
+    /// CRC-32 (IEEE 802.3, as zip and PNG) by zlib's `crc32` (`CZlib`: libz.so.1 loaded on first use):
+    /// `crc32("123456789".utf8) == 0xCBF43926`; nil when zlib cannot be loaded.
+    static func crc32(_ bytes: [UInt8]) -> UInt32? {
+        var loaded: Int32 = 0
+        let crc = bytes.withUnsafeBufferPointer { iapctl_zlib_crc32($0.baseAddress, $0.count, &loaded) }
+        return loaded == 1 ? UInt32(truncatingIfNeeded: crc) : nil
     }
+
+    static let zlibUnavailable =
+        "cannot load zlib (libz.so.1), which checks ledger rows written before issue 25: install Debian's zlib1g"
 }

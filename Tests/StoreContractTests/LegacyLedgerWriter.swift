@@ -24,7 +24,9 @@ enum LegacyLedgerWriter {
         offset += 32 * count
         let ops = try ZstdCodec.decompress(packed[offset...])
         var out = [version] + packed[1..<offset]
-        let crc = LegacyLedgerFormat.crc32(Array(text.utf8))
+        guard let crc = LegacyLedgerFormat.crc32(Array(text.utf8)) else {
+            throw LedgerPacking.UnpackError.malformed(LegacyLedgerFormat.zlibUnavailable)
+        }
         out += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
         if version == 1 {
             out += ops
