@@ -146,7 +146,7 @@ let package = Package(
                 "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "StoreAccess",
             ]
         ),
-        // Test support: fresh stores of each backend and scratch folders (not linked into iapctl).
+        // Test support: fresh stores of each backend, scratch folders, programs run beside iapctl (not linked into iapctl).
         .target(
             name: "StoreTestSupport",
             dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
@@ -238,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "CommandLineKit", "JWSForge", "AppStoreReceipt", "AppStoreAPI"]
+            dependencies: ["IAPCommandLine", "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "CommandLineKit", "JWSForge", "AppStoreReceipt", "AppStoreAPI", "StoreTestSupport"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -142,8 +142,8 @@ func check(_ token: String, _ verifier: AppStoreVerifier) {
         } else {
             invariant(signature?.status == .passed, "accepted without a signature check")
         }
-        for (name, nested) in first.nested {
-            invariant(nested.failure == nil, "accepted with a failing nested \(name)")
+        for (member, nested) in first.nested {
+            invariant(nested.failure == nil, "accepted with a failing nested \(member.rawValue)")
         }
     } else {
         invariant(!first.failure!.message.isEmpty, "failure without a message")

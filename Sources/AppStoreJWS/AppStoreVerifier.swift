@@ -449,22 +449,22 @@ public final class AppStoreVerifier: Sendable {
     // MARK: - Nested JWS
 
     private func verifyNested(into report: inout VerificationReport, depth: Int) {
-        var jobs: [(name: String, jws: String, kind: PayloadKind)] = []
+        var jobs: [(member: NestedMember, jws: String)] = []
         if let data = report.notification?.data {
-            if let jws = data.signedTransactionInfo { jobs.append(("signedTransactionInfo", jws, .transaction)) }
-            if let jws = data.signedRenewalInfo { jobs.append(("signedRenewalInfo", jws, .renewalInfo)) }
+            if let jws = data.signedTransactionInfo { jobs.append((.signedTransactionInfo, jws)) }
+            if let jws = data.signedRenewalInfo { jobs.append((.signedRenewalInfo, jws)) }
         }
         if let jws = report.notification?.appData?.signedAppTransactionInfo {
-            jobs.append(("signedAppTransactionInfo", jws, .appTransaction))
+            jobs.append((.signedAppTransactionInfo, jws))
         }
         for job in jobs {
-            let nested = verifyToken(job.jws[...], expected: job.kind, depth: depth + 1)
-            report.nested.append((name: job.name, report: nested))
+            let nested = verifyToken(job.jws[...], expected: job.member.kind, depth: depth + 1)
+            report.nested.append((member: job.member, report: nested))
             if let failure = nested.failure {
-                report.fail(.nested(job.name), failure.code, "\(job.name): \(failure.message)")
+                report.fail(.nested(job.member), failure.code, "\(job.member.rawValue): \(failure.message)")
                 return
             }
-            report.pass(.nested(job.name), "\(Self.describe(job.kind).split(separator: " ").last ?? "") valid")
+            report.pass(.nested(job.member), "\(Self.describe(job.member.kind).split(separator: " ").last ?? "") valid")
         }
     }
 }

@@ -26,7 +26,7 @@ public enum CheckName: Sendable, Hashable, CustomStringConvertible {
     case environment
     /// A nested JWS of a notification (`signedTransactionInfo`, `signedRenewalInfo`,
     /// `signedAppTransactionInfo`), verified as a report of its own.
-    case nested(String)
+    case nested(NestedMember)
 
     /// The printed name (`leaf OID`, `bundle id`, `nested signedTransactionInfo`).
     public var description: String {
@@ -47,7 +47,7 @@ public enum CheckName: Sendable, Hashable, CustomStringConvertible {
         case .bundleId: "bundle id"
         case .appId: "app id"
         case .environment: "environment"
-        case .nested(let member): "nested \(member)"
+        case .nested(let member): "nested \(member.rawValue)"
         }
     }
 }

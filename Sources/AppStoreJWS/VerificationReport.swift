@@ -41,13 +41,38 @@ public struct VerificationReport: CheckedReport {
     public var renewalInfo: RenewalInfoPayload?
     /// Typed AppTransaction, when ``kind`` is `.appTransaction`.
     public var appTransaction: AppTransactionPayload?
-    /// Reports of nested JWS (`signedTransactionInfo`, `signedRenewalInfo`, `signedAppTransactionInfo`).
-    public var nested: [(name: String, report: VerificationReport)] = []
+    /// Reports of nested JWS, in the order they were verified (a failing one ends the list).
+    public var nested: [(member: NestedMember, report: VerificationReport)] = []
 
-    /// The nested report with this name, if any.
-    public func nestedReport(_ name: String) -> VerificationReport? {
-        nested.first(where: { $0.name == name })?.report
+    /// The report of the nested JWS in `member`, when the payload had one and it was reached.
+    public func nested(_ member: NestedMember) -> VerificationReport? {
+        nested.first(where: { $0.member == member })?.report
     }
 
+    /// The verified `data.signedTransactionInfo` of a notification, typed.
+    public var nestedTransaction: TransactionPayload? { nested(.signedTransactionInfo)?.transaction }
+
+    /// The verified `data.signedRenewalInfo` of a notification, typed.
+    public var nestedRenewalInfo: RenewalInfoPayload? { nested(.signedRenewalInfo)?.renewalInfo }
+
     public init() {}
+}
+
+/// A member of a notification's payload that holds a JWS of its own, verified as a nested report.
+public enum NestedMember: String, Sendable, Hashable, CaseIterable {
+    /// `data.signedTransactionInfo`: a signed transaction.
+    case signedTransactionInfo
+    /// `data.signedRenewalInfo`: a signed renewal info.
+    case signedRenewalInfo
+    /// `appData.signedAppTransactionInfo`: an AppTransaction.
+    case signedAppTransactionInfo
+
+    /// The payload kind the member promises (a nested JWS of another kind is refused).
+    public var kind: PayloadKind {
+        switch self {
+        case .signedTransactionInfo: .transaction
+        case .signedRenewalInfo: .renewalInfo
+        case .signedAppTransactionInfo: .appTransaction
+        }
+    }
 }

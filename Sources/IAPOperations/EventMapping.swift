@@ -10,8 +10,8 @@ public enum EventMapping {
         switch report.kind {
         case .notification:
             guard let n = report.notification else { return nil }
-            let tx = report.nestedReport("signedTransactionInfo")?.transaction.flatMap(facts)
-            let renewal = report.nestedReport("signedRenewalInfo")?.renewalInfo.map(facts)
+            let tx = report.nestedTransaction.flatMap(facts)
+            let renewal = report.nestedRenewalInfo.map(facts)
             return SubscriptionEvent(
                 source: .apple, notificationUUID: n.notificationUUID, notificationType: n.notificationType,
                 subtype: n.subtype, signedDate: n.signedDate, environment: report.environment,

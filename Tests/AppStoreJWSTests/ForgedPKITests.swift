@@ -186,7 +186,7 @@ struct ForgedPKITests {
         let verifier = try Self.verifier(pki)
         let report = verifier.verify(ok)
         #expect(report.isValid, "\(report.failure.map { "\($0)" } ?? "")")
-        #expect(report.nestedReport("signedTransactionInfo")?.transaction?.transactionId == "t1")
+        #expect(report.nestedTransaction?.transactionId == "t1")
 
         // Nested transaction signed under a chain the verifier does not trust.
         let foreignTx = try other.sign(payload: tx.json)
@@ -195,7 +195,7 @@ struct ForgedPKITests {
         let bad = verifier.verify(try pki.sign(payload: outer))
         #expect(bad.failure?.code == .untrustedChain)
         #expect(bad.failure?.message.hasPrefix("signedTransactionInfo:") == true)
-        #expect(bad.nestedReport("signedTransactionInfo")?.isValid == false)
+        #expect(bad.nested(.signedTransactionInfo)?.isValid == false)
 
         // Nested transaction of another app.
         var otherApp = tx

@@ -190,9 +190,9 @@ struct RealAppleJWSTests {
         #expect(report.check("signature")?.status == .passed)
         #expect(report.check("chain")?.detail.contains("Apple Root CA - G3") == true)
         #expect(report.check("validity")?.detail.contains("at signedDate \(Timestamp.iso8601(row.signedDate))") == true)
-        #expect(report.nested.map(\.name) == row.nested)
-        for (name, nested) in report.nested {
-            #expect(nested.isValid, "\(row.file) \(name)")
+        #expect(report.nested.map(\.member.rawValue) == row.nested)
+        for (member, nested) in report.nested {
+            #expect(nested.isValid, "\(row.file) \(member.rawValue)")
             #expect(nested.check("signature")?.status == .passed)
         }
         switch row.kind {
@@ -201,7 +201,7 @@ struct RealAppleJWSTests {
             #expect(model.signedDate == row.signedDate)
             #expect(model.data?.bundleId == row.bundle)
             if row.nested.contains("signedTransactionInfo") {
-                #expect(report.nestedReport("signedTransactionInfo")?.transaction?.bundleId == row.bundle)
+                #expect(report.nestedTransaction?.bundleId == row.bundle)
             }
         case .transaction:
             #expect(report.transaction?.bundleId == row.bundle)
@@ -257,11 +257,11 @@ struct RealAppleJWSTests {
     @Test func appAccountTokenAndLifecycleFields() throws {
         let jws = try FixtureFiles.text("real/03-loki-did-renew.jws")
         let report = try Self.verifier(for: Self.rows[2]).verify(jws)
-        let tx = try #require(report.nestedReport("signedTransactionInfo")?.transaction)
+        let tx = try #require(report.nestedTransaction)
         #expect(tx.originalTransactionId == "2000001024993299")
         #expect(tx.transactionReason?.rawValue == "RENEWAL")
         #expect(report.notification?.notificationType?.rawValue == "DID_RENEW")
-        #expect(report.nestedReport("signedRenewalInfo")?.renewalInfo?.originalTransactionId == "2000001024993299")
+        #expect(report.nestedRenewalInfo?.originalTransactionId == "2000001024993299")
     }
 
     @Test func wrongBundleIdIsRefused() throws {

@@ -10,7 +10,7 @@ struct VerificationTypesTests {
             (.intermediateOID, "intermediate OID"), (.leafKey, "leaf key"), (.validity, "validity"),
             (.signature, "signature"), (.signedDate, "signed date"), (.creationDate, "creation date"),
             (.payload, "payload"), (.kind, "kind"), (.bundleId, "bundle id"), (.appId, "app id"),
-            (.environment, "environment"), (.nested("signedTransactionInfo"), "nested signedTransactionInfo"),
+            (.environment, "environment"), (.nested(.signedTransactionInfo), "nested signedTransactionInfo"),
         ]
         for (name, text) in printed { #expect(name.description == text) }
         #expect(Set(printed.map(\.1)).count == printed.count)

@@ -111,16 +111,7 @@ struct CrashSafetyTests {
             let sqlite3 = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
                 .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sqlite3)
-        process.arguments = ["-readonly", path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try Programs.run(sqlite3, ["-readonly", path, sql]).output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Starts `iapctl args…`, SIGKILLs it after `delay` µs; true when the kill landed before it exited.

@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 @testable import IAPCommandLine
@@ -56,14 +57,14 @@ struct GeneratedFilesTests {
         #expect(fish.contains("__iapctl_at \"orders list\""))
     }
 
-    @Test(.enabled(if: which("bash") != nil, "bash is not installed"))
+    @Test(.enabled(if: Programs.which("bash") != nil, "bash is not installed"))
     func bashSyntax() throws {
         let path = packageRoot.appendingPathComponent("completions/iapctl.bash").path
-        let result = try runProgram(which("bash")!, ["-n", path])
+        let result = try Programs.run(Programs.which("bash")!, ["-n", path])
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test(.enabled(if: which("bash") != nil, "bash is not installed"))
+    @Test(.enabled(if: Programs.which("bash") != nil, "bash is not installed"))
     func bashCompletesValues() throws {
         let path = packageRoot.appendingPathComponent("completions/iapctl.bash").path
         let script = """
@@ -72,40 +73,40 @@ struct GeneratedFilesTests {
             COMP_WORDS=(iapctl ord); COMP_CWORD=1; _iapctl; echo "${COMPREPLY[*]}"
             COMP_WORDS=(iapctl contracts list --st); COMP_CWORD=3; _iapctl; echo "${COMPREPLY[*]}"
             """
-        let result = try runProgram(which("bash")!, ["-c", script])
+        let result = try Programs.run(Programs.which("bash")!, ["-c", script])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output == "pending paid\norders\n--status\n")
     }
 
-    @Test(.enabled(if: which("zsh") != nil, "zsh is not installed"))
+    @Test(.enabled(if: Programs.which("zsh") != nil, "zsh is not installed"))
     func zshSyntax() throws {
         let path = packageRoot.appendingPathComponent("completions/_iapctl").path
-        let result = try runProgram(which("zsh")!, ["-n", path])
+        let result = try Programs.run(Programs.which("zsh")!, ["-n", path])
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test(.enabled(if: which("fish") != nil, "fish is not installed"))
+    @Test(.enabled(if: Programs.which("fish") != nil, "fish is not installed"))
     func fishSyntax() throws {
         let path = packageRoot.appendingPathComponent("completions/iapctl.fish").path
-        let result = try runProgram(which("fish")!, ["--no-execute", path])
+        let result = try Programs.run(Programs.which("fish")!, ["--no-execute", path])
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test(.enabled(if: which("fish") != nil, "fish is not installed"))
+    @Test(.enabled(if: Programs.which("fish") != nil, "fish is not installed"))
     func fishCompletesValues() throws {
         let path = packageRoot.appendingPathComponent("completions/iapctl.fish").path
-        let result = try runProgram(
-            which("fish")!, ["--no-config", "-c", "source '\(path)'; complete -C 'iapctl contracts list --status gr'"])
+        let result = try Programs.run(
+            Programs.which("fish")!, ["--no-config", "-c", "source '\(path)'; complete -C 'iapctl contracts list --status gr'"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.hasPrefix("grace_period"))
     }
 
-    @Test(.enabled(if: which("mandoc") != nil, "mandoc is not installed"))
+    @Test(.enabled(if: Programs.which("mandoc") != nil, "mandoc is not installed"))
     func manPagesLintClean() throws {
         let folder = packageRoot.appendingPathComponent("man")
         let pages = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".1") }
             .sorted().map { folder.appendingPathComponent($0).path }
-        let result = try runProgram(which("mandoc")!, ["-T", "lint"] + pages)
+        let result = try Programs.run(Programs.which("mandoc")!, ["-T", "lint"] + pages)
         #expect(result.status == 0 && result.output.isEmpty, "\(result.output)")
     }
 }

@@ -29,7 +29,7 @@ enum AppleNotifications {
         r.append("notification_type", notification?.notificationType?.rawValue)
         r.append("subtype", notification?.subtype?.rawValue)
         r.append("signed_date", notification?.signedDate)
-        let transaction = report.nestedReport("signedTransactionInfo")?.transaction
+        let transaction = report.nestedTransaction
         r.append("transaction_id", transaction?.transactionId)
         r.append("original_transaction_id", transaction?.originalTransactionId)
         r.append("attempts", item.attempts.count)

@@ -143,7 +143,7 @@ enum VerifyCommand {
         fields.append(("warnings", .array(report.warnings.map(JSONValue.string))))
         fields.append(("payload", report.payload ?? .null))
         if !report.nested.isEmpty {
-            fields.append(("nested", .object(report.nested.map { ($0.name, .object(reportFields($0.report))) })))
+            fields.append(("nested", .object(report.nested.map { ($0.member.rawValue, .object(reportFields($0.report))) })))
         }
         return fields
     }
@@ -189,8 +189,8 @@ enum VerifyCommand {
 
     static func writeChecks(_ report: VerificationReport, to out: OutputSink, indent: String) {
         writeCheckLines(report.checks, to: out, indent: indent)
-        for (name, nested) in report.nested {
-            out.writeLine("\(indent)\(name): \(nested.kind.rawValue), \(nested.isValid ? "valid" : "INVALID")")
+        for (member, nested) in report.nested {
+            out.writeLine("\(indent)\(member.rawValue): \(nested.kind.rawValue), \(nested.isValid ? "valid" : "INVALID")")
             writeChecks(nested, to: out, indent: indent + "  ")
         }
     }
@@ -214,11 +214,11 @@ enum VerifyCommand {
     }
 
     /// The payload for people: `…Date` fields as ISO-8601 with the raw milliseconds, nested JWS decoded.
-    static func readable(_ value: JSONValue, nested: [(name: String, report: VerificationReport)]) -> JSONValue {
+    static func readable(_ value: JSONValue, nested: [(member: NestedMember, report: VerificationReport)]) -> JSONValue {
         guard case .object(let members) = value else { return value }
         return .object(
             members.map { member in
-                if let report = nested.first(where: { $0.name == member.key })?.report, let payload = report.payload {
+                if let report = nested.first(where: { $0.member.rawValue == member.key })?.report, let payload = report.payload {
                     return (member.key, readable(payload, nested: report.nested))
                 }
                 if member.key.hasSuffix("Date") || member.key.hasSuffix("date"), let ms = member.value.int64Value {
