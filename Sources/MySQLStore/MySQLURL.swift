@@ -1,3 +1,4 @@
+import FoundationEssentials
 import IAPFoundation
 
 /// A parsed `mysql://USER@HOST[:PORT]/NAME[?socket=PATH&ssl-mode=MODE&ssl-ca=PATH&option-file=PATH]` URL.
@@ -63,7 +64,9 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `mysql://USER@HOST[:PORT]/NAME[?socket=PATH&ssl-mode=…&ssl-ca=PATH&option-file=PATH]`.
     ///
-    /// Throws ``ParseError`` for anything else, including a URL that carries a password.
+    /// FoundationEssentials' `URLComponents` splits and %-decodes the URL (strictly: an invalid
+    /// escape or character refuses the whole URL); what is checked here is what a MySQL URL may
+    /// hold. Throws ``ParseError`` for anything else, including a URL that carries a password.
     public init(parsing text: String) throws {
         guard let schemeEnd = text.firstRange(of: "://") else {
             throw Self.error("not a MySQL URL (expected mysql://USER@HOST[:PORT]/NAME): \(Self.redacted(text))")
@@ -75,69 +78,80 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
         guard scheme == "mysql" || scheme == "mariadb" else {
             throw Self.error("unsupported URL scheme '\(scheme)' (expected mysql://USER@HOST[:PORT]/NAME)")
         }
-        var rest = Substring(text[schemeEnd.upperBound...])
-        var queryText: Substring?
-        if let q = rest.firstIndex(of: "?") {
-            queryText = rest[rest.index(after: q)...]
-            rest = rest[..<q]
+        // A host list (`h1:3306,h2:3306`) is not a URL authority: say why it is refused before parsing.
+        let authority = text[schemeEnd.upperBound...].prefix { !"/?#".contains($0) }
+        try Self.refuseSeveralHosts(String(authority.split(separator: "@").last ?? ""))
+        guard let url = URLComponents(string: text, encodingInvalidCharacters: false) else {
+            throw Self.error(
+                "not a valid MySQL URL: \(Self.redacted(text)) (expected mysql://USER@HOST[:PORT]/NAME with a "
+                    + "port of digits and any other character in a name %-escaped, like %40 for @)")
         }
-        guard !rest.contains("#") else { throw Self.error("a MySQL URL has no #fragment") }
-        guard let slash = rest.firstIndex(of: "/") else {
+        guard url.fragment == nil else { throw Self.error("a MySQL URL has no #fragment") }
+        guard url.percentEncodedPath.hasPrefix("/") else {
             throw Self.error("the MySQL URL names no database (expected mysql://USER@HOST[:PORT]/NAME)")
         }
-        let authority = rest[..<slash]
-        let path = rest[rest.index(after: slash)...]
 
-        var hostPort = authority
         var user: String?
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
-            hostPort = authority[authority.index(after: at)...]
-            if userInfo.contains(":") { throw Self.passwordRefused }
-            let decoded = try Self.percentDecoded(userInfo, what: "user name")
+        if url.percentEncodedUser != nil {
+            guard let decoded = url.user else { throw Self.error("the user name of the MySQL URL is not valid UTF-8") }
             guard !decoded.isEmpty else { throw Self.error("empty user name in the MySQL URL") }
             user = decoded
         }
 
-        let (host, port) = try Self.hostAndPort(hostPort)
-        let database = try Self.percentDecoded(path, what: "database name")
+        guard let bracketed = url.host else { throw Self.error("the host of the MySQL URL is not valid UTF-8") }
+        // An IPv6 literal keeps its brackets in URLComponents' host.
+        let host = bracketed.hasPrefix("[") && bracketed.hasSuffix("]") ? String(bracketed.dropFirst().dropLast()) : bracketed
+        guard !host.isEmpty else { throw Self.error("the MySQL URL names no host (use localhost for a socket)") }
+        try Self.refuseSeveralHosts(host)
+        if let port = url.port, !(1...65535).contains(port) {
+            throw Self.error("invalid port '\(port)' in the MySQL URL (expected 1-65535)")
+        }
+
+        let database = String(url.path.dropFirst())
+        guard !database.isEmpty || url.percentEncodedPath.count <= 1 else {
+            throw Self.error("the database name of the MySQL URL is not valid UTF-8")
+        }
         try Self.validateDatabaseName(database)
 
-        self.init(user: user, host: host, port: port, database: database)
-        if let queryText, !queryText.isEmpty {
-            try applyQuery(queryText)
+        self.init(user: user, host: host, port: url.port, database: database)
+        if let encoded = url.percentEncodedQueryItems, let decoded = url.queryItems {
+            try applyQuery(zip(encoded, decoded))
         }
         if sslCA != nil, sslMode == nil || sslMode == .disabled {
             throw Self.error("ssl-ca needs ssl-mode=VERIFY_CA or VERIFY_IDENTITY")
         }
     }
 
-    /// The URL in its canonical form (it never contains a password).
+    /// The URL in its canonical form (it never contains a password), written by `URLComponents`.
     public var description: String {
-        var text = "mysql://"
-        if let user { text += Self.percentEncoded(user) + "@" }
-        text += host.contains(":") ? "[\(host)]" : host
-        if let port { text += ":\(port)" }
-        text += "/" + Self.percentEncoded(database)
-        var query: [String] = []
-        if let socket { query.append("socket=" + Self.percentEncoded(socket, keepSlash: true)) }
-        if let sslMode { query.append("ssl-mode=" + sslMode.rawValue) }
-        if let sslCA { query.append("ssl-ca=" + Self.percentEncoded(sslCA, keepSlash: true)) }
-        if let optionFile { query.append("option-file=" + Self.percentEncoded(optionFile, keepSlash: true)) }
-        if !query.isEmpty { text += "?" + query.joined(separator: "&") }
-        return text
+        var url = URLComponents()
+        url.scheme = "mysql"
+        url.user = user
+        // `URLComponents` leaves ':' in a user name, where it would read as a password.
+        url.percentEncodedUser = url.percentEncodedUser?.replacing(":", with: "%3A")
+        url.host = host.contains(":") ? "[\(host)]" : host
+        url.port = port
+        url.path = "/" + database
+        var query: [URLQueryItem] = []
+        if let socket { query.append(URLQueryItem(name: "socket", value: socket)) }
+        if let sslMode { query.append(URLQueryItem(name: "ssl-mode", value: sslMode.rawValue)) }
+        if let sslCA { query.append(URLQueryItem(name: "ssl-ca", value: sslCA)) }
+        if let optionFile { query.append(URLQueryItem(name: "option-file", value: optionFile)) }
+        if !query.isEmpty { url.queryItems = query }
+        return url.string ?? "mysql://\(host)/\(database)"
     }
 
     // MARK: parsing helpers
 
-    private mutating func applyQuery(_ query: Substring) throws {
+    /// The query's parameters, each as written (%-escaped) and as decoded (a nil value there: not UTF-8).
+    private mutating func applyQuery(_ items: some Sequence<(URLQueryItem, URLQueryItem)>) throws {
         var seen: Set<String> = []
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            guard let eq = pair.firstIndex(of: "=") else {
-                throw Self.error("URL parameter '\(pair)' has no value (expected name=value)")
+        for (written, item) in items where !(written.name.isEmpty && written.value == nil) {
+            guard written.value != nil else {
+                throw Self.error("URL parameter '\(written.name)' has no value (expected name=value)")
             }
-            let name = String(pair[..<eq]).lowercased().replacing("_", with: "-")
-            let value = try Self.percentDecoded(pair[pair.index(after: eq)...], what: "parameter \(name)")
+            guard let value = item.value else { throw Self.error("URL parameter '\(written.name)' is not valid UTF-8") }
+            let name = item.name.lowercased().replacing("_", with: "-")
             guard seen.insert(name).inserted else { throw Self.error("URL parameter '\(name)' given twice") }
             guard !value.isEmpty else { throw Self.error("URL parameter '\(name)' is empty") }
             switch name {
@@ -162,34 +176,6 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private static func hostAndPort(_ text: Substring) throws -> (String, Int?) {
-        try refuseSeveralHosts(String(text))
-        var host: Substring
-        var portText: Substring?
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { throw error("unclosed '[' in the MySQL URL host") }
-            host = text[text.index(after: text.startIndex)..<close]
-            let after = text[text.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw error("unexpected text after the host in the MySQL URL") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = text.firstIndex(of: ":") {
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        } else {
-            host = text
-        }
-        let decodedHost = try percentDecoded(host, what: "host")
-        guard !decodedHost.isEmpty else { throw error("the MySQL URL names no host (use localhost for a socket)") }
-        try refuseSeveralHosts(decodedHost)
-        guard let portText else { return (decodedHost, nil) }
-        guard let port = Int(portText), (1...65535).contains(port) else {
-            throw error("invalid port '\(portText)' in the MySQL URL (expected 1-65535)")
-        }
-        return (decodedHost, port)
-    }
-
     /// The client library would take a bracketed list and try each host itself, with no way to tell
     /// which one a unit's transaction ran on: several hosts are refused, not half supported.
     private static func refuseSeveralHosts(_ host: String) throws {
@@ -212,47 +198,6 @@ public struct MySQLURL: Sendable, Equatable, CustomStringConvertible {
         guard allowed else {
             throw error("database name '\(name)' may contain only letters, digits, '_' and '$'")
         }
-    }
-
-    private static func percentDecoded(_ text: Substring, what: String) throws -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw error("invalid %-escape in the \(what) of the MySQL URL")
-            }
-            bytes.append(high << 4 | low)
-        }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw error("the \(what) of the MySQL URL is not valid UTF-8")
-        }
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    private static func percentEncoded(_ text: String, keepSlash: Bool = false) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if c.isASCII && (c.isLetter || c.isNumber || "-._~$".contains(c) || (keepSlash && c == "/")) {
-                out.append(c)
-            } else {
-                out += "%" + Hex.encode([byte], uppercase: true)
-            }
-        }
-        return out
     }
 
     // MARK: secrets

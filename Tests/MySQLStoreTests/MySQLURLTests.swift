@@ -1,3 +1,4 @@
+import IAPFoundation
 import SubscriptionEngine
 import Testing
 
@@ -80,10 +81,44 @@ struct MySQLURLTests {
         "mysql://u@h/db?socket",  // no value
         "mysql://u@h/db?ssl-ca=/ca.pem",  // ssl-ca without a verifying mode
         "mysql://u%ZZ@h/db",  // bad escape
+        "mysql://u@h/db?socket=%2Ftmp%ZZ",
+        "mysql://u%FF@h/db",  // not UTF-8
+        "mysql://u@h/d%FF",
+        "mysql://u@h/db?socket=%FF",
+        "mysql://u@[::1/db",  // unclosed bracket
+        "mysql://u@h:3306:5/db",
+        "mysql://u@h/db#frag",
         "iapctl.db",
     ])
     func refusesMalformedURLs(_ text: String) {
         #expect(throws: MySQLURL.ParseError.self) { try MySQLURL(parsing: text) }
+    }
+
+    /// The canonical form is written by URLComponents: every value that needs escaping comes back
+    /// from it unchanged (a ':' in a user name included, which would otherwise read as a password).
+    @Test(arguments: [
+        MySQLURL(user: "ops@team", host: "::1", port: 3306, database: "db"),
+        MySQLURL(user: "a:b/c?d#e f", host: "db.example.com", database: "shop$1"),
+        MySQLURL(
+            user: nil, database: "x", socket: "/run/my sql/a&b=c%d.sock", sslMode: .verifyCA, sslCA: "/etc/ca #1.pem",
+            optionFile: "/home/é/.my.cnf"),
+    ])
+    func canonicalFormParsesBack(_ url: MySQLURL) throws {
+        #expect(try MySQLURL(parsing: url.description) == url, "\(url.description)")
+        #expect(!URLSecrets.carriesPassword(url.description), "\(url.description)")
+    }
+
+    /// An empty port is the default port (RFC 3986 allows `host:`); a port out of range names the port.
+    @Test func emptyPortIsTheDefaultAndABadOneIsNamed() throws {
+        #expect(try MySQLURL(parsing: "mysql://u@h:/db").port == nil)
+        do {
+            _ = try MySQLURL(parsing: "mysql://u@h:70000/db")
+            Issue.record("accepted port 70000")
+        } catch let error as MySQLURL.ParseError {
+            #expect(error.message.contains("invalid port '70000'"), "\(error.message)")
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
     }
 
     @Test func redactsUserInfoForMessages() {
