@@ -67,14 +67,6 @@ enum NotifyCommand {
         return try GapReport.run(invocation, path: gapReport, input: invocation[CommandTree.inputFile])
     }
 
-    /// The input framing of `notify`, read by ``VerifiedBatches``.
-    struct Input: IngestInput {
-        var items: InputItems
-        var isEmpty: Bool { items.isEmpty }
-        func isReady(waiting milliseconds: Int32) -> Bool { items.isReady(waiting: milliseconds) }
-        mutating func next() throws -> WebhookBody.Item? { try items.next() }
-    }
-
     static func ingest(_ invocation: Invocation) throws -> ExitCode {
         let trust = try TrustSetup.settings(invocation, for: .jws)
         let verifier = try TrustSetup.verifier(trust)
@@ -83,7 +75,7 @@ enum NotifyCommand {
 
         let timings = PhaseTimings(enabled: invocation.environment["IAPCTL_TIMINGS"] == "1")
         let batches = VerifiedBatches(
-            Input(items: InputItems(try invocation.openInput(invocation[CommandTree.inputFile]))), verifier: verifier,
+            InputItems(try invocation.openInput(invocation[CommandTree.inputFile])), verifier: verifier,
             chunkSize: chunkSize, timings: timings)
         let ingest = NotificationIngest(
             store: store, context: EngineContext(actor: invocation.actor, command: "notify"), timings: timings,

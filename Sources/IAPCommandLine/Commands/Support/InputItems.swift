@@ -1,22 +1,16 @@
 import AppStoreJWS
 import IAPOperations
 
-/// A command's input as items (``ItemReader`` frames them: raw JWS, webhook bodies, API
-/// responses, receipts, paste damage), read from stdin or a file, with Ctrl-C and readiness.
-struct InputItems {
-    private var items: ItemReader<InputReader>
+/// A command's input as items, read from stdin or a file: ``ItemReader`` frames them (raw JWS,
+/// webhook bodies, API responses, receipts, paste damage) straight from the ``InputReader``, and
+/// `notify`'s ``VerifiedBatches`` reads them as they come.
+typealias InputItems = ItemReader<InputReader>
 
-    init(_ reader: InputReader, acceptsReceipts: Bool = false) {
-        items = ItemReader(reader, acceptsReceipts: acceptsReceipts)
-    }
-
-    /// Whether any non-blank input was seen.
-    var isEmpty: Bool { items.isEmpty }
-
+extension ItemReader: IngestInput where Source == InputReader {
     /// Whether `next()` can answer without waiting more than `milliseconds` for input (a pipe
     /// that stays open, `tail -f`): an item is pending, a whole line is read, or input arrives.
-    func isReady(waiting milliseconds: Int32) -> Bool {
-        items.hasPending || items.source.hasBufferedLine || items.source.waitForInput(milliseconds: milliseconds)
+    public func isReady(waiting milliseconds: Int32) -> Bool {
+        hasPending || source.hasBufferedLine || source.waitForInput(milliseconds: milliseconds)
     }
 
     /// The next item, or nil at the end of the input or, when `interruptible`, once Ctrl-C arrived
@@ -30,9 +24,6 @@ struct InputItems {
             throw error
         }
     }
-
-    /// The next item, or nil at the end of the input.
-    mutating func next() throws(CLIError) -> WebhookBody.Item? { try items.next() }
 }
 
 extension InputReader: ItemSource {
