@@ -86,4 +86,22 @@ struct ArchitectureTests {
         let found = try Self.imports(of: "StoreSQL", among: try Self.modules())
         #expect(found["SubscriptionEngine"] != nil)
     }
+
+    /// The map stays a map (issue #27): at most 900 words, every module's purpose in at most 25, and
+    /// every module under `Sources` has a row.
+    @Test func theMapStaysShortAndNamesEveryModule() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let words = text.split(whereSeparator: { $0.isWhitespace }).count
+        #expect(words <= 900, "ARCHITECTURE.md has \(words) words: move details to a module README")
+        for line in text.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false)
+            guard cells.count >= 4 else { continue }
+            let purpose = cells[2].split(whereSeparator: { $0.isWhitespace }).count
+            #expect(purpose <= 25, "\(cells[1]) has a purpose of \(purpose) words")
+        }
+        let named = Set(try Self.table().flatMap(\.modules))
+        let cOnly = try Self.modules().filter { $0.hasPrefix("C") && $0.dropFirst().first?.isUppercase == true }
+        let missing = try Self.modules().subtracting(named).subtracting(cOnly).subtracting(["iapctl"])
+        #expect(missing.isEmpty, "modules without a row: \(missing.sorted())")
+    }
 }
