@@ -112,7 +112,7 @@ public final class MySQLStore: SQLStoreBackend {
             connection.errors.lastCode = 0
             do {
                 return try withMigrationLock { () throws(StoreError) in try migrateLocked() }
-            } catch where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
+            } catch _ where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
                 try? connection.execute("ROLLBACK")
                 RetryPolicy.pause(beforeAttempt: attempt)
                 attempt += 1

@@ -66,7 +66,9 @@ public final class SQLSession: StoreSession {
         return try rows(StoreTables.contracts, sql, bound)
     }
 
-    public func insertContract(_ contract: Contract) throws(StoreError) -> Contract { try inserting(StoreTables.contracts, contract, id: \.id) }
+    public func insertContract(_ contract: Contract) throws(StoreError) -> Contract {
+        try inserting(StoreTables.contracts, contract, id: \.id)
+    }
 
     public func updateContract(_ contract: Contract) throws(StoreError) {
         try update(StoreTables.contracts, contract, "contract", id: contract.id)
