@@ -92,7 +92,7 @@ public final class MySQLStore: SQLStoreBackend {
 
     // MARK: Store
 
-    public func migrate() throws -> [String] {
+    public func migrate() throws(StoreError) -> [String] {
         guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }
@@ -111,8 +111,8 @@ public final class MySQLStore: SQLStoreBackend {
         while true {
             connection.errors.lastCode = 0
             do {
-                return try withMigrationLock { try migrateLocked() }
-            } catch is StoreError where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
+                return try withMigrationLock { () throws(StoreError) in try migrateLocked() }
+            } catch _ where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
                 try? connection.execute("ROLLBACK")
                 RetryPolicy.pause(beforeAttempt: attempt)
                 attempt += 1
@@ -120,7 +120,7 @@ public final class MySQLStore: SQLStoreBackend {
         }
     }
 
-    private func migrateLocked() throws -> [String] {
+    private func migrateLocked() throws(StoreError) -> [String] {
         try connection.execute(Schema.migrationsTableDDL)
         let current = try transactions.currentVersion()
         try transactions.refuseNewer(current)
@@ -140,7 +140,7 @@ public final class MySQLStore: SQLStoreBackend {
     }
 
     /// The DDL ``migrate()`` would run now, in order (for `db init --dry-run`). Runs nothing.
-    public func plannedMigrationStatements() throws -> [String] {
+    public func plannedMigrationStatements() throws(StoreError) -> [String] {
         let snapshot = try SchemaSnapshot.read(connection)
         var statements: [String] = []
         let current: Int
@@ -169,13 +169,13 @@ public final class MySQLStore: SQLStoreBackend {
 
     /// Columns of existing tables whose type iapctl cannot use, each with how to migrate it
     /// (`db init` refuses to go on while there are any; `db status` lists them).
-    public func incompatibleColumns() throws -> [String] {
+    public func incompatibleColumns() throws(StoreError) -> [String] {
         SchemaPlan.incompatibleColumns(for: Schema.currentTables, in: try SchemaSnapshot.read(connection))
     }
 
     /// What the database lacks of this build's schema: tables, columns and indexes, e.g.
     /// `column orders.price` (for `db status`). Empty when complete.
-    public func missingSchemaItems() throws -> [String] {
+    public func missingSchemaItems() throws(StoreError) -> [String] {
         let snapshot = try SchemaSnapshot.read(connection)
         var items: [String] = []
         if !snapshot.hasTable(Schema.migrationsTable) { items.append("table \(Schema.migrationsTable)") }
@@ -217,7 +217,7 @@ public final class MySQLStore: SQLStoreBackend {
 
     // MARK: schema
 
-    private func withMigrationLock<T>(_ body: () throws -> T) throws -> T {
+    private func withMigrationLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let name = "iapctl.migrate." + url.database
         let got = try connection.rows(MySQLSQL.migrationLock, [.text(name), .int(60)]).first?.optionalInt(0)
         guard got == 1 else {

@@ -78,7 +78,7 @@ public final class SQLiteStore: SQLStoreBackend {
     // MARK: Store
 
     /// Runs every pending migration's script in one write transaction (SQLite's DDL is transactional).
-    public func migrate() throws -> [String] {
+    public func migrate() throws(StoreError) -> [String] {
         guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }

@@ -34,9 +34,9 @@ public final class LedgerRawCodec {
     /// is already there (an insert that ignores a duplicate digest).
     public func storedForm(
         raw: String, notificationUUID: String?,
-        firstCopy: (String, [UInt8]) throws -> Int64?,
-        insertChain: (LedgerPacking.Chain) throws -> Void
-    ) throws -> StoredRaw {
+        firstCopy: (String, [UInt8]) throws(StoreError) -> Int64?,
+        insertChain: (LedgerPacking.Chain) throws(StoreError) -> Void
+    ) throws(StoreError) -> StoredRaw {
         guard let packed = LedgerPacking.pack(raw) else { return StoredRaw(text: raw, packed: nil, rawOf: nil) }
         if let uuid = notificationUUID, let first = try firstCopy(uuid, packed.bytes) {
             return StoredRaw(text: "", packed: nil, rawOf: first)
@@ -53,9 +53,9 @@ public final class LedgerRawCodec {
     /// to; `chainByDigest` reads a chain's text.
     public func text(
         of stored: StoredRaw, rowId: Int64,
-        rowById: (Int64) throws -> StoredRaw?,
-        chainByDigest: ([UInt8]) throws -> [UInt8]?
-    ) throws -> String {
+        rowById: (Int64) throws(StoreError) -> StoredRaw?,
+        chainByDigest: ([UInt8]) throws(StoreError) -> [UInt8]?
+    ) throws(StoreError) -> String {
         var stored = stored
         if let first = stored.rawOf {
             guard let target = try rowById(first), target.rawOf == nil else {
@@ -74,6 +74,9 @@ public final class LedgerRawCodec {
             }
         } catch let error as LedgerPacking.UnpackError {
             throw StoreError.failure("ledger row \(rowId): \(error)")
+        } catch {
+            // `unpack` throws only its own errors and what `chainByDigest` throws (a StoreError).
+            throw error as? StoreError ?? .failure("ledger row \(rowId): \(error)")
         }
     }
 }

@@ -30,57 +30,59 @@ public final class SQLSession: StoreSession {
 
     // MARK: orders
 
-    public func order(no: String) throws -> Order? {
+    public func order(no: String) throws(StoreError) -> Order? {
         try rows(StoreTables.orders, locking(StoreSQL.orderByNo), [.text(no)]).first
     }
 
-    public func order(tradeNo: String) throws -> Order? {
+    public func order(tradeNo: String) throws(StoreError) -> Order? {
         try rows(StoreTables.orders, locking(StoreSQL.orderByTradeNo), [.text(tradeNo)]).first
     }
 
-    public func orders(originNo: String) throws -> [Order] {
+    public func orders(originNo: String) throws(StoreError) -> [Order] {
         try rows(StoreTables.orders, StoreSQL.ordersByOriginNo, [.text(originNo)])
     }
 
-    public func orders(matching filter: OrderFilter) throws -> [Order] {
+    public func orders(matching filter: OrderFilter) throws(StoreError) -> [Order] {
         let values = [filter.userId, filter.status?.rawValue, filter.productId, filter.originNo]
         let (sql, bound) = try filtered(StoreSQL.ordersMatching, values: values, limit: filter.limit)
         return try rows(StoreTables.orders, sql, bound)
     }
 
-    public func insertOrder(_ order: Order) throws -> Order { try inserting(StoreTables.orders, order, id: \.id) }
+    public func insertOrder(_ order: Order) throws(StoreError) -> Order { try inserting(StoreTables.orders, order, id: \.id) }
 
-    public func updateOrder(_ order: Order) throws {
+    public func updateOrder(_ order: Order) throws(StoreError) {
         try update(StoreTables.orders, order, "order", id: order.id)
     }
 
     // MARK: contracts
 
-    public func contract(contractId: String) throws -> Contract? {
+    public func contract(contractId: String) throws(StoreError) -> Contract? {
         try rows(StoreTables.contracts, locking(StoreSQL.contractById), [.text(contractId)]).first
     }
 
-    public func contracts(matching filter: ContractFilter) throws -> [Contract] {
+    public func contracts(matching filter: ContractFilter) throws(StoreError) -> [Contract] {
         let values = [filter.userId, filter.status?.rawValue, filter.productId]
         let (sql, bound) = try filtered(StoreSQL.contractsMatching, values: values, limit: filter.limit)
         return try rows(StoreTables.contracts, sql, bound)
     }
 
-    public func insertContract(_ contract: Contract) throws -> Contract { try inserting(StoreTables.contracts, contract, id: \.id) }
+    public func insertContract(_ contract: Contract) throws(StoreError) -> Contract {
+        try inserting(StoreTables.contracts, contract, id: \.id)
+    }
 
-    public func updateContract(_ contract: Contract) throws {
+    public func updateContract(_ contract: Contract) throws(StoreError) {
         try update(StoreTables.contracts, contract, "contract", id: contract.id)
     }
 
     // MARK: ledger
 
-    public func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
+    public func appendLedger(_ entry: LedgerEntry) throws(StoreError) -> Int64 {
         let stored = try rawCodec.storedForm(
             raw: entry.raw, notificationUUID: entry.notificationUUID,
-            firstCopy: { uuid, packed in
+            firstCopy: { uuid, packed throws(StoreError) in
                 try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
             },
-            insertChain: { chain in
+            insertChain: { chain throws(StoreError) in
                 let row = ChainRow(digest: chain.digest, chain: chain.text)
                 _ = try write(Self.insertChain(dialect), StoreTables.chains.insertValues(row))
             })
@@ -98,33 +100,33 @@ public final class SQLSession: StoreSession {
 
     /// Entries with their raw text rebuilt (packed, or held by the first copy). The rows are read
     /// in full first: rebuilding a raw may run other statements.
-    private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws -> [LedgerEntry] {
-        try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row in
+    private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> [LedgerEntry] {
+        try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row throws(StoreError) in
             var entry = row.entry
             entry.raw = try rawCodec.text(
                 of: row.stored, rowId: entry.id,
-                rowById: { id in
+                rowById: { id throws(StoreError) in
                     try query(StoreSQL.ledgerRawById, [.int(id)]).rows.first.map { row throws(StoreError) in
                         StoredRaw(text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil)
                     }
                 },
-                chainByDigest: { digest in
+                chainByDigest: { digest throws(StoreError) in
                     try query(StoreSQL.ledgerChainByDigest, [.bytes(digest)]).rows.first?.optionalBytes(0) ?? nil
                 })
             return entry
         }
     }
 
-    public func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
+    public func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws(StoreError) {
         let changed = try write(StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(detail), .int(id)]).changed
         try expectOneRow(changed, "ledger row", id: id)
     }
 
-    public func ledgerEntry(id: Int64) throws -> LedgerEntry? {
+    public func ledgerEntry(id: Int64) throws(StoreError) -> LedgerEntry? {
         try ledgerEntries(locking(StoreSQL.ledgerById), [.int(id)]).first
     }
 
-    public func claimNotification(_ uuid: String) throws -> Bool {
+    public func claimNotification(_ uuid: String) throws(StoreError) -> Bool {
         // A concurrent holder's uncommitted row makes this INSERT wait (the unique key's lock):
         // after its commit it fails as a duplicate, after its rollback it succeeds.
         do {
@@ -135,11 +137,11 @@ public final class SQLSession: StoreSession {
         }
     }
 
-    public func releaseNotificationClaim(_ uuid: String) throws {
+    public func releaseNotificationClaim(_ uuid: String) throws(StoreError) {
         _ = try write(StoreSQL.deleteClaim, [.text(uuid)])
     }
 
-    public func lockRows(contractIds: [String], orderNos: [String]) throws {
+    public func lockRows(contractIds: [String], orderNos: [String]) throws(StoreError) {
         try checkOpen()
         guard dialect.locksRows, mode == .write else { return }
         for (table, column, ids) in [("member_contracts", "contract_id", contractIds), ("orders", "no", orderNos)] {
@@ -158,13 +160,13 @@ public final class SQLSession: StoreSession {
         }
     }
 
-    public func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry? {
+    public func processedLedgerEntry(notificationUUID: String) throws(StoreError) -> LedgerEntry? {
         try ledgerEntries(StoreSQL.processedLedger, [.text(notificationUUID)]).first
     }
 
     public func ledger(
         transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]
-    ) throws -> [LedgerEntry] {
+    ) throws(StoreError) -> [LedgerEntry] {
         try checkOpen()
         let lists = [transactionIds, originalTransactionIds, appAccountTokens]
         // Lists are padded (repeating their last id) to a few sizes so the statements stay reusable.
@@ -181,66 +183,66 @@ public final class SQLSession: StoreSession {
             StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])), values, shaped: true)
     }
 
-    public func ledger(notificationTypes: [String]) throws -> [LedgerEntry] {
+    public func ledger(notificationTypes: [String]) throws(StoreError) -> [LedgerEntry] {
         try checkOpen()
         guard !notificationTypes.isEmpty else { return [] }
         return try ledgerEntries(
             StoreSQL.ledgerOfTypes(count: notificationTypes.count), notificationTypes.map(SQLValue.text), shaped: true)
     }
 
-    public func unmatchedLedger(limit: Int?) throws -> [LedgerEntry] {
+    public func unmatchedLedger(limit: Int?) throws(StoreError) -> [LedgerEntry] {
         try ledgerEntries(StoreSQL.unmatchedLedger, [.int(try limitValue(limit))])
     }
 
     // MARK: facts
 
-    public func insertFact(_ fact: Fact) throws -> Bool {
+    public func insertFact(_ fact: Fact) throws(StoreError) -> Bool {
         let digest = FactDigest.of(fact)
         let values = StoreTables.facts.insertValues(FactRow(fact: fact, digest: digest)) + [.text(fact.key), .text(digest)]
         return try write(StoreSQL.insertFactIfNew, values).changed == 1
     }
 
-    public func facts(originalTransactionId: String) throws -> [Fact] {
+    public func facts(originalTransactionId: String) throws(StoreError) -> [Fact] {
         try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(\.fact)
     }
 
-    public func originalTransactionIds(appTransactionId: String) throws -> [String] {
+    public func originalTransactionIds(appTransactionId: String) throws(StoreError) -> [String] {
         // Letters and digits only: nothing LIKE reads as a wildcard, on either backend.
         guard !appTransactionId.isEmpty, appTransactionId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
         else { return [] }
         let pattern = #"%"appTransactionId":""# + appTransactionId + #""%"#
-        return try query(StoreSQL.originalsByFactBody, [.text(pattern)]).rows.map { try $0.text(0) }
+        return try query(StoreSQL.originalsByFactBody, [.text(pattern)]).rows.map { row throws(StoreError) in try row.text(0) }
     }
 
     // MARK: overrides
 
-    public func insertOverride(_ override: Override) throws -> Int64 {
+    public func insertOverride(_ override: Override) throws(StoreError) -> Int64 {
         try insert(StoreTables.overrides, override)
     }
 
-    public func updateOverride(_ override: Override) throws {
+    public func updateOverride(_ override: Override) throws(StoreError) {
         try update(StoreTables.overrides, override, "override", id: override.id)
     }
 
-    public func overrides(entity: EntityKind, key: String) throws -> [Override] {
+    public func overrides(entity: EntityKind, key: String) throws(StoreError) -> [Override] {
         try rows(StoreTables.overrides, StoreSQL.overridesByEntity, [.text(entity.rawValue), .text(key)])
     }
 
-    public func overridesInForce(originalTransactionId: String) throws -> [Override] {
+    public func overridesInForce(originalTransactionId: String) throws(StoreError) -> [Override] {
         try rows(StoreTables.overrides, StoreSQL.overridesInForce, [.text(originalTransactionId)])
     }
 
     // MARK: audit
 
-    public func appendAudit(_ entry: AuditEntry) throws -> Int64 {
+    public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {
         try insert(StoreTables.audit, entry)
     }
 
-    public func audit(entity: EntityKind, key: String) throws -> [AuditEntry] {
+    public func audit(entity: EntityKind, key: String) throws(StoreError) -> [AuditEntry] {
         try rows(StoreTables.audit, StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
     }
 
-    public func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry] {
+    public func auditEntries(matching filter: AuditFilter) throws(StoreError) -> [AuditEntry] {
         let values: [SQLValue] = [
             SQLValue(filter.actor), SQLValue(filter.actor), SQLValue(filter.since), SQLValue(filter.since),
             SQLValue(filter.ticket), SQLValue(filter.ticket), .int(try limitValue(filter.limit)),
@@ -248,17 +250,17 @@ public final class SQLSession: StoreSession {
         return try rows(StoreTables.audit, StoreSQL.auditMatching, values)
     }
 
-    public func auditEntry(id: Int64) throws -> AuditEntry? {
+    public func auditEntry(id: Int64) throws(StoreError) -> AuditEntry? {
         try rows(StoreTables.audit, StoreSQL.auditById, [.int(id)]).first
     }
 
     // MARK: checkpoints
 
-    public func checkpoint(named name: String) throws -> Checkpoint? {
+    public func checkpoint(named name: String) throws(StoreError) -> Checkpoint? {
         try rows(StoreTables.checkpoints, locking(StoreSQL.checkpointByName), [.text(name)]).first
     }
 
-    public func saveCheckpoint(_ checkpoint: Checkpoint) throws {
+    public func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError) {
         if let saved = try self.checkpoint(named: checkpoint.name) {
             var row = checkpoint
             row.id = saved.id
@@ -268,13 +270,13 @@ public final class SQLSession: StoreSession {
         }
     }
 
-    public func deleteCheckpoint(named name: String) throws -> Bool {
+    public func deleteCheckpoint(named name: String) throws(StoreError) -> Bool {
         try write(StoreSQL.deleteCheckpoint, [.text(name)]).changed > 0
     }
 
     // MARK: misc
 
-    public func counts() throws -> StoreCounts {
+    public func counts() throws(StoreError) -> StoreCounts {
         guard let row = try query(StoreSQL.counts, []).rows.first else {
             throw StoreError.failure("counts returned no row [SQL: \(StoreSQL.counts)]")
         }

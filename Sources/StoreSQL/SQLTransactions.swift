@@ -98,7 +98,7 @@ public final class SQLTransactions {
     // MARK: schema
 
     /// The schema version this database is at, and the one this build writes.
-    public func schemaVersion() throws -> (current: Int, supported: Int) {
+    public func schemaVersion() throws(StoreError) -> (current: Int, supported: Int) {
         guard let begin = dialect.schemaProbeBegin, active == nil else { return (try currentVersion(), supported) }
         try connection.execute(begin)
         do {
@@ -128,7 +128,7 @@ public final class SQLTransactions {
     public func schemaIsCurrent() { schemaChecked = true }
 
     /// Refuses to work on a database without the schema or with a schema from a newer iapctl.
-    private func checkSchema() throws {
+    private func checkSchema() throws(StoreError) {
         guard !schemaChecked else { return }
         let (current, supported) = try schemaVersion()
         try refuseNewer(current)
@@ -167,7 +167,7 @@ extension SQLStoreBackend {
         try transactions.write(commit: commit, body)
     }
 
-    public func schemaVersion() throws -> (current: Int, supported: Int) {
+    public func schemaVersion() throws(StoreError) -> (current: Int, supported: Int) {
         try transactions.schemaVersion()
     }
 }

@@ -2,16 +2,26 @@
 ///
 /// All work happens inside a transaction obtained from ``Store/read(_:)`` or ``Store/write(commit:_:)``.
 /// A throw inside the closure rolls the whole transaction back.
+///
+/// Errors: everything a store itself reports is a ``StoreError`` (typed throws on ``StoreSession``,
+/// ``schemaVersion()`` and ``migrate()``). `read` and `write` stay untyped (`throws`) on purpose: they
+/// also throw whatever `body` throws, unchanged and unwrapped, and Swift cannot name the union "the
+/// body's `E` or `StoreError`". Being generic over `E` with `throws(E)` would force the store's own
+/// failures (BEGIN, COMMIT, the schema check) into the caller's error type, which means wrapping one in
+/// the other; a second, `StoreError`-only overload would make every closure type-check twice for a
+/// gain no caller needs. So: an error from `read`/`write` is either one `body` threw or a `StoreError`.
 public protocol Store: AnyObject {
-    /// Runs `body` in a read transaction (a consistent snapshot).
+    /// Runs `body` in a read transaction (a consistent snapshot). Throws what `body` throws,
+    /// unchanged, or a ``StoreError`` (see the protocol's note on errors).
     func read<T>(_ body: (any StoreSession) throws -> T) throws -> T
     /// Runs `body` in one write transaction. Commits when `commit` is true and `body` returns;
-    /// rolls back when `body` throws or when `commit` is false (dry runs).
+    /// rolls back when `body` throws or when `commit` is false (dry runs). Throws what `body`
+    /// throws, unchanged, or a ``StoreError`` (see the protocol's note on errors).
     func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T
     /// Schema version this database is at, and the version this build of iapctl writes.
-    func schemaVersion() throws -> (current: Int, supported: Int)
+    func schemaVersion() throws(StoreError) -> (current: Int, supported: Int)
     /// Creates or migrates the schema (idempotent). Returns the migrations applied.
-    func migrate() throws -> [String]
+    func migrate() throws(StoreError) -> [String]
 }
 
 extension Store {
@@ -94,100 +104,101 @@ public struct StoreCounts: Sendable, Equatable, Codable {
 /// One open transaction on a store. Values are always bound, never spliced into SQL.
 public protocol StoreSession: AnyObject {
     // MARK: orders
-    func order(no: String) throws -> Order?
-    func order(tradeNo: String) throws -> Order?
+    func order(no: String) throws(StoreError) -> Order?
+    func order(tradeNo: String) throws(StoreError) -> Order?
     /// Orders of one subscription (`origin_no`), oldest purchase first.
-    func orders(originNo: String) throws -> [Order]
+    func orders(originNo: String) throws(StoreError) -> [Order]
     /// Orders matching `filter`, newest first.
-    func orders(matching filter: OrderFilter) throws -> [Order]
+    func orders(matching filter: OrderFilter) throws(StoreError) -> [Order]
     /// Inserts `order` (its `id` is ignored) and returns it with its id.
     /// Throws ``StoreError/conflict(_:)`` when `no` or `tradeNo` already exists.
-    func insertOrder(_ order: Order) throws -> Order
+    func insertOrder(_ order: Order) throws(StoreError) -> Order
     /// Writes every column of `order`, found by `id`.
-    func updateOrder(_ order: Order) throws
+    func updateOrder(_ order: Order) throws(StoreError)
 
     // MARK: contracts
-    func contract(contractId: String) throws -> Contract?
+    func contract(contractId: String) throws(StoreError) -> Contract?
     /// Contracts matching `filter`, newest first.
-    func contracts(matching filter: ContractFilter) throws -> [Contract]
+    func contracts(matching filter: ContractFilter) throws(StoreError) -> [Contract]
     /// Throws ``StoreError/conflict(_:)`` when `contractId` already exists.
-    func insertContract(_ contract: Contract) throws -> Contract
+    func insertContract(_ contract: Contract) throws(StoreError) -> Contract
     /// Writes every column of `contract`, found by `id`.
-    func updateContract(_ contract: Contract) throws
+    func updateContract(_ contract: Contract) throws(StoreError)
 
     // MARK: ledger
     /// Appends a ledger row and returns its id.
-    func appendLedger(_ entry: LedgerEntry) throws -> Int64
+    func appendLedger(_ entry: LedgerEntry) throws(StoreError) -> Int64
     /// Rewrites verdict and detail of a ledger row (after a replay of an unmatched item).
-    func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws
-    func ledgerEntry(id: Int64) throws -> LedgerEntry?
+    func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws(StoreError)
+    func ledgerEntry(id: Int64) throws(StoreError) -> LedgerEntry?
     /// Takes the exactly-once claim on a notification inside this transaction (a unique key,
     /// `iap_notification_claims`): true when this transaction now holds it, false when it was
     /// taken already (by a committed transaction, or earlier in this one). A concurrent transaction
     /// holding it makes this wait for that one's commit (then false) or rollback (then true).
-    func claimNotification(_ uuid: String) throws -> Bool
+    func claimNotification(_ uuid: String) throws(StoreError) -> Bool
     /// Gives back a claim taken in this transaction (the item ended `unmatched` or `rejected`, so a
     /// later delivery or a replay processes it again).
-    func releaseNotificationClaim(_ uuid: String) throws
+    func releaseNotificationClaim(_ uuid: String) throws(StoreError)
     /// The row that *applied* (or ignored) a notification with this UUID: any verdict but
     /// `rejected`/`unmatched`, a `duplicate` only when no other row is left. Used for exactly-once.
-    func processedLedgerEntry(notificationUUID: String) throws -> LedgerEntry?
+    func processedLedgerEntry(notificationUUID: String) throws(StoreError) -> LedgerEntry?
     /// Ledger rows that mention any of these transaction ids, original transaction ids or
     /// app account tokens, in `signedDate` order (then id).
-    func ledger(transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]) throws -> [LedgerEntry]
+    func ledger(transactionIds: [String], originalTransactionIds: [String], appAccountTokens: [String]) throws(StoreError) -> [LedgerEntry]
     /// Verified ledger rows (any verdict but `rejected`) of these notification types, in `signedDate`
     /// order (then id): the refund requests and withdrawn consents the desk lists.
-    func ledger(notificationTypes: [String]) throws -> [LedgerEntry]
+    func ledger(notificationTypes: [String]) throws(StoreError) -> [LedgerEntry]
     /// Rows with verdict `unmatched` that no later row has resolved, oldest first.
-    func unmatchedLedger(limit: Int?) throws -> [LedgerEntry]
+    func unmatchedLedger(limit: Int?) throws(StoreError) -> [LedgerEntry]
 
     // MARK: facts
     /// Keeps one signed fact; false when the same fact (same digest) is already kept.
-    func insertFact(_ fact: Fact) throws -> Bool
+    func insertFact(_ fact: Fact) throws(StoreError) -> Bool
     /// Every fact of one subscription (or one-time purchase), in signedDate order (then id).
-    func facts(originalTransactionId: String) throws -> [Fact]
+    func facts(originalTransactionId: String) throws(StoreError) -> [Fact]
     /// The originalTransactionIds whose transaction facts carry `appTransactionId` (letters and digits;
     /// anything else finds nothing), in order. No column keeps it: a scan of the facts' bodies.
-    func originalTransactionIds(appTransactionId: String) throws -> [String]
+    func originalTransactionIds(appTransactionId: String) throws(StoreError) -> [String]
 
     // MARK: audit
-    func appendAudit(_ entry: AuditEntry) throws -> Int64
+    func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64
     /// Audit rows about one order or contract, oldest first.
-    func audit(entity: EntityKind, key: String) throws -> [AuditEntry]
+    func audit(entity: EntityKind, key: String) throws(StoreError) -> [AuditEntry]
     /// Audit rows matching `filter`, newest first (by id).
-    func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry]
+    func auditEntries(matching filter: AuditFilter) throws(StoreError) -> [AuditEntry]
     /// One audit row by its id.
-    func auditEntry(id: Int64) throws -> AuditEntry?
+    func auditEntry(id: Int64) throws(StoreError) -> AuditEntry?
 
     // MARK: checkpoints
     /// The checkpoint named `name`, if saved (in a write transaction a locking read where the dialect
     /// has row locks: a concurrent job of the same name waits for this one's commit).
-    func checkpoint(named name: String) throws -> Checkpoint?
+    func checkpoint(named name: String) throws(StoreError) -> Checkpoint?
     /// Saves the checkpoint named `checkpoint.name`, replacing the one saved before.
-    func saveCheckpoint(_ checkpoint: Checkpoint) throws
+    func saveCheckpoint(_ checkpoint: Checkpoint) throws(StoreError)
     /// Removes the checkpoint named `name`; false when there was none.
-    func deleteCheckpoint(named name: String) throws -> Bool
+    func deleteCheckpoint(named name: String) throws(StoreError) -> Bool
 
     // MARK: overrides
     /// Keeps a hand override (its `id` is ignored) and returns its id.
-    func insertOverride(_ override: Override) throws -> Int64
+    func insertOverride(_ override: Override) throws(StoreError) -> Int64
     /// Rewrites an override (found by `id`): to record that it was lifted.
-    func updateOverride(_ override: Override) throws
+    func updateOverride(_ override: Override) throws(StoreError)
     /// The overrides of one order or contract, in force or lifted, oldest first.
-    func overrides(entity: EntityKind, key: String) throws -> [Override]
+    func overrides(entity: EntityKind, key: String) throws(StoreError) -> [Override]
     /// The overrides in force of one subscription's rows (its contract and orders), oldest first.
-    func overridesInForce(originalTransactionId: String) throws -> [Override]
+    func overridesInForce(originalTransactionId: String) throws(StoreError) -> [Override]
 
     // MARK: batches
     /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
     /// sorted), the existing rows a batch of events is about to update, so concurrent batches over
     /// the same subscriptions wait for each other instead of deadlocking. A no-op where write
     /// transactions are serialized anyway (SQLite).
-    func lockRows(contractIds: [String], orderNos: [String]) throws
+    func lockRows(contractIds: [String], orderNos: [String]) throws(StoreError)
 
     // MARK: misc
-    func counts() throws -> StoreCounts
-    /// Runs `body` inside a savepoint: a throw rolls back only `body`'s work.
+    func counts() throws(StoreError) -> StoreCounts
+    /// Runs `body` inside a savepoint: a throw rolls back only `body`'s work. Throws what `body`
+    /// throws, unchanged, or a ``StoreError`` (untyped for the reason ``Store`` gives for `write`).
     func savepoint<T>(_ body: () throws -> T) throws -> T
 }
 
