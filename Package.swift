@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "iapctl", targets: ["iapctl"])
     ],
     targets: [
+        // SQLite: <sqlite3.h> from libsqlite3-dev at build time; libsqlite3.so.0 is loaded with dlopen when
+        // the first SQLite database is opened (not linked: `--version`, `verify` and MySQL runs skip it).
         .systemLibrary(
             name: "CSQLite",
             path: "Sources/CSQLite",

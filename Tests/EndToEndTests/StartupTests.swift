@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// Issue #25 (start-up): libsqlite3 is loaded when a command opens an SQLite database, not when
+/// iapctl starts; when it cannot be loaded, that command is refused naming the library and the
+/// package to install, and commands without a database still run.
+@Suite("start-up: libsqlite3 loaded on first use, end to end")
+struct StartupTests {
+    /// The libraries the dynamic loader reports loading for one run (`LD_DEBUG=libs`, on stderr).
+    static func loaded(_ cli: CLI, _ args: [String]) throws -> (result: CLI.Result, libraries: Set<String>) {
+        let result = try cli.run(args, env: ["LD_DEBUG": "libs"])
+        // "   1234:\tfind library=libsqlite3.so.0 [0]; searching" — for DT_NEEDED and dlopen alike.
+        let names = result.stderr.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "find library=") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.map(String.init)
+        }
+        return (result, Set(names))
+    }
+
+    @Test func versionDoesNotLoadSQLiteAndOpeningADatabaseDoes() throws {
+        let cli = try CLI()
+        let version = try Self.loaded(cli, ["--version"])
+        #expect(version.result.status == 0, "\(version.result)")
+        // The loader's report was seen at all (libc is always looked up by name).
+        #expect(version.libraries.contains("libc.so.6"), "\(version.result)")
+        #expect(!version.libraries.contains(where: { $0.hasPrefix("libsqlite3") }), "\(version.libraries)")
+
+        let initialised = try Self.loaded(cli, ["db", "init", "-q", "--db", cli.path("startup.db")])
+        #expect(initialised.result.status == 0, "\(initialised.result)")
+        #expect(initialised.libraries.contains("libsqlite3.so.0"), "\(initialised.libraries)")
+    }
+
+    /// A `libsqlite3.so.0` the loader finds first but cannot load (an empty file, through
+    /// LD_LIBRARY_PATH) stands for a machine without Debian's libsqlite3-0.
+    @Test func anUnloadableSQLiteLibraryIsRefusedByNameAndThePackageToInstall() throws {
+        let cli = try CLI()
+        let libraries = cli.path("lib")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: libraries + "/libsqlite3.so.0", contents: Data())
+        let env = ["LD_LIBRARY_PATH": libraries]
+
+        let version = try cli.run(["--version"], env: env)
+        #expect(version.status == 0, "\(version)")
+        #expect(version.stdout.hasPrefix("iapctl "))
+
+        let never = cli.path("never.db")
+        let existing = cli.path("existing.db")
+        try cli.ok(["db", "init", "-q", "--db", existing])
+        for args in [["db", "init", "--db", never], ["orders", "list", "--db", existing]] {
+            let refused = try cli.run(args, env: env)
+            #expect(refused.status == 70, "\(args): \(refused)")
+            #expect(refused.stderr.contains("cannot load the SQLite library (libsqlite3.so.0)"), "\(args): \(refused)")
+            #expect(refused.stderr.contains("install Debian's libsqlite3-0"), "\(args): \(refused)")
+            #expect(refused.stdout.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: never))
+    }
+}
