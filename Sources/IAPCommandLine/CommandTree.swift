@@ -14,8 +14,16 @@ public enum CommandTree {
         case on, off
     }
 
+    /// The program's name.
+    static let name = "iapctl"
+
     /// The program's version, printed by `iapctl --version`.
     public static let version = "0.1.0"
+
+    /// The root `iapctl --version` alone is parsed against (`runIAPCtl(arguments:)`): the program's
+    /// name, its version and that one flag, none of the commands.
+    static let versionRoot = CommandSpec(
+        name: name, abstract: "", options: [StandardOptions.version], program: ProgramInfo(version: version))
 
     /// Order statuses (`orders.status`).
     public static let orderStatuses = OptionSpec.choices(OrderStatus.self)
@@ -210,7 +218,7 @@ public enum CommandTree {
 
     /// The tree as written, handlers unwrapped.
     static let tree = CommandSpec(
-        name: "iapctl",
+        name: name,
         abstract: "App Store in-app purchase operations: orders, subscriptions, notifications.",
         discussion: """
             iapctl keeps orders (one per payment) and member contracts (one per auto-renewing \

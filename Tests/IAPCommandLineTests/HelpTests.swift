@@ -83,6 +83,26 @@ struct HelpTests {
         #expect(result.out == "iapctl \(CommandTree.version)\n")
     }
 
+    /// `iapctl --version` alone runs against `CommandTree.versionRoot` (no commands built): it prints
+    /// exactly what the whole tree prints, and that root knows no other option or command.
+    @Test func versionAloneNeedsNoCommandTree() {
+        func run(_ arguments: [String], root: CommandSpec) -> (code: Int32, out: String, err: String) {
+            let out = BufferSink()
+            let err = BufferSink()
+            let code = runIAPCtl(
+                arguments: arguments, environment: [:], stdin: InputReader(string: ""), stdout: out, stderr: err,
+                root: root)
+            return (code, out.text, err.text)
+        }
+        let whole = run(["--version"], root: CommandTree.root)
+        let alone = run(["--version"], root: CommandTree.versionRoot)
+        #expect(alone.code == whole.code)
+        #expect(alone.out == whole.out)
+        #expect(alone.err == whole.err)
+        #expect(CommandTree.versionRoot.subcommands.isEmpty)
+        #expect(CommandTree.versionRoot.name == CommandTree.root.name)
+    }
+
     @Test func aMissingDatabaseIsNoInputAndIsNotCreated() {
         let path = "/tmp/iapctl-missing-\(UInt64.random(in: 0...UInt64.max)).db"
         let result = iapctl(["db", "status", "--db", path])
