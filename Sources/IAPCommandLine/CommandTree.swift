@@ -219,21 +219,25 @@ public enum CommandTree {
         // A password in a URL (any setting, from any source) is refused later, but must not be printed first.
         displaySetting: { URLSecrets.redacted($0) })
 
-    /// The root a run with `arguments` is parsed against. `iapctl --version` alone needs none of the
-    /// commands; `iapctl verify …` and `iapctl notify …` (the one-shot runs of a webhook or an app's
-    /// server) only their own, unless a config file is given, whose keys are checked against every
-    /// command's options (`configInEnvironment`: IAPCTL_CONFIG is set, even empty). Every other run gets the
-    /// whole tree. Building all the commands' specs was 6.5 M of the 55 M instructions of a `verify`.
-    static func root(for arguments: [String], configInEnvironment: Bool) -> CommandSpec {
-        if arguments == ["--version"] { return versionRoot }
-        guard let first = arguments.first, !configInEnvironment,
-            !arguments.contains(where: { $0.hasPrefix("--" + configOption.spec.long) })
+    /// The root the command line `words` (argv without the program name) is parsed against.
+    /// `iapctl --version` alone needs none of the commands; `iapctl verify …` and `iapctl notify …`
+    /// (the one-shot runs of a webhook or an app's server) only their own, unless a config file is
+    /// given, whose keys are checked against every command's options (`configInEnvironment`:
+    /// IAPCTL_CONFIG is set, even empty). Every other run gets the whole tree. Building all the
+    /// commands' specs was 6.5 M of the 55 M instructions of a `verify` (issue 25).
+    static func root(for words: [String], configInEnvironment: Bool) -> CommandSpec {
+        if words == ["--version"] { return versionRoot }
+        guard let first = words.first, !configInEnvironment,
+            !words.contains(where: { $0.hasPrefix("--" + configOption.spec.long) })
         else { return root }
+        // Only the named command's spec is built (not each candidate's, to read its name).
+        let command: CommandSpec
         switch first {
-        case NotifyCommand.command.name: return rooted(NotifyCommand.command)
-        case VerifyCommand.command.name: return rooted(VerifyCommand.command)
+        case "notify": command = NotifyCommand.command
+        case "verify": command = VerifyCommand.command
         default: return root
         }
+        return command.name == first ? rooted(command) : root
     }
 
     /// The root with only `command`, its handlers wrapped as in ``root``: the root's own options and
