@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// Issue #25 (start-up): libsqlite3 is loaded when a command opens an SQLite database, not when
-/// iapctl starts; when it cannot be loaded, that command is refused naming the library and the
-/// package to install, and commands without a database still run.
-@Suite("start-up: libsqlite3 loaded on first use, end to end")
+/// Issue #25 (start-up): libsqlite3 is loaded when a command opens an SQLite database, and libcrypto
+/// when one first hashes or checks a signature, not when iapctl starts; when one cannot be loaded,
+/// the command that needs it is refused naming the library and the package to install, and
+/// commands that do not need it still run.
+@Suite("start-up: libsqlite3 and libcrypto loaded on first use, end to end")
 struct StartupTests {
     /// The libraries the dynamic loader reports loading for one run (`LD_DEBUG=libs`, on stderr).
     static func loaded(_ cli: CLI, _ args: [String]) throws -> (result: CLI.Result, libraries: Set<String>) {
@@ -17,17 +18,43 @@ struct StartupTests {
         return (result, Set(names))
     }
 
-    @Test func versionDoesNotLoadSQLiteAndOpeningADatabaseDoes() throws {
+    @Test func versionLoadsNeitherOpeningADatabaseLoadsSQLiteAndVerifyLoadsCrypto() throws {
         let cli = try CLI()
         let version = try Self.loaded(cli, ["--version"])
         #expect(version.result.status == 0, "\(version.result)")
         // The loader's report was seen at all (libc is always looked up by name).
         #expect(version.libraries.contains("libc.so.6"), "\(version.result)")
         #expect(!version.libraries.contains(where: { $0.hasPrefix("libsqlite3") }), "\(version.libraries)")
+        #expect(!version.libraries.contains(where: { $0.hasPrefix("libcrypto") }), "\(version.libraries)")
 
         let initialised = try Self.loaded(cli, ["db", "init", "-q", "--db", cli.path("startup.db")])
         #expect(initialised.result.status == 0, "\(initialised.result)")
         #expect(initialised.libraries.contains("libsqlite3.so.0"), "\(initialised.libraries)")
+
+        // verify reads its trusted root (the built-in Apple root) with libcrypto, even for a JWS it refuses.
+        let jws = try cli.write("one.jws", "eyJhbGciOiJFUzI1NiJ9.e30.AAAA\n")
+        let verified = try Self.loaded(cli, ["verify", jws, "--bundle-id", "com.example", "--environment", "Sandbox"])
+        #expect(verified.result.stderr.contains("error") || verified.result.stdout.contains("INVALID"), "\(verified.result)")
+        #expect(verified.libraries.contains("libcrypto.so.3"), "\(verified.libraries)")
+    }
+
+    /// The same for libcrypto: `verify` of a JWS cannot run without it and says which package brings it.
+    @Test func anUnloadableCryptoLibraryIsRefusedByNameAndThePackageToInstall() throws {
+        let cli = try CLI()
+        let libraries = cli.path("lib")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: libraries + "/libcrypto.so.3", contents: Data())
+        let env = ["LD_LIBRARY_PATH": libraries]
+
+        let version = try cli.run(["--version"], env: env)
+        #expect(version.status == 0, "\(version)")
+        #expect(version.stdout.hasPrefix("iapctl "))
+
+        let jws = try cli.write("one.jws", "eyJhbGciOiJFUzI1NiJ9.e30.AAAA\n")
+        let refused = try cli.run(["verify", jws, "--bundle-id", "com.example", "--environment", "Sandbox"], env: env)
+        #expect(refused.status == 70, "\(refused)")
+        #expect(refused.stderr.contains("cannot load the OpenSSL library (libcrypto.so.3)"), "\(refused)")
+        #expect(refused.stderr.contains("install Debian's libssl3"), "\(refused)")
     }
 
     /// A `libsqlite3.so.0` the loader finds first but cannot load (an empty file, through
