@@ -9,8 +9,8 @@
    When libcrypto.so.3 or one of the functions cannot be found, the process stops with exit 70
    and a message naming the library and the package to install.
 
-   Generated from the symbols the built objects import (see BENCHMARKS.md, "Start-up"); a new
-   OpenSSL function is added to the list below (a link error names a missing one). */
+   The list and the definitions are generated: after using a new OpenSSL function (the link then
+   fails with "undefined reference to X"), run `scripts/crypto-loader X`. */
 #include "COpenSSL.h"
 #include <dlfcn.h>
 #include <pthread.h>
@@ -201,7 +201,6 @@ static void *iapctl_crypto(size_t index) {
 }
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
-
 IAPCTL_HIDDEN void ASN1_INTEGER_free(ASN1_INTEGER *a0) { ((__typeof__(&ASN1_INTEGER_free))iapctl_crypto(0))(a0); }
 IAPCTL_HIDDEN long int ASN1_INTEGER_get(const ASN1_INTEGER *a0) { return ((__typeof__(&ASN1_INTEGER_get))iapctl_crypto(1))(a0); }
 IAPCTL_HIDDEN void ASN1_OBJECT_free(ASN1_OBJECT *a0) { ((__typeof__(&ASN1_OBJECT_free))iapctl_crypto(2))(a0); }
