@@ -94,11 +94,11 @@ extension ParsedInvocation {
     /// has the same long name, kind, value name, allowed values and validation (help, defaults and
     /// sources may differ: `with(help:)` copies are the same option).
     public func declares(_ option: OptionSpec) -> Bool {
-        let text = ValueConversion(String.self).typeName
+        let text = ValueConversion(String.self).valueType
         return options.contains {
             $0.long == option.long && $0.kind == option.kind && $0.valueName == option.valueName
                 && $0.allowedValues == option.allowedValues && $0.validation == option.validation
-                && ($0.conversion?.typeName ?? text) == (option.conversion?.typeName ?? text)
+                && ($0.conversion?.valueType ?? text) == (option.conversion?.valueType ?? text)
         }
     }
 

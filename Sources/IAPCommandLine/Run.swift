@@ -8,7 +8,11 @@
 ///
 /// `arguments` are argv without the program name. Returns the exit status (see `ExitCode`).
 public func runIAPCtl(arguments: [String]) -> Int32 {
-    runCommandLine(root: CommandTree.root, arguments: arguments)
+    // `--version`, `verify` and `notify` are parsed by the same runner against a root with only the
+    // commands they need: building every command's spec was most of a start's own work (issue 25).
+    let configInEnvironment = getenv(CommandTree.configEnvironmentVariable) != nil
+    return runCommandLine(
+        root: CommandTree.root(for: arguments, configInEnvironment: configInEnvironment), arguments: arguments)
 }
 
 /// Runs `iapctl` in this process with injected streams (in-process tests, embedding).

@@ -42,6 +42,8 @@ public final class SQLiteStore: SQLStoreBackend {
         path: String, create: Bool, readOnly: Bool = false,
         busyTimeoutMilliseconds: Int32 = SQLiteStore.defaultBusyTimeoutMilliseconds
     ) throws {
+        // Before any file is created: without libsqlite3 nothing is touched (Database checks again).
+        guard iapctl_sqlite_load() == 1 else { throw SQLiteError.libraryMissing }
         self.path = path
         let inMemory = path == ":memory:" || path.isEmpty
         isReadOnly = readOnly && !inMemory && !create

@@ -83,6 +83,46 @@ struct HelpTests {
         #expect(result.out == "iapctl \(CommandTree.version)\n")
     }
 
+    /// One in-process run against `root`.
+    static func run(_ arguments: [String], root: CommandSpec) -> RunResult {
+        let out = BufferSink()
+        let err = BufferSink()
+        let code = runIAPCtl(
+            arguments: arguments, environment: [:], stdin: InputReader(string: ""), stdout: out, stderr: err, root: root)
+        return RunResult(code: code, out: out.text, err: err.text)
+    }
+
+    /// `iapctl --version`, `verify …` and `notify …` run against a root with only the commands they
+    /// need (`CommandTree.root(for:configInEnvironment:)`): each prints exactly what the whole tree
+    /// prints — help, usage errors, refusals — and any config file brings back the whole tree.
+    @Test func versionVerifyAndNotifyNeedNoOtherCommand() {
+        let runs: [[String]] = [
+            ["--version"], ["verify", "--help"], ["notify", "--help"], ["verify", "-h"], ["verify"],
+            ["verify", "--bogus"], ["notify", "--bundle-i", "x"], ["verify", "--bundle-id"],
+            ["verify", "/nonexistent/one.jws", "--bundle-id", "com.example", "-v"],
+            ["notify", "--db", "/nonexistent/x.db", "--bundle-id", "com.example", "/dev/null"],
+            ["notify", "--db", "/nonexistent/x.db", "--bundle-id", "com.example", "--redact", "-o", "json", "/dev/null"],
+            ["verify", "--environment", "Nowhere", "--bundle-id", "com.example", "/dev/null"],
+        ]
+        for arguments in runs {
+            let small = CommandTree.root(for: arguments, configInEnvironment: false)
+            #expect(small.subcommands.count <= 1, "\(arguments)")
+            let whole = Self.run(arguments, root: CommandTree.root)
+            let alone = Self.run(arguments, root: small)
+            #expect(alone.code == whole.code, "\(arguments)")
+            #expect(alone.out == whole.out, "\(arguments)")
+            #expect(alone.err == whole.err, "\(arguments)")
+        }
+        let whole = CommandTree.root.subcommands.count
+        #expect(CommandTree.root(for: ["verify", "--config", "c.json"], configInEnvironment: false).subcommands.count == whole)
+        #expect(CommandTree.root(for: ["notify", "--config=c.json"], configInEnvironment: false).subcommands.count == whole)
+        #expect(CommandTree.root(for: ["verify", "x.jws"], configInEnvironment: true).subcommands.count == whole)
+        #expect(CommandTree.root(for: ["orders", "list"], configInEnvironment: false).subcommands.count == whole)
+        #expect(CommandTree.root(for: ["help", "verify"], configInEnvironment: false).subcommands.count == whole)
+        #expect(CommandTree.root(for: ["--version", "--help"], configInEnvironment: false).subcommands.count == whole)
+        #expect(CommandTree.root(for: ["--version"], configInEnvironment: false).subcommands.isEmpty)
+    }
+
     @Test func aMissingDatabaseIsNoInputAndIsNotCreated() {
         let path = "/tmp/iapctl-missing-\(UInt64.random(in: 0...UInt64.max)).db"
         let result = iapctl(["db", "status", "--db", path])

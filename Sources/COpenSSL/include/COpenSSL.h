@@ -1,5 +1,5 @@
-#ifndef IAPCTL_COPENSSL_SHIM_H
-#define IAPCTL_COPENSSL_SHIM_H
+#ifndef IAPCTL_COPENSSL_H
+#define IAPCTL_COPENSSL_H
 #include <openssl/opensslv.h>
 #if OPENSSL_VERSION_MAJOR < 3
 #error "iapctl needs OpenSSL 3 (libssl-dev >= 3.0)"
