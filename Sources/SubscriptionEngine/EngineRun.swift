@@ -86,21 +86,29 @@ struct EngineRun {
         var derivedAfter: Derived?
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
+        let compares = hasContract && added > 0
+        // A transaction the facts did not know before is one order more: the rows change whatever
+        // else the facts say, so the rows before need not be derived (a renewal's usual case).
+        let unknown = Set(inserted.lazy.filter { $0.kind == .transaction && all.transactions[$0.key] == nil }.map(\.key))
         // (Derived only when there is something new to compare it with: `all` is still the facts before.)
-        let before = hasContract && added > 0 ? Derivation.derive(all, now: now).rows : nil as RowValues?
+        let before = compares && unknown.isEmpty ? Derivation.derive(all, now: now).rows : nil as RowValues?
         all.add(inserted)
+        let addsOrder = unknown.contains { all.transactions[$0] != nil }
         // The subscription's order rows as read below, handed to `reconcile` (nothing writes them in between).
         var storedOrders: [Order]?
         // New facts that derive the same rows as before change nothing (the stored rows are the
         // derivation with the hand overrides in force applied, and those stay in force)…
-        if added > 0, let before {
+        if compares {
             let after = Derivation.derive(all, now: now)
             derivedAfter = after
             storedOrders = try session.orders(originNo: originalId)
             let stored = Set(storedOrders?.compactMap(\.tradeNo) ?? [])
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             // … unless they lift a hand override (a newer period): then the rows are written again.
-            if after.rows == before, everyOrderStored, try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty {
+            // (An unreadable new transaction adds no order: then the rows before are derived here.)
+            if !addsOrder, after.rows == before ?? Derivation.derive(FactSet(factsRead), now: now).rows, everyOrderStored,
+                try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty
+            {
                 // Only the newest fact's date moves: kept, but not a change people see.
                 if var contract = try readContract(originalId), let dc = after.contract,
                     contract.lastEventDate != dc.newestSignedDate

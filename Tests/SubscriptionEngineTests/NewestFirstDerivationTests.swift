@@ -15,7 +15,7 @@ struct NewestFirstDerivationTests {
     static let t0: Int64 = 1_700_000_000_000
     static let day: Int64 = 86_400_000
 
-    @Test(arguments: 0..<40 as Range<UInt64>)
+    @Test(arguments: 0..<200 as Range<UInt64>)
     func randomHistoriesDeriveTheSameAsDecodingEverything(seed: UInt64) {
         var rng = SplitMix(seed: seed)
         let facts = Self.history(&rng)
@@ -130,7 +130,8 @@ struct NewestFirstDerivationTests {
             default:
                 let (type, subtype) = types.randomElement(using: &rng)!
                 let note = NotificationFact(
-                    notificationType: type.map { NotificationType(rawValue: $0) }, subtype: subtype.map { NotificationSubtype(rawValue: $0) },
+                    notificationType: type.map { NotificationType(rawValue: $0) },
+                    subtype: subtype.map { NotificationSubtype(rawValue: $0) },
                     status: [nil, nil, 1, 2, 3, 4, 5, 9].randomElement(using: &rng)!,
                     transactionId: ids.randomElement(using: &rng)!)
                 let body = Int.random(in: 0..<12, using: &rng) == 0 ? "[]" : FactCoding.encode(note)
