@@ -246,16 +246,21 @@ public enum Derivation {
     /// The newest version of one transaction, with the revocation rule applied. `revokeNoticed`:
     /// whether a REVOKE notification was about a transaction (asked only of a revoked one).
     static func effective(_ versions: [Versioned<TransactionFacts>], revokeNoticed: (String) -> Bool) -> DerivedOrder? {
-        // A StoreKit 1 receipt never revokes: its revocation fields count for nothing.
-        let versions = versions.map { v -> Versioned<TransactionFacts> in
-            guard v.value.isFromReceipt, v.value.revocationDate != nil else { return v }
-            var cleared = v
-            cleared.value.revocationDate = nil
-            cleared.value.revocationReason = nil
-            cleared.value.revocationType = nil
-            cleared.value.revocationPercentage = nil
-            return cleared
-        }
+        // A StoreKit 1 receipt never revokes: its revocation fields count for nothing. (Copied
+        // only when there is one: most transactions have one version, and it is Apple's.)
+        let receiptRevokes = versions.contains { $0.value.isFromReceipt && $0.value.revocationDate != nil }
+        let versions =
+            !receiptRevokes
+            ? versions
+            : versions.map { v -> Versioned<TransactionFacts> in
+                guard v.value.isFromReceipt, v.value.revocationDate != nil else { return v }
+                var cleared = v
+                cleared.value.revocationDate = nil
+                cleared.value.revocationReason = nil
+                cleared.value.revocationType = nil
+                cleared.value.revocationPercentage = nil
+                return cleared
+            }
         guard let newest = newestOf(versions) else { return nil }
         var tx = newest.value
         if tx.revocationDate == nil, let revoked = newestOf(versions.filter { $0.value.revocationDate != nil }) {
@@ -357,7 +362,8 @@ public enum Derivation {
         }
         // The newest statement is signed no earlier than the newest notification that says a
         // status or the newest payment: notifications signed before that cannot decide (not decoded).
-        let statusBound = [paid.map(\.time).max(), notes.newestSignedDate { said($0) != nil }].compactMap { $0 }.max()
+        let newestPayment = paid.map(\.time).max()
+        let statusBound = [newestPayment, notes.newestSignedDate(notBefore: newestPayment) { said($0) != nil }].compactMap { $0 }.max()
         var candidates: [Candidate] = []
         for note in notes.versions(signedSince: statusBound) {
             guard let (status, raw) = said(note) else { continue }
@@ -427,9 +433,9 @@ public enum Derivation {
             }
         }
         // Renewal infos and toggles signed before the newest of either cannot decide (not decoded).
-        let autoRenewBound = [
-            renewals.newestSignedDate { $0.value.autoRenewStatus != nil }, notes.newestSignedDate { toggled($0) != nil },
-        ].compactMap { $0 }.max()
+        let newestRenewalInfo = renewals.newestSignedDate { $0.value.autoRenewStatus != nil }
+        let autoRenewBound = [newestRenewalInfo, notes.newestSignedDate(notBefore: newestRenewalInfo) { toggled($0) != nil }]
+            .compactMap { $0 }.max()
         var autoRenewSources: [(Int64, Int, Bool, AutoRenewSaid)] = []
         for r in renewals.versions(signedSince: autoRenewBound) {
             if let on = r.value.autoRenewStatus {

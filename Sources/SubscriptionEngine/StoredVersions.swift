@@ -77,9 +77,14 @@ struct VersionReader<Value: StoredFactValue> {
         return value
     }
 
-    /// The `signedDate` of the newest readable version that `qualifies` (nil when none does).
-    mutating func newestSignedDate(where qualifies: (Versioned<Value>) -> Bool = { _ in true }) -> Int64? {
+    /// The `signedDate` of the newest readable version that `qualifies`; nil when none does, or
+    /// none signed at or after `floor` does (then the caller's bound is at least `floor` anyway:
+    /// older versions are not decoded).
+    mutating func newestSignedDate(notBefore floor: Int64? = nil, where qualifies: (Versioned<Value>) -> Bool = { _ in true })
+        -> Int64?
+    {
         for index in newestFirst {
+            if !everything, let floor, stored.rows[index].signedDate < floor { return nil }
             if let v = version(index), qualifies(v) { return v.signedDate }
         }
         return nil
