@@ -36,11 +36,21 @@ extension EventSource {
 }
 
 /// Every fact known about one subscription (or one-time purchase), optionally only those signed by a time.
+///
+/// Transactions are decoded as they are added (each is one order); renewal infos and notifications
+/// are kept as stored and decoded by the derivation newest first, only as far as its rules need
+/// (``StoredVersions``).
 public struct FactSet: Sendable, Equatable {
     /// Every version of each transaction, by `transactionId`.
     public var transactions: [String: [Versioned<TransactionFacts>]] = [:]
-    public var renewals: [Versioned<RenewalFacts>] = []
-    public var notifications: [Versioned<NotificationFact>] = []
+    /// Renewal infos and notifications as stored, in arrival order.
+    var storedRenewals = StoredVersions<RenewalFacts>()
+    var storedNotifications = StoredVersions<NotificationFact>()
+
+    /// Every readable renewal info, decoded (in arrival order).
+    public var renewals: [Versioned<RenewalFacts>] { storedRenewals.decodedAll }
+    /// Every readable notification, decoded (in arrival order).
+    public var notifications: [Versioned<NotificationFact>] { storedNotifications.decodedAll }
 
     /// - Parameter cutoff: keep only facts signed at or before it (what was known then).
     public init(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
@@ -50,15 +60,14 @@ public struct FactSet: Sendable, Equatable {
     /// Adds more facts (those signed after `cutoff`, if given, are left out).
     public mutating func add(_ facts: [Fact], signedBy cutoff: Int64? = nil) {
         for fact in facts where cutoff == nil || fact.signedDate <= cutoff! {
-            switch DecodedFacts.decode(fact) {
-            case .transaction(let tx):
+            switch fact.kind {
+            case .transaction:
+                // An unreadable body is left out.
+                guard let tx = FactCoding.decode(TransactionFacts.self, fact.body) else { continue }
                 transactions[fact.key, default: []].append(
                     Versioned(value: tx, signedDate: fact.signedDate, source: fact.source, body: fact.body))
-            case .renewal(let renewal):
-                renewals.append(Versioned(value: renewal, signedDate: fact.signedDate, source: fact.source, body: fact.body))
-            case .notification(let note):
-                notifications.append(Versioned(value: note, signedDate: fact.signedDate, source: fact.source, body: fact.body))
-            case .unreadable: continue
+            case .renewal: storedRenewals.append(fact)
+            case .notification: storedNotifications.append(fact)
             }
         }
     }
@@ -70,31 +79,19 @@ public struct FactSet: Sendable, Equatable {
 
     /// The newest signed date of any fact, optionally leaving out StoreKit 1 receipt entries.
     public func newestSignedDate(excludingReceipts: Bool) -> Int64? {
-        let transactionDates = transactions.values.flatMap { versions in
-            versions.filter { !(excludingReceipts && $0.value.isFromReceipt) }.map(\.signedDate)
-        }
-        return (transactionDates + renewals.map(\.signedDate) + notifications.map(\.signedDate)).max()
-    }
-}
-
-/// Fact bodies decoded. Every event reads all facts of its subscription again; a per-process cache
-/// of decoded bodies (issue 17) cost more than ``FactBodyDecoder`` itself once bodies no longer went
-/// through `JSONDecoder` (hashing and inserting each ~500-byte body: 14 % of a long history's run
-/// against 13 % for decoding), and it never helps a webhook's one-notification process (issue 25).
-enum DecodedFacts {
-    enum Value: Sendable {
-        case transaction(TransactionFacts)
-        case renewal(RenewalFacts)
-        case notification(NotificationFact)
-        case unreadable
+        var renewals = VersionReader(storedRenewals)
+        var notifications = VersionReader(storedNotifications)
+        return newestSignedDate(excludingReceipts: excludingReceipts, renewals: &renewals, notifications: &notifications)
     }
 
-    static func decode(_ fact: Fact) -> Value {
-        switch fact.kind {
-        case .transaction: FactCoding.decode(TransactionFacts.self, fact.body).map { .transaction($0) } ?? .unreadable
-        case .renewal: FactCoding.decode(RenewalFacts.self, fact.body).map { .renewal($0) } ?? .unreadable
-        case .notification: FactCoding.decode(NotificationFact.self, fact.body).map { .notification($0) } ?? .unreadable
+    /// The same, through a derivation's readers (a renewal info or notification counts once it is readable).
+    func newestSignedDate(
+        excludingReceipts: Bool, renewals: inout VersionReader<RenewalFacts>, notifications: inout VersionReader<NotificationFact>
+    ) -> Int64? {
+        let transactionDates = transactions.values.lazy.flatMap { versions in
+            versions.lazy.filter { !(excludingReceipts && $0.value.isFromReceipt) }.map(\.signedDate)
         }
+        return [transactionDates.max(), renewals.newestSignedDate(), notifications.newestSignedDate()].compactMap { $0 }.max()
     }
 }
 
@@ -149,16 +146,46 @@ public struct Derived: Sendable, Equatable {
     public var orders: [DerivedOrder]
 
     /// The row values alone (not which fact decided them), to tell whether new facts change the rows.
-    var rows: [String] {
-        let c = contract.map { c in
-            "\(c.productId)|\(c.status.rawValue)|\(c.autoRenew)|\(c.expiresDate ?? -1)|\(c.nextProductId ?? "")|\(c.environment ?? "")"
+    var rows: RowValues { RowValues(self) }
+}
+
+/// The values a derivation writes to the rows, compared as values (no text is built for them).
+/// An absent value compares as the stand-in the rows' text once used (-1, empty).
+struct RowValues: Equatable {
+    struct ContractValues: Equatable {
+        var productId: String
+        var status: ContractStatus
+        var autoRenew: Bool
+        var expiresDate: Int64
+        var nextProductId: String
+        var environment: String
+    }
+    struct OrderValues: Equatable {
+        var transactionId: String
+        var status: OrderStatus
+        var productId: String
+        var purchaseDate: Int64
+        var expiresDate: Int64
+        var price: Int64
+        var currency: String
+        var environment: String
+    }
+    var contract: ContractValues?
+    var orders: [OrderValues]
+
+    init(_ derived: Derived) {
+        contract = derived.contract.map { c in
+            ContractValues(
+                productId: c.productId, status: c.status, autoRenew: c.autoRenew, expiresDate: c.expiresDate ?? -1,
+                nextProductId: c.nextProductId ?? "", environment: c.environment ?? "")
         }
-        return [c ?? "-"]
-            + orders.map { o in
-                let t = o.transaction
-                return "\(t.transactionId)|\(o.status.rawValue)|\(t.productId)|\(t.purchaseDate ?? -1)|\(t.expiresDate ?? -1)|"
-                    + "\(t.price ?? -1)|\(t.currency ?? "")|\(t.environment ?? "")"
-            }
+        orders = derived.orders.map { o in
+            let t = o.transaction
+            return OrderValues(
+                transactionId: t.transactionId, status: o.status, productId: t.productId, purchaseDate: t.purchaseDate ?? -1,
+                expiresDate: t.expiresDate ?? -1, price: t.price ?? -1, currency: t.currency ?? "",
+                environment: t.environment ?? "")
+        }
     }
 }
 
@@ -183,32 +210,57 @@ public enum Derivation {
     /// - Parameter now: only for subscriptions known from StoreKit 1 receipts alone, whose status is
     ///   the proven period's (active while it lasts, else expired); everything else ignores it.
     public static func derive(_ facts: FactSet, now: Int64? = nil) -> Derived {
+        derive(facts, now: now, decodingEverything: false)
+    }
+
+    /// Renewal infos and notifications are decoded newest first, only until no older one can
+    /// decide (``VersionReader``); `decodingEverything` decodes all of them and lets the rules pick
+    /// among all: the reference the tests hold the newest-first reading to.
+    static func derive(_ facts: FactSet, now: Int64?, decodingEverything: Bool) -> Derived {
+        var renewals = VersionReader(facts.storedRenewals, everything: decodingEverything)
+        var notes = VersionReader(facts.storedNotifications, everything: decodingEverything)
+        // The transactions a REVOKE notification was about: read (all notifications) only for a revoked transaction.
+        var revokeNoticed: Set<String>?
         var orders: [DerivedOrder] = []
         for (_, versions) in facts.transactions {
-            guard let order = effective(versions, notifications: facts.notifications) else { continue }
+            let order = effective(versions) { transactionId in
+                if revokeNoticed == nil {
+                    revokeNoticed = Set(
+                        notes.versions(signedSince: nil).compactMap {
+                            $0.value.notificationType == .known(.revoke) ? $0.value.transactionId : nil
+                        })
+                }
+                return revokeNoticed?.contains(transactionId) == true
+            }
+            guard let order else { continue }
             orders.append(order)
         }
         orders.sort {
             ($0.transaction.purchaseDate ?? 0, $0.transaction.transactionId)
                 < ($1.transaction.purchaseDate ?? 0, $1.transaction.transactionId)
         }
-        return Derived(contract: contract(orders: orders, facts: facts, now: now), orders: orders)
+        let contract = contract(orders: orders, facts: facts, renewals: &renewals, notes: &notes, now: now)
+        return Derived(contract: contract, orders: orders)
     }
 
-    /// The newest version of one transaction, with the revocation rule applied.
-    static func effective(_ versions: [Versioned<TransactionFacts>], notifications: [Versioned<NotificationFact>])
-        -> DerivedOrder?
-    {
-        // A StoreKit 1 receipt never revokes: its revocation fields count for nothing.
-        let versions = versions.map { v -> Versioned<TransactionFacts> in
-            guard v.value.isFromReceipt, v.value.revocationDate != nil else { return v }
-            var cleared = v
-            cleared.value.revocationDate = nil
-            cleared.value.revocationReason = nil
-            cleared.value.revocationType = nil
-            cleared.value.revocationPercentage = nil
-            return cleared
-        }
+    /// The newest version of one transaction, with the revocation rule applied. `revokeNoticed`:
+    /// whether a REVOKE notification was about a transaction (asked only of a revoked one).
+    static func effective(_ versions: [Versioned<TransactionFacts>], revokeNoticed: (String) -> Bool) -> DerivedOrder? {
+        // A StoreKit 1 receipt never revokes: its revocation fields count for nothing. (Copied
+        // only when there is one: most transactions have one version, and it is Apple's.)
+        let receiptRevokes = versions.contains { $0.value.isFromReceipt && $0.value.revocationDate != nil }
+        let versions =
+            !receiptRevokes
+            ? versions
+            : versions.map { v -> Versioned<TransactionFacts> in
+                guard v.value.isFromReceipt, v.value.revocationDate != nil else { return v }
+                var cleared = v
+                cleared.value.revocationDate = nil
+                cleared.value.revocationReason = nil
+                cleared.value.revocationType = nil
+                cleared.value.revocationPercentage = nil
+                return cleared
+            }
         guard let newest = newestOf(versions) else { return nil }
         var tx = newest.value
         if tx.revocationDate == nil, let revoked = newestOf(versions.filter { $0.value.revocationDate != nil }) {
@@ -229,9 +281,7 @@ public enum Derivation {
         } else {
             let family =
                 tx.revocationType == .known(.familyRevoke) || tx.inAppOwnershipType == .known(.familyShared)
-                || notifications.contains {
-                    $0.value.notificationType == .known(.revoke) && $0.value.transactionId == tx.transactionId
-                }
+                || revokeNoticed(tx.transactionId)
             status = family ? .revoked : .refunded
         }
         return DerivedOrder(
@@ -243,7 +293,10 @@ public enum Derivation {
         versions.max { $1.isNewer(than: $0) }
     }
 
-    static func contract(orders: [DerivedOrder], facts: FactSet, now: Int64?) -> DerivedContract? {
+    static func contract(
+        orders: [DerivedOrder], facts: FactSet, renewals: inout VersionReader<RenewalFacts>,
+        notes: inout VersionReader<NotificationFact>, now: Int64?
+    ) -> DerivedContract? {
         let subscriptions = orders.filter { $0.transaction.isAutoRenewable }
         guard !subscriptions.isEmpty else { return nil }
         let live = subscriptions.filter { $0.transaction.isUpgraded != true }
@@ -267,8 +320,8 @@ public enum Derivation {
         // Status: the newest statement about the subscription. A statement's reason is worded only
         // for the one that decides (or to break a tie): most of a long history never is.
         enum Said {
-            /// `facts.notifications[index]`, with Apple's data.status when it gave one.
-            case note(Int, dataStatus: Int?)
+            /// A notification, with Apple's data.status when it gave one.
+            case note(Versioned<NotificationFact>, dataStatus: Int?)
             /// `periods[index]`, paid.
             case paid(Int)
             case other(FieldReason)
@@ -281,8 +334,7 @@ public enum Derivation {
         }
         func reason(_ c: Candidate) -> FieldReason {
             switch c.said {
-            case .note(let index, let raw):
-                let note = facts.notifications[index]
+            case .note(let note, let raw):
                 let n = note.value
                 let fact = raw.map { "\(n.name): Apple's data.status \($0)" } ?? "\(n.name) (no data.status; the type implies it)"
                 return FieldReason(field: "status", value: c.status.rawValue, fact: fact, signedDate: note.signedDate, source: note.source)
@@ -297,20 +349,27 @@ public enum Derivation {
                 return reason
             }
         }
-        var candidates: [Candidate] = []
-        for (index, note) in facts.notifications.enumerated() {
-            let n = note.value
-            if let raw = n.status, let status = appleStatus(raw) {
-                candidates.append(Candidate(time: note.signedDate, priority: 1, status: status, said: .note(index, dataStatus: raw)))
-            } else if let status = inferred(n, current: tx) {
-                candidates.append(Candidate(time: note.signedDate, priority: 1, status: status, said: .note(index, dataStatus: nil)))
-            }
+        // What a notification says of the status (Apple's data.status, else what its type implies), if anything.
+        func said(_ note: Versioned<NotificationFact>) -> (status: ContractStatus, dataStatus: Int?)? {
+            if let raw = note.value.status, let status = appleStatus(raw) { return (status, raw) }
+            return inferred(note.value, current: tx).map { ($0, nil) }
         }
+        var paid: [Candidate] = []
         for (index, period) in periods.enumerated() where !period.onlyFromReceipts {
             if period.transaction.revocationDate == nil, period.transaction.purchaseDate != nil {
-                candidates.append(Candidate(time: paymentEvidenceTime(period), priority: 0, status: .active, said: .paid(index)))
+                paid.append(Candidate(time: paymentEvidenceTime(period), priority: 0, status: .active, said: .paid(index)))
             }
         }
+        // The newest statement is signed no earlier than the newest notification that says a
+        // status or the newest payment: notifications signed before that cannot decide (not decoded).
+        let newestPayment = paid.map(\.time).max()
+        let statusBound = [newestPayment, notes.newestSignedDate(notBefore: newestPayment) { said($0) != nil }].compactMap { $0 }.max()
+        var candidates: [Candidate] = []
+        for note in notes.versions(signedSince: statusBound) {
+            guard let (status, raw) = said(note) else { continue }
+            candidates.append(Candidate(time: note.signedDate, priority: 1, status: status, said: .note(note, dataStatus: raw)))
+        }
+        candidates += paid
         // Ties (two statements signed at the same moment) are broken by their content, never by arrival order.
         var decided = candidates.max { a, b in
             if (a.time, a.priority, a.status.rawValue) != (b.time, b.priority, b.status.rawValue) {
@@ -346,40 +405,46 @@ public enum Derivation {
 
         // Auto-renew: the newest renewal info, or the newest DID_CHANGE_RENEWAL_STATUS (worded for the pick).
         enum AutoRenewSaid {
-            /// `facts.renewals[index]` with its autoRenewStatus.
-            case renewal(Int, Int)
-            /// `facts.notifications[index]`.
-            case note(Int)
+            /// A renewal info with its autoRenewStatus.
+            case renewal(Versioned<RenewalFacts>, Int)
+            /// A DID_CHANGE_RENEWAL_STATUS notification.
+            case note(Versioned<NotificationFact>)
         }
         func autoRenewReason(_ said: AutoRenewSaid) -> FieldReason {
             switch said {
-            case .renewal(let index, let on):
-                let r = facts.renewals[index]
+            case .renewal(let r, let on):
                 return FieldReason(
                     field: "auto_renew", value: on == 1 ? "true" : "false", fact: "renewal info autoRenewStatus \(on)",
                     signedDate: r.signedDate, source: r.source)
-            case .note(let index):
-                let note = facts.notifications[index]
+            case .note(let note):
                 let on = note.value.subtype == .known(.autoRenewEnabled)
                 return FieldReason(
                     field: "auto_renew", value: on ? "true" : "false", fact: note.value.name, signedDate: note.signedDate,
                     source: note.source)
             }
         }
-        var autoRenewSources: [(Int64, Int, Bool, AutoRenewSaid)] = []
-        for (index, r) in facts.renewals.enumerated() {
-            if let on = r.value.autoRenewStatus {
-                autoRenewSources.append((r.signedDate, r.source.authority, on == 1, .renewal(index, on)))
+        // What a DID_CHANGE_RENEWAL_STATUS notification says of auto-renew, if anything.
+        func toggled(_ note: Versioned<NotificationFact>) -> Bool? {
+            guard note.value.notificationType == .known(.didChangeRenewalStatus) else { return nil }
+            switch note.value.subtype {
+            case .known(.autoRenewEnabled)?: return true
+            case .known(.autoRenewDisabled)?: return false
+            default: return nil
             }
         }
-        for (index, note) in facts.notifications.enumerated() where note.value.notificationType == .known(.didChangeRenewalStatus) {
-            let on: Bool
-            switch note.value.subtype {
-            case .known(.autoRenewEnabled)?: on = true
-            case .known(.autoRenewDisabled)?: on = false
-            default: continue
+        // Renewal infos and toggles signed before the newest of either cannot decide (not decoded).
+        let newestRenewalInfo = renewals.newestSignedDate { $0.value.autoRenewStatus != nil }
+        let autoRenewBound = [newestRenewalInfo, notes.newestSignedDate(notBefore: newestRenewalInfo) { toggled($0) != nil }]
+            .compactMap { $0 }.max()
+        var autoRenewSources: [(Int64, Int, Bool, AutoRenewSaid)] = []
+        for r in renewals.versions(signedSince: autoRenewBound) {
+            if let on = r.value.autoRenewStatus {
+                autoRenewSources.append((r.signedDate, r.source.authority, on == 1, .renewal(r, on)))
             }
-            autoRenewSources.append((note.signedDate, -1, on, .note(index)))
+        }
+        for note in notes.versions(signedSince: autoRenewBound) {
+            guard let on = toggled(note) else { continue }
+            autoRenewSources.append((note.signedDate, -1, on, .note(note)))
         }
         let autoRenewPick = autoRenewSources.max { a, b in
             if (a.0, a.1, a.2 ? 1 : 0) != (b.0, b.1, b.2 ? 1 : 0) { return (a.0, a.1, a.2 ? 1 : 0) < (b.0, b.1, b.2 ? 1 : 0) }
@@ -400,7 +465,8 @@ public enum Derivation {
         if status == .canceled { statusReason.fact += "; auto-renew off: canceled, entitled until expiry" }
         reasons.insert(statusReason, at: 0)
 
-        let newestRenewal = newestOf(facts.renewals.filter { $0.value.autoRenewProductId != nil })
+        let namesNext = { (r: Versioned<RenewalFacts>) in r.value.autoRenewProductId != nil }
+        let newestRenewal = newestOf(renewals.versions(signedSince: renewals.newestSignedDate(where: namesNext)).filter(namesNext))
         var next = newestRenewal?.value.autoRenewProductId
         if next == tx.productId { next = nil }
         if let next, let r = newestRenewal {
@@ -409,11 +475,12 @@ public enum Derivation {
                     field: "next_product_id", value: next, fact: "renewal info autoRenewProductId", signedDate: r.signedDate,
                     source: r.source))
         }
-        let grace = newestOf(facts.renewals)?.value.gracePeriodExpiresDate
+        let grace = newestOf(renewals.versions(signedSince: renewals.newestSignedDate()))?.value.gracePeriodExpiresDate
         return DerivedContract(
             productId: tx.productId, status: status, autoRenew: autoRenew, expiresDate: tx.expiresDate, nextProductId: next,
             environment: tx.environment, current: tx, gracePeriodExpiresDate: status == .gracePeriod ? grace : nil,
-            newestSignedDate: facts.newestSignedDate(excludingReceipts: true), statusFromReceipts: statusFromReceipts,
+            newestSignedDate: facts.newestSignedDate(excludingReceipts: true, renewals: &renewals, notifications: &notes),
+            statusFromReceipts: statusFromReceipts,
             reasons: reasons)
     }
 

@@ -24,6 +24,12 @@ struct EngineRun {
     private var lifts: [String] = []
     private var touchedOrders: [String] = []
     private var contractId: String?
+    /// The subscription's contract row as this run read or wrote it (read once: on MySQL the first
+    /// read takes the row lock, and nothing else writes it during the run).
+    private var contractRow: (id: String, row: Contract?)?
+    /// Order rows this run looked up by `no` or `trade_no`, kept until it writes an order row.
+    private var ordersByNo: [String: Order?] = [:]
+    private var ordersByTradeNo: [String: Order?] = [:]
 
     init(
         event: SubscriptionEvent, session: any StoreSession, context: EngineContext, now: Int64,
@@ -69,39 +75,48 @@ struct EngineRun {
         if let why = try ownershipConflict(originalId) {
             return Outcome(verdict: .conflict, detail: why)
         }
-        let knownOrder = try event.transaction.flatMap { try session.order(tradeNo: $0.transactionId) }
+        let knownOrder = try event.transaction.flatMap { try readOrder(tradeNo: $0.transactionId) }
         // What the facts gave before this event, for a subscription that has rows.
         // (The contract is read first: on MySQL FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.)
-        let hasContract = try session.contract(contractId: originalId) != nil
-        var all = FactSet(try session.facts(originalTransactionId: originalId))
+        let hasContract = try readContract(originalId) != nil
+        let factsRead = try session.facts(originalTransactionId: originalId)
+        var all = FactSet(factsRead)
         var inserted: [Fact] = []
         var derivedAfter: Derived?
         for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
+        let compares = hasContract && added > 0
+        // A transaction the facts did not know before is one order more: the rows change whatever
+        // else the facts say, so the rows before need not be derived (a renewal's usual case).
+        let unknown = Set(inserted.lazy.filter { $0.kind == .transaction && all.transactions[$0.key] == nil }.map(\.key))
         // (Derived only when there is something new to compare it with: `all` is still the facts before.)
-        let before = hasContract && added > 0 ? Derivation.derive(all, now: now).rows : nil
+        let before = compares && unknown.isEmpty ? Derivation.derive(all, now: now).rows : nil as RowValues?
         all.add(inserted)
+        let addsOrder = unknown.contains { all.transactions[$0] != nil }
         // The subscription's order rows as read below, handed to `reconcile` (nothing writes them in between).
         var storedOrders: [Order]?
         // New facts that derive the same rows as before change nothing (the stored rows are the
         // derivation with the hand overrides in force applied, and those stay in force)…
-        if added > 0, let before {
+        if compares {
             let after = Derivation.derive(all, now: now)
             derivedAfter = after
             storedOrders = try session.orders(originNo: originalId)
             let stored = Set(storedOrders?.compactMap(\.tradeNo) ?? [])
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             // … unless they lift a hand override (a newer period): then the rows are written again.
-            if after.rows == before, everyOrderStored, try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty {
+            // (An unreadable new transaction adds no order: then the rows before are derived here.)
+            if !addsOrder, after.rows == before ?? Derivation.derive(FactSet(factsRead), now: now).rows, everyOrderStored,
+                try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty
+            {
                 // Only the newest fact's date moves: kept, but not a change people see.
-                if var contract = try session.contract(contractId: originalId), let dc = after.contract,
+                if var contract = try readContract(originalId), let dc = after.contract,
                     contract.lastEventDate != dc.newestSignedDate
                 {
                     contract.lastEventDate = dc.newestSignedDate
-                    try session.updateContract(contract)
+                    try updateContract(contract)
                 }
-                return try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+                return try unchanged(originalId, facts: facts, stored: factsRead, knownOrder: knownOrder)
             }
         }
         // Nothing new to derive from, and rows to show for it: nothing changes (no override can
@@ -145,14 +160,15 @@ struct EngineRun {
         if added == 0 {
             return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
-        var outcome = try unchanged(originalId, facts: facts, knownOrder: knownOrder)
+        var outcome = try unchanged(originalId, facts: facts, stored: factsRead, knownOrder: knownOrder)
         if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
         return outcome
     }
 
     /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
     /// an informational type is ignored; facts older than what already decides the rows are stale.
-    private func unchanged(_ originalId: String, facts: [Fact], knownOrder: Order?) throws -> Outcome {
+    /// `stored`: the subscription's facts as read before this event's were kept.
+    private mutating func unchanged(_ originalId: String, facts: [Fact], stored: [Fact], knownOrder: Order?) throws -> Outcome {
         if let order = knownOrder, effect.isPayment {
             return Outcome(verdict: .duplicate, detail: "transaction \(order.tradeNo ?? "") is already order \(order.no)")
         }
@@ -160,9 +176,9 @@ struct EngineRun {
             return Outcome(verdict: .ignored, detail: EventRule.informational(event))
         }
         let signed = facts.map(\.signedDate).max() ?? 0
-        let others = try session.facts(originalTransactionId: originalId).filter { fact in
-            !facts.contains { $0.isSameFact(as: fact) }
-        }
+        // The facts kept now are those read before plus this event's: the others are those read
+        // before that are not one of this event's.
+        let others = stored.filter { fact in !facts.contains { $0.isSameFact(as: fact) } }
         if let newest = others.map(\.signedDate).max(), newest > signed {
             return Outcome(
                 verdict: .stale,
@@ -170,19 +186,19 @@ struct EngineRun {
                     + "the rows: facts recorded, rows unchanged")
         }
         let state =
-            try session.contract(contractId: originalId).map { "contract \(originalId) is already \($0.status.rawValue)" }
+            try readContract(originalId).map { "contract \(originalId) is already \($0.status.rawValue)" }
             ?? "nothing to change"
         return Outcome(verdict: .ignored, detail: "no change: " + state)
     }
 
     /// A transaction whose appAccountToken names another user's order while the subscription
     /// belongs to someone else: one owner per contract, so nothing may change.
-    private func ownershipConflict(_ originalId: String) throws -> String? {
+    private mutating func ownershipConflict(_ originalId: String) throws -> String? {
         guard let tx = event.transaction, let token = tx.appAccountToken, !token.isEmpty,
             let named = try tokenOrder(token), named.originNo != originalId
         else { return nil }
         let owner: String?
-        if let contract = try session.contract(contractId: originalId) {
+        if let contract = try readContract(originalId) {
             owner = contract.userId
         } else {
             owner = try session.orders(originNo: originalId).first?.userId
@@ -194,11 +210,50 @@ struct EngineRun {
     }
 
     /// The order an appAccountToken names (order numbers are lowercase; Apple may echo either case).
-    private func tokenOrder(_ token: String) throws -> Order? {
-        if let order = try session.order(no: token) { return order }
+    private mutating func tokenOrder(_ token: String) throws -> Order? {
+        if let order = try readOrder(no: token) { return order }
         // Most tokens are already lowercase ASCII (a UUID as StoreKit echoes it): no second look-up.
         if token.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return nil }
-        return token.lowercased() != token ? try session.order(no: token.lowercased()) : nil
+        return token.lowercased() != token ? try readOrder(no: token.lowercased()) : nil
+    }
+
+    // MARK: rows read once per run
+
+    private mutating func readContract(_ id: String) throws -> Contract? {
+        if let known = contractRow, known.id == id { return known.row }
+        let row = try session.contract(contractId: id)
+        contractRow = (id, row)
+        return row
+    }
+
+    private mutating func updateContract(_ contract: Contract) throws {
+        try session.updateContract(contract)
+        contractRow = (contract.contractId, contract)
+    }
+
+    /// A row found is kept (on MySQL it is now locked, so it stays as read); a row not found is
+    /// looked up again (an order the app creates meanwhile is seen, as before).
+    private mutating func readOrder(no: String) throws -> Order? {
+        if let known = ordersByNo[no] { return known }
+        let row = try session.order(no: no)
+        if row != nil { ordersByNo[no] = .some(row) }
+        return row
+    }
+
+    /// Kept found or not: `reconcile` asks only for a transaction none of the subscription's rows
+    /// holds (those are read after the contract's lock), and the engine writes `trade_no` only on
+    /// the rows of the transaction's own subscription.
+    private mutating func readOrder(tradeNo: String) throws -> Order? {
+        if let known = ordersByTradeNo[tradeNo] { return known }
+        let row = try session.order(tradeNo: tradeNo)
+        ordersByTradeNo[tradeNo] = .some(row)
+        return row
+    }
+
+    /// An order row is written: the look-ups kept so far may no longer be what the store holds.
+    private mutating func ordersWritten() {
+        ordersByNo = [:]
+        ordersByTradeNo = [:]
     }
 
     // MARK: deriving the rows
@@ -212,7 +267,7 @@ struct EngineRun {
     ) throws -> Derived? {
         // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.
-        let contract = try session.contract(contractId: originalId)
+        let contract = try readContract(originalId)
         let facts = try known ?? FactSet(session.facts(originalTransactionId: originalId))
         let derived = made.flatMap { known == nil ? nil : $0 } ?? Derivation.derive(facts, now: now)
         if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
@@ -246,7 +301,7 @@ struct EngineRun {
                 row = named
             }
             if row == nil {
-                let holder = try existingByTradeNo[tx.transactionId] ?? session.order(tradeNo: tx.transactionId)
+                let holder = try existingByTradeNo[tx.transactionId] ?? readOrder(tradeNo: tx.transactionId)
                 if let holder, !claimed.contains(holder.id) { row = holder }
             }
             if let row { claimed.insert(row.id) }
@@ -259,6 +314,7 @@ struct EngineRun {
             var freed = row
             freed.tradeNo = nil
             try session.updateOrder(freed)
+            ordersWritten()
         }
         // Hand overrides in force are applied over the derivation; those the facts now lift are recorded as lifted.
         let held = try heldOverrides(
@@ -287,6 +343,7 @@ struct EngineRun {
                     contractId: originalId, userId: owner, productId: dc.productId, createdAt: now, updatedAt: now)
                 apply(dc, to: &created)
                 created = try session.insertContract(created)
+                contractRow = (created.contractId, created)
                 record(
                     .contract, key: created.contractId, before: nil as Contract?, after: created, columns: created.columnValues,
                     oldColumns: nil)
@@ -299,7 +356,7 @@ struct EngineRun {
     /// `facts` leave in force and those they lift (with why). `orders` are the order rows being
     /// written, each with the transaction it holds now: a row not yet of the subscription (the order
     /// its first purchase names) brings its overrides, which then belong to the subscription.
-    private func heldOverrides(_ originalId: String, facts: FactSet, orders: [(row: Order, transactionId: String)]) throws
+    private mutating func heldOverrides(_ originalId: String, facts: FactSet, orders: [(row: Order, transactionId: String)]) throws
         -> (inForce: [Override], lifted: [(Override, String)])
     {
         var held = try session.overridesInForce(originalTransactionId: originalId)
@@ -316,7 +373,7 @@ struct EngineRun {
             var tradeNo: String?
             if override.entity == .order {
                 tradeNo =
-                    try orders.first { $0.row.no == override.key }?.transactionId ?? session.order(no: override.key)?.tradeNo
+                    try orders.first { $0.row.no == override.key }?.transactionId ?? readOrder(no: override.key)?.tradeNo
             }
             if let why = OverrideRule.lifter(override, tradeNo: tradeNo, facts: facts) {
                 lifted.append((override, why))
@@ -361,6 +418,7 @@ struct EngineRun {
             try saveOrder(before, order)
         } else {
             order = try session.insertOrder(order)
+            ordersWritten()
             record(.order, key: order.no, before: nil as Order?, after: order, columns: order.columnValues, oldColumns: nil)
             touchedOrders.append(order.no)
         }
@@ -372,6 +430,7 @@ struct EngineRun {
         var after = after
         after.updatedAt = now
         try session.updateOrder(after)
+        ordersWritten()
         record(.order, key: after.no, before: before, after: after, columns: after.columnValues, oldColumns: before.columnValues)
         touchedOrders.append(after.no)
     }
@@ -380,13 +439,13 @@ struct EngineRun {
         var after = after
         if before.columnValues.map(\.1) != after.columnValues.map(\.1) {
             after.updatedAt = now
-            try session.updateContract(after)
+            try updateContract(after)
             record(
                 .contract, key: after.contractId, before: before, after: after, columns: after.columnValues,
                 oldColumns: before.columnValues)
         } else if before.lastEventDate != after.lastEventDate {
             // Only the newest fact's date moved: kept, but not a change people see.
-            try session.updateContract(after)
+            try updateContract(after)
         }
     }
 

@@ -151,9 +151,11 @@ enum FactCoding {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Through ``FactBodyDecoder`` (IAPFoundation's parser); a body it refuses through `JSONDecoder`, as before.
+    /// A transaction in its canonical shape through ``CanonicalTransactionBody``; otherwise through
+    /// ``FactBodyDecoder`` (IAPFoundation's parser); a body it refuses through `JSONDecoder`, as before.
     static func decode<T: Decodable>(_ type: T.Type, _ body: String) -> T? {
-        FactBodyDecoder.decode(type, body) ?? foundationDecode(type, body)
+        if T.self == TransactionFacts.self, let tx = CanonicalTransactionBody.decode(body) { return tx as? T }
+        return FactBodyDecoder.decode(type, body) ?? foundationDecode(type, body)
     }
 
     /// Foundation's `JSONDecoder`: what every body was decoded by before ``FactBodyDecoder``.
