@@ -75,8 +75,24 @@ public final class SQLSession: StoreSession {
     // MARK: ledger
 
     public func appendLedger(_ entry: LedgerEntry) throws -> Int64 {
+        try appendLedger(entry, detailReference: nil)
+    }
+
+    /// The ledger row and its audit rows; a detail that lists exactly their changes is kept as a
+    /// reference to them (``DetailReference``).
+    public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws -> Int64 {
+        let reference = entry.detail.flatMap { DetailReference.reference($0, audits: audits) }
+        let id = try appendLedger(entry, detailReference: reference)
+        for var audit in audits {
+            audit.ledgerId = id
+            _ = try appendAudit(audit)
+        }
+        return id
+    }
+
+    private func appendLedger(_ entry: LedgerEntry, detailReference: [UInt8]?) throws -> Int64 {
         let stored = try rawCodec.storedForm(
-            raw: entry.raw, notificationUUID: entry.notificationUUID,
+            raw: entry.raw, notificationUUID: entry.notificationUUID, context: StoredTexts.ledgerContext(entry),
             firstCopy: { uuid, packed in
                 try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
             },
@@ -86,6 +102,11 @@ public final class SQLSession: StoreSession {
             })
         var row = LedgerRow(entry: entry, stored: stored)
         row.entry.raw = ""
+        if let detailReference {
+            (row.entry.detail, row.detailPacked) = (nil, detailReference)
+        } else {
+            (row.entry.detail, row.detailPacked) = StoredTexts.packDetail(entry.detail, row: entry)
+        }
         return try insert(StoreTables.ledger, row)
     }
 
@@ -101,11 +122,18 @@ public final class SQLSession: StoreSession {
     private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws -> [LedgerEntry] {
         try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row in
             var entry = row.entry
+            entry.detail = try StoredTexts.detail(entry.detail, packed: row.detailPacked, row: entry) { id throws(StoreError) in
+                try auditEntries(StoreSQL.auditByLedger, [.int(id)])
+            }
+            var stored = row.stored
+            stored.context = StoredTexts.ledgerContext(entry)
             entry.raw = try rawCodec.text(
-                of: row.stored, rowId: entry.id,
+                of: stored, rowId: entry.id,
                 rowById: { id in
                     try query(StoreSQL.ledgerRawById, [.int(id)]).rows.first.map { row throws(StoreError) in
-                        StoredRaw(text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil)
+                        StoredRaw(
+                            text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil,
+                            context: try (2..<6).map { index throws(StoreError) in try row.optionalText(index) })
                     }
                 },
                 chainByDigest: { digest in
@@ -116,7 +144,10 @@ public final class SQLSession: StoreSession {
     }
 
     public func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws {
-        let changed = try write(StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(detail), .int(id)]).changed
+        let (text, packed) = StoredTexts.packDetail(detail, row: nil)
+        let changed = try write(
+            StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(text), packed.map(SQLValue.bytes) ?? .null, .int(id)]
+        ).changed
         try expectOneRow(changed, "ledger row", id: id)
     }
 
@@ -196,12 +227,14 @@ public final class SQLSession: StoreSession {
 
     public func insertFact(_ fact: Fact) throws -> Bool {
         let digest = FactDigest.of(fact)
-        let values = StoreTables.facts.insertValues(FactRow(fact: fact, digest: digest)) + [.text(fact.key), .text(digest)]
+        let values = StoreTables.facts.insertValues(StoredTexts.factRow(fact, digest: digest)) + [.text(fact.key), .text(digest)]
         return try write(StoreSQL.insertFactIfNew, values).changed == 1
     }
 
     public func facts(originalTransactionId: String) throws -> [Fact] {
-        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(\.fact)
+        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map { row throws(StoreError) in
+            try StoredTexts.fact(row)
+        }
     }
 
     public func originalTransactionIds(appTransactionId: String) throws -> [String] {
@@ -233,11 +266,16 @@ public final class SQLSession: StoreSession {
     // MARK: audit
 
     public func appendAudit(_ entry: AuditEntry) throws -> Int64 {
-        try insert(StoreTables.audit, entry)
+        try insert(StoreTables.audit, StoredTexts.auditRow(entry))
     }
 
     public func audit(entity: EntityKind, key: String) throws -> [AuditEntry] {
-        try rows(StoreTables.audit, StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
+        try auditEntries(StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
+    }
+
+    /// Audit entries with their before/after JSON (packed or not).
+    private func auditEntries(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> [AuditEntry] {
+        try rows(StoreTables.audit, sql, values).map { row throws(StoreError) in try StoredTexts.auditEntry(row) }
     }
 
     public func auditEntries(matching filter: AuditFilter) throws -> [AuditEntry] {
@@ -245,11 +283,11 @@ public final class SQLSession: StoreSession {
             SQLValue(filter.actor), SQLValue(filter.actor), SQLValue(filter.since), SQLValue(filter.since),
             SQLValue(filter.ticket), SQLValue(filter.ticket), .int(try limitValue(filter.limit)),
         ]
-        return try rows(StoreTables.audit, StoreSQL.auditMatching, values)
+        return try auditEntries(StoreSQL.auditMatching, values)
     }
 
     public func auditEntry(id: Int64) throws -> AuditEntry? {
-        try rows(StoreTables.audit, StoreSQL.auditById, [.int(id)]).first
+        try auditEntries(StoreSQL.auditById, [.int(id)]).first
     }
 
     // MARK: checkpoints

@@ -108,6 +108,11 @@ public enum SchemaStep: Sendable, Equatable {
     /// A data step written per dialect: an idempotent `UPDATE` of existing rows (SQLite's may call
     /// the functions ``SQLiteStore`` registers, such as `iapctl_fact_digest`).
     case update(sqlite: String, mysql: String)
+    /// An index on an existing table (where missing).
+    case createIndex(table: String, SchemaIndex)
+    /// Packs the texts of existing rows as new rows store them (``TextRepacking``: Swift code, the
+    /// same on every backend); rows it cannot pack keep their text.
+    case repackTexts
 }
 
 /// One ordered, recorded schema step (`iap_schema_migrations`).
@@ -139,7 +144,12 @@ public struct SchemaMigration: Sendable, Equatable {
                 guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
                 tables[index].columns += columns
                 if !touched.contains(name) { touched.append(name) }
-            case .insertIgnoring, .update:
+            case .createIndex(let name, let index):
+                guard let position = tables.firstIndex(where: { $0.name == name }) else { continue }
+                tables[position].indexes.removeAll { $0.name == index.name }
+                tables[position].indexes.append(index)
+                if !touched.contains(name) { touched.append(name) }
+            case .insertIgnoring, .update, .repackTexts:
                 break
             }
         }
@@ -243,6 +253,9 @@ public enum StoreSchema {
 
     /// The migration that recomputes every stored fact's digest as ``FactDigest`` computes it.
     public static let factDigestMigrationName = "facts' digest: SHA-256 instead of FNV-1a"
+
+    /// The migration that packs the ledger's details, the audit's before/after and the facts' bodies.
+    public static let packedTextsMigrationName = "packed texts: ledger details, audit before/after, fact bodies"
 
     /// Ordered; never edit a released migration, append a new one.
     public static let migrations: [SchemaMigration] = [
@@ -354,6 +367,22 @@ public enum StoreSchema {
                     mysql: "UPDATE iap_facts SET digest = LEFT(SHA2(CONCAT(kind, '|', fact_key, '|', original_transaction_id, "
                         + "'|', signed_date, '|', CASE source WHEN 'apple' THEN 'apple' WHEN 'apple_api' THEN 'apple_api' "
                         + "ELSE 'app' END, '|', body), 256), 32)")
+            ]),
+        // Database size (issue 25): a ledger row's detail, an audit row's before/after JSON and a
+        // fact's body are stored packed (``TextPacking``), their text columns then NULL (a packed
+        // fact's `body` keeps only what `originalTransactionIds(appTransactionId:)` searches); an
+        // applied item's detail that lists its changes refers to their audit rows (``DetailReference``).
+        // Existing rows are packed by the same code; a row that cannot be packed keeps its text.
+        SchemaMigration(
+            version: 8, name: packedTextsMigrationName,
+            steps: [
+                .addColumns(table: "iap_ledger", [SchemaColumn("detail_packed", .longBytes, nullable: true)]),
+                .addColumns(table: "iap_audit", [SchemaColumn("packed", .longBytes, nullable: true)]),
+                .addColumns(table: "iap_facts", [SchemaColumn("body_packed", .longBytes, nullable: true)]),
+                // A detail kept as a reference reads its ledger row's audit rows: SQLite gets the
+                // index MySQL already has for the foreign key.
+                .createIndex(table: "iap_audit", SchemaIndex("idx_iap_audit_ledger_id", ["ledger_id"])),
+                .repackTexts,
             ]),
     ]
 

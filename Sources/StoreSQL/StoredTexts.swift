@@ -1,0 +1,110 @@
+import SubscriptionEngine
+
+/// How the rows with packed texts (``TextPacking``) are written and read back: the one place that
+/// says which column holds what, for the session and for the migration that packs existing rows
+/// (``TextRepacking``). A row that cannot be packed keeps its text; every form reads back as the
+/// same values.
+enum StoredTexts {
+    // MARK: ledger detail
+
+    /// `detail` packed into `detail_packed` (NULL `detail`), when that is smaller; `row` (its
+    /// columns as stored) gives the values the packed text may refer to (none for an update).
+    static func packDetail(_ detail: String?, row: LedgerEntry?) -> (detail: String?, packed: [UInt8]?) {
+        guard let detail, let packed = TextPacking.pack([detail], .detail, context: row.map(ledgerContext) ?? [])
+        else { return (detail, nil) }
+        return (nil, packed)
+    }
+
+    /// `audits(id)` reads the audit rows of a ledger row, oldest first (for a ``DetailReference``).
+    static func detail(
+        _ text: String?, packed: [UInt8]?, row: LedgerEntry, audits: (Int64) throws(StoreError) -> [AuditEntry]
+    ) throws(StoreError) -> String? {
+        guard let packed else { return text }
+        if packed.first == DetailReference.marker {
+            return try DetailReference.detail(packed, audits: audits(row.id), row: row.id)
+        }
+        return try unpack(packed, .detail, count: 1, context: ledgerContext(row), "ledger row \(row.id)'s detail")[0]
+    }
+
+    /// The ledger row's ids its raw and detail name, in this order (part of the stored format).
+    static func ledgerContext(_ row: LedgerEntry) -> [String?] {
+        [row.notificationUUID, row.transactionId, row.originalTransactionId, row.appAccountToken]
+    }
+
+    // MARK: audit before/after
+
+    /// The row to store for `entry`: before and after packed together when that is smaller.
+    static func auditRow(_ entry: AuditEntry) -> AuditRow {
+        guard let packed = TextPacking.pack([entry.before, entry.after], .audit, context: [entry.key]) else {
+            return AuditRow(entry: entry)
+        }
+        var stored = entry
+        stored.before = nil
+        stored.after = nil
+        return AuditRow(entry: stored, packed: packed)
+    }
+
+    static func auditEntry(_ row: AuditRow) throws(StoreError) -> AuditEntry {
+        guard let packed = row.packed else { return row.entry }
+        let texts = try unpack(packed, .audit, count: 2, context: [row.entry.key], "audit row \(row.entry.id)'s before/after")
+        var entry = row.entry
+        entry.before = texts[0]
+        entry.after = texts[1]
+        return entry
+    }
+
+    // MARK: fact body
+
+    /// The row to store for `fact`: its body packed when that is smaller, `body` then keeping only
+    /// what ``StoreSQL/originalsByFactBody`` searches (``searchText(_:)``).
+    static func factRow(_ fact: Fact, digest: String) -> FactRow {
+        guard let packed = TextPacking.pack([fact.body], .factBody, context: factContext(fact)) else {
+            return FactRow(fact: fact, digest: digest)
+        }
+        var stored = fact
+        stored.body = searchText(fact.body)
+        return FactRow(fact: stored, digest: digest, bodyPacked: packed)
+    }
+
+    static func fact(_ row: FactRow) throws(StoreError) -> Fact {
+        guard let packed = row.bodyPacked else { return row.fact }
+        var fact = row.fact
+        fact.body = try unpack(packed, .factBody, count: 1, context: factContext(fact), "fact row \(row.id)'s body")[0] ?? ""
+        return fact
+    }
+
+    /// The fact row's ids its body names.
+    private static func factContext(_ fact: Fact) -> [String?] { [fact.key, fact.originalTransactionId] }
+
+    /// Every `"appTransactionId":"…"` of a body (to the next quote), space-separated: a pattern
+    /// `%"appTransactionId":"X"%` (X letters and digits) matches this text exactly when it matches
+    /// the whole body, so the search stays one SQL statement over packed and unpacked rows alike.
+    static func searchText(_ body: String) -> String {
+        let key = Array(#""appTransactionId":""#.utf8)
+        let bytes = Array(body.utf8)
+        var found: [String] = []
+        var i = 0
+        while i + key.count <= bytes.count {
+            guard bytes[i..<(i + key.count)].elementsEqual(key) else {
+                i += 1
+                continue
+            }
+            var end = i + key.count
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += 1 }
+            guard end < bytes.count else { break }
+            found.append(String(decoding: bytes[i...end], as: UTF8.self))
+            i = end + 1
+        }
+        return found.joined(separator: " ")
+    }
+
+    private static func unpack(
+        _ packed: [UInt8], _ kind: TextPacking.Kind, count: Int, context: [String?], _ what: String
+    ) throws(StoreError) -> [String?] {
+        do {
+            return try TextPacking.unpack(packed, kind, count: count, context: context)
+        } catch {
+            throw .failure("\(what): \(error)")
+        }
+    }
+}
