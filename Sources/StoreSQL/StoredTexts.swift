@@ -33,25 +33,34 @@ enum StoredTexts {
 
     // MARK: audit before/after
 
-    /// The row to store for `entry`: before and after packed together when that is smaller.
+    /// The row to store for `entry`: before, after, command and reason packed together when that
+    /// is smaller (`before_json`, `after_json`, `reason` then NULL and `command` empty; the columns
+    /// the audit's filters read stay as they are).
     static func auditRow(_ entry: AuditEntry) -> AuditRow {
-        guard let packed = TextPacking.pack([entry.before, entry.after], .audit, context: [entry.key]) else {
-            return AuditRow(entry: entry)
-        }
+        let texts = [entry.before, entry.after, entry.command, entry.reason]
+        guard let packed = TextPacking.pack(texts, .audit, context: auditContext(entry)) else { return AuditRow(entry: entry) }
         var stored = entry
         stored.before = nil
         stored.after = nil
+        stored.command = ""
+        stored.reason = nil
         return AuditRow(entry: stored, packed: packed)
     }
 
     static func auditEntry(_ row: AuditRow) throws(StoreError) -> AuditEntry {
         guard let packed = row.packed else { return row.entry }
-        let texts = try unpack(packed, .audit, count: 2, context: [row.entry.key], "audit row \(row.entry.id)'s before/after")
+        let texts = try unpack(
+            packed, .audit, count: 4, context: auditContext(row.entry), "audit row \(row.entry.id)'s before/after")
         var entry = row.entry
         entry.before = texts[0]
         entry.after = texts[1]
+        entry.command = texts[2] ?? ""
+        entry.reason = texts[3]
         return entry
     }
+
+    /// The audit row's values its JSON repeats: the row's key and its time (`createdAt`/`updatedAt`).
+    private static func auditContext(_ entry: AuditEntry) -> [String?] { [entry.key, String(entry.at)] }
 
     // MARK: fact body
 

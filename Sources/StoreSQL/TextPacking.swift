@@ -189,8 +189,12 @@ public enum TextPacking {
         + ", purchase_date ∅ → 2025-01-01T00:00:00Z, expires_date ∅ → 2025-02-01T00:00:00Z, environment ∅ → Sandbox"
         + ", price ∅ → , currency ∅ → USD; contract  updated: expires_date 2025-01-01T00:00:00Z → 2025-02-01T00:00:00Z"
 
-    /// What audit rows' JSON repeats: orders and contracts with sorted keys.
+    /// What audit rows repeat: orders and contracts as sorted-keys JSON, commands and reasons.
     static let auditDictionary =
+        "orders updatecontracts updateaudit undoorders createrestore --applyverify --applyapple reconcile"
+        + "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLEDEXPIRED/VOLUNTARYREFUNDapple_api submission"
+        + "SUBSCRIBED/RESUBSCRIBEnotifyDID_RENEWnotifySUBSCRIBED/INITIAL_BUY"
+        +
         #"{"createdAt":1700000000000,"id":1,"no":"","productId":"","status":"pending","updatedAt":1700000000000,"userId":""}"#
         + #"{"autoRenew":false,"contractId":"","createdAt":1700000000000,"environment":"Production","#
         + #""expiresDate":1700000000000,"id":1,"lastEventDate":1700000000000,"nextProductId":"","productId":"","#

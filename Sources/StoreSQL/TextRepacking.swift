@@ -2,7 +2,7 @@ import SubscriptionEngine
 
 /// The data step of the packed-texts migration (``SchemaStep/repackTexts``), the same Swift code on
 /// every backend: existing ledger details, audit before/after JSON and fact bodies are packed as
-/// new rows store them (``StoredTexts``). Rows are read in batches by id; a row that cannot be
+/// new rows store them (``StoredTexts``), and the facts' digests rewritten in base64url (``FactDigest``). Rows are read in batches by id; a row that cannot be
 /// packed keeps its text (still readable), and a row already packed is skipped, so the step can
 /// run again after an interruption.
 public enum TextRepacking {
@@ -33,14 +33,18 @@ public enum TextRepacking {
             return ("UPDATE iap_ledger SET detail = ?, detail_packed = ? WHERE id = ?", [SQLValue(text), .bytes(packed)])
         }
         try each(
-            connection, "SELECT id, before_json, after_json, entity_key FROM iap_audit WHERE packed IS NULL AND id > ?",
+            connection,
+            "SELECT id, before_json, after_json, entity_key, at, command, reason FROM iap_audit WHERE packed IS NULL AND id > ?",
             afterBatch: afterBatch
         ) { row throws(StoreError) in
             let entry = AuditEntry(
-                at: 0, actor: "", command: "", entity: .order, key: try row.text(3), before: try row.optionalText(1),
-                after: try row.optionalText(2))
+                at: try row.int(4), actor: "", command: try row.text(5), reason: try row.optionalText(6), entity: .order,
+                key: try row.text(3), before: try row.optionalText(1), after: try row.optionalText(2))
             guard let packed = StoredTexts.auditRow(entry).packed else { return nil }
-            return ("UPDATE iap_audit SET before_json = NULL, after_json = NULL, packed = ? WHERE id = ?", [.bytes(packed)])
+            return (
+                "UPDATE iap_audit SET before_json = NULL, after_json = NULL, command = '', reason = NULL, packed = ? WHERE id = ?",
+                [.bytes(packed)]
+            )
         }
         try each(
             connection,
@@ -53,6 +57,13 @@ public enum TextRepacking {
             let stored = StoredTexts.factRow(fact, digest: "")
             guard let packed = stored.bodyPacked else { return nil }
             return ("UPDATE iap_facts SET body = ?, body_packed = ? WHERE id = ?", [.text(stored.fact.body), .bytes(packed)])
+        }
+        // The digests as FactDigest writes them now (hex → base64url, the same 16 bytes).
+        try each(
+            connection, "SELECT id, digest FROM iap_facts WHERE length(digest) = 32 AND id > ?", afterBatch: afterBatch
+        ) { row throws(StoreError) in
+            guard let digest = FactDigest.hexToBase64URL(try row.text(1)) else { return nil }
+            return ("UPDATE iap_facts SET digest = ? WHERE id = ?", [.text(digest)])
         }
     }
 
