@@ -25,7 +25,7 @@ import IAPFoundation
 /// keys). Version 4 (issue 25, database size) is version 3 with the row's own ids (`context`: its
 /// notification UUID, transaction ids and app account token, stored in the row's columns) replaced
 /// in the operations by byte 0xFE and the id's index + 1 before compression (0xFE itself by 0xFE 0,
-/// ``TextPacking/substitute(_:_:escape:)``); it is written when the row has any. Versions 1 and 2, only read (``LegacyLedgerFormat``), store after the digests the CRC-32
+/// ``TextPacking/substitute(_:_:escape:)``); it is written when the text names any of them. Versions 1 and 2, only read (``LegacyLedgerFormat``), store after the digests the CRC-32
 /// of the raw text (4 bytes, little-endian), then the operations as they are (1) or their length
 /// (varint) and iapctl's former LZ stream of them with the same dictionary (2).
 public enum LedgerPacking {
@@ -81,7 +81,6 @@ public enum LedgerPacking {
     /// `context`: the row's ids the text may name (the same, in the same order, to unpack).
     public static func pack(_ raw: String, context: [String?] = []) -> Packed? {
         let context = TextPacking.usableContext(context)
-        let hasContext = context.contains { !$0.isEmpty }
         var raw = raw
         return raw.withUTF8 { input -> Packed? in
             guard !input.isEmpty else { return nil }
@@ -96,8 +95,11 @@ public enum LedgerPacking {
                 rebuilt.count == input.count,
                 rebuilt.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
             else { return nil }
+            // Version 4 only when it refers to something (else the bytes are version 3's).
+            var hasContext = false
+            let substituted = TextPacking.substitute(writer.ops, context, escape: contextEscape, referred: &hasContext)
+            let ops = hasContext ? substituted : writer.ops
             // Without the library the text is stored as it is (still exact, only larger).
-            let ops = hasContext ? TextPacking.substitute(writer.ops, context, escape: contextEscape) : writer.ops
             guard let compressed = ZstdCodec.compress(ops) else { return nil }
             var out: [UInt8] = [hasContext ? contextVersion : version]
             appendVarint(&out, writer.chains.count)

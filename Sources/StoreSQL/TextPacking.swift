@@ -118,6 +118,12 @@ public enum TextPacking {
     /// `text` with every occurrence of a context value (the longest first at each position)
     /// replaced by `escape` and its index + 1, and `escape` itself by `escape` 0.
     static func substitute(_ text: [UInt8], _ context: [[UInt8]], escape: UInt8) -> [UInt8] {
+        var referred = false
+        return substitute(text, context, escape: escape, referred: &referred)
+    }
+
+    /// The same; `referred` tells whether any value was referred to.
+    static func substitute(_ text: [UInt8], _ context: [[UInt8]], escape: UInt8, referred: inout Bool) -> [UInt8] {
         let order = context.indices.filter { !context[$0].isEmpty }.sorted { context[$0].count > context[$1].count }
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
@@ -132,6 +138,7 @@ public enum TextPacking {
                 let value = context[index]
                 if value.count <= text.count - i, value[0] == text[i], text[i..<(i + value.count)].elementsEqual(value) {
                     out += [escape, UInt8(index + 1)]
+                    referred = true
                     i += value.count
                     continue scan
                 }
@@ -194,8 +201,7 @@ public enum TextPacking {
         "orders updatecontracts updateaudit undoorders createrestore --applyverify --applyapple reconcile"
         + "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLEDEXPIRED/VOLUNTARYREFUNDapple_api submission"
         + "SUBSCRIBED/RESUBSCRIBEnotifyDID_RENEWnotifySUBSCRIBED/INITIAL_BUY"
-        +
-        #"{"createdAt":1700000000000,"id":1,"no":"","productId":"","status":"pending","updatedAt":1700000000000,"userId":""}"#
+        + #"{"createdAt":1700000000000,"id":1,"no":"","productId":"","status":"pending","updatedAt":1700000000000,"userId":""}"#
         + #"{"autoRenew":false,"contractId":"","createdAt":1700000000000,"environment":"Production","#
         + #""expiresDate":1700000000000,"id":1,"lastEventDate":1700000000000,"nextProductId":"","productId":"","#
         + #""status":"expired","updatedAt":1700000000000,"userId":""}"#
