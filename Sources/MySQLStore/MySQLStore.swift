@@ -132,7 +132,7 @@ public final class MySQLStore: SQLStoreBackend {
             }
             for statement in migration.statements { try connection.execute(statement) }
             if shared.steps.contains(.repackTexts) {
-                try TextRepacking.run(connection) { try connection.execute("COMMIT") }
+                try TextRepacking.run(connection, indexLedgerIds: false) { try connection.execute("COMMIT") }
             }
             try transactions.record(shared)
             try connection.execute("COMMIT")  // autocommit is off (see Connection)

@@ -56,11 +56,6 @@ enum Migrations {
             return ["\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", ")))\n\(select)"]
         case .update(let sqlite, _):
             return [sqlite]
-        case .createIndex(let table, let index):
-            return [
-                "CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index.name) ON \(table) "
-                    + "(\(index.columns.joined(separator: ", ")))"
-            ]
         case .repackTexts:
             return []  // Swift code: SQLiteStore.migrate runs TextRepacking after the script
         }

@@ -5,15 +5,29 @@ import SubscriptionEngine
 ///
 /// The detail of an applied item lists its changes (`order … created: no ∅ → …, status ∅ → paid;
 /// contract … updated: expires_date … → …`), each the before/after its audit row records. Such a
-/// detail is stored as ``marker``, the number of audit rows it lists (varint) and the text after
-/// their summaries (UTF-8: `; ` and the engine's notes, usually nothing); reading the row rebuilds
-/// the summaries from the first that many audit rows of the ledger row (by id). It is written only
+/// detail is stored as a marker, the number of audit rows it lists (varint), with ``markerFrom``
+/// the id of the first of them (varint), and the text after their summaries (UTF-8: `; ` and the
+/// engine's notes, usually nothing); reading the row rebuilds the summaries from the first that
+/// many audit rows of the ledger row (by id, from that id: no index on `ledger_id` needed, which
+/// SQLite does not have; ``marker`` finds them by `ledger_id`, MySQL's foreign-key index). It is written only
 /// when ``summaries(_:)`` of the audit rows rebuild the detail's beginning exactly, so the text read
 /// back is always the text given. The summary format below is part of the stored format (frozen
 /// here, not taken from the engine, whose wording may change): never change it, add a marker.
 enum DetailReference {
-    /// The first byte of a `detail_packed` that is a reference (``TextPacking`` formats stay below 0x80).
+    /// The first byte of a `detail_packed` that is a reference by `ledger_id` (``TextPacking``
+    /// formats stay below 0x80).
     static let marker: UInt8 = 0x80
+    /// The first byte of a reference that also gives the first audit row's id.
+    static let markerFrom: UInt8 = 0x81
+
+    /// What a stored reference says: how many audit rows, from which id (when it says), and the rest.
+    struct Parsed {
+        var count: Int
+        var firstAuditId: Int64?
+        var rest: ArraySlice<UInt8>
+    }
+
+    static func isReference(_ stored: [UInt8]) -> Bool { stored.first == marker || stored.first == markerFrom }
 
     /// Each entity's audited columns (column, JSON key of the audit row), in the order summaries list them.
     static let columns: [EntityKind: [(column: String, key: String)]] = [
@@ -30,24 +44,25 @@ enum DetailReference {
     ]
 
     /// The stored form of `detail`, or nil when it does not begin with the summaries of `audits`
-    /// (followed by nothing or by `; `).
-    static func reference(_ detail: String, audits: [AuditEntry]) -> [UInt8]? {
+    /// (followed by nothing or by `; `); `firstAuditId`: the id the first of them has (or gets).
+    static func reference(_ detail: String, audits: [AuditEntry], firstAuditId: Int64? = nil) -> [UInt8]? {
         guard !audits.isEmpty, let listed = summaries(audits), detail.hasPrefix(listed) else { return nil }
         let rest = Array(detail.utf8.dropFirst(listed.utf8.count))
         guard rest.isEmpty || rest.starts(with: Array("; ".utf8)) else { return nil }
-        var out: [UInt8] = [marker]
+        var out: [UInt8] = [firstAuditId == nil ? marker : markerFrom]
         LedgerPacking.appendVarint(&out, audits.count)
+        if let firstAuditId {
+            guard firstAuditId > 0 else { return nil }
+            LedgerPacking.appendVarint(&out, Int(firstAuditId))
+        }
         return out + rest
     }
 
-    /// How many audit rows a stored reference lists.
-    static func count(_ stored: [UInt8]) throws(StoreError) -> Int {
-        try parse(stored).count
-    }
-
-    /// The detail a reference stands for, from the ledger row's audit rows (oldest first).
+    /// The detail a reference stands for, from the ledger row's audit rows (oldest first; those of
+    /// ``parse(_:)``'s count and first id).
     static func detail(_ stored: [UInt8], audits: [AuditEntry], row id: Int64) throws(StoreError) -> String {
-        let (count, rest) = try parse(stored)
+        let parsed = try parse(stored)
+        let (count, rest) = (parsed.count, parsed.rest)
         guard audits.count >= count, let listed = summaries(Array(audits.prefix(count))) else {
             throw .failure(
                 "ledger row \(id)'s detail refers to \(count) audit rows of its changes, and they cannot be read "
@@ -56,20 +71,20 @@ enum DetailReference {
         return listed + String(decoding: rest, as: UTF8.self)
     }
 
-    private static func parse(_ stored: [UInt8]) throws(StoreError) -> (count: Int, rest: ArraySlice<UInt8>) {
-        guard stored.first == marker else { throw .failure("a stored ledger detail is not a reference") }
-        var count = 0
-        var shift = 0
+    static func parse(_ stored: [UInt8]) throws(StoreError) -> Parsed {
+        guard isReference(stored) else { throw .failure("a stored ledger detail is not a reference") }
         var offset = 1
-        while true {
-            guard offset < stored.count, shift < 35 else { throw .failure("a stored ledger detail reference is truncated") }
-            let byte = stored[offset]
-            offset += 1
-            count |= Int(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { break }
-            shift += 7
+        guard let count = TextPacking.varint(stored, &offset) else {
+            throw .failure("a stored ledger detail reference is truncated")
         }
-        return (count, stored[offset...])
+        var first: Int64?
+        if stored[0] == markerFrom {
+            guard let id = TextPacking.varint(stored, &offset) else {
+                throw .failure("a stored ledger detail reference is truncated")
+            }
+            first = Int64(id)
+        }
+        return Parsed(count: count, firstAuditId: first, rest: stored[offset...])
     }
 
     /// The audit rows' summaries joined by `; `, or nil when one row's JSON is not a row this format reads.

@@ -80,12 +80,29 @@ public final class SQLSession: StoreSession {
 
     /// The ledger row and its audit rows; a detail that lists exactly their changes is kept as a
     /// reference to them (``DetailReference``).
+    /// Where the next id follows the largest (SQLite), the reference says the first audit row's id,
+    /// so reading it needs no index on `ledger_id`; should an audit row get another id, the detail
+    /// is stored as packed text after all.
     public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws -> Int64 {
-        let reference = entry.detail.flatMap { DetailReference.reference($0, audits: audits) }
+        var reference: [UInt8]?
+        var firstAuditId: Int64?
+        if let detail = entry.detail, DetailReference.reference(detail, audits: audits) != nil {
+            if dialect.nextIdFollowsLargest {
+                firstAuditId = try query(StoreSQL.nextAuditId, []).rows.first?.int(0)
+            }
+            reference = DetailReference.reference(detail, audits: audits, firstAuditId: firstAuditId)
+        }
         let id = try appendLedger(entry, detailReference: reference)
+        var auditIds: [Int64] = []
         for var audit in audits {
             audit.ledgerId = id
-            _ = try appendAudit(audit)
+            auditIds.append(try appendAudit(audit))
+        }
+        if let firstAuditId, auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
+            var stored = entry
+            stored.id = id
+            let (text, packed) = StoredTexts.packDetail(entry.detail, row: stored)
+            _ = try write(StoreSQL.updateLedgerDetail, [SQLValue(text), packed.map(SQLValue.bytes) ?? .null, .int(id)])
         }
         return id
     }
@@ -122,8 +139,13 @@ public final class SQLSession: StoreSession {
     private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws -> [LedgerEntry] {
         try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row in
             var entry = row.entry
-            entry.detail = try StoredTexts.detail(entry.detail, packed: row.detailPacked, row: entry) { id throws(StoreError) in
-                try auditEntries(StoreSQL.auditByLedger, [.int(id)])
+            entry.detail = try StoredTexts.detail(entry.detail, packed: row.detailPacked, row: entry) {
+                reference throws(StoreError) in
+                guard let first = reference.firstAuditId else {
+                    return try auditEntries(StoreSQL.auditByLedger, [.int(entry.id)])
+                }
+                return try auditEntries(
+                    StoreSQL.auditByLedgerFrom, [.int(entry.id), .int(first), .int(Int64(reference.count))])
             }
             var stored = row.stored
             stored.context = StoredTexts.ledgerContext(entry)

@@ -39,6 +39,7 @@ public enum StoreSQL {
         """
     public static let ledgerChainByDigest = "SELECT chain FROM iap_ledger_chains WHERE digest = ?"
     public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ?, detail_packed = ? WHERE id = ?"
+    public static let updateLedgerDetail = "UPDATE iap_ledger SET detail = ?, detail_packed = ? WHERE id = ?"
     public static let ledgerById = ledger.select("WHERE id = ?")
     /// The row that processed a notification: the newest that is not itself a `duplicate` (so a
     /// third delivery points at the item applied, not at the second delivery), else the newest.
@@ -94,6 +95,11 @@ public enum StoreSQL {
     public static let auditById = audit.select("WHERE id = ?")
     /// The audit rows a ledger row's changes wrote (its detail may refer to them), oldest first.
     public static let auditByLedger = audit.select("WHERE ledger_id = ? ORDER BY id")
+    /// The same from a given id on (by the primary key: no index on `ledger_id` needed): ledger id,
+    /// first audit id, count.
+    public static let auditByLedgerFrom = audit.select("WHERE ledger_id = ? AND id >= ? ORDER BY id LIMIT ?")
+    /// The id the next audit row gets where ids follow the largest (``SQLDialect/nextIdFollowsLargest``).
+    public static let nextAuditId = "SELECT coalesce(max(id), 0) + 1 FROM iap_audit"
     /// Each filter is bound twice (`? IS NULL OR …`): actor, since, ticket; then `LIMIT ?`.
     public static let auditMatching = audit.select(
         "WHERE (? IS NULL OR actor = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR ticket = ?) ORDER BY id DESC LIMIT ?")

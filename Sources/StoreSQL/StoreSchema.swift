@@ -108,8 +108,6 @@ public enum SchemaStep: Sendable, Equatable {
     /// A data step written per dialect: an idempotent `UPDATE` of existing rows (SQLite's may call
     /// the functions ``SQLiteStore`` registers, such as `iapctl_fact_digest`).
     case update(sqlite: String, mysql: String)
-    /// An index on an existing table (where missing).
-    case createIndex(table: String, SchemaIndex)
     /// Packs the texts of existing rows as new rows store them (``TextRepacking``: Swift code, the
     /// same on every backend); rows it cannot pack keep their text.
     case repackTexts
@@ -143,11 +141,6 @@ public struct SchemaMigration: Sendable, Equatable {
             case .addColumns(let name, let columns):
                 guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
                 tables[index].columns += columns
-                if !touched.contains(name) { touched.append(name) }
-            case .createIndex(let name, let index):
-                guard let position = tables.firstIndex(where: { $0.name == name }) else { continue }
-                tables[position].indexes.removeAll { $0.name == index.name }
-                tables[position].indexes.append(index)
                 if !touched.contains(name) { touched.append(name) }
             case .insertIgnoring, .update, .repackTexts:
                 break
@@ -379,9 +372,6 @@ public enum StoreSchema {
                 .addColumns(table: "iap_ledger", [SchemaColumn("detail_packed", .longBytes, nullable: true)]),
                 .addColumns(table: "iap_audit", [SchemaColumn("packed", .longBytes, nullable: true)]),
                 .addColumns(table: "iap_facts", [SchemaColumn("body_packed", .longBytes, nullable: true)]),
-                // A detail kept as a reference reads its ledger row's audit rows: SQLite gets the
-                // index MySQL already has for the foreign key.
-                .createIndex(table: "iap_audit", SchemaIndex("idx_iap_audit_ledger_id", ["ledger_id"])),
                 .repackTexts,
             ]),
     ]

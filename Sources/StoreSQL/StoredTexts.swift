@@ -15,13 +15,14 @@ enum StoredTexts {
         return (nil, packed)
     }
 
-    /// `audits(id)` reads the audit rows of a ledger row, oldest first (for a ``DetailReference``).
+    /// `audits(reference)` reads the audit rows a ``DetailReference`` lists, oldest first.
     static func detail(
-        _ text: String?, packed: [UInt8]?, row: LedgerEntry, audits: (Int64) throws(StoreError) -> [AuditEntry]
+        _ text: String?, packed: [UInt8]?, row: LedgerEntry,
+        audits: (DetailReference.Parsed) throws(StoreError) -> [AuditEntry]
     ) throws(StoreError) -> String? {
         guard let packed else { return text }
-        if packed.first == DetailReference.marker {
-            return try DetailReference.detail(packed, audits: audits(row.id), row: row.id)
+        if DetailReference.isReference(packed) {
+            return try DetailReference.detail(packed, audits: audits(DetailReference.parse(packed)), row: row.id)
         }
         return try unpack(packed, .detail, count: 1, context: ledgerContext(row), "ledger row \(row.id)'s detail")[0]
     }

@@ -83,16 +83,7 @@ public enum TextPacking {
         var texts: [String?] = []
         var offset = 0
         while texts.count < count {
-            var value = 0
-            var shift = 0
-            while true {
-                guard offset < content.count, shift < 35 else { throw .malformed("packed text truncated") }
-                let byte = content[offset]
-                offset += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { break }
-                shift += 7
-            }
+            guard let value = varint(content, &offset) else { throw .malformed("packed text truncated") }
             if value == 0 {
                 texts.append(nil)
                 continue
@@ -104,6 +95,20 @@ public enum TextPacking {
         }
         guard offset == content.count else { throw .malformed("packed text has \(content.count - offset) bytes left over") }
         return texts
+    }
+
+    /// The varint at `offset` (moved past it), or nil when it is truncated or too long.
+    static func varint(_ bytes: [UInt8], _ offset: inout Int) -> Int? {
+        var value = 0
+        var shift = 0
+        while offset < bytes.count, shift < 35 {
+            let byte = bytes[offset]
+            offset += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
     }
 
     /// The context values long enough to refer to, as bytes (nil and short ones kept as empty, so

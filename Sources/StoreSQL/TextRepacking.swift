@@ -8,8 +8,16 @@ import SubscriptionEngine
 public enum TextRepacking {
     static let batch = 500
 
+    /// The index the ledger pass reads audit rows by, where the schema has none (SQLite).
+    static let temporaryIndex = "iapctl_repack_audit_ledger_id"
+
     /// Packs every unpacked row; `afterBatch` runs after each batch's updates (MySQL commits there).
-    public static func run(_ connection: any SQLConnection, afterBatch: () throws -> Void) throws {
+    /// `indexLedgerIds`: make an index on `iap_audit (ledger_id)` for the time of the step (SQLite,
+    /// where the schema has none; MySQL's foreign key has one).
+    public static func run(_ connection: any SQLConnection, indexLedgerIds: Bool, afterBatch: () throws -> Void) throws {
+        if indexLedgerIds {
+            try connection.execute("CREATE INDEX IF NOT EXISTS \(temporaryIndex) ON iap_audit (ledger_id)")
+        }
         try each(
             connection,
             "SELECT id, detail, transaction_id, original_transaction_id, app_account_token, notification_uuid FROM iap_ledger "
@@ -25,7 +33,9 @@ public enum TextRepacking {
             let audits = try StoreTables.audit.decode(connection.query(StoreSQL.auditByLedger, [.int(try row.int(0))])).map {
                 row throws(StoreError) in try StoredTexts.auditEntry(row)
             }
-            if let detail, let reference = DetailReference.reference(detail, audits: audits) {
+            if let detail, let first = audits.first?.id,
+                let reference = DetailReference.reference(detail, audits: audits, firstAuditId: first)
+            {
                 return ("UPDATE iap_ledger SET detail = NULL, detail_packed = ? WHERE id = ?", [.bytes(reference)])
             }
             let (text, packed) = StoredTexts.packDetail(detail, row: entry)
@@ -65,6 +75,7 @@ public enum TextRepacking {
             guard let digest = FactDigest.hexToBase64URL(try row.text(1)) else { return nil }
             return ("UPDATE iap_facts SET digest = ? WHERE id = ?", [.text(digest)])
         }
+        if indexLedgerIds { try connection.execute("DROP INDEX IF EXISTS \(temporaryIndex)") }
     }
 
     /// Runs `select` (its last placeholder the id to start after) batch by batch in id order; for

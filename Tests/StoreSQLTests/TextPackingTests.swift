@@ -85,6 +85,13 @@ struct DetailReferenceTests {
             #expect(try DetailReference.detail(stored, audits: [Self.insert, Self.update, Self.insert], row: 1) == Self.detail + rest)
             #expect(throws: StoreError.self) { try DetailReference.detail(stored, audits: [Self.insert], row: 1) }
         }
+        // With the first audit row's id (where the store knows it): read from that id on.
+        let from = try #require(DetailReference.reference(Self.detail, audits: [Self.insert, Self.update], firstAuditId: 300))
+        #expect(from.first == DetailReference.markerFrom)
+        let parsed = try DetailReference.parse(from)
+        #expect(parsed.count == 2 && parsed.firstAuditId == 300 && parsed.rest.isEmpty)
+        #expect(try DetailReference.detail(from, audits: [Self.insert, Self.update], row: 1) == Self.detail)
+        #expect(DetailReference.reference(Self.detail, audits: [Self.insert, Self.update], firstAuditId: 0) == nil)
     }
 
     @Test func aDetailThatIsNotTheirSummariesIsNotAReference() {
