@@ -46,11 +46,22 @@ enum DetailReference {
     /// The stored form of `detail`, or nil when it does not begin with the summaries of `audits`
     /// (followed by nothing or by `; `); `firstAuditId`: the id the first of them has (or gets).
     static func reference(_ detail: String, audits: [AuditEntry], firstAuditId: Int64? = nil) -> [UInt8]? {
+        rest(of: detail, audits: audits).flatMap { encode(count: audits.count, firstAuditId: firstAuditId, rest: $0) }
+    }
+
+    /// What follows the summaries of `audits` in `detail` (empty, or `; ` and more), or nil when
+    /// the detail does not begin with them.
+    static func rest(of detail: String, audits: [AuditEntry]) -> [UInt8]? {
         guard !audits.isEmpty, let listed = summaries(audits), detail.hasPrefix(listed) else { return nil }
         let rest = Array(detail.utf8.dropFirst(listed.utf8.count))
         guard rest.isEmpty || rest.starts(with: Array("; ".utf8)) else { return nil }
+        return rest
+    }
+
+    /// A reference to `count` audit rows (from `firstAuditId` when given, which must be positive).
+    static func encode(count: Int, firstAuditId: Int64?, rest: [UInt8]) -> [UInt8]? {
         var out: [UInt8] = [firstAuditId == nil ? marker : markerFrom]
-        LedgerPacking.appendVarint(&out, audits.count)
+        LedgerPacking.appendVarint(&out, count)
         if let firstAuditId {
             guard firstAuditId > 0 else { return nil }
             LedgerPacking.appendVarint(&out, Int(firstAuditId))

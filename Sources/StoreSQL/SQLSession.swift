@@ -86,11 +86,11 @@ public final class SQLSession: StoreSession {
     public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws -> Int64 {
         var reference: [UInt8]?
         var firstAuditId: Int64?
-        if let detail = entry.detail, DetailReference.reference(detail, audits: audits) != nil {
+        if let detail = entry.detail, let rest = DetailReference.rest(of: detail, audits: audits) {
             if dialect.nextIdFollowsLargest {
                 firstAuditId = try query(StoreSQL.nextAuditId, []).rows.first?.int(0)
             }
-            reference = DetailReference.reference(detail, audits: audits, firstAuditId: firstAuditId)
+            reference = DetailReference.encode(count: audits.count, firstAuditId: firstAuditId, rest: rest)
         }
         let id = try appendLedger(entry, detailReference: reference)
         var auditIds: [Int64] = []

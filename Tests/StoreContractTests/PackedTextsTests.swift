@@ -244,3 +244,24 @@ struct PackedTextsTests {
         return bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
     }
 }
+
+extension PackedTextsTests {
+    /// SQLite's reference says which id its first audit row gets; should another row take that id
+    /// first (here a trigger), the detail is stored as packed text instead, and still reads back.
+    @Test func aReferenceWhoseAuditRowsGotOtherIdsFallsBackToPackedText() throws {
+        try withStore(.sqlite) { store in
+            let connection = try #require(store as? any SQLStoreBackend).transactions.connection
+            try connection.execute(
+                "CREATE TRIGGER iapctl_test_steal AFTER INSERT ON iap_ledger BEGIN INSERT INTO iap_audit "
+                    + "(at, actor, command, entity, entity_key) VALUES (0, 'test', 'test', 'order', 'x'); END")
+            let id = try store.write { s throws in
+                try s.appendLedger(Self.ledger(Self.appliedDetail, uuid: "n-1"), audits: [Self.orderInsert, Self.contractUpdate])
+            }
+            let stored = try store.read { _ in
+                try connection.query("SELECT detail_packed FROM iap_ledger WHERE id = ?", [.int(id)]).rows.first?.optionalBytes(0)
+            }
+            #expect(stored?.first == 1, "packed text, not a reference")
+            #expect(try store.read { try $0.ledgerEntry(id: id) }?.detail == Self.appliedDetail)
+        }
+    }
+}
