@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The compact stored form of the store's longer texts (issue 25, database size): a ledger row's
 /// `detail`, an audit row's before/after JSON, a fact's canonical JSON body. The same texts,
 /// rebuilt exactly.
@@ -130,47 +134,62 @@ public enum TextPacking {
     /// The same; `referred` tells whether any value was referred to.
     static func substitute(_ text: [UInt8], _ context: [[UInt8]], escape: UInt8, referred: inout Bool) -> [UInt8] {
         let order = context.indices.filter { !context[$0].isEmpty }.sorted { context[$0].count > context[$1].count }
+        // Which bytes may start a reference (or need escaping): every other byte is copied in runs.
+        var starts = [Bool](repeating: false, count: 256)
+        starts[Int(escape)] = true
+        for index in order { starts[Int(context[index][0])] = true }
         var out: [UInt8] = []
-        out.reserveCapacity(text.count)
-        var i = 0
-        scan: while i < text.count {
-            if text[i] == escape {
-                out += [escape, 0]
-                i += 1
-                continue
-            }
-            for index in order {
-                let value = context[index]
-                if value.count <= text.count - i, value[0] == text[i], text[i..<(i + value.count)].elementsEqual(value) {
+        out.reserveCapacity(text.count + 16)
+        var found = false
+        text.withUnsafeBufferPointer { text in
+            let n = text.count
+            var run = 0
+            var i = 0
+            scan: while i < n {
+                let byte = text[i]
+                guard starts[Int(byte)] else {
+                    i += 1
+                    continue
+                }
+                if byte == escape {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: text[run..<i]))
+                    out += [escape, 0]
+                    i += 1
+                    run = i
+                    continue
+                }
+                for index in order {
+                    let count = context[index].count
+                    guard count <= n - i,
+                        context[index].withUnsafeBufferPointer({ memcmp($0.baseAddress!, text.baseAddress! + i, count) == 0 })
+                    else { continue }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: text[run..<i]))
                     out += [escape, UInt8(index + 1)]
-                    referred = true
-                    i += value.count
+                    found = true
+                    i += count
+                    run = i
                     continue scan
                 }
+                i += 1
             }
-            out.append(text[i])
-            i += 1
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[run..<n]))
         }
+        if found { referred = true }
         return out
     }
 
-    /// The inverse of ``substitute(_:_:)``.
+    /// The inverse of ``substitute(_:_:escape:)``.
     static func restore(
         _ bytes: ArraySlice<UInt8>, _ context: [[UInt8]], escape: UInt8
     ) throws(LedgerPacking.UnpackError) -> [UInt8] {
-        guard bytes.contains(escape) else { return Array(bytes) }
+        guard var next = bytes.firstIndex(of: escape) else { return Array(bytes) }
         var out: [UInt8] = []
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let byte = bytes[i]
-            i += 1
-            guard byte == escape else {
-                out.append(byte)
-                continue
-            }
-            guard i < bytes.endIndex else { throw .malformed("packed text ends inside a reference") }
-            let reference = Int(bytes[i])
-            i += 1
+        out.reserveCapacity(bytes.count + 64)
+        var run = bytes.startIndex
+        while true {
+            out += bytes[run..<next]
+            guard next + 1 < bytes.endIndex else { throw .malformed("packed text ends inside a reference") }
+            let reference = Int(bytes[next + 1])
             if reference == 0 {
                 out.append(escape)
             } else {
@@ -179,7 +198,11 @@ public enum TextPacking {
                 }
                 out += context[reference - 1]
             }
+            run = next + 2
+            guard let following = bytes[run...].firstIndex(of: escape) else { break }
+            next = following
         }
+        out += bytes[run...]
         return out
     }
 
