@@ -52,7 +52,8 @@ enum DetailReference {
     /// What follows the summaries of `audits` in `detail` (empty, or `; ` and more), or nil when
     /// the detail does not begin with them.
     static func rest(of detail: String, audits: [AuditEntry]) -> [UInt8]? {
-        guard !audits.isEmpty, let listed = summaries(audits), detail.hasPrefix(listed) else { return nil }
+        // Compared as bytes: the stored text is the bytes (and String's prefix test is Unicode's).
+        guard !audits.isEmpty, let listed = summaries(audits), detail.utf8.starts(with: listed.utf8) else { return nil }
         let rest = Array(detail.utf8.dropFirst(listed.utf8.count))
         guard rest.isEmpty || rest.starts(with: Array("; ".utf8)) else { return nil }
         return rest
