@@ -131,6 +131,9 @@ public final class MySQLStore: SQLStoreBackend {
                 try connection.execute(step.statement)
             }
             for statement in migration.statements { try connection.execute(statement) }
+            if shared.steps.contains(.repackTexts) {
+                try TextRepacking.run(connection, indexLedgerIds: false) { () throws(StoreError) in try connection.execute("COMMIT") }
+            }
             try transactions.record(shared)
             try connection.execute("COMMIT")  // autocommit is off (see Connection)
             applied.append(migration.name)

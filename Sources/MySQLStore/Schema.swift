@@ -89,7 +89,7 @@ enum Schema {
                 case .insertIgnoring(let table, let columns, let select):
                     return "\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", "))) " + select
                 case .update(_, let mysql): return mysql
-                case .createTable, .addColumns: return nil
+                case .createTable, .addColumns, .repackTexts, .withoutRowId: return nil
                 }
             })
     }

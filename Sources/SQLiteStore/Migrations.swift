@@ -57,6 +57,25 @@ enum Migrations {
             return ["\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", ")))\n\(select)"]
         case .update(let sqlite, _):
             return [sqlite]
+        case .withoutRowId(let table, let key):
+            // Rebuilt (SQLite cannot change a table's storage in place): copied, dropped, renamed.
+            let rebuilt = "iapctl_rebuild_" + table.name
+            let columns = table.columns.map { column in
+                if column.type.kind == .id { return "    \(column.name) INTEGER" }
+                return "    " + definition(column, unique: false) + (column.name == key ? " PRIMARY KEY" : "")
+            }
+            let names = table.columns.map(\.name).joined(separator: ", ")
+            return [
+                "CREATE TABLE \(rebuilt) (\n" + columns.joined(separator: ",\n") + "\n) WITHOUT ROWID",
+                "INSERT INTO \(rebuilt) (\(names)) SELECT \(names) FROM \(table.name)",
+                "DROP TABLE \(table.name)",
+                "ALTER TABLE \(rebuilt) RENAME TO \(table.name)",
+            ]
+                + table.indexes.filter { !($0.unique && $0.columns == [key]) && !$0.forForeignKey }.map {
+                    "CREATE \($0.unique ? "UNIQUE " : "")INDEX \($0.name) ON \(table.name) (\($0.columns.joined(separator: ", ")))"
+                }
+        case .repackTexts:
+            return []  // Swift code: SQLiteStore.migrate runs TextRepacking after the script
         }
     }
 

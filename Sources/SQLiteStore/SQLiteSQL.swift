@@ -18,7 +18,10 @@ extension SQLDialect {
         typeNames: [
             .id: "INTEGER PRIMARY KEY", .string: "TEXT", .text: "TEXT", .longText: "TEXT", .integer: "INTEGER",
             .smallInteger: "INTEGER", .bytes: "BLOB", .longBytes: "BLOB",
-        ])
+        ],
+        // INTEGER PRIMARY KEY without AUTOINCREMENT: the largest rowid + 1, and BEGIN IMMEDIATE
+        // makes this transaction the only writer.
+        nextIdFollowsLargest: true)
 }
 
 /// Tests reach the shared session by its old name.

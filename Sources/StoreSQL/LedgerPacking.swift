@@ -22,7 +22,10 @@ import IAPFoundation
 /// `0x04` (end it: base64url-encode what was written since the matching begin). Version 3 (written
 /// since issue 25) stores the operations as one Zstandard frame (``ZstdCodec``: content size and
 /// checksum in the frame) compressed with the preset dictionary ``dictionary`` (App Store payload
-/// keys). Versions 1 and 2, only read (``LegacyLedgerFormat``), store after the digests the CRC-32
+/// keys). Version 4 (issue 25, database size) is version 3 with the row's own ids (`context`: its
+/// notification UUID, transaction ids and app account token, stored in the row's columns) replaced
+/// in the operations by byte 0xFE and the id's index + 1 before compression (0xFE itself by 0xFE 0,
+/// ``TextPacking/substitute(_:_:escape:)``); it is written when the text names any of them. Versions 1 and 2, only read (``LegacyLedgerFormat``), store after the digests the CRC-32
 /// of the raw text (4 bytes, little-endian), then the operations as they are (1) or their length
 /// (varint) and iapctl's former LZ stream of them with the same dictionary (2).
 public enum LedgerPacking {
@@ -55,8 +58,11 @@ public enum LedgerPacking {
         }
     }
 
-    /// The version written: operations in a zstd frame.
+    /// The version written without context: operations in a zstd frame.
     static let version: UInt8 = 3
+    /// The version written with context: the row's ids referred to, then a zstd frame.
+    static let contextVersion: UInt8 = 4
+    private static let contextEscape: UInt8 = 0xFE
     /// Read only: operations as they are, with a CRC-32 of the text.
     static let legacyPlain: UInt8 = 1
     /// Read only: operations in iapctl's former LZ stream, with a CRC-32 of the text.
@@ -72,7 +78,9 @@ public enum LedgerPacking {
     // MARK: pack
 
     /// The packed form of `raw`, or nil when packing would not make it smaller or not rebuild it exactly.
-    public static func pack(_ raw: String) -> Packed? {
+    /// `context`: the row's ids the text may name (the same, in the same order, to unpack).
+    public static func pack(_ raw: String, context: [String?] = []) -> Packed? {
+        let context = TextPacking.usableContext(context)
         var raw = raw
         return raw.withUTF8 { input -> Packed? in
             guard !input.isEmpty else { return nil }
@@ -87,13 +95,24 @@ public enum LedgerPacking {
                 rebuilt.count == input.count,
                 rebuilt.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
             else { return nil }
+            // Version 4 only when it refers to something (else the bytes are version 3's).
+            var hasContext = false
+            let substituted = TextPacking.substitute(writer.ops, context, escape: contextEscape, referred: &hasContext)
+            let ops = hasContext ? substituted : writer.ops
             // Without the library the text is stored as it is (still exact, only larger).
-            guard let compressed = ZstdCodec.compress(writer.ops) else { return nil }
-            var out: [UInt8] = [version]
+            guard let compressed = ZstdCodec.compress(ops) else { return nil }
+            var out: [UInt8] = [hasContext ? contextVersion : version]
             appendVarint(&out, writer.chains.count)
             for chain in writer.chains { out += chain.digest }
             out += compressed
             guard out.count < input.count else { return nil }
+            if hasContext {
+                // The references rebuild the operations (their own proof above).
+                guard let back = try? unpackBytes(out, chain: { byDigest[$0] }, context: context),
+                    back.count == input.count,
+                    back.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
+                else { return nil }
+            }
             let packed = Packed(bytes: out, chains: writer.chains)
             return packed
         }
@@ -219,16 +238,25 @@ public enum LedgerPacking {
     // MARK: unpack
 
     /// The original text of a packed raw; `chain` gives a chain's text by its digest (nil: unknown).
-    public static func unpack(_ packed: [UInt8], chain: ([UInt8]) throws -> [UInt8]?) throws -> String {
-        let bytes = try unpackBytes(packed, chain: chain)
+    /// `context`: the ids of the row (as given to ``pack(_:context:)``; only version 4 uses them).
+    public static func unpack(
+        _ packed: [UInt8], context: [String?] = [], chain: ([UInt8]) throws -> [UInt8]?
+    ) throws -> String {
+        let bytes = try unpackBytes(packed, chain: chain, context: TextPacking.usableContext(context))
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func unpackBytes(_ packed: [UInt8], chain: ([UInt8]) throws -> [UInt8]?) throws -> [UInt8] {
+    static func unpackBytes(
+        _ packed: [UInt8], chain: ([UInt8]) throws -> [UInt8]?, context: [[UInt8]] = []
+    ) throws -> [UInt8] {
         var reader = Reader(bytes: packed)
         let digests = try reader.header()
-        if packed[0] == version {
-            var ops = Reader(bytes: try ZstdCodec.decompress(packed[reader.offset...]))
+        if packed[0] == version || packed[0] == contextVersion {
+            var operations = try ZstdCodec.decompress(packed[reader.offset...])
+            if packed[0] == contextVersion {
+                operations = try TextPacking.restore(operations[...], context, escape: contextEscape)
+            }
+            var ops = Reader(bytes: operations)
             return try rebuild(&ops, digests: digests, chain: chain)
         }
         let expectedCRC = try reader.crc()
@@ -323,7 +351,8 @@ public enum LedgerPacking {
         mutating func header() throws(UnpackError) -> [[UInt8]] {
             let version = try byte()
             guard
-                version == LedgerPacking.version || version == LedgerPacking.legacyPlain
+                version == LedgerPacking.version || version == LedgerPacking.contextVersion
+                    || version == LedgerPacking.legacyPlain
                     || version == LedgerPacking.legacyLZ
             else {
                 throw .malformed("unknown version \(version)")

@@ -6,11 +6,15 @@ public struct StoredRaw: Sendable, Equatable {
     public var text: String
     public var packed: [UInt8]?
     public var rawOf: Int64?
+    /// The row's ids packed bytes may refer to (``LedgerPacking`` version 4): not a column of its
+    /// own, the row's (``StoredTexts/ledgerContext(_:)``).
+    public var context: [String?]
 
-    public init(text: String, packed: [UInt8]?, rawOf: Int64?) {
+    public init(text: String, packed: [UInt8]?, rawOf: Int64?, context: [String?] = []) {
         self.text = text
         self.packed = packed
         self.rawOf = rawOf
+        self.context = context
     }
 }
 
@@ -33,11 +37,11 @@ public final class LedgerRawCodec {
     /// notification UUID and identical packed bytes; `insertChain` stores a chain unless its digest
     /// is already there (an insert that ignores a duplicate digest).
     public func storedForm(
-        raw: String, notificationUUID: String?,
+        raw: String, notificationUUID: String?, context: [String?],
         firstCopy: (String, [UInt8]) throws(StoreError) -> Int64?,
         insertChain: (LedgerPacking.Chain) throws(StoreError) -> Void
     ) throws(StoreError) -> StoredRaw {
-        guard let packed = LedgerPacking.pack(raw) else { return StoredRaw(text: raw, packed: nil, rawOf: nil) }
+        guard let packed = LedgerPacking.pack(raw, context: context) else { return StoredRaw(text: raw, packed: nil, rawOf: nil) }
         if let uuid = notificationUUID, let first = try firstCopy(uuid, packed.bytes) {
             return StoredRaw(text: "", packed: nil, rawOf: first)
         }
@@ -66,7 +70,7 @@ public final class LedgerRawCodec {
         }
         guard let packed = stored.packed else { return stored.text }
         do {
-            return try LedgerPacking.unpack(packed) { digest in
+            return try LedgerPacking.unpack(packed, context: stored.context) { digest in
                 if let text = chainTexts[digest] { return text }
                 let text = try chainByDigest(digest)
                 if let text { chainTexts[digest] = text }

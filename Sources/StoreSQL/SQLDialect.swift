@@ -38,15 +38,21 @@ public struct SQLDialect: Sendable {
     /// Statements run before a write transaction's COMMIT: they fail when the transaction open now
     /// is not the one the unit began (a server that ended it silently), so nothing commits.
     public var beforeCommit: [String]
+    /// Whether a row inserted in a write transaction gets the id after the table's largest (one
+    /// writer at a time, no AUTOINCREMENT gaps): SQLite's rowid. The session then knows the ids of
+    /// the audit rows it is about to write (``DetailReference``).
+    public var nextIdFollowsLargest: Bool
 
     public init(
         beginRead: [String], beginWrite: [String], forUpdate: String, locksRows: Bool, noLimit: Int64,
         savepoint: String, releaseSavepoint: String, rollbackToSavepoint: String, releaseAfterRollbackTo: Bool,
         releaseKeptSavepoint: Bool = true, insertIgnore: String, onDuplicateDoNothing: String,
         schemaProbeBegin: String?, tableExists: String,
-        commitOutcomeCanBeUnknown: Bool, typeNames: [SQLType.Kind: String], beforeCommit: [String] = []
+        commitOutcomeCanBeUnknown: Bool, typeNames: [SQLType.Kind: String], beforeCommit: [String] = [],
+        nextIdFollowsLargest: Bool = false
     ) {
         self.beforeCommit = beforeCommit
+        self.nextIdFollowsLargest = nextIdFollowsLargest
         self.beginRead = beginRead
         self.beginWrite = beginWrite
         self.forUpdate = forUpdate

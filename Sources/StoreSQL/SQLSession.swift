@@ -77,8 +77,41 @@ public final class SQLSession: StoreSession {
     // MARK: ledger
 
     public func appendLedger(_ entry: LedgerEntry) throws(StoreError) -> Int64 {
+        try appendLedger(entry, detailReference: nil)
+    }
+
+    /// The ledger row and its audit rows; a detail that lists exactly their changes is kept as a
+    /// reference to them (``DetailReference``).
+    /// Where the next id follows the largest (SQLite), the reference says the first audit row's id,
+    /// so reading it needs no index on `ledger_id`; should an audit row get another id, the detail
+    /// is stored as packed text after all.
+    public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws(StoreError) -> Int64 {
+        var reference: [UInt8]?
+        var firstAuditId: Int64?
+        if let detail = entry.detail, let rest = DetailReference.rest(of: detail, audits: audits) {
+            if dialect.nextIdFollowsLargest {
+                firstAuditId = try query(StoreSQL.nextAuditId, []).rows.first?.int(0)
+            }
+            reference = DetailReference.encode(count: audits.count, firstAuditId: firstAuditId, rest: rest)
+        }
+        let id = try appendLedger(entry, detailReference: reference)
+        var auditIds: [Int64] = []
+        for var audit in audits {
+            audit.ledgerId = id
+            auditIds.append(try appendAudit(audit))
+        }
+        if let firstAuditId, auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
+            var stored = entry
+            stored.id = id
+            let (text, packed) = StoredTexts.packDetail(entry.detail, row: stored)
+            _ = try write(StoreSQL.updateLedgerDetail, [SQLValue(text), packed.map(SQLValue.bytes) ?? .null, .int(id)])
+        }
+        return id
+    }
+
+    private func appendLedger(_ entry: LedgerEntry, detailReference: [UInt8]?) throws(StoreError) -> Int64 {
         let stored = try rawCodec.storedForm(
-            raw: entry.raw, notificationUUID: entry.notificationUUID,
+            raw: entry.raw, notificationUUID: entry.notificationUUID, context: StoredTexts.ledgerContext(entry),
             firstCopy: { uuid, packed throws(StoreError) in
                 try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
             },
@@ -88,6 +121,11 @@ public final class SQLSession: StoreSession {
             })
         var row = LedgerRow(entry: entry, stored: stored)
         row.entry.raw = ""
+        if let detailReference {
+            (row.entry.detail, row.detailPacked) = (nil, detailReference)
+        } else {
+            (row.entry.detail, row.detailPacked) = StoredTexts.packDetail(entry.detail, row: entry)
+        }
         return try insert(StoreTables.ledger, row)
     }
 
@@ -103,11 +141,23 @@ public final class SQLSession: StoreSession {
     private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> [LedgerEntry] {
         try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row throws(StoreError) in
             var entry = row.entry
+            entry.detail = try StoredTexts.detail(entry.detail, packed: row.detailPacked, row: entry) {
+                reference throws(StoreError) in
+                guard let first = reference.firstAuditId else {
+                    return try auditEntries(StoreSQL.auditByLedger, [.int(entry.id)])
+                }
+                return try auditEntries(
+                    StoreSQL.auditByLedgerFrom, [.int(entry.id), .int(first), .int(Int64(reference.count))])
+            }
+            var stored = row.stored
+            stored.context = StoredTexts.ledgerContext(entry)
             entry.raw = try rawCodec.text(
-                of: row.stored, rowId: entry.id,
+                of: stored, rowId: entry.id,
                 rowById: { id throws(StoreError) in
                     try query(StoreSQL.ledgerRawById, [.int(id)]).rows.first.map { row throws(StoreError) in
-                        StoredRaw(text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil)
+                        StoredRaw(
+                            text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil,
+                            context: try (2..<6).map { index throws(StoreError) in try row.optionalText(index) })
                     }
                 },
                 chainByDigest: { digest throws(StoreError) in
@@ -118,7 +168,10 @@ public final class SQLSession: StoreSession {
     }
 
     public func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws(StoreError) {
-        let changed = try write(StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(detail), .int(id)]).changed
+        let (text, packed) = StoredTexts.packDetail(detail, row: nil)
+        let changed = try write(
+            StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(text), packed.map(SQLValue.bytes) ?? .null, .int(id)]
+        ).changed
         try expectOneRow(changed, "ledger row", id: id)
     }
 
@@ -198,12 +251,14 @@ public final class SQLSession: StoreSession {
 
     public func insertFact(_ fact: Fact) throws(StoreError) -> Bool {
         let digest = FactDigest.of(fact)
-        let values = StoreTables.facts.insertValues(FactRow(fact: fact, digest: digest)) + [.text(fact.key), .text(digest)]
+        let values = StoreTables.facts.insertValues(StoredTexts.factRow(fact, digest: digest)) + [.text(fact.key), .text(digest)]
         return try write(StoreSQL.insertFactIfNew, values).changed == 1
     }
 
     public func facts(originalTransactionId: String) throws(StoreError) -> [Fact] {
-        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(\.fact)
+        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map { row throws(StoreError) in
+            try StoredTexts.fact(row)
+        }
     }
 
     public func originalTransactionIds(appTransactionId: String) throws(StoreError) -> [String] {
@@ -235,11 +290,16 @@ public final class SQLSession: StoreSession {
     // MARK: audit
 
     public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {
-        try insert(StoreTables.audit, entry)
+        try insert(StoreTables.audit, StoredTexts.auditRow(entry))
     }
 
     public func audit(entity: EntityKind, key: String) throws(StoreError) -> [AuditEntry] {
-        try rows(StoreTables.audit, StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
+        try auditEntries(StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
+    }
+
+    /// Audit entries with their before/after JSON (packed or not).
+    private func auditEntries(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> [AuditEntry] {
+        try rows(StoreTables.audit, sql, values).map { row throws(StoreError) in try StoredTexts.auditEntry(row) }
     }
 
     public func auditEntries(matching filter: AuditFilter) throws(StoreError) -> [AuditEntry] {
@@ -247,11 +307,11 @@ public final class SQLSession: StoreSession {
             SQLValue(filter.actor), SQLValue(filter.actor), SQLValue(filter.since), SQLValue(filter.since),
             SQLValue(filter.ticket), SQLValue(filter.ticket), .int(try limitValue(filter.limit)),
         ]
-        return try rows(StoreTables.audit, StoreSQL.auditMatching, values)
+        return try auditEntries(StoreSQL.auditMatching, values)
     }
 
     public func auditEntry(id: Int64) throws(StoreError) -> AuditEntry? {
-        try rows(StoreTables.audit, StoreSQL.auditById, [.int(id)]).first
+        try auditEntries(StoreSQL.auditById, [.int(id)]).first
     }
 
     // MARK: checkpoints

@@ -32,9 +32,14 @@ public enum StoreSQL {
         ORDER BY id LIMIT 1
         """
     /// The stored raw of the row a duplicate refers to.
-    public static let ledgerRawById = "SELECT raw, raw_packed FROM iap_ledger WHERE id = ?"
+    /// (Then the row's ids its packed raw may refer to, in ``StoredTexts/ledgerContext(_:)``'s order.)
+    public static let ledgerRawById = """
+        SELECT raw, raw_packed, notification_uuid, transaction_id, original_transaction_id, app_account_token \
+        FROM iap_ledger WHERE id = ?
+        """
     public static let ledgerChainByDigest = "SELECT chain FROM iap_ledger_chains WHERE digest = ?"
-    public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ? WHERE id = ?"
+    public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ?, detail_packed = ? WHERE id = ?"
+    public static let updateLedgerDetail = "UPDATE iap_ledger SET detail = ?, detail_packed = ? WHERE id = ?"
     public static let ledgerById = ledger.select("WHERE id = ?")
     /// The row that processed a notification: the newest that is not itself a `duplicate` (so a
     /// third delivery points at the item applied, not at the second delivery), else the newest.
@@ -88,6 +93,13 @@ public enum StoreSQL {
     // MARK: audit
     public static let auditByEntity = audit.select("WHERE entity = ? AND entity_key = ? ORDER BY id")
     public static let auditById = audit.select("WHERE id = ?")
+    /// The audit rows a ledger row's changes wrote (its detail may refer to them), oldest first.
+    public static let auditByLedger = audit.select("WHERE ledger_id = ? ORDER BY id")
+    /// The same from a given id on (by the primary key: no index on `ledger_id` needed): ledger id,
+    /// first audit id, count.
+    public static let auditByLedgerFrom = audit.select("WHERE ledger_id = ? AND id >= ? ORDER BY id LIMIT ?")
+    /// The id the next audit row gets where ids follow the largest (``SQLDialect/nextIdFollowsLargest``).
+    public static let nextAuditId = "SELECT coalesce(max(id), 0) + 1 FROM iap_audit"
     /// Each filter is bound twice (`? IS NULL OR …`): actor, since, ticket; then `LIMIT ?`.
     public static let auditMatching = audit.select(
         "WHERE (? IS NULL OR actor = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR ticket = ?) ORDER BY id DESC LIMIT ?")

@@ -108,6 +108,13 @@ public enum SchemaStep: Sendable, Equatable {
     /// A data step written per dialect: an idempotent `UPDATE` of existing rows (SQLite's may call
     /// the functions ``SQLiteStore`` registers, such as `iapctl_fact_digest`).
     case update(sqlite: String, mysql: String)
+    /// SQLite keeps the table in the B-tree of its unique `key` (`WITHOUT ROWID`: the key stored
+    /// once, not in the table and again in its unique index; `id` then an ordinary column nothing
+    /// writes). The table's columns and keys stay as described; other engines keep it as it is.
+    case withoutRowId(SchemaTable, key: String)
+    /// Packs the texts of existing rows as new rows store them (``TextRepacking``: Swift code, the
+    /// same on every backend); rows it cannot pack keep their text.
+    case repackTexts
 }
 
 /// One ordered, recorded schema step (`iap_schema_migrations`).
@@ -139,7 +146,7 @@ public struct SchemaMigration: Sendable, Equatable {
                 guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
                 tables[index].columns += columns
                 if !touched.contains(name) { touched.append(name) }
-            case .insertIgnoring, .update:
+            case .insertIgnoring, .update, .repackTexts, .withoutRowId:
                 break
             }
         }
@@ -241,8 +248,15 @@ public enum StoreSchema {
             SchemaIndex("idx_iap_audit_ledger_id", ["ledger_id"], forForeignKey: true),
         ])
 
+    static let claims = SchemaTable(
+        "iap_notification_claims", columns: [id, key("notification_uuid")],
+        indexes: [SchemaIndex("uq_iap_notification_claims_uuid", ["notification_uuid"], unique: true)])
+
     /// The migration that recomputes every stored fact's digest as ``FactDigest`` computes it.
     public static let factDigestMigrationName = "facts' digest: SHA-256 instead of FNV-1a"
+
+    /// The migration that packs the ledger's details, the audit's before/after and the facts' bodies.
+    public static let packedTextsMigrationName = "packed texts: ledger details, audit before/after, fact bodies"
 
     /// Ordered; never edit a released migration, append a new one.
     public static let migrations: [SchemaMigration] = [
@@ -268,10 +282,7 @@ public enum StoreSchema {
         SchemaMigration(
             version: 3, name: "notification claims (exactly-once)",
             steps: [
-                .createTable(
-                    SchemaTable(
-                        "iap_notification_claims", columns: [id, key("notification_uuid")],
-                        indexes: [SchemaIndex("uq_iap_notification_claims_uuid", ["notification_uuid"], unique: true)])),
+                .createTable(claims),
                 .insertIgnoring(
                     table: "iap_notification_claims", columns: ["notification_uuid"],
                     select: StoreSQL.processedNotificationUUIDs),
@@ -354,6 +365,21 @@ public enum StoreSchema {
                     mysql: "UPDATE iap_facts SET digest = LEFT(SHA2(CONCAT(kind, '|', fact_key, '|', original_transaction_id, "
                         + "'|', signed_date, '|', CASE source WHEN 'apple' THEN 'apple' WHEN 'apple_api' THEN 'apple_api' "
                         + "ELSE 'app' END, '|', body), 256), 32)")
+            ]),
+        // Database size (issue 25): a ledger row's detail, an audit row's before/after JSON and a
+        // fact's body are stored packed (``TextPacking``), their text columns then NULL (a packed
+        // fact's `body` keeps only what `originalTransactionIds(appTransactionId:)` searches); an
+        // applied item's detail that lists its changes refers to their audit rows (``DetailReference``).
+        // Existing rows are packed by the same code; a row that cannot be packed keeps its text.
+        SchemaMigration(
+            version: 8, name: packedTextsMigrationName,
+            steps: [
+                .addColumns(table: "iap_ledger", [SchemaColumn("detail_packed", .longBytes, nullable: true)]),
+                .addColumns(table: "iap_audit", [SchemaColumn("packed", .longBytes, nullable: true)]),
+                .addColumns(table: "iap_facts", [SchemaColumn("body_packed", .longBytes, nullable: true)]),
+                .repackTexts,
+                // A claim is its notification UUID: on SQLite stored once.
+                .withoutRowId(claims, key: "notification_uuid"),
             ]),
     ]
 

@@ -4,6 +4,15 @@ import SubscriptionEngine
 public struct LedgerRow: Sendable {
     public var entry: LedgerEntry
     public var stored: StoredRaw
+    /// The detail packed (``TextPacking``), `detail` then NULL.
+    public var detailPacked: [UInt8]? = nil
+}
+
+/// An audit row as stored: the entry and, when packed (``TextPacking``), its before/after JSON
+/// (`before_json`/`after_json` then NULL).
+public struct AuditRow: Sendable {
+    public var entry: AuditEntry
+    public var packed: [UInt8]? = nil
 }
 
 /// A signed fact as stored: with its row id and digest (the unique key with `fact_key`).
@@ -11,6 +20,8 @@ public struct FactRow: Sendable {
     public var id: Int64 = 0
     public var fact: Fact
     public var digest: String
+    /// The body packed (``TextPacking``); `body` then holds only its `"appTransactionId":"…"` members.
+    public var bodyPacked: [UInt8]? = nil
 }
 
 /// An exactly-once claim on a notification UUID.
@@ -52,17 +63,19 @@ public enum StoreTables {
             ModelColumn("app_account_token", \.entry.appAccountToken), ModelColumn("signed_date", \.entry.signedDate),
             ModelColumn("verdict", \.entry.verdict), ModelColumn("detail", \.entry.detail),
             ModelColumn("raw", \.stored.text), ModelColumn("raw_packed", \.stored.packed),
-            ModelColumn("raw_of", \.stored.rawOf),
+            ModelColumn("raw_of", \.stored.rawOf), ModelColumn("detail_packed", \.detailPacked),
         ])
 
     public static let audit = SQLTable(
-        "iap_audit", blank: AuditEntry(at: 0, actor: "", command: "", entity: .order, key: "", before: nil, after: nil),
+        "iap_audit",
+        blank: AuditRow(entry: AuditEntry(at: 0, actor: "", command: "", entity: .order, key: "", before: nil, after: nil)),
         [
-            ModelColumn("id", \.id),
-            ModelColumn("at", \.at), ModelColumn("actor", \.actor), ModelColumn("command", \.command),
-            ModelColumn("reason", \.reason), ModelColumn("ticket", \.ticket), ModelColumn("entity", \.entity),
-            ModelColumn("entity_key", \.key), ModelColumn("before_json", \.before), ModelColumn("after_json", \.after),
-            ModelColumn("ledger_id", \.ledgerId),
+            ModelColumn("id", \.entry.id),
+            ModelColumn("at", \.entry.at), ModelColumn("actor", \.entry.actor), ModelColumn("command", \.entry.command),
+            ModelColumn("reason", \.entry.reason), ModelColumn("ticket", \.entry.ticket),
+            ModelColumn("entity", \.entry.entity), ModelColumn("entity_key", \.entry.key),
+            ModelColumn("before_json", \.entry.before), ModelColumn("after_json", \.entry.after),
+            ModelColumn("ledger_id", \.entry.ledgerId), ModelColumn("packed", \.packed),
         ])
 
     public static let facts = SQLTable(
@@ -76,6 +89,7 @@ public enum StoreTables {
             ModelColumn("original_transaction_id", \.fact.originalTransactionId),
             ModelColumn("signed_date", \.fact.signedDate), ModelColumn("source", \.fact.source),
             ModelColumn("digest", \.digest), ModelColumn("body", \.fact.body),
+            ModelColumn("body_packed", \.bodyPacked),
         ])
 
     public static let claims = SQLTable(

@@ -13,9 +13,9 @@ enum ZstdCodec {
     /// A packed raw never decompresses to more than this (a ledger item is at most a few megabytes).
     static let maximumContent = 64 << 20
 
-    /// The library's contexts and the digested dictionary, made once per process; nil when
-    /// libzstd.so.1 cannot be loaded.
-    private final class Shared: @unchecked Sendable {
+    /// The library's contexts and one digested dictionary, made once per process and dictionary;
+    /// nil when libzstd.so.1 cannot be loaded.
+    final class Shared: @unchecked Sendable {
         let cdict: OpaquePointer
         let ddict: OpaquePointer
         let cctx: OpaquePointer
@@ -23,9 +23,10 @@ enum ZstdCodec {
         /// One user of the contexts at a time (the dictionaries themselves are read-only).
         let lock = Mutex<Void>(())
 
-        init?(dictionary: [UInt8]) {
+        /// `checksum`: the frame keeps an XXH64 of its content (4 bytes), checked on every read.
+        init?(dictionary: [UInt8], level: Int32, checksum: Bool) {
             guard iapctl_zstd_load() == 1,
-                let cdict = dictionary.withUnsafeBytes({ ZSTD_createCDict($0.baseAddress, $0.count, ZstdCodec.level) }),
+                let cdict = dictionary.withUnsafeBytes({ ZSTD_createCDict($0.baseAddress, $0.count, level) }),
                 let ddict = dictionary.withUnsafeBytes({ ZSTD_createDDict($0.baseAddress, $0.count) }),
                 let cctx = ZSTD_createCCtx(), let dctx = ZSTD_createDCtx()
             else { return nil }
@@ -34,21 +35,29 @@ enum ZstdCodec {
             self.cctx = cctx
             self.dctx = dctx
             // The dictionary does not start with zstd's dictionary magic: it is raw content, as if it
-            // preceded the input. The frame keeps the content size and a checksum, not a dictionary id.
-            _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)
+            // preceded the input. The frame keeps the content size, not a dictionary id.
+            _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0)
             _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)
             _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0)
             _ = ZSTD_CCtx_refCDict(cctx, cdict)
         }
     }
 
-    private static let shared = Shared(dictionary: LedgerPacking.dictionary)
+    private static let shared = Shared(dictionary: LedgerPacking.dictionary, level: level, checksum: true)
 
     static let unavailable =
         "cannot load the Zstandard library (libzstd.so.1) that packed ledger raws need: install Debian's libzstd1"
 
-    /// One zstd frame of `bytes`, or nil when the library cannot be loaded.
-    static func compress(_ bytes: [UInt8]) -> [UInt8]? {
+    /// One zstd frame of `bytes` with the ledger's dictionary, or nil when the library cannot be loaded.
+    static func compress(_ bytes: [UInt8]) -> [UInt8]? { compress(bytes, with: shared) }
+
+    /// The content of the zstd frame `frame` written by ``compress(_:)``.
+    static func decompress(_ frame: ArraySlice<UInt8>) throws(LedgerPacking.UnpackError) -> [UInt8] {
+        try decompress(frame, with: shared)
+    }
+
+    /// One zstd frame of `bytes` with `shared`'s dictionary, or nil when the library cannot be loaded.
+    static func compress(_ bytes: [UInt8], with shared: Shared?) -> [UInt8]? {
         guard let shared else { return nil }
         return shared.lock.withLock { _ -> [UInt8]? in
             let bound = ZSTD_compressBound(bytes.count)
@@ -64,8 +73,11 @@ enum ZstdCodec {
         }
     }
 
-    /// The content of the zstd frame `frame` (exactly its recorded size, its checksum checked).
-    static func decompress(_ frame: ArraySlice<UInt8>) throws(LedgerPacking.UnpackError) -> [UInt8] {
+    /// The content of the zstd frame `frame` (exactly its recorded size, its checksum checked when
+    /// it has one) with `shared`'s dictionary.
+    static func decompress(
+        _ frame: ArraySlice<UInt8>, with shared: Shared?
+    ) throws(LedgerPacking.UnpackError) -> [UInt8] {
         guard let shared else { throw .malformed(unavailable) }
         let size = frame.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
         guard size != iapctl_zstd_contentsize_unknown(), size != iapctl_zstd_contentsize_error(),

@@ -483,6 +483,7 @@ struct EngineRun {
             try session.releaseNotificationClaim(uuid)
         }
         let ledgerId: Int64
+        var auditsWritten = false
         if let twin, replaying == nil {
             ledgerId = twin.id
         } else if let replaying {
@@ -497,9 +498,11 @@ struct EngineRun {
                     originalTransactionId: tx?.originalTransactionId ?? event.renewal?.originalTransactionId,
                     appAccountToken: tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 },
                     signedDate: event.signedDate ?? tx?.signedDate, verdict: outcome.verdict,
-                    detail: outcome.detail, raw: event.raw))
+                    detail: outcome.detail, raw: event.raw),
+                audits: audits)
+            auditsWritten = true
         }
-        for var audit in audits {
+        for var audit in audits where !auditsWritten {
             audit.ledgerId = ledgerId
             _ = try session.appendAudit(audit)
         }

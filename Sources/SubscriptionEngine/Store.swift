@@ -128,6 +128,10 @@ public protocol StoreSession: AnyObject {
     // MARK: ledger
     /// Appends a ledger row and returns its id.
     func appendLedger(_ entry: LedgerEntry) throws(StoreError) -> Int64
+    /// Appends a ledger row and the audit rows of the changes it caused (their `ledgerId` set to
+    /// the new row's id), and returns its id. (A store may then keep a detail that lists those
+    /// changes as a reference to the audit rows.)
+    func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws(StoreError) -> Int64
     /// Rewrites verdict and detail of a ledger row (after a replay of an unmatched item).
     func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws(StoreError)
     func ledgerEntry(id: Int64) throws(StoreError) -> LedgerEntry?
@@ -253,4 +257,16 @@ public enum BusyReason: Equatable, Sendable {
     /// synced (MySQL/MariaDB errors 1047, 1180). Retried for `retryForSeconds` in all (the
     /// store's I/O timeout, `IAPCTL_DB_TIMEOUT`).
     case clusterUnavailable(retryForSeconds: Double)
+}
+
+extension StoreSession {
+    /// The ledger row, then each audit row with its `ledgerId`.
+    public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws(StoreError) -> Int64 {
+        let id = try appendLedger(entry)
+        for var audit in audits {
+            audit.ledgerId = id
+            _ = try appendAudit(audit)
+        }
+        return id
+    }
 }

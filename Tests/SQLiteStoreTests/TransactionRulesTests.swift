@@ -139,6 +139,10 @@ struct TransactionRulesTests {
         #expect(try plan(StoreSQL.processedLedger).contains("INDEX idx_iap_ledger_notification_uuid"))
         #expect(try plan(StoreSQL.unmatchedLedger).contains("INDEX idx_iap_ledger_verdict"))
         #expect(try plan(StoreSQL.auditByEntity).contains("INDEX idx_iap_audit_entity"))
+        // A ledger detail kept as a reference reads its audit rows by the primary key (issue 25).
+        #expect(try plan(StoreSQL.auditByLedgerFrom).contains("INTEGER PRIMARY KEY"))
+        // A claim is found in the WITHOUT ROWID table's own key.
+        #expect(try plan(StoreSQL.deleteClaim).contains("PRIMARY KEY"))
         let mentioning = try plan(StoreSQL.ledgerMentioning(counts: (2, 1, 1)))
         #expect(mentioning.contains("idx_iap_ledger_transaction_id"))
         #expect(mentioning.contains("idx_iap_ledger_original_transaction_id"))

@@ -51,7 +51,7 @@ struct ColumnTableTests {
     @Test func statementsComeFromTheColumnTable() {
         let audit = StoreTables.audit
         #expect(audit.insert.hasPrefix("INSERT INTO iap_audit (at, actor, command, reason, ticket, entity, entity_key, "))
-        #expect(audit.insert.hasSuffix("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
+        #expect(audit.insert.hasSuffix("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
         #expect(StoreTables.orders.update.hasPrefix("UPDATE orders SET no = ?, user_id = ?, product_id = ?, status = ?, "))
         #expect(StoreTables.orders.update.hasSuffix(" = ? WHERE id = ?"))
         #expect(StoreSQL.unmatchedLedger.hasPrefix("SELECT l.id AS id, l.received_at AS received_at, "))

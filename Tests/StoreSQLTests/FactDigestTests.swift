@@ -2,7 +2,7 @@ import StoreSQL
 import SubscriptionEngine
 import Testing
 
-/// The digest a fact is kept under: SHA-256 of its identity, 128 bits as 32 hex digits.
+/// The digest a fact is kept under: SHA-256 of its identity, 128 bits as 22 characters of base64url.
 @Suite("StoreSQL: the facts' digest")
 struct FactDigestTests {
     static func fact(source: EventSource = .client, body: String = #"{"productId":"a"}"#) -> Fact {
@@ -12,8 +12,9 @@ struct FactDigestTests {
     @Test func theDigestIsTheSHA256OfTheFactsIdentity() {
         let fact = Self.fact()
         #expect(fact.identity == #"transaction|t-1|o-1|1700000000000|app|{"productId":"a"}"#)
-        // sha256(identity), first 16 bytes (computed with Python's hashlib).
-        #expect(FactDigest.of(fact) == "52c918d1b797cfc4957920af816a4f2c")
+        // sha256(identity), first 16 bytes (computed with Python's hashlib: 52c918d1b797cfc4957920af816a4f2c),
+        // in unpadded base64url (Python's base64.urlsafe_b64encode).
+        #expect(FactDigest.of(fact) == "UskY0beXz8SVeSCvgWpPLA")
     }
 
     @Test func theAppAndARestoreAreOneSourceAndApplesTwoOthers() {
