@@ -14,7 +14,9 @@ public enum TextRepacking {
     /// Packs every unpacked row; `afterBatch` runs after each batch's updates (MySQL commits there).
     /// `indexLedgerIds`: make an index on `iap_audit (ledger_id)` for the time of the step (SQLite,
     /// where the schema has none; MySQL's foreign key has one).
-    public static func run(_ connection: any SQLConnection, indexLedgerIds: Bool, afterBatch: () throws(StoreError) -> Void) throws(StoreError) {
+    public static func run(_ connection: any SQLConnection, indexLedgerIds: Bool, afterBatch: () throws(StoreError) -> Void)
+        throws(StoreError)
+    {
         if indexLedgerIds {
             try connection.execute("CREATE INDEX IF NOT EXISTS \(temporaryIndex) ON iap_audit (ledger_id)")
         }
