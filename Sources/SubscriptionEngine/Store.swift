@@ -258,15 +258,3 @@ public enum BusyReason: Equatable, Sendable {
     /// store's I/O timeout, `IAPCTL_DB_TIMEOUT`).
     case clusterUnavailable(retryForSeconds: Double)
 }
-
-extension StoreSession {
-    /// The ledger row, then each audit row with its `ledgerId`.
-    public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws(StoreError) -> Int64 {
-        let id = try appendLedger(entry)
-        for var audit in audits {
-            audit.ledgerId = id
-            _ = try appendAudit(audit)
-        }
-        return id
-    }
-}
