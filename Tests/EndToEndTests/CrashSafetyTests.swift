@@ -107,10 +107,7 @@ struct CrashSafetyTests {
 
     /// Runs SQL with the sqlite3 CLI; nil when it is not installed.
     static func sqlite3(_ path: String, _ sql: String) throws -> String? {
-        guard
-            let sqlite3 = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-        else { return nil }
+        guard let sqlite3 = Programs.which("sqlite3") else { return nil }
         return try Programs.run(sqlite3, ["-readonly", path, sql]).output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
