@@ -1,5 +1,6 @@
 import CryptoDigest
 import IAPFoundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,8 +15,10 @@ import IAPFoundation
 /// chain stored once (`iap_ledger_chains`, keyed by its SHA-256). Everything else (the webhook
 /// envelope, whitespace, any text that is not a canonical JWS) is kept as literal bytes.
 ///
-/// ``pack(_:)`` proves its result: it unpacks it and compares with the input byte for byte, and
-/// returns nil (store the text as it is) if anything differs. ``unpack(_:chain:)`` is the inverse.
+/// ``pack(_:)`` proves its result: it rebuilds the text from its operations (and the operations
+/// from their context references) and compares with the input byte for byte, and returns nil
+/// (store the text as it is) if anything differs; the zstd frame around them is lossless and its
+/// checksum is checked on every read. ``unpack(_:chain:)`` is the inverse.
 ///
 /// Format: a version byte, varint chain count, that many 32-byte digests, then the operations:
 /// `0x01 len bytes` (literal), `0x02 index` (chain text), `0x03` (begin a base64url segment),
@@ -38,6 +41,34 @@ public enum LedgerPacking {
             self.text = text
             self.digest = SHA256Digest.of(text)
         }
+
+        init(text: [UInt8], digest: [UInt8]) {
+            self.text = text
+            self.digest = digest
+        }
+
+        /// The chain whose text is `bytes`: one of ``recent`` (compared byte for byte) or a new one
+        /// (its SHA-256 computed). Every notification carries the same chain up to three times (the
+        /// notification and its two nested JWS), and one signer's chain for months: hashing it once
+        /// per process instead of three times per notification (issue 25, engine+store CPU).
+        static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> Chain {
+            if let known = recent.withLock({ recent in recent.first { $0.hasText(bytes) } }) { return known }
+            let chain = Chain(text: Array(bytes))
+            recent.withLock { recent in
+                if recent.count >= recentLimit { recent.removeFirst() }
+                recent.append(chain)
+            }
+            return chain
+        }
+
+        func hasText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            text.count == bytes.count
+                && text.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        }
+
+        /// The chains hashed last (a few signers at a time at most: Apple rotates its certificates).
+        private static let recent = Mutex<[Chain]>([])
+        private static let recentLimit = 8
     }
 
     public struct Packed: Sendable, Equatable {
@@ -107,10 +138,10 @@ public enum LedgerPacking {
             out += compressed
             guard out.count < input.count else { return nil }
             if hasContext {
-                // The references rebuild the operations (their own proof above).
-                guard let back = try? unpackBytes(out, chain: { byDigest[$0] }, context: context),
-                    back.count == input.count,
-                    back.withUnsafeBufferPointer({ memcmp($0.baseAddress!, input.baseAddress!, input.count) == 0 })
+                // The references restore exactly the operations proven above (and zstd's frame is
+                // lossless and checked on every read, as for version 3): no second rebuild.
+                guard let restored = try? TextPacking.restore(substituted[...], context, escape: contextEscape),
+                    restored == writer.ops
                 else { return nil }
             }
             let packed = Packed(bytes: out, chains: writer.chains)
@@ -132,7 +163,9 @@ public enum LedgerPacking {
         mutating func dot() { ops += [LedgerPacking.opLiteral, 1, UInt8(ascii: ".")] }
 
         mutating func chainIndex(_ text: UnsafeBufferPointer<UInt8>) -> Int {
-            let chain = Chain(text: Array(text))
+            // Equal texts have equal digests: the chains of this text are compared byte for byte.
+            if let index = chains.firstIndex(where: { $0.hasText(text) }) { return index }
+            let chain = Chain.of(text)
             if let index = chains.firstIndex(where: { $0.digest == chain.digest }) { return index }
             chains.append(chain)
             return chains.count - 1
@@ -162,18 +195,18 @@ public enum LedgerPacking {
             var i = 0
             let n = text.count
             while i < n {
-                guard text[i] == UInt8(ascii: "\"") else {
-                    i += 1
-                    continue
-                }
-                var j = i + 1
+                guard let quote = LedgerPacking.find(UInt8(ascii: "\""), in: text, from: i) else { break }
+                i = quote
+                // The closing quote: the next one, unless a backslash comes before it.
+                var j = LedgerPacking.find(UInt8(ascii: "\""), in: text, from: i + 1) ?? n
                 var plain = true
-                while j < n, text[j] != UInt8(ascii: "\"") {
-                    if text[j] == UInt8(ascii: "\\") {
-                        plain = false
+                if let slash = LedgerPacking.find(UInt8(ascii: "\\"), in: UnsafeBufferPointer(rebasing: text[..<j]), from: i + 1) {
+                    plain = false
+                    j = slash
+                    while j < n, text[j] != UInt8(ascii: "\"") {
+                        if text[j] == UInt8(ascii: "\\") { j += 1 }
                         j += 1
                     }
-                    j += 1
                 }
                 guard j < n else { break }
                 let content = UnsafeBufferPointer(rebasing: text[(i + 1)..<j])
@@ -414,19 +447,20 @@ public enum LedgerPacking {
 
     /// The positions of exactly two dots, none at either end.
     private static func twoDots(_ text: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
-        var first = -1
-        var second = -1
-        for (i, b) in text.enumerated() where b == UInt8(ascii: ".") {
-            if first < 0 {
-                first = i
-            } else if second < 0 {
-                second = i
-            } else {
-                return nil
-            }
-        }
+        let dot = UInt8(ascii: ".")
+        guard let first = find(dot, in: text, from: 0), let second = find(dot, in: text, from: first + 1),
+            find(dot, in: text, from: second + 1) == nil
+        else { return nil }
         guard first > 0, second > first + 1, second < text.count - 1 else { return nil }
         return (first, second)
+    }
+
+    /// The position of the first `byte` in `text` at or after `start` (memchr), if any.
+    static func find(_ byte: UInt8, in text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < text.count, let base = text.baseAddress,
+            let found = memchr(base + start, Int32(byte), text.count - start)
+        else { return nil }
+        return UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
     }
 
     /// The bytes between the brackets of the header's `"x5c": [ … ]`, if it has one: from the
