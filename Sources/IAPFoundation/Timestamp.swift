@@ -37,15 +37,42 @@ public enum Timestamp {
     /// `2025-09-05T01:24:32Z` for milliseconds since the Unix epoch (the sub-second part dropped,
     /// rounding toward the past).
     public static func iso8601(_ ms: Int64) -> String {
-        formatSeconds(floorDivMod(ms, 1000).0) + "Z"
+        formatSeconds(floorDivMod(ms, 1000).0, zulu: true)
     }
 
-    private static func formatSeconds(_ seconds: Int64) -> String {
+    /// `zulu`: with the `Z` after the seconds.
+    private static func formatSeconds(_ seconds: Int64, zulu: Bool = false) -> String {
         let (days, secOfDay) = floorDivMod(seconds, 86_400)
         let (y, m, d) = civil(fromDays: days)
         let hh = Int(secOfDay / 3600), mm = Int(secOfDay / 60 % 60), ss = Int(secOfDay % 60)
-        let year = y < 0 ? "-" + pad(Int(-y), 4) : pad(Int(y), 4)
-        return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2))"
+        // Years 0…9999 (every real date) written digit by digit into one small buffer (this runs
+        // for every date of every change summary); others through the general path.
+        guard (0...9999).contains(y) else {
+            let year = y < 0 ? "-" + pad(Int(-y), 4) : pad(Int(y), 4)
+            return "\(year)-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2))" + (zulu ? "Z" : "")
+        }
+        return String(unsafeUninitializedCapacity: 20) { out in
+            func two(_ value: Int, at index: Int) {
+                out[index] = UInt8(truncatingIfNeeded: 0x30 + value / 10)
+                out[index + 1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+            }
+            let year = Int(y)
+            two(year / 100, at: 0)
+            two(year % 100, at: 2)
+            out[4] = UInt8(ascii: "-")
+            two(m, at: 5)
+            out[7] = UInt8(ascii: "-")
+            two(d, at: 8)
+            out[10] = UInt8(ascii: "T")
+            two(hh, at: 11)
+            out[13] = UInt8(ascii: ":")
+            two(mm, at: 14)
+            out[16] = UInt8(ascii: ":")
+            two(ss, at: 17)
+            guard zulu else { return 19 }
+            out[19] = UInt8(ascii: "Z")
+            return 20
+        }
     }
 
     /// The one grammar of every time option, in milliseconds since the epoch: ISO-8601 (a time of
