@@ -140,10 +140,11 @@ final class Statement {
         }
     }
 
-    /// The result's column names (the `AS` name, else the column's).
-    var columnNames: [String] {
-        (0..<sqlite3_column_count(handle)).map(columnName)
-    }
+    /// The result's column names (the `AS` name, else the column's): read once per prepared
+    /// statement (they do not change while it lives: a schema change re-prepares nothing here).
+    private(set) lazy var columnNames: [String] = (0..<sqlite3_column_count(handle)).map(columnName)
+    /// Where result rows say they come from (made once, not per row).
+    private lazy var source = "SQL: \(sql)"
 
     /// Binds `values` at 1…, steps through every row, and resets the statement.
     func results(_ values: [SQLValue]) throws(StoreError) -> SQLResult {
@@ -152,7 +153,10 @@ final class Statement {
         let count = sqlite3_column_count(handle)
         var rows: [SQLRow] = []
         while try step() {
-            rows.append(SQLRow(values: (0..<count).map(value), source: "SQL: \(sql)"))
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<count { values.append(value(index)) }
+            rows.append(SQLRow(values: values, source: source))
         }
         return SQLResult(columns: columnNames, rows: rows)
     }

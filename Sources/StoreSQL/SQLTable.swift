@@ -9,11 +9,22 @@ public struct SQLTable<Row>: @unchecked Sendable {
     /// A row every column of which is then read from the result.
     private let blank: Row
 
+    /// `INSERT INTO <table> (<every column but id>) VALUES (?, …)`, made once (the statement cache
+    /// finds its prepared statement by this text at every row written).
+    public let insert: String
+    /// Rewrites every column of the row with `id = ?`.
+    public let update: String
+
     public init(_ name: String, blank: Row, _ columns: [ModelColumn<Row>]) {
         precondition(columns.first?.name == "id", "a column table starts with id")
         self.name = name
         self.blank = blank
         self.columns = columns
+        let written = columns.dropFirst().map(\.name)
+        insert =
+            "INSERT INTO \(name) (\(written.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: written.count).joined(separator: ", ") + ")"
+        update = "UPDATE \(name) SET \(written.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
     }
 
     public var columnNames: [String] { columns.map(\.name) }
@@ -31,27 +42,31 @@ public struct SQLTable<Row>: @unchecked Sendable {
         "SELECT \(selectList()) FROM \(name)" + (rest.isEmpty ? "" : " " + rest)
     }
 
-    public var insert: String {
-        "INSERT INTO \(name) (\(writtenNames.joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: writtenNames.count).joined(separator: ", ") + ")"
-    }
-
-    /// Rewrites every column of the row with `id = ?`.
-    public var update: String {
-        "UPDATE \(name) SET \(writtenNames.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
-    }
-
     /// The values of ``insert``'s placeholders.
-    public func insertValues(_ row: Row) -> [SQLValue] { columns.dropFirst().map { SQLValue($0.value(of: row)) } }
+    public func insertValues(_ row: Row) -> [SQLValue] {
+        var values: [SQLValue] = []
+        values.reserveCapacity(columns.count)
+        for column in columns.dropFirst() { values.append(SQLValue(column.value(of: row))) }
+        return values
+    }
 
     /// The values of ``update``'s placeholders (the id last).
-    public func updateValues(_ row: Row) -> [SQLValue] { insertValues(row) + [SQLValue(columns[0].value(of: row))] }
+    public func updateValues(_ row: Row) -> [SQLValue] {
+        var values = insertValues(row)
+        values.append(SQLValue(columns[0].value(of: row)))
+        return values
+    }
 
     /// The result's rows as values, each column found by its name.
     public func decode(_ result: SQLResult) throws(StoreError) -> [Row] {
         var positions: [Int] = []
         for column in columns {
-            guard let index = result.columns.firstIndex(where: { $0.lowercased() == column.name }) else {
+            // The engines return the names as the statement spells them (lower case): compared
+            // as they are first, without a lower-cased copy of each.
+            guard
+                let index = result.columns.firstIndex(of: column.name)
+                    ?? result.columns.firstIndex(where: { $0.lowercased() == column.name })
+            else {
                 throw .failure("column \(column.name) of \(name) is missing from the result [\(result.columns)]")
             }
             positions.append(index)
