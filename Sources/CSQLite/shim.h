@@ -89,6 +89,9 @@
 #define IAPCTL_SQLITE_LIBRARY "libsqlite3.so.0"
 #endif
 
+/* Statement journals up to this size stay in memory (see iapctl_sqlite_fill). */
+#define IAPCTL_SQLITE_STMTJRNL_SPILL (8 << 20)
+
 /* The functions looked up. (Each object file that includes this header may get its own copy of
    the table below; each copy is filled once, under pthread_once, from the same loaded library.) */
 struct iapctl_sqlite_api {
@@ -177,6 +180,17 @@ static inline void iapctl_sqlite_fill(void) {
     IAPCTL_SQLITE_FIND(sqlite3_value_bytes)
     IAPCTL_SQLITE_FIND(sqlite3_value_int64)
 #undef IAPCTL_SQLITE_FIND
+    /* A statement journal (the pages a savepoint may have to put back: `notify` keeps one
+       savepoint per item) stays in memory up to IAPCTL_SQLITE_STMTJRNL_SPILL bytes instead of
+       SQLite's 64 KiB: an item touches about 260 KB of pages, and a spilled journal is a temporary
+       file written page by page (tens of pwrite calls per notification) and never truncated until
+       COMMIT (issue 25, engine+store CPU). Crash safety does not depend on it (the WAL does), only
+       rolling back to a savepoint, which reads it back the same from memory. Process-wide, and only
+       possible before SQLite initializes (the first open, right after this). */
+    {
+        int (*config)(int, ...) = (int (*)(int, ...))dlsym(library, "sqlite3_config");
+        if (config) config(SQLITE_CONFIG_STMTJRNL_SPILL, IAPCTL_SQLITE_STMTJRNL_SPILL);
+    }
     api->loaded = 1;
 }
 
