@@ -101,45 +101,68 @@ enum DetailReference {
 
     /// The audit rows' summaries joined by `; `, or nil when one row's JSON is not a row this format reads.
     static func summaries(_ audits: [AuditEntry]) -> String? {
-        var parts: [String] = []
+        var text = ""
         for audit in audits {
-            guard let summary = summary(audit) else { return nil }
-            parts.append(summary)
+            if !text.isEmpty { text += "; " }
+            guard appendSummary(audit, to: &text) else { return nil }
         }
-        return parts.joined(separator: "; ")
+        return text
     }
 
-    /// `order 3f2…: status pending → paid, trade_no ∅ → 2000…` (dates as ISO-8601 UTC, `auto_renew` as true/false).
-    private static func summary(_ audit: AuditEntry) -> String? {
-        guard let columns = columns[audit.entity], let after = values(audit.after) else { return nil }
-        let before: [String: String]?
+    /// Appends `order 3f2…: status pending → paid, trade_no ∅ → 2000…` (dates as ISO-8601 UTC,
+    /// `auto_renew` as true/false) to `text`; false when the row's JSON is not a row this format reads.
+    private static func appendSummary(_ audit: AuditEntry, to text: inout String) -> Bool {
+        guard let columns = columns[audit.entity], let after = values(audit.after) else { return false }
+        let before: Values?
         if let json = audit.before {
-            guard let values = values(json) else { return nil }
+            guard let values = values(json) else { return false }
             before = values
         } else {
             before = nil
         }
-        var parts: [String] = []
+        text += audit.entity.rawValue
+        text += " "
+        text += audit.key
+        text += before == nil ? " created: " : " updated: "
+        var first = true
         for (column, key) in columns {
             let new = after[key]
             let old = before?[key]
             if before == nil ? new == nil : old == new { continue }
-            parts.append("\(column) \(readable(column, old)) → \(readable(column, new))")
+            if !first { text += ", " }
+            first = false
+            text += column
+            text += " "
+            text += readable(column, old)
+            text += " → "
+            text += readable(column, new)
         }
-        return "\(audit.entity.rawValue) \(audit.key) \(before == nil ? "created" : "updated"): " + parts.joined(separator: ", ")
+        return true
+    }
+
+    /// A flat JSON object's members as the texts a column holds, in the object's order (a row has
+    /// a dozen: found by a linear search, no dictionary of them).
+    private struct Values {
+        var members: [(key: String, text: String)] = []
+
+        /// The last member named `key` (as a dictionary built in order keeps it).
+        subscript(key: String) -> String? {
+            members.last { $0.key == key }?.text
+        }
     }
 
     /// A flat JSON object's members as the texts a column holds (numbers in decimal, booleans 1/0);
     /// nil when it is not one.
-    private static func values(_ json: String?) -> [String: String]? {
+    private static func values(_ json: String?) -> Values? {
         guard let json, let value = try? JSONText.parse(json), case .object(let members) = value else { return nil }
-        var out: [String: String] = [:]
+        var out = Values()
+        out.members.reserveCapacity(members.count)
         for (key, member) in members {
             switch member {
             case .null: continue
-            case .string(let text): out[key] = text
-            case .int(let number): out[key] = String(number)
-            case .bool(let flag): out[key] = flag ? "1" : "0"
+            case .string(let text): out.members.append((key, text))
+            case .int(let number): out.members.append((key, String(number)))
+            case .bool(let flag): out.members.append((key, flag ? "1" : "0"))
             case .double, .array, .object: return nil
             }
         }

@@ -46,7 +46,8 @@ public struct SQLTable<Row>: @unchecked Sendable {
     public func insertValues(_ row: Row) -> [SQLValue] {
         var values: [SQLValue] = []
         values.reserveCapacity(columns.count)
-        for column in columns.dropFirst() { values.append(SQLValue(column.value(of: row))) }
+        // By index: iterating would copy each column (its closures and names retained and released).
+        for index in columns.indices.dropFirst() { values.append(SQLValue(columns[index].value(of: row))) }
         return values
     }
 
@@ -60,6 +61,7 @@ public struct SQLTable<Row>: @unchecked Sendable {
     /// The result's rows as values, each column found by its name.
     public func decode(_ result: SQLResult) throws(StoreError) -> [Row] {
         var positions: [Int] = []
+        positions.reserveCapacity(columns.count)
         for column in columns {
             // The engines return the names as the statement spells them (lower case): compared
             // as they are first, without a lower-cased copy of each.
@@ -75,8 +77,8 @@ public struct SQLTable<Row>: @unchecked Sendable {
         rows.reserveCapacity(result.rows.count)
         for fetched in result.rows {
             var row = blank
-            for (column, index) in zip(columns, positions) {
-                try column.read(fetched.values[index].columnValue, into: &row, source: fetched.source)
+            for at in columns.indices {
+                try columns[at].read(fetched.values[positions[at]].columnValue, into: &row, source: fetched.source)
             }
             rows.append(row)
         }

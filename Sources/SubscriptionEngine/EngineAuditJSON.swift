@@ -42,12 +42,13 @@ enum EngineAuditJSON {
 
     private static func encode<Row>(_ row: Row, _ columns: [ModelColumn<Row>]) -> String {
         var w = JSONObjectWriter(escaping: .foundation, capacity: 384)
-        for column in columns {
-            switch column.value(of: row) {
+        // By index: iterating would copy each column (its closures and names retained and released).
+        for index in columns.indices {
+            switch columns[index].value(of: row) {
             case .null, .bytes: continue  // nil members are left out
-            case .int(let number): w.add(column.property, number)
-            case .text(let text): w.add(column.property, text)
-            case .bool(let flag): w.add(column.property, flag)
+            case .int(let number): w.add(columns[index].property, number)
+            case .text(let text): w.add(columns[index].property, text)
+            case .bool(let flag): w.add(columns[index].property, flag)
             }
         }
         return w.json
