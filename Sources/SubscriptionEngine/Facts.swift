@@ -145,6 +145,7 @@ extension SubscriptionEvent {
 /// Canonical JSON for fact bodies.
 enum FactCoding {
     static func encode<T: Encodable>(_ value: T) -> String {
+        if let body = CanonicalFactEncoding.encode(value) { return body }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else { return "{}" }
