@@ -15,6 +15,13 @@ struct CanonicalFactEncodingTests {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// The canonical writer, and FactCoding through it, write `value` as JSONEncoder does.
+    static func expectAgrees<T: Encodable>(_ value: T) throws {
+        let expected = try foundation(value)
+        #expect(CanonicalFactEncoding.encode(value) == expected)
+        #expect(FactCoding.encode(value) == expected)
+    }
+
     static func string(_ rng: inout SplitMix) -> String { CanonicalTransactionBodyTests.strings.randomElement(using: &rng)! }
     static func maybeString(_ rng: inout SplitMix) -> String? { Bool.random(using: &rng) ? string(&rng) : nil }
     static func maybeInt64(_ rng: inout SplitMix) -> Int64? {
@@ -27,8 +34,7 @@ struct CanonicalFactEncodingTests {
         var rng = SplitMix(seed: 2501)
         for _ in 0..<2_000 {
             let value = CanonicalTransactionBodyTests.random(&rng, plain: Bool.random(using: &rng))
-            #expect(CanonicalFactEncoding.encode(value) == (try Self.foundation(value)))
-            #expect(FactCoding.encode(value) == (try Self.foundation(value)))
+            try Self.expectAgrees(value)
         }
     }
 
@@ -41,8 +47,7 @@ struct CanonicalFactEncodingTests {
                 gracePeriodExpiresDate: Self.maybeInt64(&rng), isInBillingRetryPeriod: Self.maybeBool(&rng),
                 expirationIntent: Self.maybeInt(&rng), signedDate: Self.maybeInt64(&rng), renewalDate: Self.maybeInt64(&rng),
                 offerType: Self.maybeInt(&rng), offerIdentifier: Self.maybeString(&rng), offerPeriod: Self.maybeString(&rng))
-            #expect(CanonicalFactEncoding.encode(value) == (try Self.foundation(value)))
-            #expect(FactCoding.encode(value) == (try Self.foundation(value)))
+            try Self.expectAgrees(value)
         }
     }
 
@@ -53,8 +58,7 @@ struct CanonicalFactEncodingTests {
                 notificationType: Self.maybeString(&rng).map(NotificationType.init(rawValue:)),
                 subtype: Self.maybeString(&rng).map(NotificationSubtype.init(rawValue:)), status: Self.maybeInt(&rng),
                 transactionId: Self.maybeString(&rng))
-            #expect(CanonicalFactEncoding.encode(value) == (try Self.foundation(value)))
-            #expect(FactCoding.encode(value) == (try Self.foundation(value)))
+            try Self.expectAgrees(value)
         }
     }
 
