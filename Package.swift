@@ -270,3 +270,18 @@ let package = Package(
         ),
     ]
 )
+
+// Start-up (issue 25): the Swift modules iapctl is built from instantiate generic types (a
+// `[String: String]`, a `Set<String>`) through metadata accessors that receive the conformances the
+// compiler already knows, not by mangled name: from a mangled name the Swift runtime checks each
+// generic requirement by scanning every conformance record of the binary (~0.25 M instructions per
+// distinct type and protocol, and the pages of every module's records). Every function in a section
+// of its own, so link/startup-order.txt can place each one (see the iapctl target).
+for target in package.targets where [.regular, .executable].contains(target.type) && target.name != "COpenSSL" {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(
+                ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections"],
+                .when(platforms: [.linux]))
+        ]
+}
