@@ -160,11 +160,28 @@ let package = Package(
         .executableTarget(
             name: "iapctl",
             dependencies: ["IAPCommandLine"],
-            // The static Swift runtime's link exports every symbol of the executable (8,300 in its
-            // dynamic symbol table): each symbol the loader resolves for libcrypto, libsqlite3 and
-            // libstdc++ at start-up was first looked up there. Nothing loads symbols from iapctl,
-            // so none are exported: `iapctl --version` 5.3 → 4.2 ms CPU (issue 25, BENCHMARKS.md).
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]
+            exclude: ["link"],
+            // Start-up (issue 25, BENCHMARKS.md); iapctl stays a position-independent executable (ASLR).
+            // - No exported symbols: the static Swift runtime's link exports every symbol of the
+            //   executable (8,300); nothing loads symbols from iapctl. `--version` 5.3 → 4.2 ms CPU.
+            // - lld with packed relative relocations: the 42,000 relative relocations of iapctl's own
+            //   data are an 8.7 KB bitmap instead of a 1 MB table the loader reads page by page.
+            // - libstdc++ and its unwinder linked statically (link/libstdc++.so, a linker script found
+            //   first for the runtime's -lstdc++): two shared libraries fewer to map and relocate.
+            // - The functions and data `--version` and `verify` touch laid out together
+            //   (link/startup-order.txt, made by scripts/startup-order): fewer code and .bss pages.
+            // Together: `--version` 365 → ~290 page faults; `StartupTests` pins PIE and the packed relocations.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-Xlinker", "--no-export-dynamic",
+                        "-use-ld=lld",
+                        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-L", Context.packageDirectory + "/Sources/iapctl/link",
+                        "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/Sources/iapctl/link/startup-order.txt",
+                        "-Xlinker", "--no-warn-symbol-ordering",
+                    ], .when(platforms: [.linux]))
+            ]
         ),
         // The fuzz harness over every decoder of outside input (Fuzz/FuzzTarget.swift). `scripts/fuzz`
         // builds it with libFuzzer and AddressSanitizer; a plain build is a replay driver, so it always compiles.
@@ -253,3 +270,18 @@ let package = Package(
         ),
     ]
 )
+
+// Start-up (issue 25): the Swift modules iapctl is built from instantiate generic types (a
+// `[String: String]`, a `Set<String>`) through metadata accessors that receive the conformances the
+// compiler already knows, not by mangled name: from a mangled name the Swift runtime checks each
+// generic requirement by scanning every conformance record of the binary (~0.25 M instructions per
+// distinct type and protocol, and the pages of every module's records). Every function in a section
+// of its own, so link/startup-order.txt can place each one (see the iapctl target).
+for target in package.targets where [.regular, .executable].contains(target.type) && target.name != "COpenSSL" {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .unsafeFlags(
+                ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors", "-Xfrontend", "-function-sections"],
+                .when(platforms: [.linux]))
+        ]
+}

@@ -25,9 +25,12 @@ public enum ReceiptInput {
     /// The DER of a base64 receipt (standard alphabet, padding optional, whitespace and line
     /// breaks ignored); nil when the text is not base64 of something that starts like DER.
     public static func der(fromBase64 text: String) -> [UInt8]? {
-        let cleaned = text.utf8.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
-        // "MI" is base64 of 0x30 0x8x: a SEQUENCE with a long or indefinite length.
-        guard cleaned.count >= 8, cleaned[0] == UInt8(ascii: "M"), cleaned[1] == UInt8(ascii: "I") else { return nil }
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        // "MI" is base64 of 0x30 0x8x: a SEQUENCE with a long or indefinite length. Looked at before
+        // the text is copied: `verify` asks it of every item it reads, and a JWS is 12 KB.
+        guard text.utf8.lazy.filter({ !blank($0) }).starts(with: "MI".utf8) else { return nil }
+        let cleaned = text.utf8.filter { !blank($0) }
+        guard cleaned.count >= 8 else { return nil }
         guard let der = Base64.decodeStandard(cleaned), looksLikeDER(der) else { return nil }
         return der
     }

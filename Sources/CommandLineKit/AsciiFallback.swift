@@ -13,8 +13,21 @@ public enum AsciiFallback {
     public static func isNeeded(_ environment: [String: String]) -> Bool {
         guard let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty })
         else { return false }
-        let lowered = locale.lowercased()
-        return !(lowered.contains("utf-8") || lowered.contains("utf8"))
+        let lowered = Array(locale.lowercased().utf8)
+        return !(holds(lowered, "utf-8") || holds(lowered, "utf8"))
+    }
+
+    /// Whether `text` holds the bytes of `part`. Not `String.contains(_:)`: every command asks this
+    /// at start, and that one builds a substring searcher keyed by `Character`, whose first use makes
+    /// the Swift runtime scan every conformance record for `Character: Hashable` (7 % of the
+    /// instructions of `iapctl --version`, issue 25).
+    private static func holds(_ text: [UInt8], _ part: StaticString) -> Bool {
+        let part = UnsafeBufferPointer(start: part.utf8Start, count: part.utf8CodeUnitCount)
+        guard part.count <= text.count else { return false }
+        for start in 0...(text.count - part.count) where text[start..<start + part.count].elementsEqual(part) {
+            return true
+        }
+        return false
     }
 
     /// `text` with the symbols replaced (other non-ASCII text is left as it is).

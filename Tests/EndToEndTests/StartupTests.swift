@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// Issue #25 (start-up): libsqlite3 is loaded when a command opens an SQLite database, and libcrypto
@@ -60,6 +61,19 @@ struct StartupTests {
         #expect(refused.status == 70, "\(refused)")
         #expect(refused.stderr.contains("cannot load the OpenSSL library (libcrypto.so.3)"), "\(refused)")
         #expect(refused.stderr.contains("install Debian's libssl3"), "\(refused)")
+    }
+
+    /// The built binary stays position-independent (the loader places it at a random address: ASLR)
+    /// and carries its 42,000 relative relocations packed (DT_RELR, lld's `-z pack-relative-relocs`
+    /// in Package.swift) instead of as a 1 MB table read at every start.
+    @Test(.enabled(if: Programs.which("readelf") != nil, "readelf (binutils) is not installed"))
+    func theBinaryIsPositionIndependentWithPackedRelocations() throws {
+        let dynamic = try Programs.run(Programs.which("readelf")!, ["--dynamic", CLI.binary.path])
+        #expect(dynamic.status == 0, "\(dynamic.output)")
+        let entries = dynamic.output.split(separator: "\n")
+        #expect(entries.contains { $0.contains("(FLAGS_1)") && $0.contains("PIE") }, "\(dynamic.output)")
+        #expect(entries.contains { $0.contains("(RELR)") }, "\(dynamic.output)")
+        #expect(entries.contains { $0.contains("(RELRSZ)") }, "\(dynamic.output)")
     }
 
     /// Without Debian's libsqlite3-0, every command that opens an SQLite database is refused by name.
