@@ -18,6 +18,11 @@ public final class SQLSession: StoreSession {
     public private(set) var isOpen = true
     private var savepointDepth = 0
     private let rawCodec = LedgerRawCodec()
+    /// Notification UUIDs claimed in this transaction when no ledger row held a raw of theirs
+    /// (``StoreSQL/claimReturningCopy``): their first-copy look-up is known to find nothing. A
+    /// ledger row of the UUID written here drops it; a row another writer commits meanwhile can
+    /// only be missed as a copy (the raw is then stored again: nothing is lost).
+    private var claimedWithoutCopy: Set<String> = []
 
     public init(connection: any SQLConnection, dialect: SQLDialect, mode: Mode) {
         self.connection = connection
@@ -95,12 +100,16 @@ public final class SQLSession: StoreSession {
             reference = DetailReference.encode(count: audits.count, firstAuditId: firstAuditId, rest: rest)
         }
         let id = try appendLedger(entry, detailReference: reference)
+        guard let firstAuditId else {
+            try appendAudits(audits, ledgerId: id)
+            return id
+        }
         var auditIds: [Int64] = []
         for var audit in audits {
             audit.ledgerId = id
             auditIds.append(try appendAudit(audit))
         }
-        if let firstAuditId, auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
+        if auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
             var stored = entry
             stored.id = id
             let (text, packed) = StoredTexts.packDetail(entry.detail, row: stored)
@@ -113,12 +122,17 @@ public final class SQLSession: StoreSession {
         let stored = try rawCodec.storedForm(
             raw: entry.raw, notificationUUID: entry.notificationUUID, context: StoredTexts.ledgerContext(entry),
             firstCopy: { uuid, packed throws(StoreError) in
-                try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
+                if claimedWithoutCopy.contains(uuid) { return nil }
+                return try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
             },
             insertChain: { chain throws(StoreError) in
+                // Where rows are locked, a chain already committed is not inserted again: the
+                // duplicate-key update would lock its row until COMMIT (StoreSQL.chainStored).
+                if dialect.locksRows, try !query(StoreSQL.chainStored, [.bytes(chain.digest)]).rows.isEmpty { return }
                 let row = ChainRow(digest: chain.digest, chain: chain.text)
                 _ = try write(Self.insertChain(dialect), StoreTables.chains.insertValues(row))
             })
+        if let uuid = entry.notificationUUID { claimedWithoutCopy.remove(uuid) }
         var row = LedgerRow(entry: entry, stored: stored)
         row.entry.raw = ""
         if let detailReference {
@@ -183,10 +197,25 @@ public final class SQLSession: StoreSession {
         // A concurrent holder's uncommitted row makes this INSERT wait (the unique key's lock):
         // after its commit it fails as a duplicate, after its rollback it succeeds.
         do {
-            _ = try insert(StoreTables.claims, ClaimRow(notificationUUID: uuid))
+            guard dialect.insertReturning else {
+                _ = try insert(StoreTables.claims, ClaimRow(notificationUUID: uuid))
+                return true
+            }
+            try claimReturningCopy(uuid)
             return true
         } catch .conflict {
             return false
+        }
+    }
+
+    /// The claim and, in the same round trip, whether the ledger holds a raw of the notification.
+    private func claimReturningCopy(_ uuid: String) throws(StoreError) {
+        try checkWrite(StoreSQL.claimReturningCopy)
+        let values = StoreTables.claims.insertValues(ClaimRow(notificationUUID: uuid)) + [.text(uuid)]
+        if try connection.query(StoreSQL.claimReturningCopy, values, shaped: false).rows.first?.int(0) == 0 {
+            claimedWithoutCopy.insert(uuid)
+        } else {
+            claimedWithoutCopy.remove(uuid)
         }
     }
 
@@ -291,6 +320,22 @@ public final class SQLSession: StoreSession {
 
     public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {
         try insert(StoreTables.audit, StoredTexts.auditRow(entry))
+    }
+
+    /// Audit rows of ledger row `ledgerId` whose ids nobody needs, up to 8 in one INSERT (issue 25:
+    /// an event's audit rows in one round trip instead of one each), in order.
+    private func appendAudits(_ audits: [AuditEntry], ledgerId: Int64) throws(StoreError) {
+        var start = 0
+        while start < audits.count {
+            let count = Swift.min(StoreSQL.auditInserts.count, audits.count - start)
+            var values: [SQLValue] = []
+            for var audit in audits[start..<(start + count)] {
+                audit.ledgerId = ledgerId
+                values += StoreTables.audit.insertValues(StoredTexts.auditRow(audit))
+            }
+            _ = try write(StoreSQL.auditInserts[count - 1], values)
+            start += count
+        }
     }
 
     public func audit(entity: EntityKind, key: String) throws(StoreError) -> [AuditEntry] {
@@ -412,11 +457,15 @@ public final class SQLSession: StoreSession {
     }
 
     private func write(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
+        try checkWrite(sql)
+        return try connection.run(sql, values)
+    }
+
+    private func checkWrite(_ sql: String) throws(StoreError) {
         try checkOpen()
         guard mode == .write else {
             throw .failure("programmer error: write inside a read transaction [SQL: \(sql)]")
         }
-        return try connection.run(sql, values)
     }
 
     /// `row` inserted, with the id the engine gave it.

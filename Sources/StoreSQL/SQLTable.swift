@@ -36,6 +36,14 @@ public struct SQLTable<Row>: @unchecked Sendable {
             + Array(repeating: "?", count: writtenNames.count).joined(separator: ", ") + ")"
     }
 
+    /// ``insert`` of `rows` rows in one statement (`VALUES (…), (…)`): the values of each row's
+    /// ``insertValues(_:)`` one after the other.
+    public func insert(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: writtenNames.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(name) (\(writtenNames.joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
     /// Rewrites every column of the row with `id = ?`.
     public var update: String {
         "UPDATE \(name) SET \(writtenNames.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"

@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+import StoreSQL
+import SubscriptionEngine
+import Testing
+
+@testable import MySQLStore
+
+/// Issue 25 on MariaDB: a notification's claim also says whether the ledger holds a copy of it, its
+/// audit rows go in one INSERT, and a chain already stored is read, not locked, by each writer.
+@Suite("MariaDB: a notification's round trips and shared rows", .serialized)
+struct MySQLNotificationTripsTests {
+    static let mysql = StoreBackend.available.filter { $0 == .mysql }
+    static let raws = LedgerRawTests.replay.prefix(4).map(\.raw)
+
+    static func entry(_ uuid: String, _ raw: String) -> LedgerEntry {
+        LedgerEntry(
+            receivedAt: 1, source: .apple, notificationUUID: uuid, transactionId: "t", verdict: .applied, detail: nil,
+            raw: raw)
+    }
+
+    /// Claim, ledger row, three audit rows: three round trips (were six: the claim, the first-copy
+    /// look-up, the ledger row and one INSERT per audit row).
+    @Test(arguments: mysql)
+    func aFreshNotificationsClaimLedgerRowAndAuditRowsTakeThreeRoundTrips(backend: StoreBackend) throws {
+        let audits = [PackedTextsTests.orderInsert, PackedTextsTests.contractUpdate, PackedTextsTests.orderInsert]
+        try withStore(backend) { store in
+            let connection = try #require(store as? MySQLStore).connection
+            try store.write { s in
+                // Prepares the statements and stores the chain the next raw shares.
+                #expect(try s.claimNotification("warm"))
+                _ = try s.appendLedger(Self.entry("warm", Self.raws[0]), audits: audits)
+                let before = connection.trips.count
+                #expect(try s.claimNotification("n-1"))
+                _ = try s.appendLedger(Self.entry("n-1", Self.raws[1]), audits: audits)
+                #expect(connection.trips.count - before == 3)
+            }
+            try store.read { s throws in
+                #expect(try s.auditEntries(matching: AuditFilter()).count == 6)
+                #expect(try s.processedLedgerEntry(notificationUUID: "n-1")?.raw == Self.raws[1])
+            }
+        }
+    }
+
+    /// A writer whose raw uses a chain already committed does not hold that row: another writer
+    /// of the same chain goes on while the first transaction is still open.
+    @Test(arguments: mysql)
+    func aStoredChainDoesNotMakeConcurrentWritersQueue(backend: StoreBackend) throws {
+        let (first, second, cleanup) = try backend.makeStorePair()
+        defer { cleanup() }
+        _ = try first.write { try $0.appendLedger(Self.entry("c-0", Self.raws[0])) }
+        let held = DispatchSemaphore(value: 0)
+        let holder = UncheckedStore(first)
+        let done = DispatchGroup()
+        done.enter()
+        Thread.detachNewThread {
+            _ = try? holder.store.write { s throws in
+                _ = try s.appendLedger(Self.entry("c-1", Self.raws[1]))
+                held.signal()
+                Thread.sleep(forTimeInterval: 0.8)
+            }
+            done.leave()
+        }
+        held.wait()
+        let started = Date()
+        let id = try second.write { try $0.appendLedger(Self.entry("c-2", Self.raws[2])) }
+        #expect(Date().timeIntervalSince(started) < 0.4, "the second writer waited for the first one's chain row")
+        done.wait()
+        try second.read { s throws in
+            #expect(try s.ledgerEntry(id: id)?.raw == Self.raws[2])
+            #expect(try s.processedLedgerEntry(notificationUUID: "c-1")?.raw == Self.raws[1])
+        }
+    }
+}
