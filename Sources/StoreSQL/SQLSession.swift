@@ -23,6 +23,11 @@ public final class SQLSession: StoreSession {
     /// ledger row of the UUID written here drops it; a row another writer commits meanwhile can
     /// only be missed as a copy (the raw is then stored again: nothing is lost).
     private var claimedWithoutCopy: Set<String> = []
+    /// The rows ``lockRows(contractIds:orderNos:)`` locked, as they are now: no other writer can
+    /// change them before this transaction ends, and this session's own updates of them are kept
+    /// here, so a locking read of one is answered without a round trip (issue 25). A rollback to a
+    /// savepoint empties them (the rows' earlier state is not kept).
+    private var locked = LockedRows()
 
     public init(connection: any SQLConnection, dialect: SQLDialect, mode: Mode) {
         self.connection = connection
@@ -36,7 +41,8 @@ public final class SQLSession: StoreSession {
     // MARK: orders
 
     public func order(no: String) throws(StoreError) -> Order? {
-        try rows(StoreTables.orders, locking(StoreSQL.orderByNo), [.text(no)]).first
+        if let row = try lockedRow(locked.orders[no]) { return row }
+        return try rows(StoreTables.orders, locking(StoreSQL.orderByNo), [.text(no)]).first
     }
 
     public func order(tradeNo: String) throws(StoreError) -> Order? {
@@ -57,12 +63,14 @@ public final class SQLSession: StoreSession {
 
     public func updateOrder(_ order: Order) throws(StoreError) {
         try update(StoreTables.orders, order, "order", id: order.id)
+        locked.updated(order, key: \.no, in: \.orders)
     }
 
     // MARK: contracts
 
     public func contract(contractId: String) throws(StoreError) -> Contract? {
-        try rows(StoreTables.contracts, locking(StoreSQL.contractById), [.text(contractId)]).first
+        if let row = try lockedRow(locked.contracts[contractId]) { return row }
+        return try rows(StoreTables.contracts, locking(StoreSQL.contractById), [.text(contractId)]).first
     }
 
     public func contracts(matching filter: ContractFilter) throws(StoreError) -> [Contract] {
@@ -77,6 +85,7 @@ public final class SQLSession: StoreSession {
 
     public func updateContract(_ contract: Contract) throws(StoreError) {
         try update(StoreTables.contracts, contract, "contract", id: contract.id)
+        locked.updated(contract, key: \.contractId, in: \.contracts)
     }
 
     // MARK: ledger
@@ -226,20 +235,35 @@ public final class SQLSession: StoreSession {
     public func lockRows(contractIds: [String], orderNos: [String]) throws(StoreError) {
         try checkOpen()
         guard dialect.locksRows, mode == .write else { return }
-        for (table, column, ids) in [("member_contracts", "contract_id", contractIds), ("orders", "no", orderNos)] {
-            // Sorted and in slices of at most 256 (padded, so the statements stay reusable): InnoDB
-            // locks the unique index's rows in ascending order, the same in every process.
-            let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            var start = 0
-            while start < sorted.count {
-                let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
-                start += slice.count
-                let size = Self.paddedCount(slice.count)
-                let values = (0..<size).map { SQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
-                let sql = StoreSQL.lockRows(table: table, column: column, count: size, forUpdate: dialect.forUpdate)
-                _ = try connection.query(sql, values, shaped: true)
-            }
+        for row in try lockSorted(StoreTables.contracts, column: "contract_id", contractIds) {
+            locked.contracts[row.contractId] = row
         }
+        for row in try lockSorted(StoreTables.orders, column: "no", orderNos) { locked.orders[row.no] = row }
+    }
+
+    /// Locks and reads the rows of `table` whose unique `column` is one of `ids`: sorted and in
+    /// slices of at most 256 (padded, so the statements stay reusable), since InnoDB locks the
+    /// unique index's rows in ascending order, the same in every process.
+    private func lockSorted<Row>(_ table: SQLTable<Row>, column: String, _ ids: [String]) throws(StoreError) -> [Row] {
+        let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        var rows: [Row] = []
+        var start = 0
+        while start < sorted.count {
+            let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
+            start += slice.count
+            let size = Self.paddedCount(slice.count)
+            let values = (0..<size).map { SQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
+            let sql = StoreSQL.lockRows(table, column: column, count: size, forUpdate: dialect.forUpdate)
+            rows += try table.decode(connection.query(sql, values, shaped: true))
+        }
+        return rows
+    }
+
+    /// A row ``lockRows(contractIds:orderNos:)`` locked, in a write transaction that is still open.
+    private func lockedRow<Row>(_ row: Row?) throws(StoreError) -> Row? {
+        guard let row, mode == .write else { return nil }
+        try checkOpen()
+        return row
     }
 
     public func processedLedgerEntry(notificationUUID: String) throws(StoreError) -> LedgerEntry? {
@@ -423,6 +447,7 @@ public final class SQLSession: StoreSession {
 
     private func rollback(to name: String) throws(StoreError) {
         rawCodec.forgetWrites()
+        locked = LockedRows()
         // After a deadlock or a lost connection the server has rolled everything back, savepoints
         // included: the caller's error is the one to report, and the transaction cannot go on.
         if let aborted = connection.transactionAborted { throw aborted }
@@ -520,3 +545,26 @@ public final class SQLSession: StoreSession {
         return size
     }
 }
+
+/// The contracts and orders a write transaction locked, by their unique key, as they are now.
+private struct LockedRows {
+    var contracts: [String: Contract] = [:]
+    var orders: [String: Order] = [:]
+
+    /// After `row` was written: the copy of a locked row (found by id, its key may have changed)
+    /// is replaced. A row that was not locked stays out.
+    mutating func updated<Row: Identified>(
+        _ row: Row, key: KeyPath<Row, String>, in rows: WritableKeyPath<LockedRows, [String: Row]>
+    ) {
+        guard !self[keyPath: rows].isEmpty,
+            let old = self[keyPath: rows].first(where: { $0.value.id == row.id })?.key
+        else { return }
+        self[keyPath: rows][old] = nil
+        self[keyPath: rows][row[keyPath: key]] = row
+    }
+}
+
+/// A stored row with its id (``LockedRows``).
+private protocol Identified { var id: Int64 { get } }
+extension Contract: Identified {}
+extension Order: Identified {}

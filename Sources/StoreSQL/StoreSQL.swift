@@ -91,10 +91,10 @@ public enum StoreSQL {
             "WHERE notification_type IN (\(placeholders(count))) AND verdict <> 'rejected' ORDER BY signed_date, id")
     }
 
-    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
-    /// ascending order (a batch's fixed lock order; for dialects with row locks).
-    public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {
-        "SELECT id FROM \(table) WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)\(forUpdate)"
+    /// Locks and reads the existing rows of `table` whose unique `column` is one of `count` values,
+    /// in ascending order (a batch's fixed lock order; for dialects with row locks).
+    public static func lockRows<Row>(_ table: SQLTable<Row>, column: String, count: Int, forUpdate: String) -> String {
+        table.select("WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)") + forUpdate
     }
 
     // MARK: checkpoints

@@ -71,4 +71,48 @@ struct MySQLNotificationTripsTests {
             #expect(try s.processedLedgerEntry(notificationUUID: "c-1")?.raw == Self.raws[1])
         }
     }
+
+    /// The rows a batch locked are read back as they are now, without a round trip on MariaDB:
+    /// the batch's own updates (a changed key too) are seen, a rolled-back savepoint's are not.
+    @Test(arguments: StoreBackend.available)
+    func lockedRowsReadBackAsTheyAreNow(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            let trips = { (store as? MySQLStore)?.connection.trips.count ?? 0 }
+            try store.write { s in
+                _ = try s.insertContract(Sample.contract("c-1"))
+                _ = try s.insertOrder(Sample.order("o-1"))
+                _ = try s.insertOrder(Sample.order("o-2"))
+            }
+            try store.write { s in
+                try s.lockRows(contractIds: ["c-1", "c-9"], orderNos: ["o-1", "o-2"])
+                let before = trips()
+                var contract = try #require(try s.contract(contractId: "c-1"))
+                var order = try #require(try s.order(no: "o-1"))
+                if backend == .mysql { #expect(trips() == before, "locked rows read without a round trip") }
+                #expect(contract.productId == "com.example.monthly" && order.status == .paid)
+                contract.status = .expired
+                try s.updateContract(contract)
+                order.no = "o-1b"
+                try s.updateOrder(order)
+                #expect(try s.contract(contractId: "c-1") == contract)
+                #expect(try s.order(no: "o-1b") == order)
+                #expect(try s.order(no: "o-1") == nil)
+                // A row not there when locked is read from the table.
+                #expect(try s.contract(contractId: "c-9") == nil)
+                _ = try? s.savepoint { () throws -> Void in
+                    var changed = contract
+                    changed.status = .active
+                    try s.updateContract(changed)
+                    #expect(try s.contract(contractId: "c-1")?.status == .active)
+                    throw Boom()
+                }
+                #expect(try s.contract(contractId: "c-1") == contract)
+                #expect(try s.order(no: "o-2")?.no == "o-2")
+            }
+            try store.read { s throws in
+                #expect(try s.contract(contractId: "c-1")?.status == .expired)
+                #expect(try s.order(no: "o-1b") != nil)
+            }
+        }
+    }
 }

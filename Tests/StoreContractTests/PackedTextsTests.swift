@@ -272,11 +272,13 @@ extension PackedTextsTests {
 struct AuditRowsTogetherTests {
     @Test(arguments: StoreBackend.available)
     func elevenAuditRowsOfOneLedgerRowReadBackInOrder(backend: StoreBackend) throws {
-        let audits = (0..<11).map { k in
-            AuditEntry(
-                at: 1_796_177_619_000 + Int64(k), actor: "engine", command: "notify", reason: "DID_RENEW",
-                entity: k % 2 == 0 ? .order : .contract, key: "key-\(k)", before: k == 0 ? nil : #"{"k":\#(k - 1)}"#,
-                after: #"{"k":\#(k)}"#)
+        let audits = (0..<11).map { (k: Int) -> AuditEntry in
+            let entity: EntityKind = k % 2 == 0 ? .order : .contract
+            let before: String? = k == 0 ? nil : "{\"k\":\(k - 1)}"
+            let at: Int64 = 1_796_177_619_000 + Int64(k)
+            return AuditEntry(
+                at: at, actor: "engine", command: "notify", reason: "DID_RENEW", entity: entity, key: "key-\(k)",
+                before: before, after: "{\"k\":\(k)}")
         }
         try withStore(backend) { store in
             // A detail that is not the audit rows' summary: stored as text, the rows' ids unneeded.
