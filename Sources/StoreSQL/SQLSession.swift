@@ -63,7 +63,7 @@ public final class SQLSession: StoreSession {
 
     public func updateOrder(_ order: Order) throws(StoreError) {
         try update(StoreTables.orders, order, "order", id: order.id)
-        locked.updated(order, key: \.no, in: \.orders)
+        locked.updated(order)
     }
 
     // MARK: contracts
@@ -85,7 +85,7 @@ public final class SQLSession: StoreSession {
 
     public func updateContract(_ contract: Contract) throws(StoreError) {
         try update(StoreTables.contracts, contract, "contract", id: contract.id)
-        locked.updated(contract, key: \.contractId, in: \.contracts)
+        locked.updated(contract)
     }
 
     // MARK: ledger
@@ -235,10 +235,8 @@ public final class SQLSession: StoreSession {
     public func lockRows(contractIds: [String], orderNos: [String]) throws(StoreError) {
         try checkOpen()
         guard dialect.locksRows, mode == .write else { return }
-        for row in try lockSorted(StoreTables.contracts, column: "contract_id", contractIds) {
-            locked.contracts[row.contractId] = row
-        }
-        for row in try lockSorted(StoreTables.orders, column: "no", orderNos) { locked.orders[row.no] = row }
+        for row in try lockSorted(StoreTables.contracts, column: "contract_id", contractIds) { locked.add(row) }
+        for row in try lockSorted(StoreTables.orders, column: "no", orderNos) { locked.add(row) }
     }
 
     /// Locks and reads the rows of `table` whose unique `column` is one of `ids`: sorted and in
@@ -548,23 +546,33 @@ public final class SQLSession: StoreSession {
 
 /// The contracts and orders a write transaction locked, by their unique key, as they are now.
 private struct LockedRows {
-    var contracts: [String: Contract] = [:]
-    var orders: [String: Order] = [:]
+    private(set) var contracts: [String: Contract] = [:]
+    private(set) var orders: [String: Order] = [:]
+    /// Each locked row's key by its id (an update may change the key).
+    private var contractKeys: [Int64: String] = [:]
+    private var orderKeys: [Int64: String] = [:]
 
-    /// After `row` was written: the copy of a locked row (found by id, its key may have changed)
-    /// is replaced. A row that was not locked stays out.
-    mutating func updated<Row: Identified>(
-        _ row: Row, key: KeyPath<Row, String>, in rows: WritableKeyPath<LockedRows, [String: Row]>
-    ) {
-        guard !self[keyPath: rows].isEmpty,
-            let old = self[keyPath: rows].first(where: { $0.value.id == row.id })?.key
-        else { return }
-        self[keyPath: rows][old] = nil
-        self[keyPath: rows][row[keyPath: key]] = row
+    mutating func add(_ contract: Contract) {
+        contracts[contract.contractId] = contract
+        contractKeys[contract.id] = contract.contractId
+    }
+
+    mutating func add(_ order: Order) {
+        orders[order.no] = order
+        orderKeys[order.id] = order.no
+    }
+
+    /// After `contract` was written: the copy of a locked row is replaced; any other row stays out.
+    mutating func updated(_ contract: Contract) {
+        guard let old = contractKeys[contract.id] else { return }
+        contracts[old] = nil
+        add(contract)
+    }
+
+    /// After `order` was written: the copy of a locked row is replaced; any other row stays out.
+    mutating func updated(_ order: Order) {
+        guard let old = orderKeys[order.id] else { return }
+        orders[old] = nil
+        add(order)
     }
 }
-
-/// A stored row with its id (``LockedRows``).
-private protocol Identified { var id: Int64 { get } }
-extension Contract: Identified {}
-extension Order: Identified {}
