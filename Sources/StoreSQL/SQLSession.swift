@@ -239,22 +239,33 @@ public final class SQLSession: StoreSession {
         for row in try lockSorted(StoreTables.orders, column: "no", orderNos) { locked.add(row) }
     }
 
-    /// Locks and reads the rows of `table` whose unique `column` is one of `ids`: sorted and in
-    /// slices of at most 256 (padded, so the statements stay reusable), since InnoDB locks the
-    /// unique index's rows in ascending order, the same in every process.
-    private func lockSorted<Row>(_ table: SQLTable<Row>, column: String, _ ids: [String]) throws(StoreError) -> [Row] {
+    /// Locks the rows of `table` whose unique `column` is one of `ids` and reads them: locked
+    /// sorted and in slices of at most 256 (padded, so the statements stay reusable), since InnoDB
+    /// locks the unique index's rows in ascending order, the same in every process; then read by
+    /// id (one more round trip per slice, not per item).
+    private func lockSorted<Row>(
+        _ table: SQLTable<Row>, column: String, _ ids: [String]
+    ) throws(StoreError) -> [Row] {
         let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         var rows: [Row] = []
         var start = 0
         while start < sorted.count {
             let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
             start += slice.count
-            let size = Self.paddedCount(slice.count)
-            let values = (0..<size).map { SQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
-            let sql = StoreSQL.lockRows(table, column: column, count: size, forUpdate: dialect.forUpdate)
-            rows += try table.decode(connection.query(sql, values, shaped: true))
+            let lock = StoreSQL.lockRows(
+                table: table.name, column: column, count: Self.paddedCount(slice.count), forUpdate: dialect.forUpdate)
+            let locked = try connection.query(lock, Self.padded(slice.map(SQLValue.text)), shaped: true).rows
+                .map { row throws(StoreError) in SQLValue.int(try row.int(0)) }
+            guard !locked.isEmpty else { continue }
+            let read = StoreSQL.rowsById(table, count: Self.paddedCount(locked.count))
+            rows += try table.decode(connection.query(read, Self.padded(locked), shaped: true))
         }
         return rows
+    }
+
+    /// `values` padded to ``paddedCount(_:)`` by repeating the last one.
+    private static func padded(_ values: [SQLValue]) -> [SQLValue] {
+        values + Array(repeating: values[values.count - 1], count: paddedCount(values.count) - values.count)
     }
 
     /// A row ``lockRows(contractIds:orderNos:)`` locked, in a write transaction that is still open.

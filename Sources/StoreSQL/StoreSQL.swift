@@ -91,10 +91,17 @@ public enum StoreSQL {
             "WHERE notification_type IN (\(placeholders(count))) AND verdict <> 'rejected' ORDER BY signed_date, id")
     }
 
-    /// Locks and reads the existing rows of `table` whose unique `column` is one of `count` values,
-    /// in ascending order (a batch's fixed lock order; for dialects with row locks).
-    public static func lockRows<Row>(_ table: SQLTable<Row>, column: String, count: Int, forUpdate: String) -> String {
-        table.select("WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)") + forUpdate
+    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
+    /// ascending order (a batch's fixed lock order; for dialects with row locks). Only `id` is
+    /// selected: the unique index then covers the statement, so it is read (and locked) through it
+    /// even on a small table, where a locking scan of the whole table would wait for every row
+    /// another batch holds.
+    public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {
+        "SELECT id FROM \(table) WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)\(forUpdate)"
+    }
+    /// The rows of `table` with one of `count` ids (a plain read: it never waits for a lock).
+    public static func rowsById<Row>(_ table: SQLTable<Row>, count: Int) -> String {
+        table.select("WHERE id IN (\(placeholders(count)))")
     }
 
     // MARK: checkpoints
