@@ -91,13 +91,14 @@ public enum StoreSQL {
             "WHERE notification_type IN (\(placeholders(count))) AND verdict <> 'rejected' ORDER BY signed_date, id")
     }
 
-    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
-    /// ascending order (a batch's fixed lock order; for dialects with row locks). Only `id` is
-    /// selected: the unique index then covers the statement, so it is read (and locked) through it
-    /// even on a small table, where a locking scan of the whole table would wait for every row
-    /// another batch holds.
+    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in the
+    /// order the values are given (a batch's fixed lock order; for dialects with row locks): one
+    /// point look-up on the unique key per value, so no plan can scan the table instead. (An `IN`
+    /// list of 256 values was run as a locking scan of the whole table while its statistics were
+    /// stale, which waits for every row another batch holds: four processes took turns, issue 25.)
     public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {
-        "SELECT id FROM \(table) WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)\(forUpdate)"
+        Array(repeating: "(SELECT id FROM \(table) WHERE \(column) = ?\(forUpdate))", count: count)
+            .joined(separator: " UNION ALL ")
     }
     /// The rows of `table` with one of `count` ids (a plain read: it never waits for a lock).
     public static func rowsById<Row>(_ table: SQLTable<Row>, count: Int) -> String {

@@ -115,4 +115,39 @@ struct MySQLNotificationTripsTests {
             }
         }
     }
+
+    /// Batches over different subscriptions do not queue: a batch's row locks are the rows it
+    /// names, whatever plan the server would choose for a scan of a small table.
+    @Test(arguments: mysql)
+    func batchesOverOtherRowsDoNotWaitForEachOther(backend: StoreBackend) throws {
+        let (first, second, cleanup) = try backend.makeStorePair()
+        defer { cleanup() }
+        try first.write { s in
+            for k in 0..<8 {
+                _ = try s.insertContract(Sample.contract("c-\(k)"))
+                _ = try s.insertOrder(Sample.order("o-\(k)"))
+            }
+        }
+        let held = DispatchSemaphore(value: 0)
+        let holder = UncheckedStore(first)
+        let done = DispatchGroup()
+        done.enter()
+        Thread.detachNewThread {
+            _ = try? holder.store.write { s throws in
+                try s.lockRows(contractIds: ["c-0", "c-2", "c-4"], orderNos: ["o-0", "o-2"])
+                held.signal()
+                Thread.sleep(forTimeInterval: 0.8)
+            }
+            done.leave()
+        }
+        held.wait()
+        let started = Date()
+        let read = try second.write { s in
+            try s.lockRows(contractIds: ["c-5", "c-1", "c-3"], orderNos: ["o-1", "o-3"])
+            return try s.contract(contractId: "c-3")
+        }
+        #expect(Date().timeIntervalSince(started) < 0.4, "a batch waited for rows it does not lock")
+        #expect(read?.contractId == "c-3")
+        done.wait()
+    }
 }
