@@ -31,6 +31,13 @@ extension SQLDialect {
         ],
         beforeCommit: ["RELEASE SAVEPOINT \(unitMarker)"])
 
+    /// MariaDB's: MySQL's, and an INSERT can return a result (10.5+, the oldest server supported).
+    static let mariadb: SQLDialect = {
+        var dialect = SQLDialect.mysql
+        dialect.insertReturning = true
+        return dialect
+    }()
+
     /// The savepoint that marks a write unit's own transaction.
     static let unitMarker = "iapctl_unit"
 }

@@ -55,7 +55,8 @@ public final class MySQLStore: SQLStoreBackend {
             try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
         }
         transactions = SQLTransactions(
-            connection: connection, dialect: .mysql, supported: Schema.supported, label: url.description,
+            connection: connection, dialect: connection.serverVersion.contains("MariaDB") ? .mariadb : .mysql, supported: Schema.supported,
+            label: url.description,
             dbArgument: ShellWord.word(url.description))
         let cap = Self.lockWaitSeconds(ioTimeout: ioTimeoutSeconds)
         if let lockWaitTimeoutSeconds {

@@ -4,29 +4,19 @@ import SubscriptionEngine
 
 /// One server-side prepared statement (`MYSQL_STMT`), owned here and closed once in `deinit`.
 ///
-/// Values are always bound to `?` placeholders. Result columns are bound once, at prepare time:
-/// integer columns as `BIGINT`, everything else as text into a growable buffer.
+/// Values are always bound to `?` placeholders. Result columns are bound once, at prepare time
+/// (``ResultColumns``): integer columns as `BIGINT`, everything else as text into a growable buffer.
 final class PreparedStatement {
     let sql: String
     private let stmt: UnsafeMutablePointer<MYSQL_STMT>
     private let errors: ErrorReporter
     private let trips: RoundTripCounter
     let parameterCount: Int
-    private let columnCount: Int
-    private let columnIsInteger: [Bool]
-    /// Binary columns (character set 63, `binary`) are read as bytes, not text.
-    private let columnIsBinary: [Bool]
+    /// Nil for a statement without a result set. An `INSERT … RETURNING` is prepared by MariaDB
+    /// without its columns (MDEV-27013): they are bound after its first execute instead.
+    private var columns: ResultColumns?
     /// The result's column names (the `AS` name, else the column's).
-    let columnNames: [String]
-
-    // Result buffers: valid for the statement's lifetime, registered with mysql_stmt_bind_result.
-    private let resultBinds: UnsafeMutablePointer<MYSQL_BIND>
-    private let integers: UnsafeMutablePointer<Int64>
-    private let lengths: UnsafeMutablePointer<UInt>
-    private let nulls: UnsafeMutablePointer<my_bool>
-    private let truncated: UnsafeMutablePointer<my_bool>
-    private let textBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    private static let textBufferSize = 512
+    var columnNames: [String] { columns?.names ?? [] }
 
     /// Prepares `sql` on `connection`'s handle.
     init(
@@ -52,87 +42,20 @@ final class PreparedStatement {
             throw error
         }
         parameterCount = Int(mysql_stmt_param_count(stmt))
-        columnCount = Int(mysql_stmt_field_count(stmt))
-
-        var isInteger: [Bool] = []
-        var isUnsigned: [Bool] = []
-        var isBinary: [Bool] = []
-        var names: [String] = []
-        if columnCount > 0 {
-            guard let metadata = mysql_stmt_result_metadata(stmt) else {
-                let error = errors.statementError(stmt, context: "no result metadata [SQL: \(sql)]")
+        if mysql_stmt_field_count(stmt) > 0 {
+            do {
+                columns = try ResultColumns(stmt, sql: sql, errors: errors)
+            } catch {
                 _ = mysql_stmt_close(stmt)
                 throw error
             }
-            defer { mysql_free_result(metadata) }
-            guard let fields = mysql_fetch_fields(metadata) else {
-                _ = mysql_stmt_close(stmt)
-                throw StoreError.failure("no result fields [SQL: \(sql)]")
-            }
-            for i in 0..<columnCount {
-                let type = fields[i].type
-                let integerTypes = [
-                    MYSQL_TYPE_TINY, MYSQL_TYPE_SHORT, MYSQL_TYPE_LONG, MYSQL_TYPE_LONGLONG, MYSQL_TYPE_INT24,
-                ]
-                isInteger.append(integerTypes.contains(type))
-                isUnsigned.append(fields[i].flags & UInt32(UNSIGNED_FLAG) != 0)
-                let binaryTypes = [
-                    MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB,
-                    MYSQL_TYPE_VAR_STRING, MYSQL_TYPE_STRING, MYSQL_TYPE_VARCHAR,
-                ]
-                isBinary.append(binaryTypes.contains(type) && fields[i].charsetnr == 63)
-                names.append(fields[i].name.map { String(cString: $0) } ?? "")
-            }
-        }
-        columnIsInteger = isInteger
-        columnIsBinary = isBinary
-        columnNames = names
-
-        let count = max(columnCount, 1)
-        resultBinds = .allocate(capacity: count)
-        resultBinds.initialize(repeating: MYSQL_BIND(), count: count)
-        integers = .allocate(capacity: count)
-        integers.initialize(repeating: 0, count: count)
-        lengths = .allocate(capacity: count)
-        lengths.initialize(repeating: 0, count: count)
-        nulls = .allocate(capacity: count)
-        nulls.initialize(repeating: 0, count: count)
-        truncated = .allocate(capacity: count)
-        truncated.initialize(repeating: 0, count: count)
-        textBuffers = .allocate(capacity: count)
-        textBuffers.initialize(repeating: nil, count: count)
-
-        for i in 0..<columnCount {
-            resultBinds[i].length = lengths + i
-            resultBinds[i].is_null = nulls + i
-            resultBinds[i].error = truncated + i
-            if isInteger[i] {
-                resultBinds[i].buffer_type = MYSQL_TYPE_LONGLONG
-                resultBinds[i].buffer = UnsafeMutableRawPointer(integers + i)
-                resultBinds[i].is_unsigned = isUnsigned[i] ? 1 : 0
-            } else {
-                let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.textBufferSize, alignment: 8)
-                textBuffers[i] = buffer
-                resultBinds[i].buffer_type = MYSQL_TYPE_STRING
-                resultBinds[i].buffer = buffer
-                resultBinds[i].buffer_length = UInt(Self.textBufferSize)
-            }
-        }
-        if columnCount > 0, mysql_stmt_bind_result(stmt, resultBinds) != 0 {
-            throw errors.statementError(stmt, context: "cannot bind the result columns [SQL: \(sql)]")
         }
     }
 
     deinit {
-        // Also frees any result still buffered; the handle is closed exactly once, here.
+        // Also frees any result still buffered; the handle is closed exactly once, here (the
+        // result buffers after it, with `columns`).
         _ = mysql_stmt_close(stmt)
-        for i in 0..<max(columnCount, 1) { textBuffers[i]?.deallocate() }
-        textBuffers.deallocate()
-        truncated.deallocate()
-        nulls.deallocate()
-        lengths.deallocate()
-        integers.deallocate()
-        resultBinds.deallocate()
     }
 
     /// Runs the statement with `parameters` bound; returns the rows (empty for statements without
@@ -140,7 +63,10 @@ final class PreparedStatement {
     @discardableResult
     func query(_ parameters: [SQLValue]) throws(StoreError) -> [SQLRow] {
         try execute(parameters)
-        guard columnCount > 0 else { return [] }
+        if columns == nil, mysql_stmt_field_count(stmt) > 0 {
+            columns = try ResultColumns(stmt, sql: sql, errors: errors)
+        }
+        guard let columns else { return [] }
         guard mysql_stmt_store_result(stmt) == 0 else {
             throw errors.statementError(stmt, context: "cannot read the result [SQL: \(sql)]")
         }
@@ -152,7 +78,7 @@ final class PreparedStatement {
             guard rc == 0 || rc == MYSQL_DATA_TRUNCATED else {
                 throw errors.statementError(stmt, context: "cannot fetch a row [SQL: \(sql)]")
             }
-            rows.append(SQLRow(values: try currentRow(), source: sql))
+            rows.append(SQLRow(values: try columns.currentRow(), source: sql))
         }
         return rows
     }
@@ -161,7 +87,7 @@ final class PreparedStatement {
     @discardableResult
     func run(_ parameters: [SQLValue]) throws(StoreError) -> (affectedRows: UInt64, insertId: Int64) {
         try execute(parameters)
-        if columnCount > 0 {
+        if mysql_stmt_field_count(stmt) > 0 {
             // Not expected; drain so the statement can be reused.
             _ = mysql_stmt_free_result(stmt)
         }
@@ -218,9 +144,107 @@ final class PreparedStatement {
             throw errors.statementError(stmt, context: "statement failed [SQL: \(sql)]")
         }
     }
+}
+
+/// A prepared statement's result columns and the buffers they are fetched into, registered with
+/// `mysql_stmt_bind_result`: valid while the statement is (its owner frees them after closing it).
+private final class ResultColumns {
+    let stmt: UnsafeMutablePointer<MYSQL_STMT>
+    let sql: String
+    let errors: ErrorReporter
+    let columnCount: Int
+    let columnIsInteger: [Bool]
+    /// Binary columns (character set 63, `binary`) are read as bytes, not text.
+    let columnIsBinary: [Bool]
+    let names: [String]
+    private let resultBinds: UnsafeMutablePointer<MYSQL_BIND>
+    private let integers: UnsafeMutablePointer<Int64>
+    private let lengths: UnsafeMutablePointer<UInt>
+    private let nulls: UnsafeMutablePointer<my_bool>
+    private let truncated: UnsafeMutablePointer<my_bool>
+    private let textBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private static let textBufferSize = 512
+
+    /// Reads `stmt`'s result metadata and binds a buffer to each column.
+    init(_ stmt: UnsafeMutablePointer<MYSQL_STMT>, sql: String, errors: ErrorReporter) throws(StoreError) {
+        self.stmt = stmt
+        self.sql = sql
+        self.errors = errors
+        columnCount = Int(mysql_stmt_field_count(stmt))
+        var isInteger: [Bool] = []
+        var isUnsigned: [Bool] = []
+        var isBinary: [Bool] = []
+        var names: [String] = []
+        guard let metadata = mysql_stmt_result_metadata(stmt) else {
+            throw errors.statementError(stmt, context: "no result metadata [SQL: \(sql)]")
+        }
+        defer { mysql_free_result(metadata) }
+        guard let fields = mysql_fetch_fields(metadata) else { throw StoreError.failure("no result fields [SQL: \(sql)]") }
+        for i in 0..<columnCount {
+            let type = fields[i].type
+            let integerTypes = [
+                MYSQL_TYPE_TINY, MYSQL_TYPE_SHORT, MYSQL_TYPE_LONG, MYSQL_TYPE_LONGLONG, MYSQL_TYPE_INT24,
+            ]
+            isInteger.append(integerTypes.contains(type))
+            isUnsigned.append(fields[i].flags & UInt32(UNSIGNED_FLAG) != 0)
+            let binaryTypes = [
+                MYSQL_TYPE_TINY_BLOB, MYSQL_TYPE_BLOB, MYSQL_TYPE_MEDIUM_BLOB, MYSQL_TYPE_LONG_BLOB,
+                MYSQL_TYPE_VAR_STRING, MYSQL_TYPE_STRING, MYSQL_TYPE_VARCHAR,
+            ]
+            isBinary.append(binaryTypes.contains(type) && fields[i].charsetnr == 63)
+            names.append(fields[i].name.map { String(cString: $0) } ?? "")
+        }
+        columnIsInteger = isInteger
+        columnIsBinary = isBinary
+        self.names = names
+
+        let count = max(columnCount, 1)
+        resultBinds = .allocate(capacity: count)
+        resultBinds.initialize(repeating: MYSQL_BIND(), count: count)
+        integers = .allocate(capacity: count)
+        integers.initialize(repeating: 0, count: count)
+        lengths = .allocate(capacity: count)
+        lengths.initialize(repeating: 0, count: count)
+        nulls = .allocate(capacity: count)
+        nulls.initialize(repeating: 0, count: count)
+        truncated = .allocate(capacity: count)
+        truncated.initialize(repeating: 0, count: count)
+        textBuffers = .allocate(capacity: count)
+        textBuffers.initialize(repeating: nil, count: count)
+
+        for i in 0..<columnCount {
+            resultBinds[i].length = lengths + i
+            resultBinds[i].is_null = nulls + i
+            resultBinds[i].error = truncated + i
+            if isInteger[i] {
+                resultBinds[i].buffer_type = MYSQL_TYPE_LONGLONG
+                resultBinds[i].buffer = UnsafeMutableRawPointer(integers + i)
+                resultBinds[i].is_unsigned = isUnsigned[i] ? 1 : 0
+            } else {
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.textBufferSize, alignment: 8)
+                textBuffers[i] = buffer
+                resultBinds[i].buffer_type = MYSQL_TYPE_STRING
+                resultBinds[i].buffer = buffer
+                resultBinds[i].buffer_length = UInt(Self.textBufferSize)
+            }
+        }
+        if columnCount > 0, mysql_stmt_bind_result(stmt, resultBinds) != 0 {
+            throw errors.statementError(stmt, context: "cannot bind the result columns [SQL: \(sql)]")
+        }
+    }
+
+    deinit {
+        for i in 0..<max(columnCount, 1) { textBuffers[i]?.deallocate() }
+        textBuffers.deallocate()
+        truncated.deallocate()
+        nulls.deallocate()
+        lengths.deallocate()
+        integers.deallocate()
+        resultBinds.deallocate()
+    }
 
     /// Copies the fetched row out of the bound buffers, fetching long text columns in full.
-    private func currentRow() throws(StoreError) -> [SQLValue] {
+    func currentRow() throws(StoreError) -> [SQLValue] {
         var values: [SQLValue] = []
         values.reserveCapacity(columnCount)
         for i in 0..<columnCount {

@@ -42,6 +42,9 @@ public struct SQLDialect: Sendable {
     /// writer at a time, no AUTOINCREMENT gaps): SQLite's rowid. The session then knows the ids of
     /// the audit rows it is about to write (``DetailReference``).
     public var nextIdFollowsLargest: Bool
+    /// Whether an INSERT can return a result (`INSERT … RETURNING`, MariaDB 10.5+): the claim of a
+    /// notification then also says whether the ledger holds a copy of it (``StoreSQL/claimReturningCopy``).
+    public var insertReturning = false
 
     public init(
         beginRead: [String], beginWrite: [String], forUpdate: String, locksRows: Bool, noLimit: Int64,

@@ -18,6 +18,16 @@ public final class SQLSession: StoreSession {
     public private(set) var isOpen = true
     private var savepointDepth = 0
     private let rawCodec = LedgerRawCodec()
+    /// Notification UUIDs claimed in this transaction when no ledger row held a raw of theirs
+    /// (``StoreSQL/claimReturningCopy``): their first-copy look-up is known to find nothing. A
+    /// ledger row of the UUID written here drops it; a row another writer commits meanwhile can
+    /// only be missed as a copy (the raw is then stored again: nothing is lost).
+    private var claimedWithoutCopy: Set<String> = []
+    /// The rows ``lockRows(contractIds:orderNos:)`` locked, as they are now: no other writer can
+    /// change them before this transaction ends, and this session's own updates of them are kept
+    /// here, so a locking read of one is answered without a round trip (issue 25). A rollback to a
+    /// savepoint empties them (the rows' earlier state is not kept).
+    private var locked = LockedRows()
 
     public init(connection: any SQLConnection, dialect: SQLDialect, mode: Mode) {
         self.connection = connection
@@ -31,7 +41,8 @@ public final class SQLSession: StoreSession {
     // MARK: orders
 
     public func order(no: String) throws(StoreError) -> Order? {
-        try rows(StoreTables.orders, locking(StoreSQL.orderByNo), [.text(no)]).first
+        if let row = try lockedRow(locked.orders[no]) { return row }
+        return try rows(StoreTables.orders, locking(StoreSQL.orderByNo), [.text(no)]).first
     }
 
     public func order(tradeNo: String) throws(StoreError) -> Order? {
@@ -52,12 +63,14 @@ public final class SQLSession: StoreSession {
 
     public func updateOrder(_ order: Order) throws(StoreError) {
         try update(StoreTables.orders, order, "order", id: order.id)
+        locked.updated(order)
     }
 
     // MARK: contracts
 
     public func contract(contractId: String) throws(StoreError) -> Contract? {
-        try rows(StoreTables.contracts, locking(StoreSQL.contractById), [.text(contractId)]).first
+        if let row = try lockedRow(locked.contracts[contractId]) { return row }
+        return try rows(StoreTables.contracts, locking(StoreSQL.contractById), [.text(contractId)]).first
     }
 
     public func contracts(matching filter: ContractFilter) throws(StoreError) -> [Contract] {
@@ -72,6 +85,7 @@ public final class SQLSession: StoreSession {
 
     public func updateContract(_ contract: Contract) throws(StoreError) {
         try update(StoreTables.contracts, contract, "contract", id: contract.id)
+        locked.updated(contract)
     }
 
     // MARK: ledger
@@ -95,12 +109,16 @@ public final class SQLSession: StoreSession {
             reference = DetailReference.encode(count: audits.count, firstAuditId: firstAuditId, rest: rest)
         }
         let id = try appendLedger(entry, detailReference: reference)
+        guard let firstAuditId else {
+            try appendAudits(audits, ledgerId: id)
+            return id
+        }
         var auditIds: [Int64] = []
         for var audit in audits {
             audit.ledgerId = id
             auditIds.append(try appendAudit(audit))
         }
-        if let firstAuditId, auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
+        if auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
             var stored = entry
             stored.id = id
             let (text, packed) = StoredTexts.packDetail(entry.detail, row: stored)
@@ -113,12 +131,17 @@ public final class SQLSession: StoreSession {
         let stored = try rawCodec.storedForm(
             raw: entry.raw, notificationUUID: entry.notificationUUID, context: StoredTexts.ledgerContext(entry),
             firstCopy: { uuid, packed throws(StoreError) in
-                try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
+                if claimedWithoutCopy.contains(uuid) { return nil }
+                return try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
             },
             insertChain: { chain throws(StoreError) in
+                // Where rows are locked, a chain already committed is not inserted again: the
+                // duplicate-key update would lock its row until COMMIT (StoreSQL.chainStored).
+                if dialect.locksRows, try !query(StoreSQL.chainStored, [.bytes(chain.digest)]).rows.isEmpty { return }
                 let row = ChainRow(digest: chain.digest, chain: chain.text)
                 _ = try write(Self.insertChain(dialect), StoreTables.chains.insertValues(row))
             })
+        if let uuid = entry.notificationUUID { claimedWithoutCopy.remove(uuid) }
         var row = LedgerRow(entry: entry, stored: stored)
         row.entry.raw = ""
         if let detailReference {
@@ -183,10 +206,25 @@ public final class SQLSession: StoreSession {
         // A concurrent holder's uncommitted row makes this INSERT wait (the unique key's lock):
         // after its commit it fails as a duplicate, after its rollback it succeeds.
         do {
-            _ = try insert(StoreTables.claims, ClaimRow(notificationUUID: uuid))
+            guard dialect.insertReturning else {
+                _ = try insert(StoreTables.claims, ClaimRow(notificationUUID: uuid))
+                return true
+            }
+            try claimReturningCopy(uuid)
             return true
         } catch .conflict {
             return false
+        }
+    }
+
+    /// The claim and, in the same round trip, whether the ledger holds a raw of the notification.
+    private func claimReturningCopy(_ uuid: String) throws(StoreError) {
+        try checkWrite(StoreSQL.claimReturningCopy)
+        let values = StoreTables.claims.insertValues(ClaimRow(notificationUUID: uuid)) + [.text(uuid)]
+        if try connection.query(StoreSQL.claimReturningCopy, values, shaped: false).rows.first?.int(0) == 0 {
+            claimedWithoutCopy.insert(uuid)
+        } else {
+            claimedWithoutCopy.remove(uuid)
         }
     }
 
@@ -197,20 +235,44 @@ public final class SQLSession: StoreSession {
     public func lockRows(contractIds: [String], orderNos: [String]) throws(StoreError) {
         try checkOpen()
         guard dialect.locksRows, mode == .write else { return }
-        for (table, column, ids) in [("member_contracts", "contract_id", contractIds), ("orders", "no", orderNos)] {
-            // Sorted and in slices of at most 256 (padded, so the statements stay reusable): InnoDB
-            // locks the unique index's rows in ascending order, the same in every process.
-            let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            var start = 0
-            while start < sorted.count {
-                let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
-                start += slice.count
-                let size = Self.paddedCount(slice.count)
-                let values = (0..<size).map { SQLValue.text(slice[Swift.min($0, slice.count - 1)]) }
-                let sql = StoreSQL.lockRows(table: table, column: column, count: size, forUpdate: dialect.forUpdate)
-                _ = try connection.query(sql, values, shaped: true)
-            }
+        for row in try lockSorted(StoreTables.contracts, column: "contract_id", contractIds) { locked.add(row) }
+        for row in try lockSorted(StoreTables.orders, column: "no", orderNos) { locked.add(row) }
+    }
+
+    /// Locks the rows of `table` whose unique `column` is one of `ids` and reads them: locked
+    /// sorted and in slices of at most 256 (padded, so the statements stay reusable), since InnoDB
+    /// locks the unique index's rows in ascending order, the same in every process; then read by
+    /// id (one more round trip per slice, not per item).
+    private func lockSorted<Row>(
+        _ table: SQLTable<Row>, column: String, _ ids: [String]
+    ) throws(StoreError) -> [Row] {
+        let sorted = Array(Set(ids)).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        var rows: [Row] = []
+        var start = 0
+        while start < sorted.count {
+            let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
+            start += slice.count
+            let lock = StoreSQL.lockRows(
+                table: table.name, column: column, count: Self.paddedCount(slice.count), forUpdate: dialect.forUpdate)
+            let locked = try connection.query(lock, Self.padded(slice.map(SQLValue.text)), shaped: true).rows
+                .map { row throws(StoreError) in SQLValue.int(try row.int(0)) }
+            guard !locked.isEmpty else { continue }
+            let read = StoreSQL.rowsById(table, count: Self.paddedCount(locked.count))
+            rows += try table.decode(connection.query(read, Self.padded(locked), shaped: true))
         }
+        return rows
+    }
+
+    /// `values` padded to ``paddedCount(_:)`` by repeating the last one.
+    private static func padded(_ values: [SQLValue]) -> [SQLValue] {
+        values + Array(repeating: values[values.count - 1], count: paddedCount(values.count) - values.count)
+    }
+
+    /// A row ``lockRows(contractIds:orderNos:)`` locked, in a write transaction that is still open.
+    private func lockedRow<Row>(_ row: Row?) throws(StoreError) -> Row? {
+        guard let row, mode == .write else { return nil }
+        try checkOpen()
+        return row
     }
 
     public func processedLedgerEntry(notificationUUID: String) throws(StoreError) -> LedgerEntry? {
@@ -291,6 +353,22 @@ public final class SQLSession: StoreSession {
 
     public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {
         try insert(StoreTables.audit, StoredTexts.auditRow(entry))
+    }
+
+    /// Audit rows of ledger row `ledgerId` whose ids nobody needs, up to 8 in one INSERT (issue 25:
+    /// an event's audit rows in one round trip instead of one each), in order.
+    private func appendAudits(_ audits: [AuditEntry], ledgerId: Int64) throws(StoreError) {
+        var start = 0
+        while start < audits.count {
+            let count = Swift.min(StoreSQL.auditInserts.count, audits.count - start)
+            var values: [SQLValue] = []
+            for var audit in audits[start..<(start + count)] {
+                audit.ledgerId = ledgerId
+                values += StoreTables.audit.insertValues(StoredTexts.auditRow(audit))
+            }
+            _ = try write(StoreSQL.auditInserts[count - 1], values)
+            start += count
+        }
     }
 
     public func audit(entity: EntityKind, key: String) throws(StoreError) -> [AuditEntry] {
@@ -378,6 +456,7 @@ public final class SQLSession: StoreSession {
 
     private func rollback(to name: String) throws(StoreError) {
         rawCodec.forgetWrites()
+        locked = LockedRows()
         // After a deadlock or a lost connection the server has rolled everything back, savepoints
         // included: the caller's error is the one to report, and the transaction cannot go on.
         if let aborted = connection.transactionAborted { throw aborted }
@@ -412,11 +491,15 @@ public final class SQLSession: StoreSession {
     }
 
     private func write(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
+        try checkWrite(sql)
+        return try connection.run(sql, values)
+    }
+
+    private func checkWrite(_ sql: String) throws(StoreError) {
         try checkOpen()
         guard mode == .write else {
             throw .failure("programmer error: write inside a read transaction [SQL: \(sql)]")
         }
-        return try connection.run(sql, values)
     }
 
     /// `row` inserted, with the id the engine gave it.
@@ -469,5 +552,38 @@ public final class SQLSession: StoreSession {
         var size = 1
         while size < count { size <<= 1 }
         return size
+    }
+}
+
+/// The contracts and orders a write transaction locked, by their unique key, as they are now.
+private struct LockedRows {
+    private(set) var contracts: [String: Contract] = [:]
+    private(set) var orders: [String: Order] = [:]
+    /// Each locked row's key by its id (an update may change the key).
+    private var contractKeys: [Int64: String] = [:]
+    private var orderKeys: [Int64: String] = [:]
+
+    mutating func add(_ contract: Contract) {
+        contracts[contract.contractId] = contract
+        contractKeys[contract.id] = contract.contractId
+    }
+
+    mutating func add(_ order: Order) {
+        orders[order.no] = order
+        orderKeys[order.id] = order.no
+    }
+
+    /// After `contract` was written: the copy of a locked row is replaced; any other row stays out.
+    mutating func updated(_ contract: Contract) {
+        guard let old = contractKeys[contract.id] else { return }
+        contracts[old] = nil
+        add(contract)
+    }
+
+    /// After `order` was written: the copy of a locked row is replaced; any other row stays out.
+    mutating func updated(_ order: Order) {
+        guard let old = orderKeys[order.id] else { return }
+        orders[old] = nil
+        add(order)
     }
 }

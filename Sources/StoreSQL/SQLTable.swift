@@ -42,6 +42,14 @@ public struct SQLTable<Row>: @unchecked Sendable {
         "SELECT \(selectList()) FROM \(name)" + (rest.isEmpty ? "" : " " + rest)
     }
 
+    /// ``insert`` of `rows` rows in one statement (`VALUES (…), (…)`): the values of each row's
+    /// ``insertValues(_:)`` one after the other.
+    public func insert(rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: writtenNames.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(name) (\(writtenNames.joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
     /// The values of ``insert``'s placeholders.
     public func insertValues(_ row: Row) -> [SQLValue] {
         var values: [SQLValue] = []

@@ -38,6 +38,11 @@ public enum StoreSQL {
         FROM iap_ledger WHERE id = ?
         """
     public static let ledgerChainByDigest = "SELECT chain FROM iap_ledger_chains WHERE digest = ?"
+    /// Whether a chain is stored: a plain read, which locks nothing (chains are never deleted, so
+    /// one seen committed stays). MySQL reads it before inserting: the insert's duplicate-key
+    /// update would lock the one row every notification of a CA shares until COMMIT, so concurrent
+    /// batches would queue on it (issue 25).
+    public static let chainStored = "SELECT 1 FROM iap_ledger_chains WHERE digest = ?"
     public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ?, detail_packed = ? WHERE id = ?"
     public static let updateLedgerDetail = "UPDATE iap_ledger SET detail = ?, detail_packed = ? WHERE id = ?"
     public static let ledgerById = ledger.select("WHERE id = ?")
@@ -49,6 +54,12 @@ public enum StoreSQL {
     /// Exactly-once: one row per notification UUID that was processed (any verdict but
     /// `rejected`/`unmatched`), inserted before the work in the same transaction.
     public static let deleteClaim = "DELETE FROM iap_notification_claims WHERE notification_uuid = ?"
+    /// The claim where an insert can return a result (``SQLDialect/insertReturning``), returning
+    /// whether a ledger row of the UUID holds a raw (else ``ledgerFirstCopy`` can find nothing):
+    /// the claim's value, then the UUID again.
+    public static let claimReturningCopy =
+        StoreTables.claims.insert
+        + " RETURNING EXISTS (SELECT 1 FROM iap_ledger WHERE notification_uuid = ? AND raw_of IS NULL)"
     /// The notification UUIDs an older schema's ledger already processed: the claims migration
     /// inserts them (each dialect with its own `INSERT … IGNORE`).
     public static let processedNotificationUUIDs = """
@@ -80,10 +91,18 @@ public enum StoreSQL {
             "WHERE notification_type IN (\(placeholders(count))) AND verdict <> 'rejected' ORDER BY signed_date, id")
     }
 
-    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in
-    /// ascending order (a batch's fixed lock order; for dialects with row locks).
+    /// Locks the existing rows of `table` whose unique `column` is one of `count` values, in the
+    /// order the values are given (a batch's fixed lock order; for dialects with row locks): one
+    /// point look-up on the unique key per value, so no plan can scan the table instead. (An `IN`
+    /// list of 256 values was run as a locking scan of the whole table while its statistics were
+    /// stale, which waits for every row another batch holds: four processes took turns, issue 25.)
     public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {
-        "SELECT id FROM \(table) WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)\(forUpdate)"
+        Array(repeating: "(SELECT id FROM \(table) WHERE \(column) = ?\(forUpdate))", count: count)
+            .joined(separator: " UNION ALL ")
+    }
+    /// The rows of `table` with one of `count` ids (a plain read: it never waits for a lock).
+    public static func rowsById<Row>(_ table: SQLTable<Row>, count: Int) -> String {
+        table.select("WHERE id IN (\(placeholders(count)))")
     }
 
     // MARK: checkpoints
@@ -100,6 +119,8 @@ public enum StoreSQL {
     public static let auditByLedgerFrom = audit.select("WHERE ledger_id = ? AND id >= ? ORDER BY id LIMIT ?")
     /// The id the next audit row gets where ids follow the largest (``SQLDialect/nextIdFollowsLargest``).
     public static let nextAuditId = "SELECT coalesce(max(id), 0) + 1 FROM iap_audit"
+    /// Audit rows inserted together, by row count (1…8): an event's audit rows in one round trip.
+    public static let auditInserts: [String] = (1...8).map { StoreTables.audit.insert(rows: $0) }
     /// Each filter is bound twice (`? IS NULL OR …`): actor, since, ticket; then `LIMIT ?`.
     public static let auditMatching = audit.select(
         "WHERE (? IS NULL OR actor = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR ticket = ?) ORDER BY id DESC LIMIT ?")

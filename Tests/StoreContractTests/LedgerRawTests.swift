@@ -214,3 +214,62 @@ struct LedgerPackingTests {
         }
     }
 }
+
+/// Issue 25: the claim tells the session whether the ledger holds a copy of the notification
+/// (MariaDB: in the claim's own round trip); a claimed re-delivery is still stored by reference.
+@Suite("Store contract: claimed re-deliveries")
+struct ClaimedRedeliveryTests {
+    static func rawOf(_ id: Int64, _ store: any Store) throws -> Int64? {
+        let connection = try #require(store as? any SQLStoreBackend).transactions.connection
+        return try store.read { _ in
+            try connection.query("SELECT raw_of FROM iap_ledger WHERE id = ?", [.int(id)]).rows.first?.optionalInt(0)
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aClaimedRedeliveryIsStoredByReferenceAndReadsBack(backend: StoreBackend) throws {
+        let raws = LedgerRawTests.replay.prefix(3).map(\.raw)
+        try withStore(backend) { store in
+            // Unmatched: the claim is released, the row holds the raw.
+            let first = try store.write { s in
+                #expect(try s.claimNotification("r-1"))
+                let id = try s.appendLedger(LedgerRawTests.entry(("r-1", raws[0]), verdict: .unmatched))
+                try s.releaseNotificationClaim("r-1")
+                return id
+            }
+            // Delivered again: claimed afresh, stored as a reference to the first copy.
+            let again = try store.write { s in
+                #expect(try s.claimNotification("r-1"))
+                return try s.appendLedger(LedgerRawTests.entry(("r-1", raws[0]), verdict: .applied))
+            }
+            // In one transaction: a fresh claim, its row, the claim released and taken again.
+            let (fresh, twice) = try store.write { s in
+                #expect(try s.claimNotification("r-2"))
+                let fresh = try s.appendLedger(LedgerRawTests.entry(("r-2", raws[1]), verdict: .unmatched))
+                try s.releaseNotificationClaim("r-2")
+                #expect(try s.claimNotification("r-2"))
+                return (fresh, try s.appendLedger(LedgerRawTests.entry(("r-2", raws[1]), verdict: .applied)))
+            }
+            // A fresh claim whose first row is rolled back, then claimed and written again.
+            let kept = try store.write { s in
+                _ = try? s.savepoint { () throws -> Void in
+                    #expect(try s.claimNotification("r-3"))
+                    _ = try s.appendLedger(LedgerRawTests.entry(("r-3", raws[2]), verdict: .applied))
+                    throw Boom()
+                }
+                #expect(try s.claimNotification("r-3"))
+                return try s.appendLedger(LedgerRawTests.entry(("r-3", raws[2]), verdict: .applied))
+            }
+            #expect(try Self.rawOf(first, store) == nil)
+            #expect(try Self.rawOf(again, store) == first)
+            #expect(try Self.rawOf(fresh, store) == nil)
+            #expect(try Self.rawOf(twice, store) == fresh)
+            #expect(try Self.rawOf(kept, store) == nil)
+            try store.read { s throws in
+                for (id, raw) in [(first, raws[0]), (again, raws[0]), (fresh, raws[1]), (twice, raws[1]), (kept, raws[2])] {
+                    #expect(try s.ledgerEntry(id: id)?.raw == raw, "ledger row \(id)")
+                }
+            }
+        }
+    }
+}

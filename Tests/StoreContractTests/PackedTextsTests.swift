@@ -265,3 +265,33 @@ extension PackedTextsTests {
         }
     }
 }
+
+/// Issue 25: an event's audit rows are written together (up to 8 in one INSERT); more than 8 are
+/// split, and every row reads back in order with its ledger row's id.
+@Suite("Store contract: an event's audit rows written together")
+struct AuditRowsTogetherTests {
+    @Test(arguments: StoreBackend.available)
+    func elevenAuditRowsOfOneLedgerRowReadBackInOrder(backend: StoreBackend) throws {
+        let audits = (0..<11).map { (k: Int) -> AuditEntry in
+            let entity: EntityKind = k % 2 == 0 ? .order : .contract
+            let before: String? = k == 0 ? nil : "{\"k\":\(k - 1)}"
+            let at: Int64 = 1_796_177_619_000 + Int64(k)
+            return AuditEntry(
+                at: at, actor: "engine", command: "notify", reason: "DID_RENEW", entity: entity, key: "key-\(k)",
+                before: before, after: "{\"k\":\(k)}")
+        }
+        try withStore(backend) { store in
+            // A detail that is not the audit rows' summary: stored as text, the rows' ids unneeded.
+            let id = try store.write { try $0.appendLedger(PackedTextsTests.ledger("applied", uuid: "n-11"), audits: audits) }
+            try store.read { s throws in
+                let read = try s.auditEntries(matching: AuditFilter()).reversed()
+                #expect(read.map(\.key) == audits.map(\.key))
+                #expect(read.map(\.after) == audits.map(\.after))
+                #expect(read.map(\.before) == audits.map(\.before))
+                #expect(read.map(\.at) == audits.map(\.at))
+                #expect(read.allSatisfy { $0.ledgerId == id })
+                #expect(try s.ledgerEntry(id: id)?.detail == "applied")
+            }
+        }
+    }
+}
