@@ -54,6 +54,8 @@ struct EngineRun {
     var usesSnapshots = true
     /// The event's facts the snapshot's path kept before it found one already stored.
     var preInserted: [Fact]?
+    /// Whether the snapshot's path decided the event.
+    var decidedFromSnapshot = false
     /// Every fact of the subscription as the full path read and added them, and the newest signed
     /// date among them: what a new snapshot is made from.
     private var snapshotSource: (facts: FactSet, newestStored: Int64?)?
@@ -91,6 +93,7 @@ struct EngineRun {
         // subscription waits here and then sees every fact committed before it.)
         let hasContract = try readContract(originalId) != nil
         if hasContract, usesSnapshots, let outcome = try decideFromSnapshot(originalId, facts: facts) {
+            decidedFromSnapshot = true
             return outcome
         }
         let outcome = try decideFromEveryFact(originalId, facts: facts, hasContract: hasContract, knownOrder: knownOrder)
