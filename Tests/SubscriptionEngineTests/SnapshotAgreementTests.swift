@@ -65,7 +65,7 @@ struct SnapshotAgreementTests {
     func randomHistoriesGiveTheSameOutcomesAndRows(backend: TestBackend) throws {
         var fastDecisions = 0
         var events = 0
-        for seed in 0..<(backend == .sqlite ? 600 : 15) as Range<UInt64> {
+        for seed in 0..<(backend == .sqlite ? 120 : 20) as Range<UInt64> {
             let (fast, full) = (try Side(backend, snapshots: true), try Side(backend, snapshots: false))
             var rng = SplitMix(seed: seed)
             for side in [fast, full] { try side.createAlicesOrder() }
@@ -95,7 +95,6 @@ struct SnapshotAgreementTests {
         }
         // The agreement says something only if the snapshot's path decided most events.
         #expect(fastDecisions * 3 > events, "\(fastDecisions) of \(events) events decided from a snapshot")
-        print("SNAPSTAT \(fastDecisions) of \(events)")
     }
 
     /// Apple's genuine Sandbox lifecycle (RealLifecycleTests' files): the same outcomes and rows.
@@ -155,7 +154,8 @@ struct SnapshotAgreementTests {
             Self.apple("DID_RENEW", signed: Self.t0 + 30 * Self.day, tx: Self.period(1), status: 1),
             Self.apple("DID_FAIL_TO_RENEW", signed: Self.t0 + 35 * Self.day, tx: Self.period(1), status: 3),
             Self.client(extended, signed: Self.t0 + 40 * Self.day),
-            Self.apple("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: Self.t0 + 41 * Self.day, tx: Self.period(1), status: nil, autoRenew: 0),
+            // (Without a transaction: one would be a newer version of the current period, a newer payment.)
+            Self.apple("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: Self.t0 + 41 * Self.day, tx: nil, status: nil, autoRenew: 0),
         ]
         for side in [fast, full] { try side.createAlicesOrder() }
         for (index, event) in steps.enumerated() {
@@ -163,7 +163,6 @@ struct SnapshotAgreementTests {
             let b = try full.apply(event)
             #expect(a.verdict == b.verdict && a.detail == b.detail && a.changes == b.changes, "step \(index)")
             #expect(try fast.rows() == full.rows(), "after step \(index)")
-            print("SNAPDBG \(index) \(a.verdict) \(a.detail) | \(String(describing: try fast.store.read { try $0.contractSnapshot(contractId: Self.original) }).replacingOccurrences(of: "\n", with: " / "))")
         }
         #expect(fast.decided.next() > 1, "the toggle was decided from the snapshot")
         #expect(try full.store.read { try $0.contract(contractId: Self.original) }?.status == .canceled)
@@ -288,7 +287,8 @@ struct SnapshotAgreementTests {
                 let on = Int.random(in: 0...1, using: &rng)
                 push(
                     apple(
-                        "DID_CHANGE_RENEWAL_STATUS", on == 1 ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", signed: clock, tx: current,
+                        "DID_CHANGE_RENEWAL_STATUS", on == 1 ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", signed: clock,
+                        tx: Bool.random(using: &rng) ? current : nil,
                         status: 1, autoRenew: on))
             case 9:
                 let grace = Bool.random(using: &rng)
