@@ -41,8 +41,14 @@ struct ContractSnapshotTests {
 
             // A hand override kept, then lifted.
             try keep()
+            let audit = try store.write { s in
+                try s.appendAudit(
+                    AuditEntry(
+                        at: 1, actor: "support", command: "contracts update", reason: "test", entity: .contract, key: "o-1", before: nil,
+                        after: nil))
+            }
             var override = Override(
-                entity: .contract, key: "o-1", originalTransactionId: "o-1", field: "status", value: "revoked", auditId: 1,
+                entity: .contract, key: "o-1", originalTransactionId: "o-1", field: "status", value: "revoked", auditId: audit,
                 actor: "support", reason: nil, ticket: nil, at: 1, seenPeriod: nil, seenFacts: 0)
             override.id = try store.write { try $0.insertOverride(override) }
             #expect(try snapshot() == nil)
