@@ -47,7 +47,9 @@ struct SnapshotAgreementTests {
 
         /// The order alice's app created before her first purchase (its number is the token Apple echoes).
         func createAlicesOrder() throws {
-            _ = try store.write { try $0.insertOrder(Order(no: "tok-a", userId: "alice", productId: "pro.monthly", createdAt: 1, updatedAt: 1)) }
+            _ = try store.write {
+                try $0.insertOrder(Order(no: "tok-a", userId: "alice", productId: "pro.monthly", createdAt: 1, updatedAt: 1))
+            }
         }
 
         /// Every order and contract, every column (ids and timestamps too: both stores see the same steps).
@@ -127,7 +129,8 @@ struct SnapshotAgreementTests {
         var sizes: [Int] = []
         for side in [fast, full] { try side.createAlicesOrder() }
         for k in 0..<40 {
-            let event = Self.apple(k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: Self.period(k).purchaseDate! - 3_600_000, tx: Self.period(k), status: 1)
+            let event = Self.apple(
+                k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: Self.period(k).purchaseDate! - 3_600_000, tx: Self.period(k), status: 1)
             let a = try fast.apply(event)
             let b = try full.apply(event)
             #expect(a == b, "period \(k)")
@@ -155,7 +158,8 @@ struct SnapshotAgreementTests {
             Self.apple("DID_FAIL_TO_RENEW", signed: Self.t0 + 35 * Self.day, tx: Self.period(1), status: 3),
             Self.client(extended, signed: Self.t0 + 40 * Self.day),
             // (Without a transaction: one would be a newer version of the current period, a newer payment.)
-            Self.apple("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: Self.t0 + 41 * Self.day, tx: nil, status: nil, autoRenew: 0),
+            Self.apple(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: Self.t0 + 41 * Self.day, tx: nil, status: nil, autoRenew: 0),
         ]
         for side in [fast, full] { try side.createAlicesOrder() }
         for (index, event) in steps.enumerated() {
@@ -175,7 +179,8 @@ struct SnapshotAgreementTests {
         let side = try Side(backend, snapshots: true)
         try side.createAlicesOrder()
         for k in 0..<3 {
-            _ = try side.apply(Self.apple(k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: Self.period(k).purchaseDate!, tx: Self.period(k), status: 1))
+            _ = try side.apply(
+                Self.apple(k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: Self.period(k).purchaseDate!, tx: Self.period(k), status: 1))
         }
         func snapshot() throws -> String? { try side.store.read { try $0.contractSnapshot(contractId: Self.original) } }
         #expect(try snapshot() != nil)
@@ -297,7 +302,10 @@ struct SnapshotAgreementTests {
                         "DID_FAIL_TO_RENEW", grace ? "GRACE_PERIOD" : nil, signed: clock, tx: current, status: grace ? 4 : 3,
                         grace: grace ? clock + 6 * day : nil))
             case 10:
-                push(apple(["EXPIRED", "GRACE_PERIOD_EXPIRED"].randomElement(using: &rng)!, signed: clock, tx: current, status: 2, autoRenew: 0))
+                push(
+                    apple(
+                        ["EXPIRED", "GRACE_PERIOD_EXPIRED"].randomElement(using: &rng)!, signed: clock, tx: current, status: 2, autoRenew: 0
+                    ))
             case 11:
                 var tx = known.randomElement(using: &rng)!
                 let family = Bool.random(using: &rng)
@@ -351,7 +359,8 @@ struct SnapshotAgreementTests {
                 var tx = current
                 tx.expiresDate = (tx.expiresDate ?? clock) + Int64.random(in: 1...60, using: &rng) * day
                 known[known.count - 1] = tx
-                push(Bool.random(using: &rng) ? apple("RENEWAL_EXTENDED", signed: clock, tx: tx, status: 1) : Self.client(tx, signed: clock))
+                push(
+                    Bool.random(using: &rng) ? apple("RENEWAL_EXTENDED", signed: clock, tx: tx, status: 1) : Self.client(tx, signed: clock))
             default:
                 push(apple("CONSUMPTION_REQUEST", signed: clock, tx: current, status: nil, autoRenew: nil))
             }
