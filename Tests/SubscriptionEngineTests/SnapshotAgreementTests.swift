@@ -1,6 +1,5 @@
 import Foundation
 import IAPFoundation
-import SQLiteStore
 import StoreTestSupport
 import Testing
 
@@ -26,14 +25,7 @@ struct SnapshotAgreementTests {
         let context = EngineContext(actor: "tester", command: "notify")
 
         init(_ backend: TestBackend, snapshots: Bool) throws {
-            switch backend {
-            case .sqlite:
-                store = try SQLiteStore(path: ":memory:", create: true)
-                cleanup = {}
-                _ = try store.migrate()
-            case .mysql:
-                (store, cleanup) = try backend.makeStore(label: "snap")
-            }
+            (store, cleanup) = try freshStore(backend, label: "snap")
             let counter = Counter()
             let decided = self.decided
             engine = SubscriptionEventEngine(
@@ -113,12 +105,7 @@ struct SnapshotAgreementTests {
                         status: .active, createdAt: 1, updatedAt: 1))
             }
         }
-        for (index, event) in events.enumerated() {
-            let a = try fast.apply(event)
-            let b = try full.apply(event)
-            #expect(a.verdict == b.verdict && a.detail == b.detail && a.changes == b.changes, "file \(index)")
-            #expect(try fast.rows() == full.rows(), "after file \(index)")
-        }
+        try Self.expectAgreement(events, fast, full)
         #expect(fast.decided.next() > 1, "some of Apple's notifications were decided from a snapshot")
     }
 
@@ -162,12 +149,7 @@ struct SnapshotAgreementTests {
                 "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: Self.t0 + 41 * Self.day, tx: nil, status: nil, autoRenew: 0),
         ]
         for side in [fast, full] { try side.createAlicesOrder() }
-        for (index, event) in steps.enumerated() {
-            let a = try fast.apply(event)
-            let b = try full.apply(event)
-            #expect(a.verdict == b.verdict && a.detail == b.detail && a.changes == b.changes, "step \(index)")
-            #expect(try fast.rows() == full.rows(), "after step \(index)")
-        }
+        try Self.expectAgreement(steps, fast, full)
         #expect(fast.decided.next() > 1, "the toggle was decided from the snapshot")
         #expect(try full.store.read { try $0.contract(contractId: Self.original) }?.status == .canceled)
     }
@@ -212,6 +194,16 @@ struct SnapshotAgreementTests {
             prunedLast: .init(purchaseDate: 1, transactionId: "0"))
         #expect(SubscriptionSnapshot(text: try #require(snapshot.text)) == snapshot)
         #expect(SubscriptionSnapshot(text: "iapctl-snapshot 0\n5") == nil)
+    }
+
+    /// Each event applied to both sides: the same outcome, then the same rows.
+    static func expectAgreement(_ events: [SubscriptionEvent], _ fast: Side, _ full: Side) throws {
+        for (index, event) in events.enumerated() {
+            let a = try fast.apply(event)
+            let b = try full.apply(event)
+            #expect(a.verdict == b.verdict && a.detail == b.detail && a.changes == b.changes, "event \(index)")
+            #expect(try fast.rows() == full.rows(), "after event \(index)")
+        }
     }
 
     // MARK: building histories
