@@ -56,6 +56,9 @@ struct EngineRun {
     var preInserted: [Fact]?
     /// Whether the snapshot's path decided the event.
     var decidedFromSnapshot = false
+    /// Whether this run has seen that the subscription has no override in force (the snapshot's
+    /// path asks first; nothing in the run adds one): not asked again.
+    var overridesKnownNone = false
     /// Every fact of the subscription as the full path read and added them, and the newest signed
     /// date among them: what a new snapshot is made from.
     private var snapshotSource: (facts: FactSet, newestStored: Int64?)?
@@ -409,7 +412,7 @@ struct EngineRun {
     private mutating func heldOverrides(_ originalId: String, facts: FactSet, orders: [(row: Order, transactionId: String)]) throws
         -> (inForce: [Override], lifted: [(Override, String)])
     {
-        var held = try session.overridesInForce(originalTransactionId: originalId)
+        var held = overridesKnownNone ? [] : try session.overridesInForce(originalTransactionId: originalId)
         for (order, _) in orders where order.originNo != originalId {
             for var override in try session.overrides(entity: .order, key: order.no) where override.inForce {
                 override.originalTransactionId = originalId

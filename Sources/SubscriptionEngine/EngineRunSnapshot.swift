@@ -72,6 +72,7 @@ extension EngineRun {
             }
             inserted.append(fact)
         }
+        overridesKnownNone = true
         let outcome = try decideOnKeptFacts(
             originalId, facts: facts, before: before, all: all, after: after, rows: rows, claimedByPruned: claimedByPruned,
             newestOther: snapshot.newestStoredDate, addsOrder: !newTransactions.isEmpty, knownOrder: knownOrder)
