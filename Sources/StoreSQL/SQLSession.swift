@@ -62,6 +62,7 @@ public final class SQLSession: StoreSession {
     public func insertOrder(_ order: Order) throws(StoreError) -> Order { try inserting(StoreTables.orders, order, id: \.id) }
 
     public func updateOrder(_ order: Order) throws(StoreError) {
+        _ = try write(StoreSQL.clearSnapshotsOfOrder, [SQLValue(order.originNo), .int(order.id)])
         try update(StoreTables.orders, order, "order", id: order.id)
         locked.updated(order)
     }
@@ -84,8 +85,18 @@ public final class SQLSession: StoreSession {
     }
 
     public func updateContract(_ contract: Contract) throws(StoreError) {
-        try update(StoreTables.contracts, contract, "contract", id: contract.id)
+        let changed = try write(StoreSQL.contractUpdateClearingSnapshot, StoreTables.contracts.updateValues(contract)).changed
+        try expectOneRow(changed, "contract", id: contract.id)
         locked.updated(contract)
+    }
+
+    public func contractSnapshot(contractId: String) throws(StoreError) -> String? {
+        let result = try query(StoreSQL.contractSnapshot, [.text(contractId)])
+        return try result.rows.first?.optionalText(0)
+    }
+
+    public func saveContractSnapshot(contractId: String, _ snapshot: String?) throws(StoreError) {
+        _ = try write(StoreSQL.saveContractSnapshot, [SQLValue(snapshot), .text(contractId)])
     }
 
     // MARK: ledger
@@ -323,6 +334,12 @@ public final class SQLSession: StoreSession {
         }
     }
 
+    public func facts(originalTransactionId: String, signedSince: Int64) throws(StoreError) -> [Fact] {
+        try rows(StoreTables.facts, StoreSQL.factsByOriginalSince, [.text(originalTransactionId), .int(signedSince)]).map {
+            row throws(StoreError) in try StoredTexts.fact(row)
+        }
+    }
+
     public func originalTransactionIds(appTransactionId: String) throws(StoreError) -> [String] {
         // Letters and digits only: nothing LIKE reads as a wildcard, on either backend.
         guard !appTransactionId.isEmpty, appTransactionId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
@@ -334,10 +351,12 @@ public final class SQLSession: StoreSession {
     // MARK: overrides
 
     public func insertOverride(_ override: Override) throws(StoreError) -> Int64 {
-        try insert(StoreTables.overrides, override)
+        _ = try write(StoreSQL.clearSnapshot, [.text(override.originalTransactionId)])
+        return try insert(StoreTables.overrides, override)
     }
 
     public func updateOverride(_ override: Override) throws(StoreError) {
+        _ = try write(StoreSQL.clearSnapshot, [.text(override.originalTransactionId)])
         try update(StoreTables.overrides, override, "override", id: override.id)
     }
 

@@ -20,6 +20,17 @@ public enum StoreSQL {
 
     // MARK: contracts
     public static let contractById = contracts.select("WHERE contract_id = ?")
+    /// A contract row rewritten by anyone but the engine's snapshot keeping: its snapshot is cleared.
+    public static let contractUpdateClearingSnapshot =
+        "UPDATE member_contracts SET \(contracts.writtenNames.map { "\($0) = ?" }.joined(separator: ", ")), snapshot = NULL WHERE id = ?"
+    public static let contractSnapshot = "SELECT snapshot FROM member_contracts WHERE contract_id = ?"
+    public static let saveContractSnapshot = "UPDATE member_contracts SET snapshot = ? WHERE contract_id = ?"
+    /// The snapshots of an order's subscriptions (its new `origin_no`, bound first, and the one it had) are cleared.
+    public static let clearSnapshotsOfOrder = """
+        UPDATE member_contracts SET snapshot = NULL WHERE snapshot IS NOT NULL \
+        AND contract_id IN (?, (SELECT origin_no FROM orders WHERE id = ?))
+        """
+    public static let clearSnapshot = "UPDATE member_contracts SET snapshot = NULL WHERE snapshot IS NOT NULL AND contract_id = ?"
     /// `contracts(matching:)` per combination of filters (bit 0 user, 1 status, 2 product), then `LIMIT ?`.
     public static let contractsMatching: [String] = (0..<8).map { mask in
         filtered(select: contracts.select(), columns: ["user_id", "status", "product_id"], mask: mask)
@@ -135,6 +146,8 @@ public enum StoreSQL {
         + placeholders(StoreTables.facts.writtenNames.count)
         + " FROM (SELECT 1) AS one WHERE NOT EXISTS (SELECT 1 FROM iap_facts WHERE fact_key = ? AND digest = ?)"
     public static let factsByOriginal = StoreTables.facts.select("WHERE original_transaction_id = ? ORDER BY signed_date, id")
+    public static let factsByOriginalSince = StoreTables.facts.select(
+        "WHERE original_transaction_id = ? AND signed_date >= ? ORDER BY signed_date, id")
     /// The subscriptions whose transaction facts' canonical JSON body holds a pattern (`appTransactionId`).
     public static let originalsByFactBody = """
         SELECT DISTINCT original_transaction_id FROM iap_facts WHERE kind = 'transaction' AND body LIKE ? \

@@ -381,6 +381,12 @@ public enum StoreSchema {
                 // A claim is its notification UUID: on SQLite stored once.
                 .withoutRowId(claims, key: "notification_uuid"),
             ]),
+        // Flat with history (issue 25): the engine's per-subscription snapshot (which facts can
+        // still decide the contract, and what the others left), kept with the contract. NULL until
+        // an event derives it; any other writer of the subscription's rows clears it.
+        SchemaMigration(
+            version: 9, name: "engine snapshot (member_contracts.snapshot)",
+            steps: [.addColumns(table: "member_contracts", [SchemaColumn("snapshot", .longText, nullable: true)])]),
     ]
 
     /// The newest version this build knows.

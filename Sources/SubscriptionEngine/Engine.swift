@@ -29,6 +29,11 @@ public struct EngineContext: Sendable {
 public final class SubscriptionEventEngine: Sendable {
     let now: @Sendable () -> Int64
     let newOrderNo: @Sendable () -> String
+    /// Whether events that only add facts are decided from the subscription's snapshot (off: the
+    /// full derivation for every event and no snapshot kept; the tests' reference).
+    let usesSnapshots: Bool
+    /// Told each time an event was decided from a snapshot (tests).
+    let snapshotDecided: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - now: milliseconds since the epoch (injectable for tests).
@@ -39,6 +44,18 @@ public final class SubscriptionEventEngine: Sendable {
     ) {
         self.now = now
         self.newOrderNo = newOrderNo
+        self.usesSnapshots = true
+        self.snapshotDecided = nil
+    }
+
+    init(
+        now: @escaping @Sendable () -> Int64, newOrderNo: @escaping @Sendable () -> String, usesSnapshots: Bool,
+        snapshotDecided: (@Sendable () -> Void)? = nil
+    ) {
+        self.now = now
+        self.newOrderNo = newOrderNo
+        self.usesSnapshots = usesSnapshots
+        self.snapshotDecided = snapshotDecided
     }
 
     /// Applies `event` in its own write transaction, with its ledger and audit rows, under the
@@ -80,7 +97,9 @@ public final class SubscriptionEventEngine: Sendable {
     ) throws -> Outcome {
         var run = EngineRun(event: event, session: session, context: context, now: now(), newOrderNo: newOrderNo)
         run.replayingId = replaying
+        run.usesSnapshots = usesSnapshots
         let outcome = try run.decide()
+        if run.decidedFromSnapshot { snapshotDecided?() }
         return try run.record(outcome, replaying: replaying)
     }
 
@@ -96,6 +115,8 @@ public final class SubscriptionEventEngine: Sendable {
         run.auditReason = reason
         guard try !session.facts(originalTransactionId: originalTransactionId).isEmpty else { return [] }
         _ = try run.reconcile(originalTransactionId)
+        // The rows are now the derivation of every fact: the next event derives (and keeps) a new snapshot.
+        try session.saveContractSnapshot(contractId: originalTransactionId, nil)
         try run.writeAudits()
         return run.changes
     }

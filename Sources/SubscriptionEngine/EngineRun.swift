@@ -19,9 +19,9 @@ struct EngineRun {
     private var audits: [AuditEntry] = []
     /// Column values of each changed row before this event (nil for inserts), parallel to `changes`.
     private var firstColumns: [[(String, String?)]?] = []
-    private var notes: [String] = []
+    var notes: [String] = []
     /// `override #17 … lifted: …` lines: said even when the lift changed no row.
-    private var lifts: [String] = []
+    var lifts: [String] = []
     private var touchedOrders: [String] = []
     private var contractId: String?
     /// The subscription's contract row as this run read or wrote it (read once: on MySQL the first
@@ -49,6 +49,21 @@ struct EngineRun {
     var replayingId: Int64?
     /// The audit rows' reason when no event caused the change (re-derivation).
     var auditReason: String?
+    /// Whether events that only add facts are decided from the subscription's snapshot
+    /// (``SubscriptionSnapshot``); off, every event derives from every fact and no snapshot is kept.
+    var usesSnapshots = true
+    /// The event's facts the snapshot's path kept before it found one already stored.
+    var preInserted: [Fact]?
+    /// Whether the snapshot's path decided the event.
+    var decidedFromSnapshot = false
+    /// Whether this run has seen that the subscription has no override in force (the snapshot's
+    /// path asks first; nothing in the run adds one): not asked again.
+    var overridesKnownNone = false
+    /// Every fact of the subscription as the full path read and added them, and the newest signed
+    /// date among them: what a new snapshot is made from.
+    private var snapshotSource: (facts: FactSet, newestStored: Int64?)?
+    /// The derivation `reconcile` wrote.
+    private var lastDerived: Derived?
 
     /// Writes the audit rows of a run that had no ledger row (re-derivation).
     func writeAudits() throws {
@@ -80,11 +95,41 @@ struct EngineRun {
         // (The contract is read first: on MySQL FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.)
         let hasContract = try readContract(originalId) != nil
-        let factsRead = try session.facts(originalTransactionId: originalId)
-        var all = FactSet(factsRead)
+        if hasContract, usesSnapshots, let outcome = try decideFromSnapshot(originalId, facts: facts) {
+            decidedFromSnapshot = true
+            return outcome
+        }
+        let outcome = try decideFromEveryFact(originalId, facts: facts, hasContract: hasContract, knownOrder: knownOrder)
+        if usesSnapshots, let source = snapshotSource, contractRow?.row != nil {
+            let derived = lastDerived ?? Derivation.derive(source.facts, now: now)
+            let snapshot = SubscriptionSnapshot.make(
+                facts: source.facts, derived: derived, carried: nil, newestStoredDate: source.newestStored)
+            try session.saveContractSnapshot(contractId: originalId, snapshot?.text)
+        }
+        return outcome
+    }
+
+    /// The full path: every fact of the subscription read and derived.
+    private mutating func decideFromEveryFact(_ originalId: String, facts: [Fact], hasContract: Bool, knownOrder: Order?) throws
+        -> Outcome
+    {
+        var factsRead = try session.facts(originalTransactionId: originalId)
         var inserted: [Fact] = []
+        if let kept = preInserted {
+            // Kept by the snapshot's path before it found a fact already stored: not "before".
+            factsRead.removeAll { stored in kept.contains { $0.isSameFact(as: stored) } }
+            for fact in facts {
+                if kept.contains(where: { $0.isSameFact(as: fact) }) {
+                    inserted.append(fact)
+                } else if try session.insertFact(fact) {
+                    inserted.append(fact)
+                }
+            }
+        } else {
+            for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
+        }
+        var all = FactSet(factsRead)
         var derivedAfter: Derived?
-        for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
         let added = inserted.count
         let compares = hasContract && added > 0
         // A transaction the facts did not know before is one order more: the rows change whatever
@@ -93,6 +138,7 @@ struct EngineRun {
         // (Derived only when there is something new to compare it with: `all` is still the facts before.)
         let before = compares && unknown.isEmpty ? Derivation.derive(all, now: now).rows : nil as RowValues?
         all.add(inserted)
+        snapshotSource = (all, (factsRead.map(\.signedDate) + inserted.map(\.signedDate)).max())
         let addsOrder = unknown.contains { all.transactions[$0] != nil }
         // The subscription's order rows as read below, handed to `reconcile` (nothing writes them in between).
         var storedOrders: [Order]?
@@ -101,6 +147,7 @@ struct EngineRun {
         if compares {
             let after = Derivation.derive(all, now: now)
             derivedAfter = after
+            lastDerived = after
             storedOrders = try session.orders(originNo: originalId)
             let stored = Set(storedOrders?.compactMap(\.tradeNo) ?? [])
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
@@ -116,7 +163,7 @@ struct EngineRun {
                     contract.lastEventDate = dc.newestSignedDate
                     try updateContract(contract)
                 }
-                return try unchanged(originalId, facts: facts, stored: factsRead, knownOrder: knownOrder)
+                return try unchanged(originalId, facts: facts, newestOther: newestOther(factsRead, facts), knownOrder: knownOrder)
             }
         }
         // Nothing new to derive from, and rows to show for it: nothing changes (no override can
@@ -160,15 +207,21 @@ struct EngineRun {
         if added == 0 {
             return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
-        var outcome = try unchanged(originalId, facts: facts, stored: factsRead, knownOrder: knownOrder)
+        var outcome = try unchanged(originalId, facts: facts, newestOther: newestOther(factsRead, facts), knownOrder: knownOrder)
         if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
         return outcome
     }
 
+    /// The newest signed date of the facts kept now other than this event's: those read before
+    /// (`stored`) that are not one of this event's.
+    private func newestOther(_ stored: [Fact], _ facts: [Fact]) -> Int64? {
+        stored.filter { fact in !facts.contains { $0.isSameFact(as: fact) } }.map(\.signedDate).max()
+    }
+
     /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
     /// an informational type is ignored; facts older than what already decides the rows are stale.
-    /// `stored`: the subscription's facts as read before this event's were kept.
-    private mutating func unchanged(_ originalId: String, facts: [Fact], stored: [Fact], knownOrder: Order?) throws -> Outcome {
+    /// `newestOther`: the newest signed date of the subscription's other kept facts.
+    mutating func unchanged(_ originalId: String, facts: [Fact], newestOther: Int64?, knownOrder: Order?) throws -> Outcome {
         if let order = knownOrder, effect.isPayment {
             return Outcome(verdict: .duplicate, detail: "transaction \(order.tradeNo ?? "") is already order \(order.no)")
         }
@@ -176,10 +229,7 @@ struct EngineRun {
             return Outcome(verdict: .ignored, detail: EventRule.informational(event))
         }
         let signed = facts.map(\.signedDate).max() ?? 0
-        // The facts kept now are those read before plus this event's: the others are those read
-        // before that are not one of this event's.
-        let others = stored.filter { fact in !facts.contains { $0.isSameFact(as: fact) } }
-        if let newest = others.map(\.signedDate).max(), newest > signed {
+        if let newest = newestOther, newest > signed {
             return Outcome(
                 verdict: .stale,
                 detail: "signed \(Timestamp.iso8601(signed)), before facts signed \(Timestamp.iso8601(newest)) that already decide "
@@ -210,7 +260,7 @@ struct EngineRun {
     }
 
     /// The order an appAccountToken names (order numbers are lowercase; Apple may echo either case).
-    private mutating func tokenOrder(_ token: String) throws -> Order? {
+    mutating func tokenOrder(_ token: String) throws -> Order? {
         if let order = try readOrder(no: token) { return order }
         // Most tokens are already lowercase ASCII (a UUID as StoreKit echoes it): no second look-up.
         if token.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return nil }
@@ -219,14 +269,14 @@ struct EngineRun {
 
     // MARK: rows read once per run
 
-    private mutating func readContract(_ id: String) throws -> Contract? {
+    mutating func readContract(_ id: String) throws -> Contract? {
         if let known = contractRow, known.id == id { return known.row }
         let row = try session.contract(contractId: id)
         contractRow = (id, row)
         return row
     }
 
-    private mutating func updateContract(_ contract: Contract) throws {
+    mutating func updateContract(_ contract: Contract) throws {
         try session.updateContract(contract)
         contractRow = (contract.contractId, contract)
     }
@@ -243,7 +293,7 @@ struct EngineRun {
     /// Kept found or not: `reconcile` asks only for a transaction none of the subscription's rows
     /// holds (those are read after the contract's lock), and the engine writes `trade_no` only on
     /// the rows of the transaction's own subscription.
-    private mutating func readOrder(tradeNo: String) throws -> Order? {
+    mutating func readOrder(tradeNo: String) throws -> Order? {
         if let known = ordersByTradeNo[tradeNo] { return known }
         let row = try session.order(tradeNo: tradeNo)
         ordersByTradeNo[tradeNo] = .some(row)
@@ -262,8 +312,10 @@ struct EngineRun {
     /// Returns nil when there is no owner to attach them to (unmatched). `derived`: the derivation
     /// of `known`, when the caller already made it; `orders`: the subscription's order rows, when the
     /// caller read them in this transaction and nothing wrote them since.
+    /// `claimed`: rows that transactions left out of `known` hold (the snapshot's pruned periods).
     mutating func reconcile(
-        _ originalId: String, facts known: FactSet? = nil, derived made: Derived? = nil, orders read: [Order]? = nil
+        _ originalId: String, facts known: FactSet? = nil, derived made: Derived? = nil, orders read: [Order]? = nil,
+        claimed claimedBefore: Set<Int64> = []
     ) throws -> Derived? {
         // The contract first: on MySQL it is read FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.
@@ -288,7 +340,7 @@ struct EngineRun {
 
         // Which order row each transaction is: the order its token names (the earliest transaction
         // carrying the token claims it), else the row already holding it, else a new order.
-        var claimed = Set<Int64>()
+        var claimed = claimedBefore
         var rows: [(DerivedOrder, Order?)] = []
         let existingByTradeNo = Dictionary(
             existing.compactMap { order in order.tradeNo.map { ($0, order) } }, uniquingKeysWith: { first, _ in first })
@@ -349,6 +401,7 @@ struct EngineRun {
                     oldColumns: nil)
             }
         }
+        lastDerived = derived
         return derived
     }
 
@@ -359,7 +412,7 @@ struct EngineRun {
     private mutating func heldOverrides(_ originalId: String, facts: FactSet, orders: [(row: Order, transactionId: String)]) throws
         -> (inForce: [Override], lifted: [(Override, String)])
     {
-        var held = try session.overridesInForce(originalTransactionId: originalId)
+        var held = overridesKnownNone ? [] : try session.overridesInForce(originalTransactionId: originalId)
         for (order, _) in orders where order.originNo != originalId {
             for var override in try session.overrides(entity: .order, key: order.no) where override.inForce {
                 override.originalTransactionId = originalId

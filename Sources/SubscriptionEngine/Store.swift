@@ -124,6 +124,12 @@ public protocol StoreSession: AnyObject {
     func insertContract(_ contract: Contract) throws(StoreError) -> Contract
     /// Writes every column of `contract`, found by `id`.
     func updateContract(_ contract: Contract) throws(StoreError)
+    /// The engine's snapshot of one subscription (``SubscriptionSnapshot``'s text), nil when it has none.
+    /// Every other writer of a subscription's rows clears it: `updateContract`, `updateOrder`
+    /// (the contracts of the order's old and new `origin_no`), `insertOverride`, `updateOverride`.
+    func contractSnapshot(contractId: String) throws(StoreError) -> String?
+    /// Keeps (or, with nil, clears) the snapshot of a contract; nothing happens without the contract.
+    func saveContractSnapshot(contractId: String, _ snapshot: String?) throws(StoreError)
 
     // MARK: ledger
     /// Appends a ledger row and returns its id.
@@ -160,6 +166,8 @@ public protocol StoreSession: AnyObject {
     func insertFact(_ fact: Fact) throws(StoreError) -> Bool
     /// Every fact of one subscription (or one-time purchase), in signedDate order (then id).
     func facts(originalTransactionId: String) throws(StoreError) -> [Fact]
+    /// The facts of one subscription signed at or after `signedSince`, in the same order.
+    func facts(originalTransactionId: String, signedSince: Int64) throws(StoreError) -> [Fact]
     /// The originalTransactionIds whose transaction facts carry `appTransactionId` (letters and digits;
     /// anything else finds nothing), in order. No column keeps it: a scan of the facts' bodies.
     func originalTransactionIds(appTransactionId: String) throws(StoreError) -> [String]

@@ -95,7 +95,7 @@ struct RealLifecycleE2ETests {
     }
 
     /// Turns the CLI's database into one from before the engine kept facts, with rows as the old
-    /// engine left them (schema v8's columns dropped too, their packed texts with them: what this
+    /// engine left them (schema v8's and v9's columns dropped too, their packed texts with them: what this
     /// test reads is the ledger's raws, the facts and the rows).
     static func withoutFacts(_ cli: CLI) throws {
         try sql(
@@ -106,6 +106,7 @@ struct RealLifecycleE2ETests {
             DROP TABLE iap_facts;
             ALTER TABLE iap_ledger DROP COLUMN detail_packed;
             ALTER TABLE iap_audit DROP COLUMN packed;
+            ALTER TABLE member_contracts DROP COLUMN snapshot;
             DELETE FROM iap_schema_migrations WHERE version >= 4;
             UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
             UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';

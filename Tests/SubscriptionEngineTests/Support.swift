@@ -19,14 +19,7 @@ final class Harness {
     deinit { cleanup() }
 
     init(backend: Backend = .sqlite) throws {
-        switch backend {
-        case .sqlite:
-            store = try SQLiteStore(path: ":memory:", create: true)
-            cleanup = {}
-            _ = try store.migrate()
-        case .mysql:
-            (store, cleanup) = try backend.makeStore(label: "e")
-        }
+        (store, cleanup) = try freshStore(backend, label: "e")
         let counter = Counter()
         engine = SubscriptionEventEngine(now: { 1_800_000_000_000 }, newOrderNo: { "renewal-\(counter.next())" })
     }
@@ -88,6 +81,18 @@ final class Harness {
         try store.read {
             try $0.ledger(transactionIds: [], originalTransactionIds: ["1000", "2000001024993299", "9999"], appAccountTokens: [])
         }
+    }
+}
+
+/// A fresh, migrated store of `backend` (SQLite in memory), and how to dispose of it.
+func freshStore(_ backend: Backend, label: String) throws -> (store: any Store, cleanup: () -> Void) {
+    switch backend {
+    case .sqlite:
+        let store = try SQLiteStore(path: ":memory:", create: true)
+        _ = try store.migrate()
+        return (store, {})
+    case .mysql:
+        return try backend.makeStore(label: label)
     }
 }
 
