@@ -122,10 +122,15 @@ public enum StoreTables {
             ModelColumn("lifted_at", \.liftedAt), ModelColumn("lifted_by", \.liftedBy),
         ])
 
+    /// Columns of `member_contracts` outside the contract row: the engine's snapshot
+    /// (``StoreSQL/contractSnapshot``, ``StoreSQL/saveContractSnapshot``), read and written by its own
+    /// statements, never with the row (a contract read or written whole leaves it alone).
+    public static let contractsOwnColumns = ["snapshot"]
+
     /// Every table's name and columns, for the check against the schema.
     public static var all: [(name: String, columns: [String])] {
         [
-            (orders.name, orders.columnNames), (contracts.name, contracts.columnNames),
+            (orders.name, orders.columnNames), (contracts.name, contracts.columnNames + contractsOwnColumns),
             (ledger.name, ledger.columnNames), (audit.name, audit.columnNames), (facts.name, facts.columnNames),
             (claims.name, claims.columnNames), (chains.name, chains.columnNames),
             (checkpoints.name, checkpoints.columnNames),
