@@ -55,7 +55,7 @@ extension SnapshotAgreementTests {
                 let pool: [String?] = tokens + ["tok-a", "tok-x", nil]
                 var tx = period(periods, product: product, token: pool.randomElement(using: &rng)!)
                 let previousEnd = current.expiresDate ?? tx.purchaseDate!
-                let overlap = Int.random(in: 0..<3, using: &rng) == 0 ? halfDays(1...20) : 0
+                let overlap = Bool.random(using: &rng) ? halfDays(1...20) : 0
                 tx.purchaseDate = max(current.purchaseDate! + halfDay, previousEnd - overlap)
                 tx.expiresDate = tx.purchaseDate! + 30 * day
                 tx.signedDate = tx.purchaseDate
@@ -143,10 +143,16 @@ extension SnapshotAgreementTests {
                     Bool.random(using: &rng) ? apple("RENEWAL_EXTENDED", signed: clock, tx: tx, status: 1) : Self.client(tx, signed: clock))
             case 22, 23, 24:
                 // An older period re-signed late within its period (a restore, Apple's API answer): its
-                // payment evidence can then be newer than a newer period's, or tie with it.
-                let tx = known[recent()]
+                // payment evidence can then be newer than a newer period's, or tie with it. Sometimes
+                // after a failure signed once the newer period began, and before a toggle that says no
+                // status (the toggle then rewrites the contract from what the facts say).
+                let index = Bool.random(using: &rng) ? max(0, known.count - 2) : recent()
+                let tx = known[index]
                 guard let purchased = tx.purchaseDate, let expires = tx.expiresDate else { continue }
                 let signed = max(purchased, expires - halfDays(0...6))
+                if index + 1 < known.count, let newer = known[index + 1].purchaseDate, Int.random(in: 0..<3, using: &rng) != 0 {
+                    push(apple("DID_FAIL_TO_RENEW", signed: max(newer, signed - halfDays(0...4)), tx: current, status: 3))
+                }
                 if Bool.random(using: &rng) {
                     push(Self.client(tx, signed: signed))
                 } else {
@@ -156,6 +162,13 @@ extension SnapshotAgreementTests {
                         SubscriptionEvent(
                             source: .appleAPI, signedDate: signed, environment: "Sandbox", bundleId: "com.example",
                             transaction: answered, raw: "api-\(tx.transactionId)-\(signed)", status: [1, 2, 3].randomElement(using: &rng)!))
+                }
+                if Int.random(in: 0..<3, using: &rng) != 0 {
+                    let on = Int.random(in: 0...1, using: &rng)
+                    push(
+                        apple(
+                            "DID_CHANGE_RENEWAL_STATUS", on == 1 ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED",
+                            signed: max(signed, clock) + halfDays(0...2), tx: nil, status: nil, autoRenew: on))
                 }
             case 25, 26:
                 // A statement signed between two periods' payment evidence (delivered late).
