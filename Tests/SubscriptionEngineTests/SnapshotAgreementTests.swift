@@ -38,9 +38,12 @@ struct SnapshotAgreementTests {
         func apply(_ event: SubscriptionEvent) throws -> Outcome { try engine.apply(event, to: store, context: context) }
 
         /// The order alice's app created before her first purchase (its number is the token Apple echoes).
-        func createAlicesOrder() throws {
+        func createAlicesOrder() throws { try createOrder("tok-a") }
+
+        /// An order of alice's app, numbered by the token a later purchase carries.
+        func createOrder(_ token: String) throws {
             _ = try store.write {
-                try $0.insertOrder(Order(no: "tok-a", userId: "alice", productId: "pro.monthly", createdAt: 1, updatedAt: 1))
+                try $0.insertOrder(Order(no: token, userId: "alice", productId: "pro.monthly", createdAt: 1, updatedAt: 1))
             }
         }
 
@@ -64,23 +67,18 @@ struct SnapshotAgreementTests {
             var rng = SplitMix(seed: seed)
             for side in [fast, full] { try side.createAlicesOrder() }
             for (index, step) in Self.history(&rng).enumerated() {
-                switch step {
-                case .event(let event):
+                // An error is named with its seed and step (either side's: an engine that throws on a history is wrong too).
+                let (fastResult, fullResult) = (Result { try Self.take(step, on: fast) }, Result { try Self.take(step, on: full) })
+                guard case .success(let a) = fastResult, case .success(let b) = fullResult else {
+                    Issue.record("seed \(seed) step \(index) \(step): fast \(fastResult), full \(fullResult)")
+                    break
+                }
+                if let a, let b, case .event(let event) = step {
                     events += 1
-                    let a = try fast.apply(event)
-                    let b = try full.apply(event)
                     #expect(a.verdict == b.verdict, "seed \(seed) step \(index): \(event.notificationType?.rawValue ?? "client")")
                     #expect(a.detail == b.detail, "seed \(seed) step \(index)")
                     #expect(a.changes == b.changes, "seed \(seed) step \(index)")
                     #expect(a.orderNos == b.orderNos, "seed \(seed) step \(index)")
-                case .override(let status):
-                    for side in [fast, full] { try Self.setByHand(status, in: side) }
-                case .rederive:
-                    for side in [fast, full] {
-                        _ = try side.store.write {
-                            try side.engine.rederive(originalTransactionId: Self.original, in: $0, context: side.context, reason: "test")
-                        }
-                    }
                 }
                 #expect(try fast.rows() == full.rows(), "seed \(seed) after step \(index)")
             }
@@ -89,6 +87,20 @@ struct SnapshotAgreementTests {
         }
         // The agreement says something only if the snapshot's path decided most events.
         #expect(fastDecisions * 3 > events, "\(fastDecisions) of \(events) events decided from a snapshot")
+    }
+
+    /// One step of a history on one side: an event's outcome, nil for the other steps.
+    static func take(_ step: Step, on side: Side) throws -> Outcome? {
+        switch step {
+        case .event(let event): return try side.apply(event)
+        case .override(let status): try setByHand(status, in: side)
+        case .appOrder(let token): try side.createOrder(token)
+        case .rederive:
+            _ = try side.store.write {
+                try side.engine.rederive(originalTransactionId: original, in: $0, context: side.context, reason: "test")
+            }
+        }
+        return nil
     }
 
     /// Apple's genuine Sandbox lifecycle (RealLifecycleTests' files): the same outcomes and rows.
@@ -212,6 +224,8 @@ struct SnapshotAgreementTests {
         case event(SubscriptionEvent)
         case override(ContractStatus)
         case rederive
+        /// The app creates the order a token names before the purchase that carries it.
+        case appOrder(String)
     }
 
     static let day: Int64 = 86_400_000
@@ -247,123 +261,6 @@ struct SnapshotAgreementTests {
         let request = CorrectionRequest<Contract>(
             line: nil, key: original, keyField: "", values: [.set(.status(status))], reason: "test", ticket: nil)
         _ = try side.store.write { try CorrectionService.apply([request], context: context, in: $0) }
-    }
-
-    /// 5–40 steps: mostly renewals, with every other kind of statement, some delivered late or twice.
-    static func history(_ rng: inout SplitMix) -> [Step] {
-        var steps: [Step] = []
-        var periods = 1
-        var clock = t0
-        var product = "pro.monthly"
-        var known: [TransactionFacts] = [period(0)]
-        var delivered: [SubscriptionEvent] = []
-        var late: [SubscriptionEvent] = []
-        func push(_ event: SubscriptionEvent) {
-            // Out of order: sometimes held back and delivered a few steps later.
-            if Int.random(in: 0..<6, using: &rng) == 0 {
-                late.append(event)
-            } else {
-                steps.append(.event(event))
-                delivered.append(event)
-            }
-        }
-        push(apple("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: period(0), status: 1))
-        for _ in 0..<Int.random(in: 5...40, using: &rng) {
-            clock += Int64.random(in: 0...(4 * day), using: &rng)
-            let current = known.last!
-            switch Int.random(in: 0..<21, using: &rng) {
-            case 0..<8:
-                let token = Int.random(in: 0..<8, using: &rng) == 0 ? nil : "tok-a"
-                let tx = period(periods, product: product, token: token)
-                clock = max(clock, tx.purchaseDate! - Int64.random(in: 0...day, using: &rng))
-                periods += 1
-                known.append(tx)
-                let client = Int.random(in: 0..<6, using: &rng) == 0
-                push(client ? Self.client(tx, signed: clock) : apple("DID_RENEW", signed: clock, tx: tx, status: 1))
-            case 8:
-                let on = Int.random(in: 0...1, using: &rng)
-                push(
-                    apple(
-                        "DID_CHANGE_RENEWAL_STATUS", on == 1 ? "AUTO_RENEW_ENABLED" : "AUTO_RENEW_DISABLED", signed: clock,
-                        tx: Bool.random(using: &rng) ? current : nil,
-                        status: 1, autoRenew: on))
-            case 9:
-                let grace = Bool.random(using: &rng)
-                push(
-                    apple(
-                        "DID_FAIL_TO_RENEW", grace ? "GRACE_PERIOD" : nil, signed: clock, tx: current, status: grace ? 4 : 3,
-                        grace: grace ? clock + 6 * day : nil))
-            case 10:
-                push(
-                    apple(
-                        ["EXPIRED", "GRACE_PERIOD_EXPIRED"].randomElement(using: &rng)!, signed: clock, tx: current, status: 2, autoRenew: 0
-                    ))
-            case 11:
-                var tx = known.randomElement(using: &rng)!
-                let family = Bool.random(using: &rng)
-                tx.revocationDate = clock
-                tx.revocationReason = 0
-                if family { tx.revocationType = .init(rawValue: "FAMILY_REVOKE") }
-                known[known.firstIndex { $0.transactionId == tx.transactionId }!] = tx
-                push(apple(family ? "REVOKE" : "REFUND", signed: clock, tx: tx, status: [1, 2, 5].randomElement(using: &rng)!))
-            case 12:
-                guard let index = known.firstIndex(where: { $0.revocationDate != nil }) else { continue }
-                var tx = known[index]
-                tx.revocationDate = nil
-                tx.revocationReason = nil
-                tx.revocationType = nil
-                known[index] = tx
-                push(apple("REFUND_REVERSED", signed: clock, tx: tx, status: 1))
-            case 13:
-                // An upgrade: a new period of the other product now; the old one marked upgraded.
-                product = product == "pro.monthly" ? "pro.yearly" : "pro.monthly"
-                var tx = period(periods, product: product)
-                tx.purchaseDate = clock
-                periods += 1
-                var old = current
-                old.isUpgraded = true
-                known.append(tx)
-                push(apple("DID_CHANGE_RENEWAL_PREF", "UPGRADE", signed: clock, tx: tx, status: 1))
-                push(Self.client(old, signed: clock))
-            case 14:
-                // The app submits a known period again (verify), or from its receipt.
-                var tx = known.randomElement(using: &rng)!
-                tx.isFromReceipt = Int.random(in: 0..<3, using: &rng) == 0
-                push(Self.client(tx, signed: Bool.random(using: &rng) ? clock : tx.signedDate!))
-            case 15:
-                // Apple's API answering the subscription's status.
-                push(
-                    SubscriptionEvent(
-                        source: .appleAPI, signedDate: clock, environment: "Sandbox", bundleId: "com.example", transaction: current,
-                        raw: "api-\(clock)", status: [1, 2, 3, 4].randomElement(using: &rng)!))
-            case 16:
-                // Delivered twice: the same notification again, or the same facts under a new UUID.
-                guard var again = delivered.randomElement(using: &rng) else { continue }
-                if Bool.random(using: &rng), again.notificationUUID != nil { again.notificationUUID = UUID().uuidString }
-                steps.append(.event(again))
-            case 17:
-                steps.append(.override([.expired, .revoked, .active].randomElement(using: &rng)!))
-            case 18:
-                steps.append(.rederive)
-            case 19:
-                // The current period extended (RENEWAL_EXTENDED, or a longer period the app re-submits
-                // later): an older period can then be the newest payment while a newer one is current.
-                var tx = current
-                tx.expiresDate = (tx.expiresDate ?? clock) + Int64.random(in: 1...60, using: &rng) * day
-                known[known.count - 1] = tx
-                push(
-                    Bool.random(using: &rng) ? apple("RENEWAL_EXTENDED", signed: clock, tx: tx, status: 1) : Self.client(tx, signed: clock))
-            default:
-                push(apple("CONSUMPTION_REQUEST", signed: clock, tx: current, status: nil, autoRenew: nil))
-            }
-            if !late.isEmpty, Int.random(in: 0..<3, using: &rng) == 0 {
-                let event = late.removeFirst()
-                steps.append(.event(event))
-                delivered.append(event)
-            }
-        }
-        for event in late { steps.append(.event(event)) }
-        return steps
     }
 
     static func client(_ tx: TransactionFacts, signed: Int64) -> SubscriptionEvent {
