@@ -338,8 +338,11 @@ struct EngineRun {
             ?? existing.first?.userId
         guard let owner else { return nil }
 
-        // Which order row each transaction is: the order its token names (the earliest transaction
-        // carrying the token claims it), else the row already holding it, else a new order.
+        // Which order row each transaction is: the row already holding it (a payment recorded stays
+        // on its row), else the order its token names (the earliest transaction carrying the token
+        // claims it), else a new order. An order the token names that is created after the
+        // transaction got a row of its own stays the app's: claimed, so no later transaction takes
+        // it, and left as it is (moving the payment would leave its first row paid without one).
         var claimed = claimedBefore
         var rows: [(DerivedOrder, Order?)] = []
         let existingByTradeNo = Dictionary(
@@ -347,14 +350,19 @@ struct EngineRun {
         for d in derived.orders {
             let tx = d.transaction
             var row: Order?
-            if let token = tx.appAccountToken, let named = tokenOrders[token], !claimed.contains(named.id),
-                named.originNo == originalId || (named.userId == owner && (named.tradeNo == nil || named.tradeNo == tx.transactionId))
-            {
+            let named = tx.appAccountToken.flatMap { tokenOrders[$0] }.flatMap { claimed.contains($0.id) ? nil : $0 }
+            let namedFits =
+                named.map { named in
+                    named.originNo == originalId
+                        || (named.userId == owner && (named.tradeNo == nil || named.tradeNo == tx.transactionId))
+                } ?? false
+            // (The subscription's rows first; another row is looked up only when no named order fits, as before.)
+            let holder = try existingByTradeNo[tx.transactionId] ?? (namedFits ? nil : readOrder(tradeNo: tx.transactionId))
+            if let holder, !claimed.contains(holder.id) {
+                row = holder
+                if let named, named.id != holder.id { claimed.insert(named.id) }
+            } else if namedFits {
                 row = named
-            }
-            if row == nil {
-                let holder = try existingByTradeNo[tx.transactionId] ?? readOrder(tradeNo: tx.transactionId)
-                if let holder, !claimed.contains(holder.id) { row = holder }
             }
             if let row { claimed.insert(row.id) }
             rows.append((d, row))

@@ -159,3 +159,35 @@ struct PurchaseTests {
         #expect(try h.contract("1'0")?.userId == "mallory\"")
     }
 }
+
+/// An order the app creates for a token only after a payment carrying that token got a row of its
+/// own: the payment stays on its row and the app's order is left as it is, and later events of the
+/// subscription still apply (they failed with a duplicate trade_no: the token's order was given the
+/// transaction while its first row still held it). Found by `SnapshotAgreementTests`' histories.
+@Suite("Purchases: a token's order created after its payment")
+struct LateTokenOrderTests {
+    @Test(arguments: Backend.available)
+    func thePaymentKeepsItsRowAndLaterEventsStillApply(backend: Backend) throws {
+        let h = try Harness(backend: backend)
+        try h.createOrder(no: "tok-a", user: "alice")
+        try h.apply(notification("SUBSCRIBED", "INITIAL_BUY", signed: t0, tx: tx("1000", token: "tok-a")))
+        let renewal = try h.apply(notification("DID_RENEW", signed: t0 + 30 * day, tx: tx("1001", token: "tok-b", period: 1)))
+        #expect(renewal.verdict == .applied)
+        let first = try #require(try h.order(tradeNo: "1001"))
+        try h.createOrder(no: "tok-b", user: "alice")
+
+        let next = try h.apply(notification("DID_RENEW", signed: t0 + 60 * day, tx: tx("1002", period: 2)))
+        #expect(next.verdict == .applied)
+        #expect(try h.order(tradeNo: "1001")?.no == first.no)
+        let appOrder = try #require(try h.order("tok-b"))
+        #expect(appOrder.tradeNo == nil)
+        #expect(appOrder.status == .pending)
+        #expect(try h.order(tradeNo: "1002")?.no.hasPrefix("renewal-") == true)
+        #expect(try h.contract("1000")?.expiresDate == t0 + 90 * day)
+        // A later period carrying the same token does not take the app's order either.
+        let later = try h.apply(notification("DID_RENEW", signed: t0 + 90 * day, tx: tx("1003", token: "tok-b", period: 3)))
+        #expect(later.verdict == .applied)
+        #expect(try h.order("tok-b")?.tradeNo == nil)
+        #expect(try h.order(tradeNo: "1003")?.no.hasPrefix("renewal-") == true)
+    }
+}
