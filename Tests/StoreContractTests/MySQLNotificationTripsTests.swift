@@ -49,23 +49,12 @@ struct MySQLNotificationTripsTests {
         let (first, second, cleanup) = try backend.makeStorePair()
         defer { cleanup() }
         _ = try first.write { try $0.appendLedger(Self.entry("c-0", Self.raws[0])) }
-        let held = DispatchSemaphore(value: 0)
-        let holder = UncheckedStore(first)
-        let done = DispatchGroup()
-        done.enter()
-        Thread.detachNewThread {
-            _ = try? holder.store.write { s throws in
-                _ = try s.appendLedger(Self.entry("c-1", Self.raws[1]))
-                held.signal()
-                Thread.sleep(forTimeInterval: 0.8)
-            }
-            done.leave()
+        let (id, took) = try Self.whileHeld(by: first) { s in
+            _ = try s.appendLedger(Self.entry("c-1", Self.raws[1]))
+        } run: {
+            try second.write { try $0.appendLedger(Self.entry("c-2", Self.raws[2])) }
         }
-        held.wait()
-        let started = Date()
-        let id = try second.write { try $0.appendLedger(Self.entry("c-2", Self.raws[2])) }
-        #expect(Date().timeIntervalSince(started) < 0.4, "the second writer waited for the first one's chain row")
-        done.wait()
+        #expect(took < 0.4, "the second writer waited for the first one's chain row")
         try second.read { s throws in
             #expect(try s.ledgerEntry(id: id)?.raw == Self.raws[2])
             #expect(try s.processedLedgerEntry(notificationUUID: "c-1")?.raw == Self.raws[1])
@@ -128,13 +117,33 @@ struct MySQLNotificationTripsTests {
                 _ = try s.insertOrder(Sample.order("o-\(k)"))
             }
         }
+        let (read, took) = try Self.whileHeld(by: first) { s in
+            try s.lockRows(contractIds: ["c-0", "c-2", "c-4"], orderNos: ["o-0", "o-2"])
+        } run: {
+            try second.write { s in
+                try s.lockRows(contractIds: ["c-5", "c-1", "c-3"], orderNos: ["o-1", "o-3"])
+                return try s.contract(contractId: "c-3")
+            }
+        }
+        #expect(took < 0.4, "a batch waited for rows it does not lock")
+        #expect(read?.contractId == "c-3")
+    }
+
+    /// Runs `body` while another thread's write transaction on `store` has run `hold` and stays
+    /// open for 0.8 s; returns its value and how long it took.
+    static func whileHeld<T>(
+        by store: any Store, _ hold: @escaping @Sendable (any StoreSession) throws -> Void, run body: () throws -> T
+    ) throws -> (T, TimeInterval) {
         let held = DispatchSemaphore(value: 0)
-        let holder = UncheckedStore(first)
+        let holder = UncheckedStore(store)
         let done = DispatchGroup()
         done.enter()
         Thread.detachNewThread {
             _ = try? holder.store.write { s throws in
-                try s.lockRows(contractIds: ["c-0", "c-2", "c-4"], orderNos: ["o-0", "o-2"])
+                do { try hold(s) } catch {
+                    held.signal()
+                    throw error
+                }
                 held.signal()
                 Thread.sleep(forTimeInterval: 0.8)
             }
@@ -142,12 +151,9 @@ struct MySQLNotificationTripsTests {
         }
         held.wait()
         let started = Date()
-        let read = try second.write { s in
-            try s.lockRows(contractIds: ["c-5", "c-1", "c-3"], orderNos: ["o-1", "o-3"])
-            return try s.contract(contractId: "c-3")
-        }
-        #expect(Date().timeIntervalSince(started) < 0.4, "a batch waited for rows it does not lock")
-        #expect(read?.contractId == "c-3")
+        let value = try body()
+        let took = Date().timeIntervalSince(started)
         done.wait()
+        return (value, took)
     }
 }
