@@ -19,9 +19,9 @@ struct EngineRun {
     private var audits: [AuditEntry] = []
     /// Column values of each changed row before this event (nil for inserts), parallel to `changes`.
     private var firstColumns: [[(String, String?)]?] = []
-    var notes: [String] = []
+    private var notes: [String] = []
     /// `override #17 … lifted: …` lines: said even when the lift changed no row.
-    var lifts: [String] = []
+    private var lifts: [String] = []
     private var touchedOrders: [String] = []
     private var contractId: String?
     /// The subscription's contract row as this run read or wrote it (read once: on MySQL the first
@@ -156,14 +156,8 @@ struct EngineRun {
             if !addsOrder, after.rows == before ?? Derivation.derive(FactSet(factsRead), now: now).rows, everyOrderStored,
                 try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty
             {
-                // Only the newest fact's date moves: kept, but not a change people see.
-                if var contract = try readContract(originalId), let dc = after.contract,
-                    contract.lastEventDate != dc.newestSignedDate
-                {
-                    contract.lastEventDate = dc.newestSignedDate
-                    try updateContract(contract)
-                }
-                return try unchanged(originalId, facts: facts, newestOther: newestOther(factsRead, facts), knownOrder: knownOrder)
+                return try rowsUnchanged(
+                    originalId, derived: after, facts: facts, newestOther: Self.newestOther(factsRead, facts), knownOrder: knownOrder)
             }
         }
         // Nothing new to derive from, and rows to show for it: nothing changes (no override can
@@ -200,6 +194,28 @@ struct EngineRun {
                 detail: why + "; its facts are kept and recorded for replay (fix the cause, then run `iapctl notify --replay-unmatched`)"
                     + kept)
         }
+        return try reconciled(
+            originalId, facts: facts, added: added, newestOther: { Self.newestOther(factsRead, facts) }, knownOrder: knownOrder)
+    }
+
+    /// New facts that derive the rows already stored: only the newest fact's date moves (kept, but
+    /// not a change people see); the verdict is ``unchanged(_:facts:newestOther:knownOrder:)``'s.
+    mutating func rowsUnchanged(_ originalId: String, derived after: Derived, facts: [Fact], newestOther: Int64?, knownOrder: Order?)
+        throws -> Outcome
+    {
+        if var contract = try readContract(originalId), let dc = after.contract, contract.lastEventDate != dc.newestSignedDate {
+            contract.lastEventDate = dc.newestSignedDate
+            try updateContract(contract)
+        }
+        return try unchanged(originalId, facts: facts, newestOther: newestOther, knownOrder: knownOrder)
+    }
+
+    /// The outcome after `reconcile` found an owner: the changes it wrote; else a duplicate when none
+    /// of the event's facts was new (`added` 0), else ``unchanged(_:facts:newestOther:knownOrder:)``'s
+    /// verdict with the overrides lifted. `newestOther` is asked only for that verdict.
+    mutating func reconciled(
+        _ originalId: String, facts: [Fact], added: Int, newestOther: () -> Int64?, knownOrder: Order?
+    ) throws -> Outcome {
         if !changes.isEmpty {
             let detail = (changes.map(\.summary) + notes + lifts).joined(separator: "; ")
             return Outcome(verdict: .applied, changes: changes, detail: detail)
@@ -207,14 +223,14 @@ struct EngineRun {
         if added == 0 {
             return Outcome(verdict: .duplicate, detail: "every fact it carries was already recorded: nothing to change")
         }
-        var outcome = try unchanged(originalId, facts: facts, newestOther: newestOther(factsRead, facts), knownOrder: knownOrder)
+        var outcome = try unchanged(originalId, facts: facts, newestOther: newestOther(), knownOrder: knownOrder)
         if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
         return outcome
     }
 
     /// The newest signed date of the facts kept now other than this event's: those read before
     /// (`stored`) that are not one of this event's.
-    private func newestOther(_ stored: [Fact], _ facts: [Fact]) -> Int64? {
+    private static func newestOther(_ stored: [Fact], _ facts: [Fact]) -> Int64? {
         stored.filter { fact in !facts.contains { $0.isSameFact(as: fact) } }.map(\.signedDate).max()
     }
 

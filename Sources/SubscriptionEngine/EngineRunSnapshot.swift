@@ -90,21 +90,11 @@ extension EngineRun {
     ) throws -> Outcome {
         let everyOrderStored = after.orders.allSatisfy { order in rows.contains { $0.tradeNo == order.transaction.transactionId } }
         if !addsOrder, everyOrderStored, after.rows == Derivation.derive(before, now: now).rows {
-            // Only the newest fact's date moves: kept, but not a change people see.
-            if var contract = try readContract(originalId), let dc = after.contract, contract.lastEventDate != dc.newestSignedDate {
-                contract.lastEventDate = dc.newestSignedDate
-                try updateContract(contract)
-            }
-            return try unchanged(originalId, facts: facts, newestOther: newestOther, knownOrder: knownOrder)
+            return try rowsUnchanged(originalId, derived: after, facts: facts, newestOther: newestOther, knownOrder: knownOrder)
         }
         _ = try reconcile(originalId, facts: all, derived: after, orders: rows, claimed: claimedByPruned)
-        if !changes.isEmpty {
-            let detail = (changes.map(\.summary) + notes + lifts).joined(separator: "; ")
-            return Outcome(verdict: .applied, changes: changes, detail: detail)
-        }
-        var outcome = try unchanged(originalId, facts: facts, newestOther: newestOther, knownOrder: knownOrder)
-        if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
-        return outcome
+        // (Every fact of the event is new on this path.)
+        return try reconciled(originalId, facts: facts, added: facts.count, newestOther: { newestOther }, knownOrder: knownOrder)
     }
 
     /// A fact whose only effect is to add a candidate to the derivation's rules: a version of a
