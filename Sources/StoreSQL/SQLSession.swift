@@ -302,9 +302,7 @@ public final class SQLSession: StoreSession {
             throw StoreError.failure("ledger lookup with too many ids (\(lists.map(\.count).reduce(0, +)))")
         }
         var values: [SQLValue] = []
-        for (list, size) in zip(lists, sizes) where size > 0 {
-            for i in 0..<size { values.append(.text(list[Swift.min(i, list.count - 1)])) }
-        }
+        for list in lists where !list.isEmpty { values += Self.padded(list.map(SQLValue.text)) }
         return try ledgerEntries(
             StoreSQL.ledgerMentioning(counts: (sizes[0], sizes[1], sizes[2])), values, shaped: true)
     }
