@@ -29,32 +29,37 @@ public enum FactRebuild {
         "then rebuild the engine's facts from the ledger's stored JWS and re-derive every order and contract from them "
         + "(changed rows get audit rows)"
 
-    /// Rebuilds the facts from every ledger row that was not refused, then re-derives each subscription.
+    /// Rebuilds the facts from every ledger row that was not refused, then re-derives each
+    /// subscription, in one write transaction of its own.
     public static func run(_ store: any Store, actor: String) throws -> Summary {
+        try store.write { session in try run(in: session, actor: actor) }
+    }
+
+    /// The same inside the caller's write transaction (`db init`: the one that records the
+    /// migration's version, so the version is recorded only with the rebuild done).
+    public static func run(in session: any StoreSession, actor: String) throws -> Summary {
         let engine = SubscriptionEventEngine()
         let context = EngineContext(actor: actor, command: "db init")
-        return try store.write { session in
-            var summary = Summary()
-            var originals = Set(try session.contracts(matching: ContractFilter()).map(\.contractId))
-            for order in try session.orders(matching: OrderFilter()) { if let origin = order.originNo { originals.insert(origin) } }
-            for entry in try session.unmatchedLedger(limit: nil) {
-                if let original = entry.originalTransactionId { originals.insert(original) }
-            }
-            for original in originals.sorted() {
-                let entries = try session.ledger(transactionIds: [], originalTransactionIds: [original], appAccountTokens: [])
-                for entry in entries where entry.verdict != .rejected && entry.verdict != .conflict {
-                    guard let event = event(entry) else { continue }
-                    summary.ledgerRows += 1
-                    for fact in event.facts where try session.insertFact(fact) { summary.factsAdded += 1 }
-                }
-                let changes = try engine.rederive(
-                    originalTransactionId: original, in: session, context: context,
-                    reason: "re-derived from the signed facts rebuilt from the ledger (db upgrade)")
-                if !(try session.facts(originalTransactionId: original).isEmpty) { summary.subscriptions += 1 }
-                summary.changes += changes
-            }
-            return summary
+        var summary = Summary()
+        var originals = Set(try session.contracts(matching: ContractFilter()).map(\.contractId))
+        for order in try session.orders(matching: OrderFilter()) { if let origin = order.originNo { originals.insert(origin) } }
+        for entry in try session.unmatchedLedger(limit: nil) {
+            if let original = entry.originalTransactionId { originals.insert(original) }
         }
+        for original in originals.sorted() {
+            let entries = try session.ledger(transactionIds: [], originalTransactionIds: [original], appAccountTokens: [])
+            for entry in entries where entry.verdict != .rejected && entry.verdict != .conflict {
+                guard let event = event(entry) else { continue }
+                summary.ledgerRows += 1
+                for fact in event.facts where try session.insertFact(fact) { summary.factsAdded += 1 }
+            }
+            let changes = try engine.rederive(
+                originalTransactionId: original, in: session, context: context,
+                reason: "re-derived from the signed facts rebuilt from the ledger (db upgrade)")
+            if !(try session.facts(originalTransactionId: original).isEmpty) { summary.subscriptions += 1 }
+            summary.changes += changes
+        }
+        return summary
     }
 
     /// The event a stored ledger row carried, decoded without verification; nil when unreadable.

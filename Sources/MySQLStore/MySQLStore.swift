@@ -93,12 +93,16 @@ public final class MySQLStore: SQLStoreBackend {
 
     // MARK: Store
 
-    public func migrate() throws(StoreError) -> [String] {
+    /// Brings the schema up to date in two phases. MySQL commits DDL implicitly, so first each
+    /// pending migration's tables, columns and indexes are ensured (added only where
+    /// information_schema shows them missing: a rerun adds nothing twice). Then ONE transaction runs
+    /// every pending migration's data steps in order, `work`, and records their versions: a failure
+    /// or a kill anywhere leaves no version recorded and no data changed, and the next run ensures
+    /// the DDL again (nothing to add) and redoes the data work from scratch.
+    public func migrate(then work: (_ applied: [String], _ session: any StoreSession) throws -> Void) throws -> [String] {
         guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }
-        // MySQL commits DDL implicitly, so a migration is a list of idempotent steps, each checked
-        // against information_schema; a lock keeps two `db init` runs from interleaving.
         let incompatible = try incompatibleColumns()
         guard incompatible.isEmpty else {
             throw StoreError.schemaMismatch(
@@ -112,7 +116,7 @@ public final class MySQLStore: SQLStoreBackend {
         while true {
             connection.errors.lastCode = 0
             do {
-                return try withMigrationLock { () throws(StoreError) in try migrateLocked() }
+                return try withMigrationLock { try migrateLocked(then: work) }
             } catch _ where attempt < 5 && MySQLErrorMapping.isSchemaRace(connection.errors.lastCode) {
                 try? connection.execute("ROLLBACK")
                 RetryPolicy.pause(beforeAttempt: attempt)
@@ -121,26 +125,37 @@ public final class MySQLStore: SQLStoreBackend {
         }
     }
 
-    private func migrateLocked() throws(StoreError) -> [String] {
+    private func migrateLocked(then work: (_ applied: [String], _ session: any StoreSession) throws -> Void) throws -> [String] {
         try connection.execute(Schema.migrationsTableDDL)
         let current = try transactions.currentVersion()
         try transactions.refuseNewer(current)
-        var applied: [String] = []
-        for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
+        let pending = zip(StoreSchema.migrations, Schema.migrations).filter { $0.1.version > current }
+        // Phase 1, DDL (each statement commits): what the pending migrations need, in order.
+        for (_, migration) in pending {
             let snapshot = try SchemaSnapshot.read(connection)
             for step in SchemaPlan.steps(for: migration.tables, in: snapshot) {
                 try connection.execute(step.statement)
             }
-            for statement in migration.statements { try connection.execute(statement) }
-            if shared.steps.contains(.repackTexts) {
-                try TextRepacking.run(connection, indexLedgerIds: false) { () throws(StoreError) in try connection.execute("COMMIT") }
-            }
-            try transactions.record(shared)
-            try connection.execute("COMMIT")  // autocommit is off (see Connection)
-            applied.append(migration.name)
         }
-        transactions.schemaIsCurrent()
-        return applied
+        try connection.execute("COMMIT")  // autocommit is off (see Connection): end the reads' transaction
+        guard !pending.isEmpty else {
+            transactions.schemaIsCurrent()
+            return []
+        }
+        // Phase 2, one transaction: the data steps (idempotent, in migration order), the caller's
+        // work, the versions.
+        return try transactions.migration { session in
+            for (shared, migration) in pending {
+                for statement in migration.statements { try connection.execute(statement) }
+                if shared.steps.contains(.repackTexts) {
+                    try TextRepacking.run(connection, indexLedgerIds: false, afterBatch: { () throws(StoreError) in })
+                }
+                try transactions.record(shared)
+            }
+            let applied = pending.map(\.1.name)
+            try work(applied, session)
+            return applied
+        }
     }
 
     /// The DDL ``migrate()`` would run now, in order (for `db init --dry-run`). Runs nothing.
@@ -221,7 +236,7 @@ public final class MySQLStore: SQLStoreBackend {
 
     // MARK: schema
 
-    private func withMigrationLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    private func withMigrationLock<T>(_ body: () throws -> T) throws -> T {
         let name = "iapctl.migrate." + url.database
         let got = try connection.rows(MySQLSQL.migrationLock, [.text(name), .int(60)]).first?.optionalInt(0)
         guard got == 1 else {

@@ -79,13 +79,14 @@ public final class SQLiteStore: SQLStoreBackend {
 
     // MARK: Store
 
-    /// Runs every pending migration's script in one write transaction (SQLite's DDL is transactional).
-    public func migrate() throws(StoreError) -> [String] {
+    /// Runs every pending migration's script and data steps, records their versions and runs `work`,
+    /// all in one write transaction (SQLite's DDL is transactional): a failure or a kill anywhere
+    /// leaves the database exactly as it was.
+    public func migrate(then work: (_ applied: [String], _ session: any StoreSession) throws -> Void) throws -> [String] {
         guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }
-        try database.execute("BEGIN IMMEDIATE")
-        do {
+        return try transactions.migration { session in
             try database.executeScript(Migrations.tableDDL)
             let current = try transactions.currentVersion()
             try transactions.refuseNewer(current)
@@ -98,12 +99,8 @@ public final class SQLiteStore: SQLStoreBackend {
                 try transactions.record(migration)
                 applied.append(migration.name)
             }
-            try database.execute("COMMIT")
-            transactions.schemaIsCurrent()
+            if !applied.isEmpty { try work(applied, session) }
             return applied
-        } catch {
-            transactions.rollbackQuietly()
-            throw error
         }
     }
 

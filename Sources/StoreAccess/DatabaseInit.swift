@@ -127,7 +127,8 @@ public enum DatabaseInit {
 
     /// Creates the database when it does not exist, applies the pending migrations and, when the
     /// migration adding the engine's facts was applied to an existing database, rebuilds the facts
-    /// from the ledger (their audit rows by `actor`). On MySQL it also adds what the schema lacks
+    /// from the ledger (their audit rows by `actor`) in the transaction that records the versions:
+    /// killed at any point, a rerun does the whole job. On MySQL it also adds what the schema lacks
     /// (tables, columns, indexes) without dropping or changing anything.
     public static func run(_ opener: StoreOpener, actor: String) throws -> InitOutcome {
         switch opener.location {
@@ -135,32 +136,37 @@ public enum DatabaseInit {
             let exists = fileMayExist(path)
             let store = try opener.open(.create)
             let before = exists ? try store.schemaVersion().current : 0
-            let applied = try store.migrate()
+            var rebuilt: FactRebuild.Summary?
+            let applied = try store.migrate { applied, session in
+                rebuilt = exists ? try rebuildFacts(session, applied: applied, actor: actor) : nil
+            }
             let (current, _) = try store.schemaVersion()
             let action: InitOutcome.Action = !exists ? .created : applied.isEmpty ? .upToDate : .migrated
-            let rebuilt = exists ? try rebuildFacts(store, applied: applied, actor: actor) : nil
             return InitOutcome(action: action, before: before, current: current, applied: applied, rebuilt: rebuilt)
         case .mysql(let url):
             let existing = try existingMySQL(opener, url)
             let store = try existing ?? opener.mysql(url, create: true)
             let before = try store.schemaVersion().current
             let missingBefore = try store.missingSchemaItems()
-            let applied = try store.migrate()
+            var rebuilt: FactRebuild.Summary?
+            let applied = try store.migrate { applied, session in
+                rebuilt = existing == nil ? nil : try rebuildFacts(session, applied: applied, actor: actor)
+            }
             let (current, _) = try store.schemaVersion()
             let missingAfter = Set(try store.missingSchemaItems())
             let added = existing == nil ? [] : missingBefore.filter { !missingAfter.contains($0) }
             let action: InitOutcome.Action = existing == nil ? .created : applied.isEmpty ? .upToDate : .migrated
-            let rebuilt = existing == nil ? nil : try rebuildFacts(store, applied: applied, actor: actor)
             return InitOutcome(
                 action: action, before: before, current: current, applied: applied, added: added, rebuilt: rebuilt)
         }
     }
 
     /// After the migration that adds the engine's facts to an existing database: the facts are
-    /// rebuilt from the ledger and every row re-derived (nil when that migration was not applied now).
-    static func rebuildFacts(_ store: any Store, applied: [String], actor: String) throws -> FactRebuild.Summary? {
+    /// rebuilt from the ledger and every row re-derived (nil when that migration was not applied
+    /// now). Runs in the migration's transaction: its versions are recorded only with the rebuild.
+    static func rebuildFacts(_ session: any StoreSession, applied: [String], actor: String) throws -> FactRebuild.Summary? {
         guard FactRebuild.isNeeded(after: applied) else { return nil }
-        return try FactRebuild.run(store, actor: actor)
+        return try FactRebuild.run(in: session, actor: actor)
     }
 
     /// The MySQL database when it exists; nil when it does not.

@@ -48,6 +48,18 @@ public final class SQLTransactions {
         return try transaction(mode: .write, begin: dialect.beginWrite, commit: commit, body)
     }
 
+    /// A migration's one write transaction: no schema check before it (the schema is what it brings
+    /// up to date); once it commits, the schema is this build's. The versions it records are
+    /// recorded together with all its work, or not at all.
+    public func migration<T>(_ body: (any StoreSession) throws -> T) throws -> T {
+        guard active == nil else {
+            throw StoreError.failure("programmer error: a migration started inside a transaction")
+        }
+        let result = try transaction(mode: .write, begin: dialect.beginWrite, commit: true, body)
+        schemaChecked = true
+        return result
+    }
+
     private func transaction<T>(
         mode: SQLSession.Mode, begin: [String], commit: Bool, _ body: (any StoreSession) throws -> T
     ) throws -> T {

@@ -20,8 +20,25 @@ public protocol Store: AnyObject {
     func write<T>(commit: Bool, _ body: (any StoreSession) throws -> T) throws -> T
     /// Schema version this database is at, and the version this build of iapctl writes.
     func schemaVersion() throws(StoreError) -> (current: Int, supported: Int)
-    /// Creates or migrates the schema (idempotent). Returns the migrations applied.
-    func migrate() throws(StoreError) -> [String]
+    /// Creates or migrates the schema (idempotent). Returns the migrations applied. When some were
+    /// applied, `work` runs with their names in the same write transaction that records their
+    /// versions (with their data steps): a throw or a kill anywhere leaves every version it would
+    /// have recorded unrecorded, and the next run does the whole job again. Throws what `work`
+    /// throws, unchanged, or a ``StoreError``.
+    func migrate(then work: (_ applied: [String], _ session: any StoreSession) throws -> Void) throws -> [String]
+}
+
+extension Store {
+    /// Creates or migrates the schema (idempotent), with no work of its own. Returns the migrations applied.
+    public func migrate() throws(StoreError) -> [String] {
+        do {
+            return try migrate(then: { _, _ in })
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("migration failed: \(error)")  // unreachable: the work throws nothing
+        }
+    }
 }
 
 extension Store {
