@@ -157,9 +157,15 @@ let package = Package(
             name: "StoreTestSupport",
             dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
         ),
+        // prctl(2)/setrlimit(2) for iapctl's start (not dumpable, no core file): a header of static
+        // inline functions, nothing linked or loaded.
+        .systemLibrary(
+            name: "CProcess",
+            path: "Sources/CProcess"
+        ),
         .executableTarget(
             name: "iapctl",
-            dependencies: ["IAPCommandLine"],
+            dependencies: ["IAPCommandLine", "CProcess"],
             exclude: ["link"],
             // Start-up (issue 25, BENCHMARKS.md); iapctl stays a position-independent executable (ASLR).
             // - No exported symbols: the static Swift runtime's link exports every symbol of the

@@ -207,7 +207,11 @@ public enum CommandTree {
         exitStatuses: ExitCode.allCases.map { ProgramInfo.ExitStatus($0, $0.meaning) },
         manDate: "2026-11-29",
         manEnvironment: [
-            .init("IAPCTL_DB_PASSWORD", "The MySQL/MariaDB password (never taken from the command line)."),
+            .init(
+                "IAPCTL_DB_PASSWORD",
+                "The MySQL/MariaDB password (never taken from the command line). Like a key or a JWT, it never "
+                    + "reaches a core dump: iapctl runs not dumpable with a core file size limit of 0, which also "
+                    + "keeps other processes of the same user from reading its memory (ptrace, /proc/PID/mem)."),
             .init(
                 "IAPCTL_DB_TIMEOUT",
                 "Seconds a MySQL/MariaDB read or write may stall before the run stops with exit 69 (default 60)."),
