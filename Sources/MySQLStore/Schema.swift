@@ -59,7 +59,8 @@ struct MySQLMigration: Sendable {
     let version: Int
     let name: String
     let tables: [TableSpec]
-    /// Idempotent data steps run after the tables exist (e.g. a backfill).
+    /// Idempotent data steps (e.g. a backfill), run in the transaction that records the version,
+    /// after every pending migration's tables exist.
     var statements: [String] = []
 }
 

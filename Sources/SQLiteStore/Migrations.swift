@@ -9,7 +9,8 @@ struct Migration: Sendable {
 }
 
 /// The schema (``StoreSchema``, shared by every backend) rendered in SQLite's DDL. SQLite's DDL is
-/// transactional: ``SQLiteStore/migrate()`` runs each script inside one write transaction.
+/// transactional: ``SQLiteStore/migrate(then:)`` runs every pending script, the data steps, the
+/// caller's work and the version rows inside one write transaction.
 enum Migrations {
     static let tableDDL = """
         CREATE TABLE IF NOT EXISTS iap_schema_migrations (
