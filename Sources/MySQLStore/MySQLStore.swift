@@ -98,7 +98,8 @@ public final class MySQLStore: SQLStoreBackend {
     /// information_schema shows them missing: a rerun adds nothing twice). Then ONE transaction runs
     /// every pending migration's data steps in order, `work`, and records their versions: a failure
     /// or a kill anywhere leaves no version recorded and no data changed, and the next run ensures
-    /// the DDL again (nothing to add) and redoes the data work from scratch.
+    /// the DDL again (nothing to add) and redoes the data work from scratch. A named lock keeps two
+    /// `db init` runs from interleaving.
     public func migrate(then work: (_ applied: [String], _ session: any StoreSession) throws -> Void) throws -> [String] {
         guard !transactions.isActive else {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
