@@ -199,14 +199,21 @@ public struct SubscriptionStatusItem: Sendable {
 }
 
 extension AppStoreServerAPI {
-    /// All pages of a revision-paginated history (transactions, refunds), then their signed transactions.
+    /// The signed transactions of every page of a revision-paginated history (transactions, refunds):
+    /// each page's items are kept, the page itself let go as the next arrives.
     public func signedTransactionHistory(
         _ call: APICall, _ environment: APIEnvironment, progress: (Int, Int) -> Void = { _, _ in }
     ) throws(AppStoreAPIError) -> SignedTransactions {
-        let (server, pages) = try walkRevisions(call, environment, progress: progress)
-        var items: [String] = []
-        for page in pages { items += try SignedTransactions.list(page["signedTransactions"], call: call, optional: false) }
-        return SignedTransactions(server: server, items: items, pages: pages.count)
+        var found = SignedTransactions(server: .production, items: [], pages: 0)
+        try Self.typed {
+            try forEachRevisionPage(call, environment) { server, page, number in
+                found.server = server
+                found.pages = number
+                found.items += try SignedTransactions.list(page["signedTransactions"], call: call, optional: false)
+                progress(number, found.items.count)
+            }
+        }
+        return found
     }
 
     /// The one field a single-item answer must have, as a string.
