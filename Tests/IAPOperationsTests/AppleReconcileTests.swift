@@ -27,8 +27,8 @@ struct AppleReconcileOperationTests {
             return (.sandbox, items)
         }
 
-        func history(_ transactionId: String) throws -> SignedTransactions {
-            SignedTransactions(server: .sandbox, items: histories[transactionId] ?? [], pages: 1)
+        func history(_ transactionId: String, page: (SignedTransactions) throws -> Void) throws {
+            try page(SignedTransactions(server: .sandbox, items: histories[transactionId] ?? [], pages: 1))
         }
 
         func transaction(_ transactionId: String) throws -> SignedTransactions {
