@@ -199,17 +199,31 @@ public struct SubscriptionStatusItem: Sendable {
 }
 
 extension AppStoreServerAPI {
+    /// The most bytes of signed transactions ``signedTransactionHistory(_:_:progress:)`` keeps (64 MiB):
+    /// years of a customer's purchases are a few hundred kilobytes.
+    public static let maxHistoryBytes = 64 << 20
+
     /// The signed transactions of every page of a revision-paginated history (transactions, refunds):
-    /// each page's items are kept, the page itself let go as the next arrives.
+    /// each page's items are kept (at most ``maxHistoryBytes``), the page itself let go as the next arrives.
     public func signedTransactionHistory(
         _ call: APICall, _ environment: APIEnvironment, progress: (Int, Int) -> Void = { _, _ in }
     ) throws(AppStoreAPIError) -> SignedTransactions {
         var found = SignedTransactions(server: .production, items: [], pages: 0)
+        var bytes = 0
         try Self.typed {
             try forEachRevisionPage(call, environment) { server, page, number in
                 found.server = server
                 found.pages = number
-                found.items += try SignedTransactions.list(page["signedTransactions"], call: call, optional: false)
+                let items = try SignedTransactions.list(page["signedTransactions"], call: call, optional: false)
+                bytes += items.reduce(0) { $0 + $1.utf8.count }
+                guard bytes <= Self.maxHistoryBytes else {
+                    throw AppStoreAPIError(
+                        .malformedResponse,
+                        "\(call.method) \(call.path): page \(number) brings the signed transactions past "
+                            + "\(Self.maxHistoryBytes >> 20) MiB; stopped",
+                        hint: "narrow the query (a start or end date, a product)")
+                }
+                found.items += items
                 progress(number, found.items.count)
             }
         }

@@ -547,6 +547,18 @@ struct PaginationTests {
         #expect(transport.sent.count < 20)
     }
 
+    @Test func aHistoryWhoseItemsPassTheBoundStopsNamingThePage() throws {
+        let item = String(repeating: "x", count: 3 << 20)
+        let transport = ScriptedTransport(
+            (1...30).map { page(#"{"revision": "r\#($0)", "hasMore": true, "signedTransactions": ["\#(item)"]}"#) })
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport).signedTransactionHistory(Endpoint.transactionHistory("1", query: []), .production)
+        }
+        // 3 MiB a page: the 22nd passes 64 MiB.
+        #expect(error?.message.contains("page 22 brings the signed transactions past 64 MiB") == true, "\(String(describing: error))")
+        #expect(transport.sent.count == 22)
+    }
+
     @Test func aPaginationMarkerLongerThanApplesIsRefused() throws {
         let long = String(repeating: "x", count: WalkLimits.maxMarkerBytes + 1)
         let transport = ScriptedTransport([page(#"{"revision": "\#(long)", "hasMore": true, "signedTransactions": []}"#)])
