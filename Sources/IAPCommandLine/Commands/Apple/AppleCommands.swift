@@ -61,7 +61,7 @@ enum AppleCommands {
         "deadline", valueName: "seconds",
         help: "The longest iapctl waits for an answer from Apple, every retry, backoff and rate-limit wait "
             + "included; then it stops and says after how many attempts. Each answer starts it afresh, so a long "
-            + "walk or job runs while Apple answers.",
+            + "walk or job runs while Apple answers (a walk in all is bounded by --walk-deadline).",
         environmentVariable: "IAPCTL_APPLE_DEADLINE", configKey: "apple-deadline", defaultValue: "60",
         isInherited: true, section: section, validation: .positiveInteger)
 
