@@ -419,6 +419,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -426,7 +428,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'refunds consents')
@@ -453,6 +455,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -460,7 +464,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'lookup transactions app-transaction subscriptions refunds notifications extend extend-status consumption set-app-account-token finish-transaction reconcile' -- "$cur") )
             fi
@@ -478,6 +482,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -485,7 +491,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions')
@@ -501,6 +507,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -508,7 +516,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'get history' -- "$cur") )
             fi
@@ -526,6 +534,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -533,7 +543,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions history')
@@ -549,6 +559,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -563,7 +575,7 @@ _iapctl() {
                 --sort) COMPREPLY=( $(compgen -W 'ascending descending' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
             fi
             ;;
         'apple app-transaction')
@@ -579,6 +591,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -586,7 +600,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple subscriptions')
@@ -602,6 +616,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -609,7 +625,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'status' -- "$cur") )
             fi
@@ -627,6 +643,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -635,7 +653,7 @@ _iapctl() {
                 --status) COMPREPLY=( $(compgen -W '1 2 3 4 5' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
             fi
             ;;
         'apple refunds')
@@ -651,6 +669,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -658,7 +678,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history' -- "$cur") )
             fi
@@ -676,6 +696,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -683,7 +705,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications')
@@ -699,6 +721,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -706,7 +730,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history sync test test-status' -- "$cur") )
             fi
@@ -724,6 +748,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -736,7 +762,7 @@ _iapctl() {
                 --transaction) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications sync')
@@ -752,15 +778,19 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
                 --app-apple-id) return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --since) return ;;
+                --reason) return ;;
+                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications test')
@@ -776,6 +806,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -783,7 +815,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications test-status')
@@ -799,6 +831,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -806,7 +840,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple extend')
@@ -822,6 +856,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -836,7 +872,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple extend-status')
@@ -852,6 +888,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -859,7 +897,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple consumption')
@@ -875,6 +913,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -887,7 +927,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple set-app-account-token')
@@ -903,6 +943,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -913,7 +955,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple finish-transaction')
@@ -929,6 +971,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -938,7 +982,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple reconcile')
@@ -954,6 +998,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -965,9 +1011,11 @@ _iapctl() {
                 --order-id) return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
                 --since) return ;;
+                --reason) return ;;
+                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --reason --ticket --help' -- "$cur") )
             fi
             ;;
         'completion')

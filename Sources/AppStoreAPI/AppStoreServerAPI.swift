@@ -116,9 +116,14 @@ public final class AppStoreServerAPI {
         /// timeout). An answer restarts it for the next request, so a long walk or job is not cut while
         /// Apple answers; a call it stopped leaves it spent, so the next call stops at once. nil: no limit.
         public var deadline: Int64? = 60_000
+        /// The bounds of a paginated walk: its page cap and its total deadline.
+        public var walk = WalkLimits()
 
         public init() {}
     }
+
+    /// The bounds of a paginated walk this client was made with.
+    public var walkLimits: WalkLimits { policy.walk }
 
     /// Apple's error codes that mean "try again".
     public static let retryableCodes: Set<Int64> = [4040002, 4040004, 4040006, 5000001]
@@ -135,6 +140,8 @@ public final class AppStoreServerAPI {
     public private(set) var requestCount = 0
     /// When the first request since Apple's last answer was sent (ms): the ``Policy/deadline`` counts from it.
     private var startedAt: Int64?
+    /// The walk the call in flight belongs to: its total deadline also bounds the call.
+    private var walk: PageWalk?
 
     public init(
         tokens: TokenIssuer, transport: HTTPTransport, endpoints: APIEndpoints = .apple, policy: Policy = Policy(),
@@ -152,22 +159,23 @@ public final class AppStoreServerAPI {
     ///
     /// With `auto`, Production first; Sandbox when Production answers "not found" (if `sandboxOnNotFound`)
     /// or 401 (an app never released exists only in Sandbox).
-    public func send(_ call: APICall, _ environment: APIEnvironment, sandboxOnNotFound: Bool = true)
+    /// `walk`: the walk the call belongs to (its total deadline bounds the call too).
+    public func send(_ call: APICall, _ environment: APIEnvironment, sandboxOnNotFound: Bool = true, within walk: PageWalk? = nil)
         throws(AppStoreAPIError) -> APIAnswer
     {
         switch environment {
-        case .production: return try send(call, to: .production)
-        case .sandbox: return try send(call, to: .sandbox)
+        case .production: return try send(call, to: .production, within: walk)
+        case .sandbox: return try send(call, to: .sandbox, within: walk)
         case .auto:
             do {
-                return try send(call, to: .production)
+                return try send(call, to: .production, within: walk)
             } catch let error where error.kind == .notFound && sandboxOnNotFound {
                 log("Production does not know it (\(error.appleCode.map { "Apple error \($0)" } ?? "404")); trying Sandbox")
-                return try send(call, to: .sandbox)
+                return try send(call, to: .sandbox, within: walk)
             } catch let error where error.kind == .unauthorized {
                 log("Production refused the token; trying Sandbox (an app never released exists only there)")
                 do {
-                    let answer = try send(call, to: .sandbox)
+                    let answer = try send(call, to: .sandbox, within: walk)
                     log("Sandbox accepted the token: the app is likely not released yet (use --environment sandbox)")
                     return answer
                 } catch let sandboxError where sandboxError.kind == .unauthorized {
@@ -177,8 +185,12 @@ public final class AppStoreServerAPI {
         }
     }
 
-    /// Sends `call` to one server, retrying and waiting as the policy allows, within the deadline.
-    public func send(_ call: APICall, to server: APIServer) throws(AppStoreAPIError) -> APIAnswer {
+    /// Sends `call` to one server, retrying and waiting as the policy allows, within the deadline (and
+    /// within the total deadline of `walk`, the walk it belongs to).
+    public func send(_ call: APICall, to server: APIServer, within walk: PageWalk? = nil) throws(AppStoreAPIError) -> APIAnswer {
+        self.walk = walk
+        defer { self.walk = nil }
+        if let walk { try walk.checkDeadline(now: nowMs()) }
         var retries = 0
         var waits = 0
         var attempts = 0
@@ -276,13 +288,19 @@ public final class AppStoreServerAPI {
 
     /// Milliseconds left before the deadline (nil: no deadline); the full deadline before the first request.
     func timeLeft() -> Int64? {
-        guard let deadline = policy.deadline else { return nil }
-        guard let startedAt else { return deadline }
-        return deadline - (nowMs() - startedAt)
+        let walkLeft = walk?.endsAt.map { $0 - nowMs() }
+        guard let deadline = policy.deadline else { return walkLeft }
+        let left = startedAt.map { deadline - (nowMs() - $0) } ?? deadline
+        return walkLeft.map { min($0, left) } ?? left
     }
 
     /// The error of a call the deadline stopped: how long, how many attempts, the last failure.
     func deadlinePassed(_ call: APICall, _ server: APIServer, attempts: Int, last: String) -> AppStoreAPIError {
+        if let walk, let endsAt = walk.endsAt, nowMs() >= endsAt {
+            var error = PageWalk.deadlinePassed(walk.what, pages: walk.pages, deadline: walk.limits.deadline ?? 0)
+            error.message += " (the last: \(last))"
+            return error
+        }
         let deadline = policy.deadline ?? 0
         var error = AppStoreAPIError(
             .unavailable,

@@ -29,6 +29,10 @@ public struct APIClientSettings: Sendable {
     public var totalTimeout = 60
     /// The longest iapctl waits for an answer from Apple (seconds), retries and waits included.
     public var deadline = 60
+    /// The most pages one paginated walk reads.
+    public var maxPages = WalkLimits().maxPages
+    /// The longest one paginated walk may take in all (seconds), every page included.
+    public var walkDeadline = Int(WalkLimits().deadline! / 1000)
     /// The longest a rate limit is waited out (seconds); nil: the policy's.
     public var maxRateLimitWait: Int64?
     public var testServer: TestServer?
@@ -58,6 +62,7 @@ extension AppStoreServerAPI {
         if let wait = settings.maxRateLimitWait { policy.maxRateLimitWait = wait * 1000 }
         if let ms = settings.backoff { policy.backoff = ms }
         policy.deadline = Int64(settings.deadline) * 1000
+        policy.walk = WalkLimits(maxPages: settings.maxPages, deadline: Int64(settings.walkDeadline) * 1000)
         return AppStoreServerAPI(
             tokens: tokens, transport: transport, endpoints: endpoints, policy: policy, nowMs: Timestamp.now,
             sleepMs: { ms in
@@ -111,10 +116,11 @@ public struct APIClientSetup: Sendable {
     public var keyIdMismatch: KeyIdMismatch?
 
     /// Checks that a key file, a key id and an issuer id are given (non-empty ids), the ids' formats,
-    /// then reads the key; a nil timeout, deadline or wait keeps ``APIClientSettings``'s default; `bundleId` nil is "".
+    /// then reads the key; a nil timeout, deadline, wait or walk bound keeps ``APIClientSettings``'s default; `bundleId` nil is "".
     public init(
         keyFile: String?, keyId: String?, issuerId: String?, bundleId: String?, connectTimeout: Int? = nil,
-        totalTimeout: Int? = nil, deadline: Int? = nil, maxRateLimitWait: Int64? = nil, environment: [String: String]
+        totalTimeout: Int? = nil, deadline: Int? = nil, maxRateLimitWait: Int64? = nil, maxPages: Int? = nil,
+        walkDeadline: Int? = nil, environment: [String: String]
     ) throws(Refusal) {
         guard let keyFile else { throw .noKeyFile }
         guard let keyId, !keyId.isEmpty else { throw .noKeyId }
@@ -129,6 +135,8 @@ public struct APIClientSetup: Sendable {
         if let connectTimeout { settings.connectTimeout = connectTimeout }
         if let totalTimeout { settings.totalTimeout = totalTimeout }
         if let deadline { settings.deadline = deadline }
+        if let maxPages { settings.maxPages = maxPages }
+        if let walkDeadline { settings.walkDeadline = walkDeadline }
         settings.maxRateLimitWait = maxRateLimitWait
         let base = environment[Self.baseURLVariable]
         if let base, !base.isEmpty {

@@ -39,7 +39,8 @@ public protocol HTTPTransport: AnyObject {
 }
 
 /// HTTPS over libcurl: TLS verification always on, HTTPS only, no redirects, connect and total timeouts,
-/// a bounded response size.
+/// a bounded response size (``maxBody``: libcurl refuses a larger announced length, and the write
+/// callback stops an answer that grows past it, announced or not).
 public final class CurlTransport: HTTPTransport {
     /// Seconds to wait for the TCP+TLS connection.
     public var connectTimeout: Int
@@ -47,8 +48,9 @@ public final class CurlTransport: HTTPTransport {
     public var totalTimeout: Int
     /// A CA bundle to trust instead of the system's (tests only: their own server's certificate).
     public var caFile: String?
-    /// The largest response body accepted.
-    public static let maxBody = 16 << 20
+    /// The largest answer accepted (4 MiB; the headers are bounded alike): Apple's pages hold at most 20
+    /// signed items, tens of kilobytes.
+    public static let maxBody = 4 << 20
 
     /// libcurl, loaded (`dlopen`) and initialised on the first request of the process; see CCurl/shim.h.
     private nonisolated(unsafe) static let library: Result<UnsafePointer<iapctl_curl_api>, AppStoreAPIError> = {
@@ -115,6 +117,7 @@ public final class CurlTransport: HTTPTransport {
             iapctl_curl_set_long(api, handle, CURLOPT_SSL_VERIFYHOST, 2),
             iapctl_curl_set_long(api, handle, CURLOPT_FOLLOWLOCATION, 0),
             iapctl_curl_set_long(api, handle, CURLOPT_NOSIGNAL, 1),
+            iapctl_curl_set_off_t(api, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(Self.maxBody)),
             iapctl_curl_set_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, Self.capped(connectTimeout, request.timeoutMs)),
             iapctl_curl_set_long(api, handle, CURLOPT_TIMEOUT_MS, Self.capped(totalTimeout, request.timeoutMs)),
             iapctl_curl_set_string(api, handle, CURLOPT_USERAGENT, "iapctl"),
@@ -142,8 +145,8 @@ public final class CurlTransport: HTTPTransport {
             throw AppStoreAPIError(.internal, "libcurl refused an option: \(Self.describe(failed))")
         }
         let result = iapctl_curl_easy_perform(api, handle)
-        if body.overflow {
-            throw AppStoreAPIError(.malformedResponse, "the answer of \(Self.host(request.url)) is larger than 16 MiB")
+        if body.overflow || headers.overflow || result == CURLE_FILESIZE_EXCEEDED {
+            throw Self.tooLarge(request)
         }
         guard result == CURLE_OK else { throw Self.transportError(result, url: request.url) }
         var status = 0
@@ -151,6 +154,15 @@ public final class CurlTransport: HTTPTransport {
             throw AppStoreAPIError(.internal, "libcurl has no response code")
         }
         return HTTPResponse(status: status, headers: Self.parseHeaders(headers.bytes), body: body.bytes)
+    }
+
+    /// The error of an answer larger than ``maxBody``.
+    static func tooLarge(_ request: HTTPRequest) -> AppStoreAPIError {
+        let path = request.url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.url
+        return AppStoreAPIError(
+            .malformedResponse,
+            "\(request.method) \(path): the answer is larger than \(maxBody >> 20) MiB (iapctl's cap on one answer); stopped",
+            hint: "Apple's answers are far smaller: check that the base URL is Apple's")
     }
 
     /// `seconds` in ms, at most `limitMs` and at least 1 (0 is "no timeout" to libcurl).

@@ -89,72 +89,121 @@ extension AppStoreServerAPI {
     /// Apple's "pagination token expired" codes (restart the walk).
     public static let expiredTokenCodes: Set<Int64> = [4000014, 4000017]
 
-    /// The pages of a revision-paginated endpoint (transaction and refund history): the same query again
-    /// with each answer's `revision` while `hasMore`. The server of the first answer serves the rest.
-    public func walkRevisions(
-        _ call: APICall, _ environment: APIEnvironment, maxPages: Int = 100_000, progress: (Int, Int) -> Void = { _, _ in }
-    ) throws(AppStoreAPIError) -> (server: APIServer, pages: [JSONValue]) {
-        var first = try send(call, environment)
-        var pages: [JSONValue] = []
-        var items = 0
+    /// The pages of a revision-paginated endpoint (transaction and refund history), each handed to
+    /// `page` as it arrives and then let go (a walk keeps one page in memory): the same query again with
+    /// each answer's `revision` while `hasMore`. The server of the first answer serves the rest. Bounded
+    /// by `limits` (``WalkLimits``; the policy's when nil): a repeated revision, the page cap and the
+    /// total deadline stop it with an error naming the page.
+    public func forEachRevisionPage(
+        _ call: APICall, _ environment: APIEnvironment, limits: WalkLimits? = nil,
+        page: (_ server: APIServer, _ page: JSONValue, _ number: Int) throws -> Void
+    ) throws {
+        var walk = PageWalk(what: "\(call.method) \(call.path)", marker: "revision", limits: limits ?? policy.walk, now: nowMs())
+        var answer = try send(call, environment, within: walk)
         while true {
-            guard let page = first.json, case .array(let list)? = page["signedTransactions"] else {
+            guard let json = answer.json, case .array? = json["signedTransactions"] else {
                 throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no signedTransactions array")
             }
-            pages.append(page)
-            items += list.count
-            progress(pages.count, items)
-            guard page["hasMore"]?.boolValue == true else { break }
-            guard let revision = page["revision"]?.stringValue, !revision.isEmpty else {
-                throw AppStoreAPIError(.malformedResponse, "\(call.path): hasMore without a revision")
-            }
-            guard pages.count < maxPages else {
-                throw AppStoreAPIError(.malformedResponse, "\(call.path): more than \(maxPages) pages; stopped")
-            }
+            walk.received()
+            try page(answer.server, json, walk.pages)
+            guard json["hasMore"]?.boolValue == true else { return }
+            let revision = json["revision"]?.stringValue
+            try walk.advance(to: revision, now: nowMs())
             var next = call
             next.query.removeAll { $0.0 == "revision" }
-            next.query.append(("revision", revision))
-            first = try send(next, to: first.server)
+            next.query.append(("revision", revision ?? ""))
+            answer = try send(next, to: answer.server, within: walk)
         }
-        return (first.server, pages)
     }
 
-    /// The pages of Get Notification History: `paginationToken` while `hasMore`.
-    public func walkNotificationHistory(
-        body: JSONValue, _ server: APIServer, maxPages: Int = 100_000, progress: (Int, Int) -> Void = { _, _ in }
-    ) throws(AppStoreAPIError) -> [JSONValue] {
-        var call = Endpoint.notificationHistory(body: body)
+    /// Every page of a revision-paginated endpoint, collected (``forEachRevisionPage(_:_:limits:page:)``).
+    public func walkRevisions(
+        _ call: APICall, _ environment: APIEnvironment, maxPages: Int? = nil, progress: (Int, Int) -> Void = { _, _ in }
+    ) throws(AppStoreAPIError) -> (server: APIServer, pages: [JSONValue]) {
+        var limits = policy.walk
+        if let maxPages { limits.maxPages = maxPages }
         var pages: [JSONValue] = []
+        var server = APIServer.production
         var items = 0
+        try Self.typed {
+            try forEachRevisionPage(call, environment, limits: limits) { from, page, number in
+                server = from
+                pages.append(page)
+                if case .array(let list)? = page["signedTransactions"] { items += list.count }
+                progress(number, items)
+            }
+        }
+        return (server, pages)
+    }
+
+    /// The pages of Get Notification History, each handed to `page` as it arrives and then let go:
+    /// `paginationToken` while `hasMore`. An expired token starts the walk again from the first page,
+    /// once (`page` hears `restarted` true for that first page again). Bounded like
+    /// ``forEachRevisionPage(_:_:limits:page:)``.
+    public func forEachNotificationHistoryPage(
+        body: JSONValue, _ server: APIServer, limits: WalkLimits? = nil,
+        page: (_ page: JSONValue, _ number: Int, _ restarted: Bool) throws -> Void
+    ) throws {
+        var call = Endpoint.notificationHistory(body: body)
+        var walk = PageWalk(what: "notification history", marker: "paginationToken", limits: limits ?? policy.walk, now: nowMs())
         var restarted = false
+        var fresh = false
         while true {
+            let sent: Result<APIAnswer, AppStoreAPIError>
+            do { sent = .success(try send(call, to: server, within: walk)) } catch { sent = .failure(error) }
             let answer: APIAnswer
-            do {
-                answer = try send(call, to: server)
-            } catch let error where Self.expiredTokenCodes.contains(error.appleCode ?? 0) && !restarted {
+            switch sent {
+            case .success(let got): answer = got
+            case .failure(let error):
+                guard Self.expiredTokenCodes.contains(error.appleCode ?? 0), !restarted, !call.query.isEmpty else { throw error }
                 // Apple's pagination token expired mid-walk: start again from the first page, once.
                 log("notification history: \(error.appleMessage ?? "pagination token expired"); starting again")
                 restarted = true
+                fresh = true
+                walk.restart()
                 call.query = []
-                pages = []
-                items = 0
                 continue
             }
-            guard let page = answer.json, case .array(let list)? = page["notificationHistory"] else {
+            guard let json = answer.json, case .array? = json["notificationHistory"] else {
                 throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no notificationHistory array")
             }
-            pages.append(page)
-            items += list.count
-            progress(pages.count, items)
-            guard page["hasMore"]?.boolValue == true else { break }
-            guard let token = page["paginationToken"]?.stringValue, !token.isEmpty else {
-                throw AppStoreAPIError(.malformedResponse, "\(call.path): hasMore without a paginationToken")
+            walk.received()
+            try page(json, walk.pages, fresh)
+            fresh = false
+            guard json["hasMore"]?.boolValue == true else { return }
+            let token = json["paginationToken"]?.stringValue
+            try walk.advance(to: token, now: nowMs())
+            call.query = [("paginationToken", token ?? "")]
+        }
+    }
+
+    /// Every page of Get Notification History, collected (after an expired token, those of the
+    /// restarted walk only).
+    public func walkNotificationHistory(
+        body: JSONValue, _ server: APIServer, maxPages: Int? = nil, progress: (Int, Int) -> Void = { _, _ in }
+    ) throws(AppStoreAPIError) -> [JSONValue] {
+        var limits = policy.walk
+        if let maxPages { limits.maxPages = maxPages }
+        var pages: [JSONValue] = []
+        var items = 0
+        try Self.typed {
+            try forEachNotificationHistoryPage(body: body, server, limits: limits) { page, _, restarted in
+                if restarted {
+                    pages = []
+                    items = 0
+                }
+                pages.append(page)
+                if case .array(let list)? = page["notificationHistory"] { items += list.count }
+                progress(pages.count, items)
             }
-            guard pages.count < maxPages else {
-                throw AppStoreAPIError(.malformedResponse, "\(call.path): more than \(maxPages) pages; stopped")
-            }
-            call.query = [("paginationToken", token)]
         }
         return pages
+    }
+
+    /// Runs `body`, whose only errors are the client's.
+    static func typed(_ body: () throws -> Void) throws(AppStoreAPIError) {
+        do { try body() } catch let error as AppStoreAPIError { throw error } catch {
+            throw AppStoreAPIError(.internal, "\(error)")
+        }
     }
 }

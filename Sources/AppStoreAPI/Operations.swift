@@ -199,14 +199,35 @@ public struct SubscriptionStatusItem: Sendable {
 }
 
 extension AppStoreServerAPI {
-    /// All pages of a revision-paginated history (transactions, refunds), then their signed transactions.
+    /// The most bytes of signed transactions ``signedTransactionHistory(_:_:progress:)`` keeps (64 MiB):
+    /// years of a customer's purchases are a few hundred kilobytes.
+    public static let maxHistoryBytes = 64 << 20
+
+    /// The signed transactions of every page of a revision-paginated history (transactions, refunds):
+    /// each page's items are kept (at most ``maxHistoryBytes``), the page itself let go as the next arrives.
     public func signedTransactionHistory(
         _ call: APICall, _ environment: APIEnvironment, progress: (Int, Int) -> Void = { _, _ in }
     ) throws(AppStoreAPIError) -> SignedTransactions {
-        let (server, pages) = try walkRevisions(call, environment, progress: progress)
-        var items: [String] = []
-        for page in pages { items += try SignedTransactions.list(page["signedTransactions"], call: call, optional: false) }
-        return SignedTransactions(server: server, items: items, pages: pages.count)
+        var found = SignedTransactions(server: .production, items: [], pages: 0)
+        var bytes = 0
+        try Self.typed {
+            try forEachRevisionPage(call, environment) { server, page, number in
+                found.server = server
+                found.pages = number
+                let items = try SignedTransactions.list(page["signedTransactions"], call: call, optional: false)
+                bytes += items.reduce(0) { $0 + $1.utf8.count }
+                guard bytes <= Self.maxHistoryBytes else {
+                    throw AppStoreAPIError(
+                        .malformedResponse,
+                        "\(call.method) \(call.path): page \(number) brings the signed transactions past "
+                            + "\(Self.maxHistoryBytes >> 20) MiB; stopped",
+                        hint: "narrow the query (a start or end date, a product)")
+                }
+                found.items += items
+                progress(number, found.items.count)
+            }
+        }
+        return found
     }
 
     /// The one field a single-item answer must have, as a string.

@@ -11,8 +11,9 @@ import SubscriptionEngine
 public protocol ReconcileSource {
     /// Get All Subscription Statuses for `transactionId`'s customer.
     func statuses(_ transactionId: String) throws -> (server: APIServer, items: [SubscriptionStatusItem])
-    /// Get Transaction History for `transactionId`'s customer, every page.
-    func history(_ transactionId: String) throws -> SignedTransactions
+    /// Get Transaction History for `transactionId`'s customer, page by page: `page` hears each page's
+    /// signed transactions as it arrives (the source keeps no page once `page` returned).
+    func history(_ transactionId: String, page: (SignedTransactions) throws -> Void) throws
     /// Get Transaction Info: the one signed transaction.
     func transaction(_ transactionId: String) throws -> SignedTransactions
     /// Look Up Order ID: its signed transactions; nil when Apple says the order ID is invalid.
@@ -46,6 +47,11 @@ public final class AppleReconcile {
         /// event is at or after a time; resumable (``checkpointName``).
         case all(status: ContractStatus?, since: Int64?)
     }
+
+    /// The most bytes of signed items one subscription's answers may hold (64 MiB): the history is
+    /// read page by page, but the items of this subscription are applied together, so they are kept
+    /// until then. Apple's history of one subscription is a few kilobytes a period.
+    public static let maxItemBytes = 64 << 20
 
     /// The checkpoint an `--apply` run of `--all` saves after each subscription (its value: the last
     /// originalTransactionId done), in the same transaction as that subscription's work.
@@ -229,17 +235,28 @@ public final class AppleReconcile {
     /// Apple's statuses and history of `original`, verified, as events of source `apple_api`.
     func ask(_ original: String) throws -> [Item] {
         let statuses = try source.statuses(original)
-        let history = try source.history(original)
         var items: [Item] = []
-        let historyVerifier = try verifier(history.server)
-        for jws in history.items {
-            let report = historyVerifier.verify(jws, as: .transaction)
-            if let failure = report.failure {
-                items.append(.refused(.history, raw: jws, failure))
-            } else if report.transaction?.originalTransactionId == original,
-                let event = EventMapping.event(from: report, raw: jws, source: .appleAPI)
-            {
-                items.append(.event(.history, event))
+        var bytes = 0
+        try source.history(original) { page in
+            let historyVerifier = try verifier(page.server)
+            for jws in page.items {
+                let report = historyVerifier.verify(jws, as: .transaction)
+                if let failure = report.failure {
+                    items.append(.refused(.history, raw: jws, failure))
+                } else if report.transaction?.originalTransactionId == original,
+                    let event = EventMapping.event(from: report, raw: jws, source: .appleAPI)
+                {
+                    items.append(.event(.history, event))
+                } else {
+                    continue
+                }
+                bytes += jws.utf8.count
+                guard bytes <= Self.maxItemBytes else {
+                    throw AppStoreAPIError(
+                        .malformedResponse,
+                        "Get Transaction History of \(original): page \(page.pages) brings the items kept for this "
+                            + "subscription past \(Self.maxItemBytes >> 20) MiB; stopped")
+                }
             }
         }
         let statusVerifier = try verifier(statuses.server)

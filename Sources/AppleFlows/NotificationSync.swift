@@ -122,13 +122,18 @@ public enum NotificationSync {
         public var saved: Position?
     }
 
-    /// A page's answer that is not Get Notification History's.
+    /// A page's answer that is not Get Notification History's, or a dry run too large to hold.
     public enum PageRefusal: Error, Sendable, Equatable {
         /// No `notificationHistory` array, or an item without `signedPayload`.
         case response(NotificationHistory.ResponseRefusal)
-        /// `hasMore` without a `paginationToken`.
-        case noPaginationToken
+        /// A dry run's notifications passed ``maxDryRunBytes`` at page `page`.
+        case dryRunTooLarge(page: Int)
     }
+
+    /// The most bytes of signed notifications a dry run holds (64 MiB): it applies the whole window in
+    /// one transaction that is rolled back, so it keeps every page's notifications until the end (a
+    /// real run keeps one page: each is committed as it arrives).
+    public static let maxDryRunBytes = 64 << 20
 
     /// The position saved under checkpoint `name` in `store` (nil: none yet).
     public static func saved(_ name: String, in store: any Store) throws -> Position? {
@@ -149,6 +154,11 @@ public final class NotificationSyncRun {
     let ingest: NotificationIngest
     let dryRun: Bool
     let clock: () -> Int64
+    let limits: WalkLimits
+    /// The walk under way (its total deadline bounds each request `fetch` sends: pass it to the client).
+    public private(set) var walk: PageWalk?
+    /// The checkpoint this run saved last (nil: none yet); still set when the run stopped on an error.
+    public private(set) var saved: NotificationSync.Position?
 
     /// - Parameters:
     ///   - name: the checkpoint (``NotificationSync/checkpointName(_:)``).
@@ -156,11 +166,13 @@ public final class NotificationSyncRun {
     ///     back (so later items see earlier ones, as in the real run); the checkpoint does not move.
     ///   - shouldStop: asked between items (Ctrl-C): the open page is rolled back, the ones before
     ///     stay committed with their checkpoint.
+    ///   - limits: the walk's page cap and total deadline (``WalkLimits``).
     public init(
         store: any Store, verifier: AppStoreVerifier, checkpoint name: String, context: EngineContext,
         engine: SubscriptionEventEngine = SubscriptionEventEngine(), dryRun: Bool, shouldStop: @escaping () -> Bool = { false },
-        clock: @escaping () -> Int64 = Timestamp.now
+        limits: WalkLimits = WalkLimits(), clock: @escaping () -> Int64 = Timestamp.now
     ) {
+        self.limits = limits
         self.store = store
         self.verifier = verifier
         self.name = name
@@ -175,6 +187,11 @@ public final class NotificationSyncRun {
     /// committed (a dry run: once all are applied and rolled back). An expired pagination token
     /// starts the window again once (what was applied is recognised). Errors from `fetch` and the
     /// store are thrown after the pages before them were committed and heard.
+    ///
+    /// A real run keeps one page in memory. The walk is bounded (``WalkLimits``): a page whose
+    /// `paginationToken` repeats an earlier one (or is missing) stops the run before that page is
+    /// applied, the page cap and the total deadline after it; the checkpoint stays where the last
+    /// committed page put it (``saved``).
     public func run(
         _ window: NotificationSync.Window, fetch: NotificationSync.Fetch, page: ([NotificationSync.Item]) -> Void
     ) throws -> NotificationSync.Summary {
@@ -184,8 +201,11 @@ public final class NotificationSyncRun {
         var seen = Set<String>()
         var line = 0
         var pending: [[VerifiedItem]] = []
+        var pendingBytes = 0
         var token: String?
         var restarted = false
+        walk = PageWalk(what: "notification history", marker: "paginationToken", limits: limits, now: clock())
+        defer { walk = nil }
         while true {
             if ingest.shouldStop() { throw NotificationIngest.Stopped() }
             let answer: JSONValue
@@ -196,18 +216,17 @@ public final class NotificationSyncRun {
             {
                 restarted = true
                 token = nil
+                walk?.restart()
                 continue
             }
             let entries: [NotificationHistory.Entry]
             do { entries = try NotificationHistory.entries(in: answer) } catch { throw NotificationSync.PageRefusal.response(error) }
-            let more = answer["hasMore"]?.boolValue == true
-            if more {
-                guard let next = answer["paginationToken"]?.stringValue, !next.isEmpty else {
-                    throw NotificationSync.PageRefusal.noPaginationToken
-                }
-                token = next
-            }
+            walk?.received()
             summary.pages += 1
+            let more = answer["hasMore"]?.boolValue == true
+            let next = more ? answer["paginationToken"]?.stringValue : nil
+            // A page that points back at an earlier one is not applied: the walk loops.
+            if more { try walk?.check(next) }
             var items: [VerifiedItem] = []
             for entry in entries {
                 let verified = VerifiedItem.verify(WebhookBody.Item(line: line + 1, result: .success(entry.jws)), with: verifier)
@@ -217,6 +236,7 @@ public final class NotificationSyncRun {
                 }
                 line += 1
                 items.append(verified)
+                pendingBytes += entry.jws.utf8.count
                 // Only a verified date moves the checkpoint (a forged item cannot skip the history).
                 if case .event(let event) = verified.verdict, let signed = event.signedDate {
                     through = max(through, min(signed, window.end))
@@ -225,12 +245,18 @@ public final class NotificationSyncRun {
             summary.notifications += items.count
             if !more { through = window.end }
             if dryRun {
+                guard pendingBytes <= NotificationSync.maxDryRunBytes else {
+                    throw NotificationSync.PageRefusal.dryRunTooLarge(page: summary.pages)
+                }
                 pending.append(items)
             } else {
                 page(try commit(items, through: NotificationSync.Position(through: through)))
                 summary.saved = NotificationSync.Position(through: through)
+                saved = summary.saved
             }
             if !more { break }
+            try walk?.advance(to: next, now: clock())
+            token = next
         }
         if dryRun { page(try rollBack(pending)) }
         return summary

@@ -76,6 +76,10 @@ static inline CURLcode iapctl_curl_set_long(const struct iapctl_curl_api *api, C
                                             long value) {
     return api->easy_setopt(handle, option, value);
 }
+static inline CURLcode iapctl_curl_set_off_t(const struct iapctl_curl_api *api, CURL *handle, CURLoption option,
+                                             curl_off_t value) {
+    return api->easy_setopt(handle, option, value);
+}
 static inline CURLcode iapctl_curl_set_string(const struct iapctl_curl_api *api, CURL *handle, CURLoption option,
                                               const char *value) {
     return api->easy_setopt(handle, option, value);

@@ -168,6 +168,13 @@ public enum CommandTree {
         help: "Why: recorded in the audit trail with the actor and the change. Required, except with "
             + "--from when every row carries its own \"reason\".")
 
+    /// `--reason TEXT` of the writers that apply Apple's word through the engine (`apple reconcile`,
+    /// `apple notifications sync`): optional; without it each audit row says which event made it.
+    static let engineReasonOption = reasonOption.reading(
+        String?.self,
+        help: "Why: recorded in every audit row this run writes, with the actor and the change; without it "
+            + "each row names the event that made it (its notification type, or 'apple_api submission').")
+
     static let ticketOption = Option<String?>(
         "ticket", valueName: "id", help: "A support ticket or incident id, recorded with the change.")
 

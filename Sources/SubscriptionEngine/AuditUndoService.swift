@@ -156,10 +156,10 @@ public enum AuditUndoService {
         if !made.isEmpty {
             let why = "removed by audit undo" + (result.auditId.map { " (audit #\($0))" } ?? "")
             let removed = try OverrideService.remove(
-                entity: member.entity, key: member.key, why: why, context: context, in: session,
+                entity: member.entity, key: member.key, why: why, ticket: ticket, context: context, in: session,
                 matching: { $0.auditId == member.id })
-            results += removed.rederived.map {
-                CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
+            results += zip(removed.rederived, removed.auditIds).map {
+                CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: $1)
             }
         }
         return results

@@ -12,10 +12,16 @@ public struct EngineContext: Sendable {
     public var actor: String
     /// The command, e.g. `notify`, `verify --apply`, `restore --apply`.
     public var command: String
+    /// The command's `--reason`: the audit rows' reason (nil: the event's type, as without it).
+    public var reason: String?
+    /// The command's `--ticket`, recorded in every audit row.
+    public var ticket: String?
 
-    public init(actor: String, command: String) {
+    public init(actor: String, command: String, reason: String? = nil, ticket: String? = nil) {
         self.actor = actor
         self.command = command
+        self.reason = reason
+        self.ticket = ticket
     }
 }
 
@@ -109,15 +115,23 @@ public final class SubscriptionEventEngine: Sendable {
     public func rederive(
         originalTransactionId: String, in session: any StoreSession, context: EngineContext, reason: String
     ) throws -> [Change] {
+        try rederiveAudited(originalTransactionId: originalTransactionId, in: session, context: context, reason: reason).changes
+    }
+
+    /// ``rederive(originalTransactionId:in:context:reason:)``, with the id of each change's audit row
+    /// (in the order of the changes).
+    func rederiveAudited(
+        originalTransactionId: String, in session: any StoreSession, context: EngineContext, reason: String
+    ) throws -> (changes: [Change], auditIds: [Int64]) {
         var run = EngineRun(
             event: SubscriptionEvent(source: .apple, raw: ""), session: session, context: context, now: now(),
             newOrderNo: newOrderNo)
         run.auditReason = reason
-        guard try !session.facts(originalTransactionId: originalTransactionId).isEmpty else { return [] }
+        guard try !session.facts(originalTransactionId: originalTransactionId).isEmpty else { return ([], []) }
         _ = try run.reconcile(originalTransactionId)
         // The rows are now the derivation of every fact: the next event derives (and keeps) a new snapshot.
         try session.saveContractSnapshot(contractId: originalTransactionId, nil)
-        try run.writeAudits()
-        return run.changes
+        let ids = try run.writeAudits()
+        return (run.changes, ids)
     }
 }

@@ -66,8 +66,10 @@ struct EngineRun {
     private var lastDerived: Derived?
 
     /// Writes the audit rows of a run that had no ledger row (re-derivation).
-    func writeAudits() throws {
-        for audit in audits { _ = try session.appendAudit(audit) }
+    /// Writes the audit rows; their ids, in order (one per change).
+    @discardableResult
+    func writeAudits() throws -> [Int64] {
+        try audits.map { try session.appendAudit($0) }
     }
 
     // MARK: deciding
@@ -545,8 +547,9 @@ struct EngineRun {
         audits.append(
             AuditEntry(
                 at: now, actor: context.actor, command: context.command,
-                reason: auditReason ?? event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0.rawValue } ?? "")" }
-                    ?? "\(event.source.rawValue) submission",
+                reason: auditReason ?? context.reason
+                    ?? event.notificationType.map { "\($0)\(event.subtype.map { "/" + $0.rawValue } ?? "")" }
+                    ?? "\(event.source.rawValue) submission", ticket: context.ticket,
                 entity: entity, key: key, before: before.flatMap { Self.json($0) }, after: Self.json(after)))
     }
 

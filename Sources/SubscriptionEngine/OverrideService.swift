@@ -23,12 +23,13 @@ public enum OverrideService {
     }
 
     /// Lifts the overrides in force of `entity` `key` that `matching` selects, saying `why`; then
-    /// re-derives the subscription from its facts (audited with the same command), so the row shows
-    /// what Apple's facts say again. Returns the lifted overrides and the rows the re-derivation changed.
+    /// re-derives the subscription from its facts (audited with the same command and `ticket`), so the
+    /// row shows what Apple's facts say again. Returns the lifted overrides, the rows the re-derivation
+    /// changed and the ids of their audit rows (one per change, in order).
     static func remove(
-        entity: EntityKind, key: String, why: String, context: CorrectionContext, in session: any StoreSession,
-        matching: (Override) -> Bool
-    ) throws -> (lifted: [Override], rederived: [Change]) {
+        entity: EntityKind, key: String, why: String, ticket: String? = nil, context: CorrectionContext,
+        in session: any StoreSession, matching: (Override) -> Bool
+    ) throws -> (lifted: [Override], rederived: [Change], auditIds: [Int64]) {
         var lifted: [Override] = []
         for var override in try session.overrides(entity: entity, key: key) where override.inForce && matching(override) {
             override.liftedAt = context.now
@@ -36,25 +37,25 @@ public enum OverrideService {
             try session.updateOverride(override)
             lifted.append(override)
         }
-        guard let origin = lifted.first?.originalTransactionId, !origin.isEmpty else { return (lifted, []) }
+        guard let origin = lifted.first?.originalTransactionId, !origin.isEmpty else { return (lifted, [], []) }
         let now = context.now
         let engine = SubscriptionEventEngine(now: { now })
-        let changes = try engine.rederive(
+        let done = try engine.rederiveAudited(
             originalTransactionId: origin, in: session,
-            context: EngineContext(actor: context.actor, command: context.command),
+            context: EngineContext(actor: context.actor, command: context.command, ticket: ticket),
             reason: "override \(lifted.map { "#\($0.auditId)" }.joined(separator: ", ")) \(why): re-derived from the facts")
-        return (lifted, changes)
+        return (lifted, done.changes, done.auditIds)
     }
 
     /// `orders|contracts update KEY --clear-override FIELD…`: lifts the overrides in force of these
-    /// fields and re-derives the row from the facts.
+    /// fields and re-derives the row from the facts; the audit rows of the re-derivation carry `ticket`.
     ///
     /// - Throws: ``CorrectionError/notFound(line:entity:fields:key:)`` when the row does not exist,
     ///   ``OverrideError/noOverride(entity:key:field:)`` when a field has no override in force.
     public static func clear<Row: CorrectableRow>(
-        _: Row.Type, key: String, fields: [String], reason: String, context: CorrectionContext,
+        _: Row.Type, key: String, fields: [String], reason: String, ticket: String? = nil, context: CorrectionContext,
         in session: any StoreSession
-    ) throws -> (lifted: [Override], rederived: [Change]) {
+    ) throws -> (lifted: [Override], rederived: [Change], auditIds: [Int64]) {
         guard let row = try Row.find(key, field: "", in: session) else {
             throw CorrectionError.notFound(
                 line: nil, entity: Row.entity, fields: Row.keyFields.joined(separator: " or "), key: key)
@@ -64,8 +65,8 @@ public enum OverrideService {
             throw OverrideError.noOverride(entity: Row.entity, key: row.auditKey, field: field)
         }
         return try remove(
-            entity: Row.entity, key: row.auditKey, why: "cleared by \(context.actor): \(reason)", context: context,
-            in: session, matching: { fields.contains($0.field) })
+            entity: Row.entity, key: row.auditKey, why: "cleared by \(context.actor): \(reason)", ticket: ticket,
+            context: context, in: session, matching: { fields.contains($0.field) })
     }
 
     /// The overrides in force of `entity` `key`, newest per field, each with the value Apple's facts

@@ -74,7 +74,8 @@ struct RestoreTransfer {
     ) throws -> Change {
         _ = try session.appendAudit(
             AuditEntry(
-                at: now, actor: context.actor, command: context.command, reason: reason, entity: entity, key: key,
+                at: now, actor: context.actor, command: context.command, reason: reason, ticket: context.ticket,
+                entity: entity, key: key,
                 before: EngineRun.json(before), after: EngineRun.json(after)))
         return Change(entity: entity, key: key, action: .update, fields: diff(columns.0, columns.1))
     }

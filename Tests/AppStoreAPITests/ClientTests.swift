@@ -458,4 +458,113 @@ struct PaginationTests {
         #expect(transport.sent[3].url.hasSuffix("?paginationToken=t2"))
         #expect(transport.sent[0].body.map { String(decoding: $0, as: UTF8.self) } == #"{"startDate":1}"#)
     }
+
+    /// A client whose clock moves `stepMs` each time it is read.
+    func client(_ transport: ScriptedTransport, stepMs: Int64, policy: AppStoreServerAPI.Policy = .init()) throws
+        -> AppStoreServerAPI
+    {
+        let tokens = TokenIssuer(key: try APIKey(pem: try TestKey().pem, keyId: "K"), issuerId: "i", bundleId: "b") {
+            1_700_000_000
+        }
+        var clock: Int64 = 0
+        return AppStoreServerAPI(
+            tokens: tokens, transport: transport, policy: policy,
+            nowMs: {
+                clock += stepMs
+                return clock
+            }, sleepMs: { _ in })
+    }
+
+    @Test func eachPageIsHandedOnBeforeTheNextIsAskedFor() throws {
+        let transport = ScriptedTransport([
+            page(#"{"revision": "r1", "hasMore": true, "signedTransactions": ["a"]}"#),
+            page(#"{"revision": "r2", "hasMore": true, "signedTransactions": ["b"]}"#),
+            page(#"{"revision": "r3", "hasMore": false, "signedTransactions": ["c"]}"#),
+        ])
+        var heard: [(number: Int, sent: Int)] = []
+        try client(transport).forEachRevisionPage(Endpoint.transactionHistory("1", query: []), .production) { _, _, number in
+            heard.append((number, transport.sent.count))
+        }
+        // Page n is handled while only n requests were sent: no page is collected ahead.
+        #expect(heard.map(\.number) == [1, 2, 3])
+        #expect(heard.map(\.sent) == [1, 2, 3])
+    }
+
+    @Test func aRepeatedRevisionStopsTheWalkNamingItAndThePage() throws {
+        let transport = ScriptedTransport([
+            page(#"{"revision": "r1", "hasMore": true, "signedTransactions": ["a"]}"#),
+            page(#"{"revision": "r2", "hasMore": true, "signedTransactions": ["b"]}"#),
+            page(#"{"revision": "r1", "hasMore": true, "signedTransactions": ["a"]}"#),
+        ])
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport).walkRevisions(Endpoint.transactionHistory("1", query: []), .production)
+        }
+        #expect(error?.kind == .malformedResponse)
+        #expect(error?.message.contains("page 3 repeats the revision 'r1' of page 1") == true, "\(String(describing: error))")
+        #expect(transport.sent.count == 3)
+    }
+
+    @Test func aRepeatedPaginationTokenStopsTheNotificationHistoryWalk() throws {
+        let transport = ScriptedTransport([
+            page(#"{"hasMore": true, "paginationToken": "t1", "notificationHistory": []}"#)
+        ])
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport).walkNotificationHistory(body: .object([]), .production)
+        }
+        #expect(error?.message.contains("page 2 repeats the paginationToken 't1' of page 1") == true, "\(String(describing: error))")
+        #expect(transport.sent.count == 2)
+    }
+
+    @Test func hasMoreForEverStopsAtThePageCap() throws {
+        var transportPages: [HTTPResponse] = (1...50).map {
+            page(#"{"revision": "r\#($0)", "hasMore": true, "signedTransactions": []}"#)
+        }
+        transportPages.append(page(#"{"revision": "last", "hasMore": true, "signedTransactions": []}"#))
+        let transport = ScriptedTransport(transportPages)
+        var policy = AppStoreServerAPI.Policy()
+        policy.walk.maxPages = 7
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport, stepMs: 0, policy: policy).walkRevisions(Endpoint.transactionHistory("1", query: []), .production)
+        }
+        #expect(error?.message.contains("more than 7 pages (the page cap); stopped after page 7") == true)
+        #expect(transport.sent.count == 7)
+    }
+
+    @Test func theTotalDeadlineCountsFromTheWalksStartNotFromEachAnswer() throws {
+        let transport = ScriptedTransport(
+            (1...100).map {
+                page(#"{"revision": "r\#($0)", "hasMore": true, "signedTransactions": []}"#)
+            })
+        // Each read of the clock is 1 s later: every answer comes well inside the 60 s per-answer deadline.
+        var policy = AppStoreServerAPI.Policy()
+        policy.walk.deadline = 20_000
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport, stepMs: 1000, policy: policy).walkRevisions(
+                Endpoint.transactionHistory("1", query: []), .production)
+        }
+        #expect(error?.kind == .unavailable)
+        #expect(error?.message.contains("total deadline of 20.0 s") == true, "\(String(describing: error))")
+        #expect(transport.sent.count < 20)
+    }
+
+    @Test func aHistoryWhoseItemsPassTheBoundStopsNamingThePage() throws {
+        let item = String(repeating: "x", count: 3 << 20)
+        let transport = ScriptedTransport(
+            (1...30).map { page(#"{"revision": "r\#($0)", "hasMore": true, "signedTransactions": ["\#(item)"]}"#) })
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport).signedTransactionHistory(Endpoint.transactionHistory("1", query: []), .production)
+        }
+        // 3 MiB a page: the 22nd passes 64 MiB.
+        #expect(error?.message.contains("page 22 brings the signed transactions past 64 MiB") == true, "\(String(describing: error))")
+        #expect(transport.sent.count == 22)
+    }
+
+    @Test func aPaginationMarkerLongerThanApplesIsRefused() throws {
+        let long = String(repeating: "x", count: WalkLimits.maxMarkerBytes + 1)
+        let transport = ScriptedTransport([page(#"{"revision": "\#(long)", "hasMore": true, "signedTransactions": []}"#)])
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try client(transport).walkRevisions(Endpoint.transactionHistory("1", query: []), .production)
+        }
+        #expect(error?.message.contains("gives a revision of 1025 bytes") == true)
+    }
 }

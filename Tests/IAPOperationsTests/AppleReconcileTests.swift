@@ -17,6 +17,10 @@ struct AppleReconcileOperationTests {
     final class Answers: ReconcileSource {
         var statuses: [String: [SubscriptionStatusItem]] = [:]
         var histories: [String: [String]] = [:]
+        /// Histories in several pages (instead of `histories`' one).
+        var historyPages: [String: [[String]]] = [:]
+        /// Pages handed on so far.
+        var pagesHanded = 0
         var asked: [String] = []
 
         func statuses(_ transactionId: String) throws -> (server: APIServer, items: [SubscriptionStatusItem]) {
@@ -27,8 +31,12 @@ struct AppleReconcileOperationTests {
             return (.sandbox, items)
         }
 
-        func history(_ transactionId: String) throws -> SignedTransactions {
-            SignedTransactions(server: .sandbox, items: histories[transactionId] ?? [], pages: 1)
+        func history(_ transactionId: String, page: (SignedTransactions) throws -> Void) throws {
+            let pages = historyPages[transactionId] ?? [histories[transactionId] ?? []]
+            for (index, items) in pages.enumerated() {
+                pagesHanded += 1
+                try page(SignedTransactions(server: .sandbox, items: items, pages: index + 1))
+            }
         }
 
         func transaction(_ transactionId: String) throws -> SignedTransactions {
@@ -75,6 +83,21 @@ struct AppleReconcileOperationTests {
             guard case .applied(_, _, let outcome) = row else { return ["not applied"] }
             return outcome.changes.map { "\($0.entity.rawValue) \($0.action.rawValue) \($0.fields.map(\.column))" }
         }
+    }
+
+    @Test(arguments: Backend.available)
+    func historyItemsPastTheBoundStopTheSubscriptionAndWriteNothing(_ backend: Backend) throws {
+        let (world, answers, _) = try world(backend)
+        // Items that do not verify are kept to be stored as rejected: 3 MiB a page, for ever.
+        let big = String(repeating: "x", count: 3 << 20)
+        answers.historyPages["orig-0"] = (1...40).map { ["\(big)\($0)"] }
+        let before = try world.counts
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try reconcile(world, answers, apply: true).reconcile("orig-0")
+        }
+        #expect(error?.message.contains("page 22 brings the items kept for this subscription past 64 MiB") == true)
+        #expect(answers.pagesHanded == 22, "no page is read past the bound")
+        #expect(try world.counts == before)
     }
 
     @Test(arguments: Backend.available)

@@ -77,6 +77,50 @@ struct NotificationSyncTests {
     }
 
     @Test(arguments: Backend.available)
+    func aDryRunPastItsBoundStopsNamingThePageAndWritesNothing(_ backend: Backend) throws {
+        let world = try World(backend)
+        // 3 MiB of (unverifiable) notifications a page: a dry run keeps them all until it rolls back.
+        let big = String(repeating: "x", count: 3 << 20)
+        let history = History((1...30).map { ["\(big)\($0)"] })
+        let before = try world.counts
+        #expect(throws: NotificationSync.PageRefusal.dryRunTooLarge(page: 22)) {
+            try sync(world, history, since: World.t0 - World.day, dryRun: true)
+        }
+        #expect(history.requests.count == 22)
+        #expect(try world.counts == before)
+        #expect(try saved(world) == nil)
+    }
+
+    @Test(arguments: Backend.available)
+    func aRepeatedPaginationTokenStopsBeforeThatPageKeepingTheLastCheckpoint(_ backend: Backend) throws {
+        let world = try World(backend)
+        let history = History([try world.lifecycle(0), try world.lifecycle(1), []])
+        let run = run(world)
+        let window = try NotificationSync.window(saved: nil, since: World.t0 - World.day, now: Self.now)
+        var verdicts: [Verdict] = []
+        // Page 2 names p2 again (as page 1 did).
+        let error = #expect(throws: AppStoreAPIError.self) {
+            try run.run(
+                window,
+                fetch: { body, token in
+                    var page = try history.fetch(body, token)
+                    if token == "p2", case .object(var members) = page {
+                        members.removeAll { $0.key == "paginationToken" || $0.key == "hasMore" }
+                        members += [("hasMore", .bool(true)), ("paginationToken", .string("p2"))]
+                        page = .object(members)
+                    }
+                    return page
+                }, page: { verdicts += $0.map(\.result.verdict) })
+        }
+        #expect(error?.message.contains("page 2 repeats the paginationToken 'p2' of page 1") == true, "\(String(describing: error))")
+        #expect(verdicts == [.applied, .applied], "page 1 only: page 2 is not applied")
+        #expect(try world.order(1)?.status != .paid)
+        let checkpoint = try saved(world)
+        #expect(run.saved != nil && run.saved == checkpoint)
+        #expect(history.requests.map(\.token) == [nil, "p2"])
+    }
+
+    @Test(arguments: Backend.available)
     func aFirstRunAppliesEveryPageAndSavesTheWindowsEnd(_ backend: Backend) throws {
         let world = try World(backend)
         let history = History([try world.lifecycle(0), try world.lifecycle(1)])

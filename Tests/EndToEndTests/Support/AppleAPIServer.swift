@@ -24,6 +24,10 @@ final class AppleAPIServer {
         var file: String?
         var retryAfterMs: Int?
         var delayMs: Int?
+        /// Hostile answers (see server.py): the member set to `s<n>` on the n-th answer, padding bytes, chunked.
+        var sequence: String?
+        var padBytes: Int?
+        var chunked = false
 
         static func ok(_ json: Any) -> Response { Response(status: 200, json: json) }
         static func apple(_ status: Int, _ fixture: String, retryAfterMs: Int? = nil) -> Response {
@@ -37,6 +41,9 @@ final class AppleAPIServer {
             if let file { o["file"] = AppleAPIServer.fixtures.appendingPathComponent(file).path }
             if let retryAfterMs { o["retryAfterMs"] = retryAfterMs }
             if let delayMs { o["delayMs"] = delayMs }
+            if let sequence { o["sequence"] = sequence }
+            if let padBytes { o["padBytes"] = padBytes }
+            if chunked { o["chunked"] = true }
             return o
         }
     }

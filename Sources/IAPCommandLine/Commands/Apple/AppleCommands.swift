@@ -10,7 +10,8 @@ enum AppleCommands {
     /// Options every `apple` command inherits: the key, the server, the trust options for `-o`.
     static let options: [any OptionDeclaration] = [
         keyFileOption, keyIdOption, issuerIdOption, bundleIdOption, environmentOption, maxWaitOption,
-        deadlineOption, timeoutOption, connectTimeoutOption, rootCAOption, appAppleIdOption, atOption,
+        deadlineOption, walkDeadlineOption, maxPagesOption, timeoutOption, connectTimeoutOption, rootCAOption,
+        appAppleIdOption, atOption,
     ]
 
     /// `--key-file`.
@@ -60,8 +61,24 @@ enum AppleCommands {
         "deadline", valueName: "seconds",
         help: "The longest iapctl waits for an answer from Apple, every retry, backoff and rate-limit wait "
             + "included; then it stops and says after how many attempts. Each answer starts it afresh, so a long "
-            + "walk or job runs while Apple answers.",
+            + "walk or job runs while Apple answers (a walk in all is bounded by --walk-deadline).",
         environmentVariable: "IAPCTL_APPLE_DEADLINE", configKey: "apple-deadline", defaultValue: "60",
+        isInherited: true, section: section, validation: .positiveInteger)
+
+    /// `--walk-deadline`.
+    static let walkDeadlineOption = Option<Int>(
+        "walk-deadline", valueName: "seconds",
+        help: "The longest one paginated walk (transaction, refund or notification history) may take in all, "
+            + "every page included; unlike --deadline it does not start afresh with each answer.",
+        environmentVariable: "IAPCTL_APPLE_WALK_DEADLINE", configKey: "apple-walk-deadline", defaultValue: "1800",
+        isInherited: true, section: section, validation: .positiveInteger)
+
+    /// `--max-pages`.
+    static let maxPagesOption = Option<Int>(
+        "max-pages", valueName: "n",
+        help: "The most pages one paginated walk reads (Apple's pages hold at most 20 items); more stops it "
+            + "with exit 65.",
+        environmentVariable: "IAPCTL_APPLE_MAX_PAGES", configKey: "apple-max-pages", defaultValue: "10000",
         isInherited: true, section: section, validation: .positiveInteger)
 
     /// `--timeout`.
@@ -109,6 +126,10 @@ enum AppleCommands {
 
             Retryable errors are retried with backoff; a rate limit (429) is waited out up to --max-wait; \
             without an answer from Apple within --deadline (60 s), retries and waits included, it stops. \
+            A paginated walk (transaction, refund and notification history) keeps one page at a time and \
+            is bounded whatever Apple answers: an answer larger than 4 MiB, a page that repeats an earlier \
+            revision or paginationToken, or more than --max-pages pages (10,000) stop it with exit 65, and \
+            it stops with exit 69 when it has taken --walk-deadline (30 minutes) in all. \
             Exit codes: 3 unknown id, 65 Apple refused the request as invalid, 69 Apple or the network \
             unavailable, 75 still rate limited, 78 the key, issuer or bundle id (401).
             """,

@@ -23,7 +23,14 @@ enum AppleNotificationSync {
             day, or from --since; --since also starts over from a given time. Apple keeps 180 days: a \
             checkpoint older than that is refused (start over with --since). --status prints the \
             checkpoint, --reset deletes it; --dry-run shows what would be applied and moves nothing. \
-            With --environment auto, Production is read.
+            With --environment auto, Production is read. The audit rows carry --reason and --ticket when \
+            given.
+
+            A run keeps one page at a time (a dry run keeps the notifications of the whole window, at \
+            most 64 MiB). A page whose paginationToken repeats an earlier one stops the run before it is \
+            applied (exit 65, naming the token and the page); so do more than --max-pages pages (exit \
+            65) and a walk longer than --walk-deadline in all (exit 69). The pages before stay \
+            committed and the error says where the checkpoint is.
 
             Exit 0 when every notification was applied, a duplicate or ignored; 1 when some are \
             unmatched (kept for 'iapctl notify --replay-unmatched'); 2 when some failed verification \
@@ -42,7 +49,9 @@ enum AppleNotificationSync {
             CommandExample(
                 "iapctl apple notifications sync --dry-run -o table", "What the next run would apply; nothing moves."),
         ],
-        options: [sinceOption, statusOption, resetOption, CommandTree.dryRun],
+        options: [
+            sinceOption, statusOption, resetOption, CommandTree.engineReasonOption, CommandTree.ticketOption, CommandTree.dryRun,
+        ],
         handler: run)
 
     /// `sync --since TIME`.
@@ -86,8 +95,8 @@ enum AppleNotificationSync {
         Interrupt.install()
         let run = NotificationSyncRun(
             store: store, verifier: verifier, checkpoint: name,
-            context: EngineContext(actor: invocation.actor, command: "apple notifications sync"), dryRun: dryRun,
-            shouldStop: { Interrupt.isRequested })
+            context: try Corrections.engineContext(invocation, command: "apple notifications sync"), dryRun: dryRun,
+            shouldStop: { Interrupt.isRequested }, limits: session.api.walkLimits)
         if window.origin == .firstRun {
             invocation.note("no checkpoint \(name) yet: reading the last \(NotificationSync.firstRunDays) day (--since to choose)")
         }
@@ -100,7 +109,9 @@ enum AppleNotificationSync {
                 fetch: { body, token in
                     var call = Endpoint.notificationHistory(body: body)
                     if let token { call.query = [("paginationToken", token)] }
-                    let answer = try session.explaining { () throws(AppStoreAPIError) in try session.api.send(call, to: server) }
+                    let answer = try session.explaining { () throws(AppStoreAPIError) in
+                        try session.api.send(call, to: server, within: run.walk)
+                    }
                     pages += 1
                     session.progress("notification history: page \(pages); \(printer.count) notifications done")
                     return answer.json ?? .null
@@ -114,6 +125,18 @@ enum AppleNotificationSync {
                     if !dryRun { committed += items.count }
                     try? invocation.stdout.flush()
                 })
+        } catch var error as AppStoreAPIError where !Interrupt.isRequested {
+            session.endProgress()
+            // Where the next run starts: the checkpoint the last committed page saved.
+            error.message +=
+                dryRun
+                ? "; dry run: nothing was written"
+                : "; checkpoint \(name) "
+                    + (run.saved.map { "now " + Timestamp.iso8601($0.through) }
+                        ?? window.resumed.map { "stays at " + Timestamp.iso8601($0.through) } ?? "not saved yet")
+            return try printer.stopped(
+                by: error, command: "apple notifications sync", committed: committed,
+                final: "those reported above are committed with the checkpoint", rerun: "the next run resumes from there")
         } catch {
             session.endProgress()
             return try printer.stopped(
@@ -220,8 +243,11 @@ extension NotificationSync.PageRefusal: CLIErrorConvertible {
     public var cliError: CLIError {
         switch self {
         case .response(let refusal): refusal.cliError(name: "Apple's notification history")
-        case .noPaginationToken:
-            CLIError(.dataError, "Apple's notification history: hasMore without a paginationToken")
+        case .dryRunTooLarge(let page):
+            CLIError(
+                .dataError,
+                "apple notifications sync --dry-run: the notifications read by page \(page) pass the \(NotificationSync.maxDryRunBytes >> 20) MiB a dry run holds; stopped, nothing was written",
+                hint: "dry-run a shorter window (--since a later time), or run without --dry-run (it keeps one page at a time)")
         }
     }
 }

@@ -76,17 +76,22 @@ enum AppleNotificationsHistory {
 
         let session = try AppleSession(invocation)
         let server = AppleNotifications.server(session)
-        let pages = try session.explaining { () throws(AppStoreAPIError) in
-            try session.api.walkNotificationHistory(body: query.body, server) { pages, items in
-                session.progress("notification history: page \(pages), \(items) notifications")
+        // Each page's notifications are kept, the page itself let go as the next arrives.
+        var items: [GapReport.Item] = []
+        var pages = 0
+        do {
+            try session.api.forEachNotificationHistoryPage(body: query.body, server) { page, number, restarted in
+                if restarted { items = [] }
+                items += try GapReport.entries(in: page, name: "Apple's notification history")
+                pages = number
+                session.progress("notification history: page \(number), \(items.count) notifications")
             }
+        } catch let error as AppStoreAPIError {
+            session.endProgress()
+            throw session.explained(error, sandboxTried: session.environment.mayHaveAskedSandbox(followsEnvironment: false))
         }
         session.endProgress()
-        var items: [GapReport.Item] = []
-        for page in pages {
-            items += try GapReport.entries(in: page, name: "Apple's notification history")
-        }
-        invocation.note("notification history: \(items.count) notification(s) in \(pages.count) page(s) from \(server.rawValue)")
+        invocation.note("notification history: \(items.count) notification(s) in \(pages) page(s) from \(server.rawValue)")
         if gapReport {
             guard !items.isEmpty else { return .success }
             return try GapReport.report(

@@ -39,12 +39,13 @@ enum AppleReconcileCommand {
         discussion: """
             For each subscription in scope (exactly one of --user, --contract, --transaction, --order-id, \
             --all) iapctl asks Apple itself: Get All Subscription Statuses (its status, latest transaction \
-            and renewal info) and Get Transaction History (every page). Every signed item is verified with \
+            and renewal info) and Get Transaction History (every page, read one at a time; the items of one \
+            subscription are kept until applied, at most 64 MiB). Every signed item is verified with \
             the trust options; one that does not verify is refused, kept in the ledger as rejected and \
             reported. The rest are Apple's word (source apple_api in the ledger and 'contracts explain'): \
             they go through the same engine as notifications, one audited transaction per subscription, \
             and every order or contract row they change is printed with its changes, as 'notify' prints \
-            them: a refund, a refund reversal, a renewal, an expiry, grace period or billing retry, \
+            them (the audit rows carry --reason and --ticket when given): a refund, a refund reversal, a renewal, an expiry, grace period or billing retry, \
             auto-renew turned off, an upgrade, a transaction the database never saw.
 
             Without --apply it is a dry run: exactly the same work in transactions that are rolled back, \
@@ -78,7 +79,7 @@ enum AppleReconcileCommand {
         ],
         options: [
             userOption, contractOption, transactionOption, orderIdOption, allOption, contractStatusOption, sinceOption,
-            applyOption,
+            applyOption, CommandTree.engineReasonOption, CommandTree.ticketOption,
         ],
         handler: run)
 
@@ -118,7 +119,7 @@ enum AppleReconcileCommand {
         let store = try DbOpen.existing(invocation)
         let reconcile = AppleReconcile(
             store: store, source: APISource(session: session), verifier: { try session.verifier(for: $0) },
-            context: EngineContext(actor: invocation.actor, command: "apple reconcile"), apply: apply)
+            context: try Corrections.engineContext(invocation, command: "apple reconcile"), apply: apply)
         let plan: AppleReconcile.Plan
         do { plan = try reconcile.plan(scope) } catch let error as AppleReconcile.ScopeError { throw error.cliError }
         let printer = BatchPrinter(invocation, columns: columns)
@@ -233,10 +234,15 @@ enum AppleReconcileCommand {
             return (answer.server, try SubscriptionStatusItem.items(answer, call: call))
         }
 
-        func history(_ transactionId: String) throws -> SignedTransactions {
+        func history(_ transactionId: String, page: (SignedTransactions) throws -> Void) throws {
             let call = Endpoint.transactionHistory(transactionId, query: TransactionHistoryQuery().items)
-            return try session.explaining(followsEnvironment: true) { () throws(AppStoreAPIError) in
-                try session.api.signedTransactionHistory(call, session.environment)
+            do {
+                try session.api.forEachRevisionPage(call, session.environment) { server, answer, number in
+                    let items = try SignedTransactions.list(answer["signedTransactions"], call: call, optional: false)
+                    try page(SignedTransactions(server: server, items: items, pages: number))
+                }
+            } catch let error as AppStoreAPIError {
+                throw session.explained(error, sandboxTried: session.environment.mayHaveAskedSandbox(followsEnvironment: true))
             }
         }
 

@@ -41,8 +41,8 @@ final class AppleSession {
             issuerId: invocation[AppleCommands.issuerIdOption], bundleId: invocation[AppleCommands.bundleIdOption],
             connectTimeout: invocation[AppleCommands.connectTimeoutOption],
             totalTimeout: invocation[AppleCommands.timeoutOption], deadline: invocation[AppleCommands.deadlineOption],
-            maxRateLimitWait: invocation[AppleCommands.maxWaitOption],
-            environment: invocation.environment)
+            maxRateLimitWait: invocation[AppleCommands.maxWaitOption], maxPages: invocation[AppleCommands.maxPagesOption],
+            walkDeadline: invocation[AppleCommands.walkDeadlineOption], environment: invocation.environment)
         keyFile = setup.keyFile
         keyId = setup.settings.key.keyId
         api = try AppStoreServerAPI.make(setup.settings)

@@ -26,6 +26,18 @@ enum Corrections {
         return (reason, invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 })
     }
 
+    /// The engine's context of a writer whose `--reason` is optional (``CommandTree/engineReasonOption``)
+    /// and that takes `--ticket`: the audit rows carry both as given (a blank `--reason` is a usage
+    /// error; none given: each row's reason is its event's, as without the options).
+    static func engineContext(_ invocation: Invocation, command: String) throws(CLIError) -> EngineContext {
+        let reason = try invocation[CommandTree.engineReasonOption].map { (text) throws(CLIError) in
+            try checkedReason(text, example: "nightly check")
+        }
+        return EngineContext(
+            actor: invocation.actor, command: command, reason: reason,
+            ticket: invocation[CommandTree.ticketOption].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
     /// `reason` unless it is blank (a usage error with an example).
     private static func checkedReason(_ reason: String, example: String) throws(CLIError) -> String {
         guard !reason.allSatisfy(\.isWhitespace) else {
@@ -52,17 +64,20 @@ enum Corrections {
 
     /// `--clear-override FIELD…`: lifts the overrides and re-derives the row (one transaction,
     /// rolled back when `dryRun`); prints the row's changes as a correction does, and which overrides went.
+    /// The re-derivation's audit rows carry `reason` (in their text) and `ticket`; their ids are printed.
     static func clearOverrides<Row: CorrectableRow>(
-        _: Row.Type, key: String, fields: [String], reason: String, command: String, invocation: Invocation, dryRun: Bool
+        _: Row.Type, key: String, fields: [String], reason: String, ticket: String?, command: String,
+        invocation: Invocation, dryRun: Bool
     ) throws -> ExitCode {
         let context = CorrectionContext(actor: invocation.actor, command: command + " --clear-override", now: Timestamp.now())
         let store = try DbOpen.existing(invocation)
         let done = try store.write(commit: !dryRun) { session in
-            try OverrideService.clear(Row.self, key: key, fields: fields, reason: reason, context: context, in: session)
+            try OverrideService.clear(
+                Row.self, key: key, fields: fields, reason: reason, ticket: ticket, context: context, in: session)
         }
         let rowKey = done.lifted.first?.key ?? key
-        var results = done.rederived.map {
-            CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: nil)
+        var results = zip(done.rederived, done.auditIds).map {
+            CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: $1)
         }
         if results.isEmpty { results = [CorrectionResult(line: nil, entity: Row.entity, key: rowKey, changes: [], auditId: nil)] }
         report(results, invocation: invocation, dryRun: dryRun)

@@ -53,7 +53,8 @@ enum RowCorrection {
             guard let key else { throw CLIError.usage("missing argument <\(keyName)>") }
             guard let reason else { throw Corrections.missingReason(example: example) }
             return try Corrections.clearOverrides(
-                Row.self, key: key, fields: cleared, reason: reason, command: command, invocation: invocation, dryRun: dryRun)
+                Row.self, key: key, fields: cleared, reason: reason, ticket: ticket, command: command, invocation: invocation,
+                dryRun: dryRun)
         }
         let requests: [CorrectionRequest<Row>]
         if let from = from?.file {

@@ -16,6 +16,10 @@ made, and behaves as Apple documents:
   responses in order (the last one repeats). A response is {"status", "json"? | "file"?, "retryAfterMs"?,
   "delayMs"?}: retryAfterMs sets Retry-After to now + that many ms (Apple's unit: ms since the epoch);
   delayMs answers that much later (for timeouts).
+  Hostile answers (Apple never sends them; iapctl must stay bounded): "sequence": NAME sets member NAME
+  of the JSON to "s<n>", n counting the route's answers from 0 (a pagination that never ends);
+  "padBytes": N adds a member "padding" of N bytes; "chunked": true sends the body in chunks without a
+  Content-Length (so the client cannot know its size in advance).
   No route: 404 with Apple's "Transaction id not found." body (errorCode 4040010).
 - every request is appended to DIR/requests.ndjson (env, method, path, query, body, claims).
 
@@ -174,7 +178,8 @@ class Handler(BaseHTTPRequestHandler):
                 served = STATE["served"].get(index, 0)
                 STATE["served"][index] = served + 1
                 responses = route["responses"]
-                chosen = responses[min(served, len(responses) - 1)]
+                chosen = dict(responses[min(served, len(responses) - 1)])
+                chosen["served"] = served
                 break
         if chosen is None:
             return self.answer(404, b'{"errorCode": 4040010, "errorMessage": "Transaction id not found."}')
@@ -186,10 +191,29 @@ class Handler(BaseHTTPRequestHandler):
         if "file" in chosen:
             payload = open(os.path.join(DIR, chosen["file"]), "rb").read()
         elif "json" in chosen:
-            payload = json.dumps(chosen["json"]).encode()
+            document = chosen["json"]
+            if "sequence" in chosen or "padBytes" in chosen:
+                document = dict(document)
+                if "sequence" in chosen:
+                    document[chosen["sequence"]] = "s%d" % chosen["served"]
+                if "padBytes" in chosen:
+                    document["padding"] = "x" * chosen["padBytes"]
+            payload = json.dumps(document).encode()
         else:
             payload = None
+        if chosen.get("chunked") and payload is not None:
+            return self.answer_chunked(chosen["status"], payload)
         self.answer(chosen["status"], payload, headers)
+
+    def answer_chunked(self, status, payload):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for start in range(0, len(payload), 65536):
+            chunk = payload[start:start + 65536]
+            self.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
     do_GET = do_POST = do_PUT = do_DELETE = handle_any
 
