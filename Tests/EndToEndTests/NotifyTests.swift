@@ -218,6 +218,17 @@ struct NotifyTests {
             stdin: try world.signedTransaction(world.transaction("1000", original: "1000", token: token)))
         #expect(client.status == 0, "\(client)")
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
+        let apply = try #require(try client.jsonObject()["apply"] as? [String: Any], "\(client.stdout)")
+        #expect(apply["verdict"] as? String == "applied" && apply["dry_run"] as? Bool == true, "\(apply)")
+        // Its table line says what would be done; the run that writes says what it did.
+        let signed = try world.signedTransaction(world.transaction("1000", original: "1000", token: token))
+        let table = try cli.run(["verify", "--apply", "--dry-run"] + world.trust, stdin: signed)
+        #expect(table.stdout.contains("apply (dry run): would apply: "), "\(table.stdout)")
+        #expect(!table.stdout.contains(": applied: "), "\(table.stdout)")
+        #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
+        let done = try cli.run(["verify", "--apply"] + world.trust, stdin: signed)
+        #expect(done.stdout.contains("  apply: applied: "), "\(done.stdout)")
+        #expect(try world.order(no: token)?["status"] as? String == "paid", "what it said it applied was written")
     }
 
     @Test func notificationHistoryResponseReplaysAsIs() throws {
