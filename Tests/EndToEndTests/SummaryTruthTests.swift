@@ -94,6 +94,38 @@ struct SummaryTruthTests {
         #expect((contractNow["contract"] as? [String: Any])?["status"] as? String == wasContract)
     }
 
+    /// `restore --apply --policy transfer --dry-run` says `would transfer` and writes nothing; the
+    /// run says `transferred` for each contract whose owner the database now shows moved.
+    @Test func restoresSummaryCountsTheTransfersTheDatabaseShows() throws {
+        let cli = try Self.ordersOnly()
+        let examples = CLI.packageRoot.appendingPathComponent("examples")
+        let input = try String(contentsOf: examples.appendingPathComponent("notifications.ndjson"), encoding: .utf8)
+        _ = try cli.run(["notify", "-q"] + SupportUXTests.exampleTrust, stdin: input)
+        let restored = examples.appendingPathComponent("restored.ndjson").path
+        func owners() throws -> [String: String] {
+            var owners: [String: String] = [:]
+            for contract in try cli.ok(["contracts", "list", "-o", "json"]).jsonArray() {
+                if let id = contract["contract_id"] as? String { owners[id] = contract["user_id"] as? String }
+            }
+            return owners
+        }
+        let before = try owners()
+        let args = ["restore", "--user", "carol", restored, "--apply", "--policy", "transfer", "--reason", "support ticket"]
+        let dry = try cli.run(args + ["--dry-run", "-o", "ndjson"] + SupportUXTests.exampleTrust)
+        let predicted = try Self.counts(dry.stderr, command: "restore")
+        #expect(predicted.by["transferred"] == nil, "nothing was transferred: \(dry.stderr)")
+        #expect((predicted.by["would transfer"] ?? 0) > 0, "\(dry.stderr)")
+        #expect(try dry.ndjson().allSatisfy { $0["dry_run"] as? Bool == true }, "\(dry.stdout)")
+        #expect(try owners() == before, "the dry run wrote nothing")
+
+        let run = try cli.run(args + ["-o", "ndjson"] + SupportUXTests.exampleTrust)
+        let done = try Self.counts(run.stderr, command: "restore")
+        #expect(done.by["transferred"] == predicted.by["would transfer"], "\(dry.stderr)\n\(run.stderr)")
+        let after = try owners()
+        let moved = after.filter { before[$0.key] != $0.value && $0.value == "carol" }
+        #expect(moved.count == done.by["transferred"], "\(before) → \(after): \(run.stderr)")
+    }
+
     /// `orders update --from` with a row that changes and one that is already so: `updated 1
     /// order`, one audit row.
     @Test func aCorrectionBatchCountsOnlyTheRowsItChanged() throws {
