@@ -321,6 +321,10 @@ struct AppleReconcileTests {
             dry.stderr.contains("(dry run): 1 subscription: 1 would change, 0 agree with Apple, 1 with items refused"),
             "\(dry.stderr)")
         #expect(try state(cli, world) == afterOne, "a dry run writes nothing")
+        // With -q the one summary line names the exit status the run has.
+        let quiet = try cli.run(["apple", "reconcile", "--user", "u2000", "-q", "-o", "ndjson"] + sandbox(world))
+        #expect(quiet.status == 2, "\(quiet)")
+        #expect(quiet.stderr.contains("nothing was written (--apply writes) (exit 2)"), "\(quiet.stderr)")
         let both = try cli.run(["apple", "reconcile", "--user", "u2000", "--apply"] + sandbox(world))
         #expect(both.status == 2, "\(both)")
         #expect(both.stderr.contains(": 1 subscription: 1 changed, 0 agree with Apple, 1 with items refused"), "\(both.stderr)")

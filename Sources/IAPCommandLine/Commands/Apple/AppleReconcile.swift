@@ -169,8 +169,8 @@ enum AppleReconcileCommand {
             throw error
         }
         if isAll { try reconcile.finishAll() }
-        _ = printer.finish(summary: tally.summary)
-        return tally.exitCode
+        // The run's own exit rules (with -q the summary shows only when it is not 0).
+        return printer.finish(summary: tally.summary, status: tally.exitCode)
     }
 
     /// The run's counts, its summary line and its exit status. Each subscription is counted under
