@@ -189,6 +189,8 @@ struct NotifyTests {
         let result = try cli.run(["notify", "--atomic"] + world.trust, stdin: good + "\nnot a jws\n")
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("nothing was applied"))
+        // The summary counts every line as what became of it (its parts add up to the items).
+        #expect(result.stderr.contains("notify: 2 items: 2 not-applied; --atomic: nothing was applied"), "\(result.stderr)")
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
         let ledger = try cli.ok(["db", "status", "-o", "json"]).stdout
         #expect(try #require(try JSONSerialization.jsonObject(with: Data(ledger.utf8)) as? [String: Any]).description.contains("ledger"))
