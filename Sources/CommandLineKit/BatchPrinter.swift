@@ -17,7 +17,8 @@ public protocol BatchResult {
 /// Prints a batch's results as they come: NDJSON streams one line per result; a table, JSON and
 /// CSV are written at the end from rows kept in a `RowSpool` (memory stays flat however long the
 /// batch), laid out with `TableLayout`. On a terminal's stderr a progress line is redrawn at most
-/// once a second. Keeps the counts for the summary line and decides the batch's exit status.
+/// once a second (reading a pipe, which may stay open: as items are applied, at most 10 times a
+/// second). Keeps the counts for the summary line and decides the batch's exit status.
 public final class BatchPrinter {
     public let invocation: Invocation
     public let columns: [Column]
@@ -38,6 +39,12 @@ public final class BatchPrinter {
     private let showsProgress: Bool
     private var lastProgress: Int64 = 0
     private var progressShown = false
+    /// Input from a pipe that may stay open (`tail -f log | iapctl notify`): the progress line is
+    /// drawn from the first item, redrawn at most 10 times a second, and with the true count
+    /// whenever the input waits, so a person at the terminal sees each item counted as it is applied.
+    private let live: Bool
+    /// The count the progress line shows.
+    private var drawnCount = -1
 
     /// A printer of rows in `invocation`'s format; a table shows `columns` (none: no table rows).
     /// Rows kept for the end move to a temporary file past `spoolMemoryLimit` bytes.
@@ -47,14 +54,25 @@ public final class BatchPrinter {
         spool = RowSpool(memoryLimit: spoolMemoryLimit)
         table = TableLayout(columns: columns, style: invocation.outputStyle)
         showsProgress = invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal
+        live = showsProgress && invocation.readsPipe
         lastProgress = Timestamp.now()
+        if live { invocation.whenInputWaits = { [weak self] in self?.inputWaits() } }
     }
 
-    /// Redraws `N items… 3 a, 1 b` on stderr when a second has passed since the last time.
+    /// Redraws `N items… 3 a, 1 b` on stderr when a second has passed since the last time (every
+    /// 256 items); reading a pipe, when a tenth of a second has (every item).
     private func progress() {
-        guard showsProgress, count % 256 == 0 else { return }
+        guard showsProgress, live || count % 256 == 0 else { return }
         let now = Timestamp.now()
-        guard now - lastProgress >= 1000 else { return }
+        guard now - lastProgress >= (live ? 100 : 1000) else { return }
+        progressShown = true
+        refreshProgress()
+    }
+
+    /// The input is about to wait: the progress line shows the true count now (not that of the last
+    /// redraw), once per change.
+    private func inputWaits() {
+        guard live, count > 0, drawnCount != count else { return }
         progressShown = true
         refreshProgress()
     }
@@ -68,8 +86,9 @@ public final class BatchPrinter {
     public func refreshProgress() {
         guard progressShown else { return }
         lastProgress = Timestamp.now()
+        drawnCount = count
         let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        invocation.stderr.write("\r\u{1B}[K\(count) items… \(parts)")
+        invocation.stderr.write("\r\u{1B}[K\(count) item\(count == 1 ? "" : "s")… \(parts)")
         try? invocation.stderr.flush()
     }
 

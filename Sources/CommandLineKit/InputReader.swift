@@ -65,9 +65,18 @@ public final class InputReader {
     /// Whether the terminal is read in paste mode (see `beginTerminalPaste`).
     private var pasting = false
 
-    /// Called in paste mode before a read that would wait for the person (flushes the output, so
-    /// an item's result shows on its Enter).
+    /// Called before a read that would wait: for the person in paste mode (flushes the output, so
+    /// an item's result shows on its Enter), or for a pipe's writer (progress shows the true count).
     public var beforeWaiting: (() -> Void)?
+
+    /// Whether this input is a pipe or a socket (its writer may keep it open between items).
+    public var isPipe: Bool {
+        guard case .descriptor(let fd, _) = source else { return false }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFSOCK
+    }
 
     /// Reads a terminal without its line limit: the kernel keeps at most 4,095 bytes of a line
     /// typed or pasted in canonical mode, and a notification is ~15 KB. Switches canonical mode
@@ -92,8 +101,8 @@ public final class InputReader {
         let oldCount = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         var count = 0
-        // Before waiting on a person (a terminal paste): what was printed so far shows now.
-        if pasting, let beforeWaiting, !Self.poll(fd, milliseconds: 0) { beforeWaiting() }
+        // Before waiting on a person (a terminal paste) or a pipe's writer: what was printed so far shows now.
+        if let beforeWaiting, !Self.poll(fd, milliseconds: 0) { beforeWaiting() }
         // Wait for input or Ctrl-C (whichever thread the signal lands on), then read.
         if Interrupt.wakeDescriptor >= 0 {
             while !Interrupt.isRequested, !Self.poll(fd, milliseconds: -1) {}

@@ -153,8 +153,12 @@ public final class Invocation {
         guard let path, path != "-" else {
             let pasting = stdin.beginTerminalPaste()
             pastesAtTerminal = pasting
-            if pasting {
-                stdin.beforeWaiting = { [stdout, stderr] in
+            readsPipe = !pasting && stdin.isPipe
+            if pasting || readsPipe {
+                // Before waiting for more input: what was printed so far shows now, and a batch
+                // redraws its progress with the true count (a pipe that stays open, `tail -f | …`).
+                stdin.beforeWaiting = { [stdout, stderr, weak self] in
+                    self?.whenInputWaits?()
                     try? stdout.flush()
                     try? stderr.flush()
                 }
@@ -184,6 +188,14 @@ public final class Invocation {
     /// Whether the input is a terminal being pasted into (`openInput` of stdin): a batch then
     /// prints each row as it is decided, not at Ctrl-D.
     public private(set) var pastesAtTerminal = false
+
+    /// Whether the input is stdin read from a pipe or socket (`openInput` of stdin), which may stay
+    /// open between items: a batch then shows its progress as items are applied.
+    public private(set) var readsPipe = false
+
+    /// Called before reading the input (a pipe, a terminal paste) waits for more: a batch redraws
+    /// its progress line here.
+    public var whenInputWaits: (() -> Void)?
 }
 
 /// Masks what a command prints before it is laid out (for example ids replaced by aliases).

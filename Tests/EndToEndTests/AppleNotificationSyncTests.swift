@@ -154,6 +154,9 @@ struct AppleNotificationSyncTests {
         #expect(rows.map { $0["verdict"] as? String } == ["applied", "applied"])
         #expect(rows.allSatisfy { $0["dry_run"] as? Bool == true })
         #expect(dry.stderr.contains("dry run: nothing was written"), "\(dry)")
+        // Its summary says what would be done, never `applied`: nothing was.
+        #expect(dry.stderr.contains("apple notifications sync: 2 items: 2 would apply;"), "\(dry.stderr)")
+        #expect(!dry.stderr.contains(" applied"), "\(dry.stderr)")
         #expect(try status(cli).isEmpty)
         #expect(try ledger(cli) == 0)
         #expect(try world.order(no: token)?["status"] as? String == "pending")

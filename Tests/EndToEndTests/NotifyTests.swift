@@ -189,6 +189,8 @@ struct NotifyTests {
         let result = try cli.run(["notify", "--atomic"] + world.trust, stdin: good + "\nnot a jws\n")
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("nothing was applied"))
+        // The summary counts every line as what became of it (its parts add up to the items).
+        #expect(result.stderr.contains("notify: 2 items: 2 not-applied; --atomic: nothing was applied"), "\(result.stderr)")
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
         let ledger = try cli.ok(["db", "status", "-o", "json"]).stdout
         #expect(try #require(try JSONSerialization.jsonObject(with: Data(ledger.utf8)) as? [String: Any]).description.contains("ledger"))
@@ -218,6 +220,17 @@ struct NotifyTests {
             stdin: try world.signedTransaction(world.transaction("1000", original: "1000", token: token)))
         #expect(client.status == 0, "\(client)")
         #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
+        let apply = try #require(try client.jsonObject()["apply"] as? [String: Any], "\(client.stdout)")
+        #expect(apply["verdict"] as? String == "applied" && apply["dry_run"] as? Bool == true, "\(apply)")
+        // Its table line says what would be done; the run that writes says what it did.
+        let signed = try world.signedTransaction(world.transaction("1000", original: "1000", token: token))
+        let table = try cli.run(["verify", "--apply", "--dry-run"] + world.trust, stdin: signed)
+        #expect(table.stdout.contains("apply (dry run): would apply: "), "\(table.stdout)")
+        #expect(!table.stdout.contains(": applied: "), "\(table.stdout)")
+        #expect(try world.tables(maskGeneratedNumbers: [token]) == before)
+        let done = try cli.run(["verify", "--apply"] + world.trust, stdin: signed)
+        #expect(done.stdout.contains("  apply: applied: "), "\(done.stdout)")
+        #expect(try world.order(no: token)?["status"] as? String == "paid", "what it said it applied was written")
     }
 
     @Test func notificationHistoryResponseReplaysAsIs() throws {

@@ -196,6 +196,9 @@ struct AppleReconcileOperationTests {
             #expect(!report.changes.isEmpty)
         }
         #expect(reports.map { $0.extra.first?.value } == [.string("transaction history"), .string("subscription status")])
+        // Under --apply the same changes were written: done, not a difference left (exit 0).
+        let written = result.rows.map { ItemReport(line: 3, original: "orig-0", $0, dryRun: false) }
+        #expect(written.allSatisfy { $0.outcome == .success && !$0.dryRun }, "\(written.map(\.outcome))")
 
         let refused = ItemReport(
             line: 1, original: "orig-0", .refused(.history, VerificationFailure(.invalidSignature, "the signature does not verify")),

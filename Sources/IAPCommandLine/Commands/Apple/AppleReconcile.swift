@@ -58,8 +58,12 @@ enum AppleReconcileCommand {
             continues after it; a run that gets through every contract removes the checkpoint. A dry run \
             starts where the checkpoint says too (it predicts the rerun) but never saves or removes it.
 
-            Exit codes: 0 the database agrees with Apple, 1 differences were found (printed; fixed with \
-            --apply), 2 an item Apple returned did not verify, 3 Apple does not know a subscription (or \
+            The summary line counts the subscriptions that agree, changed (a dry run: would change), had \
+            items refused, are unmatched (no user's order or contract to attach them to), are owned by \
+            another user, or are unknown to Apple.
+
+            Exit codes: 0 the database agrees with Apple, or --apply made it agree; 1 a dry run found \
+            differences (printed; fixed with --apply); 2 an item Apple returned did not verify, 3 Apple does not know a subscription (or \
             the database cannot attach it to a user), 4 owned by another user, 65 an item too large for \
             the database; 69, 75 and 78 as for every 'apple' command (a run stopped by them prints what \
             was done; with --all --apply a rerun continues).
@@ -125,6 +129,7 @@ enum AppleReconcileCommand {
         let printer = BatchPrinter(invocation, columns: columns)
         var tally = Tally(dryRun: !apply)
         for row in plan.refused {
+            tally.refusedInLookUp += 1
             tally.add(printer, ItemReport(line: 0, original: nil, row, dryRun: !apply))
         }
         if let after = plan.resumedAfter {
@@ -141,16 +146,12 @@ enum AppleReconcileCommand {
                 current = original
                 if isAll {
                     session.progress(
-                        "apple reconcile: subscription \(index + 1) of \(plan.originals.count), \(tally.differ) differ")
+                        "apple reconcile: subscription \(index + 1) of \(plan.originals.count), "
+                            + "\(tally.changed) \(apply ? "changed" : "would change")")
                 }
                 let result = try reconcile.reconcile(original, checkpoint: isAll)
                 session.endProgress()
-                tally.subscriptions += 1
-                if result.rows.contains(where: { if case .unknown = $0 { true } else { false } }) {
-                    tally.unknown += 1
-                } else if !result.agrees {
-                    tally.differ += 1
-                }
+                tally.count(result)
                 for row in result.rows {
                     tally.add(printer, ItemReport(line: index + 1, original: original, row, dryRun: !apply))
                 }
@@ -169,38 +170,60 @@ enum AppleReconcileCommand {
             throw error
         }
         if isAll { try reconcile.finishAll() }
-        _ = printer.finish(summary: tally.summary)
-        return tally.exitCode
+        // The run's own exit rules (with -q the summary shows only when it is not 0).
+        return printer.finish(summary: tally.summary, status: tally.exitCode)
     }
 
-    /// The run's counts, its summary line and its exit status.
+    /// The run's counts, its summary line and its exit status. Each subscription is counted under
+    /// what became of it: it agrees (no row), it changed (or would), items of it were refused,
+    /// an answer found no user (unmatched) or another owner (conflict), Apple does not know it.
+    /// One subscription can be counted under more than one (changed, with one item refused).
     struct Tally {
         var dryRun: Bool
         var subscriptions = 0
-        var differ = 0
-        var unknown = 0
+        var agree = 0
+        var changed = 0
         var refused = 0
+        var unmatched = 0
+        var conflicts = 0
+        var unknown = 0
+        /// Items Apple returned while resolving the scope (`--transaction`, `--order-id`) that were refused.
+        var refusedInLookUp = 0
         var outcomes = Set<ItemOutcome>()
 
+        mutating func count(_ result: AppleReconcile.Result) {
+            subscriptions += 1
+            if result.agrees { agree += 1 }
+            if result.changed { changed += 1 }
+            if result.refusedItems > 0 { refused += 1 }
+            if result.unmatched { unmatched += 1 }
+            if result.conflicts { conflicts += 1 }
+            if result.isUnknown { unknown += 1 }
+        }
+
         mutating func add(_ printer: BatchPrinter, _ report: ItemReport) {
-            if report.verdict == .rejected { refused += 1 }
             outcomes.insert(report.outcome)
             printer.add(Row(report: report))
         }
 
         var summary: String {
-            var parts = ["\(subscriptions) subscription\(subscriptions == 1 ? "" : "s")"]
-            let agree = subscriptions - differ - unknown
-            parts.append(
-                dryRun ? "\(differ) differ\(differ == 1 ? "s" : "") from Apple" : "\(differ) differed from Apple and were brought in line")
-            parts.append("\(agree) agree\(agree == 1 ? "s" : "")")
+            var parts = [
+                "\(changed) \(dryRun ? "would change" : "changed")",
+                "\(agree) agree\(agree == 1 ? "s" : "") with Apple",
+            ]
+            if refused > 0 { parts.append("\(refused) with items refused (did not verify or do not fit; nothing of them applied)") }
+            if unmatched > 0 { parts.append("\(unmatched) unmatched (no order or contract of a user to attach to)") }
+            if conflicts > 0 { parts.append("\(conflicts) owned by another user") }
             if unknown > 0 { parts.append("\(unknown) unknown to Apple") }
-            if refused > 0 { parts.append("\(refused) item\(refused == 1 ? "" : "s") refused") }
-            return "apple reconcile\(dryRun ? " (dry run)" : ""): " + parts.joined(separator: ", ")
-                + (dryRun ? "; nothing was written (--apply writes)" : "")
+            if refusedInLookUp > 0 {
+                parts.append("\(refusedInLookUp) item\(refusedInLookUp == 1 ? "" : "s") of the look-up refused")
+            }
+            return "apple reconcile\(dryRun ? " (dry run)" : ""): \(subscriptions) subscription\(subscriptions == 1 ? "" : "s"): "
+                + parts.joined(separator: ", ") + (dryRun ? "; nothing was written (--apply writes)" : "")
         }
 
-        /// The most serious outcome's code: unverified, too large, conflict, unknown, then a difference.
+        /// The most serious outcome's code: unverified, too large, conflict, unknown or unmatched, then
+        /// (a dry run) a difference still to fix. An `--apply` that wrote every change exits 0.
         var exitCode: ExitCode {
             for outcome in [ItemOutcome.unverified, .invalid, .conflict, .notFound, .failed] where outcomes.contains(outcome) {
                 return ExitCode(outcome)

@@ -101,7 +101,10 @@ enum RestoreCommand {
                     }
                 }
                 // A refused JWS is pointed at what the command takes, or at the trusted root in use.
-                printer.add(ItemReport(line: item.line, row) { $0.hint(roots: verifiers.jwsRoots) })
+                var report = ItemReport(line: item.line, row) { $0.hint(roots: verifiers.jwsRoots) }
+                // `--apply --dry-run`: the row and the summary say what would be done (`would transfer`).
+                report.dryRun = apply && dryRun
+                printer.add(report)
             }
         }
         if interruptible && Interrupt.isRequested {

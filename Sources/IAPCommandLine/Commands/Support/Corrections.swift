@@ -128,14 +128,28 @@ enum Corrections {
             }
             invocation.emit(records)
         }
-        let noun = results.first.map { $0.entity == .order ? "order" : "contract" } ?? "row"
-        let plural = changed == 1 ? noun : noun + "s"
+        let rows = changedRows(results)
         if dryRun {
-            invocation.note("dry run: \(changed) \(plural) would change; nothing written")
+            invocation.note("dry run: \(rows) would change; nothing written")
         } else if changed > 0 {
-            invocation.note("\(verb) \(changed) \(plural) (audited as \(invocation.actor))")
+            invocation.note("\(verb) \(rows) (audited as \(invocation.actor))")
         } else {
             invocation.note("no change")
+        }
+    }
+
+    /// The rows of `results` that changed, counted by what they are: `2 orders and 1 contract`,
+    /// `0 orders` (a correction or undo can change both kinds: the summary names each).
+    static func changedRows(_ results: [CorrectionResult]) -> String {
+        let changed = results.filter { !$0.changes.isEmpty }
+        let orders = changed.count { $0.entity == .order }
+        let contracts = changed.count - orders
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+        switch (orders, contracts) {
+        case (0, 0): return counted(0, results.first?.entity == .contract ? "contract" : "order")
+        case (_, 0): return counted(orders, "order")
+        case (0, _): return counted(contracts, "contract")
+        default: return counted(orders, "order") + " and " + counted(contracts, "contract")
         }
     }
 

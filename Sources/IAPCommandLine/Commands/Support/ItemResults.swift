@@ -98,7 +98,17 @@ extension ItemReport.Advice {
 }
 
 extension ItemReport: BatchResult {
-    public var status: String { verdict.rawValue }
+    /// The word the item is counted under: its verdict, or in a dry run what would be done
+    /// (`would apply`: a summary never says `applied` when nothing was written).
+    public var status: String {
+        guard dryRun else { return verdict.rawValue }
+        switch verdict {
+        case .applied: return "would apply"
+        case .transferred: return "would transfer"
+        case .restored: return "would restore"
+        default: return verdict.rawValue
+        }
+    }
     public var code: ExitCode { ExitCode(outcome) }
 
     public func record(for format: OutputFormat) -> Record {
@@ -115,16 +125,18 @@ extension ItemReport: BatchResult {
     }
 
     /// The summary line of a batch: `notify: 3 items: 2 applied, 1 rejected; <note>`, verdicts in
-    /// the order below (others, like `not-applied`, are counted but not listed).
+    /// the order below, any other after them: the parts add up to the items.
     static func summary(command: String, count: Int, counts: [String: Int], extraNote: String?) -> String {
-        let parts = summaryOrder.compactMap { key in counts[key].map { "\($0) \(key)" } }
+        let keys = summaryOrder.filter { counts[$0] != nil } + counts.keys.filter { !summaryOrder.contains($0) }.sorted()
+        let parts = keys.compactMap { key in counts[key].map { "\($0) \(key)" } }
         return "\(command): \(count) item\(count == 1 ? "" : "s"): " + parts.joined(separator: ", ")
             + (extraNote.map { "; " + $0 } ?? "")
     }
 
     static let summaryOrder = [
-        "applied", "restorable", "restored", "transferred", "duplicate", "stale", "ignored", "unmatched", "owned-by-other", "unknown",
-        "rejected",
+        "applied", "would apply", "restorable", "restored", "would restore", "transferred", "would transfer", "duplicate", "stale",
+        "ignored", "unmatched", "owned-by-other", "conflict",
+        "unknown", "rejected", "not-applied",
     ]
 }
 

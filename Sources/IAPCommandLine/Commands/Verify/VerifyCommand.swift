@@ -253,9 +253,11 @@ enum VerifyCommand {
             }
             return ItemReport.poison(line: line, event, why).record.jsonObject()
         case .applied(let event, let outcome):
-            let result = ItemReport.applied(line: line, event: event, outcome: outcome)
+            var result = ItemReport.applied(line: line, event: event, outcome: outcome)
+            // A dry run says what would be done (`would apply`), and its object says `dry_run`.
+            result.dryRun = dryRun
             if invocation.output == .table {
-                invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(outcome.verdict.rawValue): \(outcome.detail)")
+                invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(result.tableVerdict): \(outcome.detail)")
             }
             return result.record.jsonObject()
         }
