@@ -93,9 +93,10 @@ enum EntitledCommand {
         switch invocation.output {
         case .table:
             let yes = best?.answer.entitled ?? false
-            let when = "at \(Timestamp.iso8601(time)), \(question.words)"
+            // The answer first (scripts read "yes:"/"no:"), then which question it answers.
+            let when = known ? " (at \(Timestamp.iso8601(time)), \(question.words))" : ""
             invocation.print(
-                (yes ? "yes (\(when)): " : known ? "no (\(when)): " : "unknown user: ") + (r["reason"]?.stringValue ?? ""))
+                (yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? "") + when)
             invocation.emit(document: r)
         case .json:
             r.append(
