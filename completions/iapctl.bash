@@ -293,9 +293,10 @@ _iapctl() {
                 --user) return ;;
                 --product) return ;;
                 --at) return ;;
+                --as-known-at) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --as-known-at --help' -- "$cur") )
             fi
             ;;
         'audit')

@@ -40,9 +40,9 @@ public enum ItemOutcome: Sendable, Equatable, CaseIterable {
     /// A restore verdict's.
     public init(_ verdict: RestoreVerdict) {
         switch verdict {
-        case .restorable, .restored, .transferred: self = .success
-        case .unknown: self = .notFound
-        case .ownedByOther: self = .conflict
+        case .restorable, .restored, .transferred, .duplicate, .stale, .ignored: self = .success
+        case .unknown, .unmatched: self = .notFound
+        case .ownedByOther, .conflict: self = .conflict
         case .rejected: self = .invalid
         }
     }

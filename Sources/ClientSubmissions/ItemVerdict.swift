@@ -37,6 +37,11 @@ public enum ItemVerdict: String, Sendable, Equatable, CaseIterable, CustomString
         case .transferred: self = .transferred
         case .unknown: self = .unknown
         case .rejected: self = .rejected
+        case .unmatched: self = .unmatched
+        case .conflict: self = .conflict
+        case .duplicate: self = .duplicate
+        case .stale: self = .stale
+        case .ignored: self = .ignored
         }
     }
 

@@ -275,6 +275,14 @@ public enum Derivation {
             }
         }
         if versions.contains(where: { $0.value.isUpgraded == true }) { tx.isUpgraded = true }
+        // The order a restore linked (its product fallback records the order's number as the
+        // token) holds when a newer version carries no token: Apple's copy of a purchase made
+        // without one never names an order, so it cannot undo the link.
+        if tx.appAccountToken?.isEmpty ?? true,
+            let linked = newestOf(versions.filter { $0.source == .restore && !($0.value.appAccountToken?.isEmpty ?? true) })
+        {
+            tx.appAccountToken = linked.value.appAccountToken
+        }
         let status: OrderStatus
         if tx.revocationDate == nil {
             status = .paid

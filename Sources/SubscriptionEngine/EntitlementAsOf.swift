@@ -22,6 +22,24 @@ import IAPFoundation
 /// by T: the same function that gives the stored rows. The audit trail then only tells who held
 /// the contract at T (transfers and corrections). Databases without facts use the audit alone.
 public enum EntitlementAsOf {
+    /// Which question an answer at a past moment T answers.
+    public enum Question: String, Sendable, Equatable, CaseIterable {
+        /// What was true at T, with everything known now: a refund signed later revokes from its
+        /// revocationDate, a renewal signed late (or a period Apple's history revealed later)
+        /// covers its period (``datedByWhatTheySay(_:)``).
+        case asKnownNow = "as-known-now"
+        /// What the database knew at T: only the facts signed by then.
+        case asKnownThen = "as-known-then"
+
+        /// `as known now` / `as the database knew it then`, for sentences.
+        public var words: String {
+            switch self {
+            case .asKnownNow: return "as known now"
+            case .asKnownThen: return "as the database knew it then"
+            }
+        }
+    }
+
     /// The verdict for one contract at one time.
     public struct Answer: Sendable, Equatable {
         public var entitled: Bool
@@ -38,6 +56,8 @@ public enum EntitlementAsOf {
         public var covering: Order?
         /// Set when the contract had lapsed at T (``Lapse``): status `lapsed`, not entitled.
         public var lapse: Lapse? = nil
+        /// Which question it answers.
+        public var question: Question = .asKnownThen
     }
 
     /// The time an audit row's change counts from: the ledger event's signedDate, else when it was made.
@@ -90,17 +110,59 @@ public enum EntitlementAsOf {
     /// notification's signedDate), never the query time.
     public static func evaluate(
         contract current: Contract, orders currentOrders: [Order], events: [LedgerEntry], audit: [AuditEntry],
-        facts: [Fact], at time: Int64
+        facts: [Fact], at time: Int64, question: Question = .asKnownThen
     ) -> Answer {
         guard !facts.isEmpty else {
-            return evaluate(contract: current, orders: currentOrders, events: events, audit: audit, at: time)
+            var answer = evaluate(contract: current, orders: currentOrders, events: events, audit: audit, at: time)
+            answer.question = question
+            return answer
         }
+        var answer = evaluateFacts(
+            contract: current, orders: currentOrders, events: events, audit: audit, facts: facts, at: time, question: question)
+        answer.question = question
+        return answer
+    }
+
+    /// Each fact dated by the moment it is about rather than when it was signed, so that the
+    /// facts "signed by T" are everything known now about T: a transaction version that revokes
+    /// counts from its revocationDate (when signed later), and a version of a period that is not
+    /// revoked nor upgraded counts from its purchase (a renewal or history answer signed after its
+    /// period began) — unless it was signed after a revoking version of the same transaction (it
+    /// may lift the revocation: it keeps its date). Upgrades, renewal infos and notifications keep
+    /// their signedDate: what Apple said, it said then.
+    public static func datedByWhatTheySay(_ facts: [Fact]) -> [Fact] {
+        var decoded: [Int: TransactionFacts] = [:]
+        var firstRevoking: [String: Int64] = [:]
+        for (index, fact) in facts.enumerated() where fact.kind == .transaction {
+            guard let tx = FactCoding.decode(TransactionFacts.self, fact.body) else { continue }
+            decoded[index] = tx
+            if tx.revocationDate != nil, !tx.isFromReceipt {
+                firstRevoking[fact.key] = Swift.min(firstRevoking[fact.key] ?? .max, fact.signedDate)
+            }
+        }
+        return facts.enumerated().map { index, fact in
+            guard let tx = decoded[index] else { return fact }
+            var dated = fact
+            if let revoked = tx.revocationDate, !tx.isFromReceipt {
+                dated.signedDate = Swift.min(fact.signedDate, revoked)
+            } else if tx.isUpgraded != true, let purchased = tx.purchaseDate, fact.signedDate < (firstRevoking[fact.key] ?? .max) {
+                dated.signedDate = Swift.min(fact.signedDate, purchased)
+            }
+            return dated
+        }
+    }
+
+    static func evaluateFacts(
+        contract current: Contract, orders currentOrders: [Order], events: [LedgerEntry], audit: [AuditEntry],
+        facts: [Fact], at time: Int64, question: Question
+    ) -> Answer {
         var signedDates: [Int64: Int64] = [:]
         for event in events { if let signed = event.signedDate { signedDates[event.id] = signed } }
         var contract = Self.contract(
             current, audit: audit.filter { $0.entity == .contract && $0.key == current.contractId },
             signedDates: signedDates, at: time)
-        let derived = Derivation.derive(FactSet(facts, signedBy: time), now: time)
+        let known = question == .asKnownNow ? datedByWhatTheySay(facts) : facts
+        let derived = Derivation.derive(FactSet(known, signedBy: time), now: time)
         var orders: [Order] = []
         for d in derived.orders {
             let tx = d.transaction

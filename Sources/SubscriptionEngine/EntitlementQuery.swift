@@ -31,7 +31,9 @@ public enum EntitlementQuery {
     }
 
     /// Gathers a contract's orders, ledger events and audit rows, and evaluates it at `time`.
-    public static func subject(_ contract: Contract, at time: Int64, in session: any StoreSession) throws -> Subject {
+    public static func subject(
+        _ contract: Contract, at time: Int64, question: EntitlementAsOf.Question = .asKnownThen, in session: any StoreSession
+    ) throws -> Subject {
         let orders = try session.orders(originNo: contract.contractId)
         let history = try RecordHistory.gather(session, orders: orders, contract: contract)
         let signedDates = try self.signedDates(history.audit, known: history.events, in: session)
@@ -42,22 +44,23 @@ public enum EntitlementQuery {
         }
         let evaluated = EntitlementAsOf.evaluate(
             contract: contract, orders: orders, events: events, audit: history.audit,
-            facts: try session.facts(originalTransactionId: contract.contractId), at: time)
+            facts: try session.facts(originalTransactionId: contract.contractId), at: time, question: question)
         let answer = HandEntitlement.apply(
             try session.overrides(entity: .contract, key: contract.contractId), to: evaluated, at: time)
         return Subject(history: history, answer: answer, signedDates: signedDates)
     }
 
     /// Whether `user` was entitled (to `product`, or to anything) at `time`.
-    public static func entitled(user: String, product: String?, at time: Int64, in session: any StoreSession) throws
-        -> Verdict
-    {
+    public static func entitled(
+        user: String, product: String?, at time: Int64, question: EntitlementAsOf.Question = .asKnownNow,
+        in session: any StoreSession
+    ) throws -> Verdict {
         var contracts = try session.contracts(matching: ContractFilter(userId: user))
         for key in try changedSince(time, entity: .contract, in: session)
         where !contracts.contains(where: { $0.contractId == key }) {
             if let contract = try session.contract(contractId: key) { contracts.append(contract) }
         }
-        let subjects = try contracts.map { try subject($0, at: time, in: session) }
+        let subjects = try contracts.map { try subject($0, at: time, question: question, in: session) }
             .filter { $0.answer.contract.userId == user }
             .filter { product == nil || $0.answer.contract.productId == product }
         let best =
@@ -66,11 +69,11 @@ public enum EntitlementQuery {
     }
 
     /// Contract `contractId` as it was at `time`; nil when there is no such contract.
-    public static func contract(_ contractId: String, at time: Int64, in session: any StoreSession) throws
-        -> ContractAsOf?
-    {
+    public static func contract(
+        _ contractId: String, at time: Int64, question: EntitlementAsOf.Question = .asKnownThen, in session: any StoreSession
+    ) throws -> ContractAsOf? {
         guard let contract = try session.contract(contractId: contractId) else { return nil }
-        let found = try subject(contract, at: time, in: session)
+        let found = try subject(contract, at: time, question: question, in: session)
         let events = found.history.events.filter { ($0.signedDate ?? .max) <= time }
         return ContractAsOf(
             subject: found, events: events,

@@ -156,7 +156,10 @@ enum HandEntitlement {
             let value = o.value.flatMap(Int64.init).map(Timestamp.iso8601) ?? o.value ?? "∅"
             return "\(o.field) \(value) by hand (\(o.label))"
         }.joined(separator: ", ")
-        let effective = status ?? (answer.entitled || answer.status == "expired" ? result.contract.status : nil)
+        // A hand `expires_date` decides the period whatever the facts' own period says of it
+        // (paid through, ended, lapsed); the status (the facts', or a hand one) still decides
+        // access. Before any payment there is no period to extend.
+        let effective = status ?? (answer.status == "not-yet" ? nil : result.contract.status)
         guard let effective else { return result }
         if !effective.givesAccess {
             result.entitled = false
@@ -168,6 +171,13 @@ enum HandEntitlement {
         let until = result.contract.expiresDate
         result.entitled = until.map { time < $0 } ?? true
         result.status = result.entitled ? effective.rawValue : "expired"
+        if result.entitled {
+            result.lapse = nil
+        } else if let lapse = Lapse.of(status: effective, expiresDate: until, at: time) {
+            // Ended by hand with nothing from Apple since: still lapsed, as the row says.
+            result.status = "lapsed"
+            result.lapse = lapse
+        }
         result.reason =
             "\(by); " + (until.map { result.entitled ? "entitled until \(Timestamp.iso8601($0))" : "ended \(Timestamp.iso8601($0))" } ?? "")
             + "; \(facts)"

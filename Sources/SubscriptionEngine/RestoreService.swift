@@ -119,6 +119,16 @@ public final class RestoreService: Sendable {
                 try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
                 return refused
             }
+            if let contract = match.contract, let lapse = Lapse.of(contract, at: engine.now()) {
+                // Lapsed is the database not knowing, not the owner being inactive: Apple decides.
+                refused.reason = .refusedByPolicy
+                refused.detail +=
+                    "; refused by policy: contract \(contract.contractId) \(lapse.text), so whether it is inactive is "
+                    + "Apple's word, not ours: run `iapctl apple reconcile --contract \(ShellWord.word(contract.contractId))` "
+                    + "(or give the Apple API settings to restore), then restore again; no row changed"
+                try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
+                return refused
+            }
             if match.contract == nil {
                 refused.reason = .refusedByPolicy
                 refused.detail += "; refused by policy: no contract whose inactivity would allow a transfer; no row changed"
@@ -186,8 +196,19 @@ public final class RestoreService: Sendable {
         out.owner = contract?.userId ?? user
         out.contractStatus = contract?.status
         out.contractExpires = contract?.expiresDate
+        let holder = try session.order(tradeNo: tx.transactionId)
+        // Linked: the engine took the transaction and an order of the user holds it.
+        let refused: Set<Verdict> = [.unmatched, .conflict, .rejected]
+        out.linked = holder?.userId == user && !refused.contains(outcome.verdict)
         if base.verdict == .restorable {
             out.detail += "; " + engineSummary(outcome)
+            if !out.linked {
+                // Said as it is: the engine's verdict, not `restored`, when no order of the user holds it.
+                out.verdict = RestoreVerdict(engine: outcome.verdict)
+                let held = holder.map { "transaction \(tx.transactionId) is order \($0.no) of \($0.userId)" }
+                out.detail +=
+                    "; not restored: " + (refused.contains(outcome.verdict) ? "the engine did not take it" : held ?? "no order holds it")
+            }
         }
         return out
     }

@@ -16,9 +16,24 @@ public enum RestoreBasis: String, Sendable, Codable, CaseIterable {
 /// What a restored transaction is for the restoring user (cli.md "Verdicts").
 public enum RestoreVerdict: String, Sendable, Codable, CaseIterable {
     /// The verdict of `result` once its transaction committed: `restored` for a `restorable`
-    /// transaction the engine took, else the verdict as it was.
+    /// transaction the engine linked to an order, else the verdict as it was (``RestoreService``
+    /// already gives the engine's own verdict to one it did not link).
     public static func committed(_ result: RestoreResult) -> RestoreVerdict {
-        result.verdict == .restorable && result.engineOutcome != nil ? .restored : result.verdict
+        result.verdict == .restorable && result.engineOutcome != nil && result.linked ? .restored : result.verdict
+    }
+
+    /// The engine's verdict, for a restored transaction the engine did not link to an order.
+    public init(engine verdict: Verdict) {
+        switch verdict {
+        // (Rows changed, but no order of the user holds the transaction: nothing was restored.)
+        case .applied: self = .unmatched
+        case .duplicate: self = .duplicate
+        case .stale: self = .stale
+        case .ignored: self = .ignored
+        case .unmatched: self = .unmatched
+        case .conflict: self = .conflict
+        case .rejected: self = .rejected
+        }
     }
 
     /// It belongs to the user: it may be granted.
@@ -34,6 +49,17 @@ public enum RestoreVerdict: String, Sendable, Codable, CaseIterable {
     case unknown
     /// Failed verification or malformed (decided by the command layer, never by ``RestoreService``).
     case rejected
+    /// `--apply`: the engine found no order or contract to attach the transaction to (its facts
+    /// are kept for `notify --replay-unmatched`; exit 3).
+    case unmatched
+    /// `--apply`: the engine refused it, the facts naming two owners (exit 4).
+    case conflict
+    /// `--apply`: the engine linked no order, every fact already recorded.
+    case duplicate
+    /// `--apply`: the engine linked no order, the facts older than those that decide the rows.
+    case stale
+    /// `--apply`: the engine linked no order and had nothing to change.
+    case ignored
 }
 
 /// Why a result is not a plain match; lets callers and tests tell cases apart without parsing `detail`.
@@ -109,6 +135,8 @@ public struct RestoreResult: Sendable, Equatable {
     public var previousOwner: String?
     /// For transfers: Apple still ties the purchase to the original appAccountToken; tell the operator.
     public var reminder: String?
+    /// `--apply`: an order of the restoring user holds the transaction once the engine ran.
+    public var linked: Bool = false
 
     public init(
         verdict: RestoreVerdict, basis: RestoreBasis? = nil, orderNos: [String] = [], contractId: String? = nil,

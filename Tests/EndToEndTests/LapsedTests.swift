@@ -128,6 +128,7 @@ struct LapsedE2ETests {
         #expect((doc["reason"] as? String ?? "").hasPrefix(lapsedText(aliceUntil)))
         let table = try cli.run(["entitled", "--user", "alice"])
         #expect(table.status == 1 && table.stdout.hasPrefix("no: " + lapsedText(aliceUntil)), "\(table)")
+        #expect(table.stdout.contains(", as known now)"), "\(table)")
 
         // Inside the paid period: yes, not lapsed.
         let during = try cli.run(["entitled", "--user", "alice", "--at", Self.iso(aliceUntil - Self.day), "-o", "json"])

@@ -179,7 +179,9 @@ struct RestoreApplyTests {
     }
 
     /// `transfer-if-inactive` means "not entitled now" (issue #13): a canceled contract inside its
-    /// paid period is still the owner's; billing retry (no access) is inactive.
+    /// paid period is still the owner's; billing retry (no access) is inactive. An active or
+    /// canceled one whose paid period ended with nothing from Apple since is lapsed: not inactive
+    /// on our word, refused with the reconcile command that asks Apple.
     @Test(arguments: ContractStatus.allCases, [true, false])
     func transferIfInactiveMovesOnlyAContractThatDoesNotEntitleNow(status: ContractStatus, insidePaidPeriod: Bool) throws {
         let h = try Harness.subscribed(token: token)
@@ -198,6 +200,13 @@ struct RestoreApplyTests {
             #expect(r.reason == .refusedByPolicy)
             #expect(r.detail.contains("refused by policy: contract is active"))
             #expect(r.refusal == .refusedByPolicy("contract 1000 of alice is \(status.rawValue)"))
+            #expect(try h.snapshot() == before)
+            #expect(try h.contract("1000")?.userId == "alice")
+        } else if status == .active || status == .canceled {
+            #expect(r.verdict == .ownedByOther)
+            #expect(r.reason == .refusedByPolicy)
+            #expect(r.detail.contains("lapsed: paid until"), "\(r.detail)")
+            #expect(r.detail.contains("`iapctl apple reconcile --contract 1000`"), "\(r.detail)")
             #expect(try h.snapshot() == before)
             #expect(try h.contract("1000")?.userId == "alice")
         } else {

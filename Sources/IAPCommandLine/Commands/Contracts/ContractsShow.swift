@@ -30,6 +30,8 @@ enum ContractsShow {
         let answer = asOf.subject.answer
         var head = Record()
         head.append("as_of_date", time)
+        // `--as-of` shows what the database knew then (facts and events signed by then).
+        head.append("question", answer.question.rawValue)
         head.append("entitled", answer.entitled)
         head.append("status", answer.status)
         head.append("reason", answer.reason)
@@ -55,7 +57,8 @@ enum ContractsShow {
         let changes = asOf.changes.map { RowRendering.record($0, structured: structured) }
         invocation.emit(
             detail: DetailView(sections: [
-                DetailView.Section(key: "as_of", title: "As of \(Timestamp.iso8601(time))", content: .fields(head)),
+                DetailView.Section(
+                    key: "as_of", title: "As of \(Timestamp.iso8601(time)), \(answer.question.words)", content: .fields(head)),
                 DetailView.Section(key: "contract", title: "Contract", content: .fields(contract)),
                 DetailView.Section(
                     key: "orders", title: "Orders (\(orders.count))",

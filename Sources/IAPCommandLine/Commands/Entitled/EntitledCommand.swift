@@ -9,28 +9,43 @@ enum EntitledCommand {
     /// `--product ID`.
     static let product = Option<String?>("product", valueName: "product", help: "Only this product id.")
 
-    /// `--at TIME`.
-    static let at = Option<PointInTime>(
-        "at", valueName: "time", help: "The moment to answer for: \(CommandTree.timeForms).", defaultValue: "now")
+    /// `--at TIME`: what was true then, as known now.
+    static let at = Option<PointInTime?>(
+        "at", valueName: "time",
+        help: "The moment to answer for (default now), with everything known now: \(CommandTree.timeForms).")
+
+    /// `--as-known-at TIME`: what the database knew then.
+    static let asKnownAt = Option<PointInTime?>(
+        "as-known-at", valueName: "time",
+        help: "The moment to answer for with only what the database knew then (facts signed by then), "
+            + "instead of --at: \(CommandTree.timeForms).")
 
     static let command = CommandSpec(
         name: "entitled",
         abstract: "Say whether a user was entitled at a time: yes (exit 0) or no (exit 1), with the contract and why.",
         discussion: """
-            Reconstructs each of the user's subscriptions at --at (default now) from the audit \
-            trail, dating the engine's changes by Apple's signedDate and manual changes (corrections, \
-            transfers) by when they were made: a refund signed later still counts as paid then; a \
-            transfer made later still counts as the old owner's. Entitled means: the user held the \
-            contract then, and a paid, not-refunded period covered that moment, or the contract \
-            was in its billing grace period. A user with no orders and no contracts in the \
-            database (a typo, another database) is not a "no": it is "unknown user", exit 3.
+            Answers one of two questions about a moment, and says which. --at T (default now): \
+            was the user entitled at T, with everything known now — a refund Apple signed later \
+            revokes from its revocationDate, a renewal signed late (or a period 'apple \
+            reconcile' revealed) covers its period. --as-known-at T: what the database knew at \
+            T — only the facts signed by then, so a refund signed later still counts as paid. \
+            Either way the contract's owner at T comes from the audit trail (a transfer made \
+            later still counts as the old owner's), and a hand override made by T (a goodwill \
+            extension of expires_date, a hand revoke) decides over the facts until a newer Apple \
+            period lifts it. Entitled means: the user held the contract then, and a paid, \
+            not-refunded period (or a hand extension) covered that moment, or the contract was in \
+            its billing grace period. A user with no orders and no contracts in the database (a \
+            typo, another database) is not a "no": it is "unknown user", exit 3.
             """,
         examples: [
             CommandExample(
                 "iapctl entitled --user u42 --at 2025-03-14T09:30:00Z", "Was u42 entitled when they complained?"),
+            CommandExample(
+                "iapctl entitled --user u42 --as-known-at 2025-03-14T09:30:00Z",
+                "What the database said then (an auditor's question)."),
             CommandExample("iapctl entitled --user u42 --product com.example.pro.monthly -o json", "Now, as JSON."),
         ],
-        options: [user, product, at],
+        options: [user, product, at, asKnownAt],
         handler: run
     )
 
@@ -39,9 +54,17 @@ enum EntitledCommand {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let user = invocation[user]
         let product = invocation[product]
-        let time = invocation[at].at(Timestamp.now())
+        let now = Timestamp.now()
+        if invocation[at] != nil, invocation[asKnownAt] != nil {
+            throw CLIError.usage(
+                "--at and --as-known-at ask two different questions: give one (--at T: true at T as known now; "
+                    + "--as-known-at T: what the database knew at T)")
+        }
+        let question: EntitlementAsOf.Question = invocation[asKnownAt] == nil ? .asKnownNow : .asKnownThen
+        let time = (invocation[asKnownAt] ?? invocation[at])?.at(now) ?? now
         let (verdict, known) = try DbOpen.read(invocation) { session in
-            let verdict = try EntitlementQuery.entitled(user: user, product: product, at: time, in: session)
+            let verdict = try EntitlementQuery.entitled(
+                user: user, product: product, at: time, question: question, in: session)
             return (verdict, try !verdict.subjects.isEmpty || KnownUsers.contains(user, in: session))
         }
         let (subjects, best) = (verdict.subjects, verdict.best)
@@ -50,6 +73,8 @@ enum EntitledCommand {
         r.append("user_id", user)
         r.append("product_id", best?.answer.contract.productId ?? product)
         r.append("as_of_date", time)
+        // Which question the answer is to: true at T as known now, or what the database knew at T.
+        r.append("question", question.rawValue)
         r.append("contract_id", best?.answer.contract.contractId)
         r.append("status", best?.answer.status)
         let unknown = "no user \(user) in the database (no orders, no contracts): check the spelling"
@@ -68,7 +93,10 @@ enum EntitledCommand {
         switch invocation.output {
         case .table:
             let yes = best?.answer.entitled ?? false
-            invocation.print((yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? ""))
+            // The answer first (scripts read "yes:"/"no:"), then which question it answers.
+            let when = known ? " (at \(Timestamp.iso8601(time)), \(question.words))" : ""
+            invocation.print(
+                (yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? "") + when)
             invocation.emit(document: r)
         case .json:
             r.append(

@@ -11,7 +11,8 @@ enum RestoreCommand {
     static let policy = Option<RestorePolicy>(
         "policy", valueName: "policy",
         help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
-            + "when the other user is not entitled now (a canceled contract inside its paid period is active).",
+            + "when the other user is not entitled now (a canceled contract inside its paid period is active; "
+            + "a lapsed one is refused until Apple is asked: apple reconcile --contract ID).",
         allowedValues: CommandTree.restorePolicies, defaultValue: "keep")
 
     static let reason = CommandTree.reasonOption.reading(
@@ -26,9 +27,12 @@ enum RestoreCommand {
         discussion: """
             Reads the transactions (one JWS per line) a device restored for user U and reports \
             for each: which order or contract it is, how it matched (transactionId, \
-            originalTransactionId, appAccountToken), and a verdict: restorable (restored once --apply put it through the engine), owned-by-other, \
-            transferred, unknown or rejected. A purchase is never credited to another account \
-            unless --policy allows a transfer.
+            originalTransactionId, appAccountToken), and a verdict: restorable, owned-by-other, \
+            transferred, unknown or rejected. With --apply a restorable transaction is restored \
+            only when the engine linked it to an order of U; otherwise the engine's own verdict \
+            (unmatched, exit 3; conflict, exit 4; …) and why. The order the product fallback \
+            found stays linked when Apple later sends a version without appAccountToken. A \
+            purchase is never credited to another account unless --policy allows a transfer.
 
             A StoreKit 1 app receipt (base64, DER or {"receipt-data": "…"}) works too: after it \
             verifies, each of its in-app entries is answered like a transaction (a receipt has no \
