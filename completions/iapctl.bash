@@ -410,6 +410,7 @@ _iapctl() {
                 --delivery-status) COMPREPLY=( $(compgen -W 'DELIVERED UNDELIVERED_QUALITY_ISSUE UNDELIVERED_WRONG_ITEM UNDELIVERED_SERVER_OUTAGE UNDELIVERED_OTHER' -- "$cur") ); return ;;
                 --consumption-percentage) return ;;
                 --refund-preference) COMPREPLY=( $(compgen -W 'DECLINE GRANT_FULL GRANT_PRORATED' -- "$cur") ); return ;;
+                --policy) return ;;
                 --reason) return ;;
                 --ticket) return ;;
                 --key-file) _iapctl_files; return ;;
@@ -426,7 +427,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --all --policy --resend-claimed --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'refunds consents')

@@ -391,7 +391,7 @@ public enum StoreSchema {
         // request) in the same transaction as the check, before anything is sent to Apple, then
         // what it sent and what Apple answered. Plain text and JSON: support reads it with SELECT.
         SchemaMigration(
-            version: 11, name: "refund answers (iap_refund_answers)",
+            version: 10, name: "refund answers (iap_refund_answers)",
             steps: [
                 .createTable(
                     SchemaTable(

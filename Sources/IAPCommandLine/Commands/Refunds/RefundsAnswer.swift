@@ -46,7 +46,7 @@ enum RefundsAnswer {
 
     static let command = CommandSpec(
         name: "answer",
-        abstract: "Answer refund requests with Consumption Information: one by hand, or all by a policy; send with --apply.",
+        abstract: "Answer a refund request, or all open ones by a policy, with Consumption Information; send with --apply.",
         discussion: """
             The product type (from the signed transaction Apple sent with the request) decides what is \
             sent, as Apple's rules say: an auto-renewable subscription never carries \
