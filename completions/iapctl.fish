@@ -445,7 +445,7 @@ complete -c iapctl -n '__iapctl_at "refunds list"' -l redact -d 'Mask personal d
 complete -c iapctl -n '__iapctl_at "refunds list"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
 complete -c iapctl -n '__iapctl_at "refunds list"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "refunds list"' -l csv-raw -d 'With -o csv, write cells as they are'
-complete -c iapctl -n '__iapctl_at "refunds list"' -l open -d 'Only requests still to answer (open or due-soon)'
+complete -c iapctl -n '__iapctl_at "refunds list"' -l open -d 'Only requests still to answer (open, due-soon, or refused by Apple before the deadline)'
 complete -c iapctl -n '__iapctl_at "refunds list"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "refunds answer"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'

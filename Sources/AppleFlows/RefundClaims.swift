@@ -20,10 +20,11 @@ public enum RefundClaims {
 
     /// Takes the claim on `request` for `by`. A claim Apple's refusal ended is taken over (the
     /// request may be answered again); one still `claimed` only with `resend` (its sender died
-    /// before recording Apple's answer). `body`: what is about to be sent, kept with the claim.
+    /// before recording Apple's answer); one a policy rule `skipped` only with `overrideSkip` (a
+    /// person answering it by hand). `body`: what is about to be sent, kept with the claim.
     public static func take(
         _ request: RefundRequest, store: any Store, by: String, rule: String?, body: String?, resend: Bool,
-        at: Int64 = Timestamp.now()
+        overrideSkip: Bool = false, at: Int64 = Timestamp.now()
     ) throws -> Taken {
         let key = request.requestKey
         let signed = request.request.signedDate ?? request.request.receivedAt
@@ -39,7 +40,9 @@ public enum RefundClaims {
             guard let existing = try session.refundAnswerClaim(requestKey: key) else {
                 throw StoreError.failure("refund answer claim \(key) conflicted but cannot be read")
             }
-            let takeOver = existing.state == .refused || (existing.state == .claimed && resend)
+            let takeOver =
+                existing.state == .refused || (existing.state == .claimed && resend)
+                || (existing.state == .skipped && overrideSkip)
             guard takeOver, try session.takeOverRefundAnswerClaim(existing, by: by, at: at, rule: rule) else {
                 return .held(existing)
             }

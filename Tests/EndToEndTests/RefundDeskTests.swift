@@ -370,6 +370,15 @@ struct RefundDeskTests {
         #expect(byTx["6002"]?["rule"] as? String == "unintended")
         #expect(byTx["6003"]?["rule"] as? String == "rest")
         #expect(byTx["6003"]?["status"] as? String == "skipped")
+        // A person may still answer what a rule left unanswered, once.
+        try server.routes([
+            ("sandbox", "PUT", "/inApps/v2/transactions/consumption/6003", [:], [AppleAPIServer.Response(status: 202)])
+        ])
+        let byHand = ["refunds", "answer", "6003", "--customer-consented", "--apply", "--environment", "sandbox"]
+        try cli.ok(byHand)
+        #expect(try consumptionPuts(server).count == 3)
+        #expect(try cli.run(byHand).status == 4)
+        #expect(try consumptionPuts(server).count == 3)
     }
 
     @Test func aPolicyWithoutConsentOrWithAMistakeSendsNothing() throws {

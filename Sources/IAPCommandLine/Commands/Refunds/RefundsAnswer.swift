@@ -61,7 +61,7 @@ enum RefundsAnswer {
             same transaction as the check that it is unanswered, then sends it and records Apple's \
             answer in the audit trail ('refunds list' shows it). A request already answered or claimed \
             is refused (exit 4); one whose sender died before recording Apple's answer is sent again \
-            only with --resend-claimed. \
+            only with --resend-claimed; one a policy rule left unanswered may be answered by hand. \
             With --all --policy FILE, each open request is answered by the first rule whose conditions \
             hold. The policy is a JSON object: {"customer_consented": true, "rules": [RULE…]}; a RULE \
             is {"name": N, "when": {…}, "answer": {…} or "none"}. "when" may hold product_type \
@@ -120,8 +120,11 @@ enum RefundsAnswer {
                     + "\(answer.actor) (audit row \(answer.auditId))",
                 hint: "'iapctl audit show \(answer.auditId)' shows what was sent")
         }
-        if let claim = request.claim, claim.state != .refused, !(claim.state == .claimed && invocation.flag(resendClaimed)) {
+        if let claim = request.claim, claim.state == .answered || (claim.state == .claimed && !invocation.flag(resendClaimed)) {
             throw held(claim, tx)
+        }
+        if request.claim?.state == .skipped {
+            invocation.note("policy rule '\(request.claim?.rule ?? "?")' left it unanswered; answering it by hand")
         }
         let write = try RefundDesk.answer(request, knowledge: knowledge, choices: choices)
         let now = Timestamp.now()
@@ -146,7 +149,7 @@ enum RefundsAnswer {
         let store = try DbOpen.existing(invocation)
         let claimed = try RefundClaims.take(
             request, store: store, by: RefundClaims.claimant(invocation), rule: nil, body: write.call.bodyText,
-            resend: invocation.flag(resendClaimed))
+            resend: invocation.flag(resendClaimed), overrideSkip: true)
         guard case .taken(let claim) = claimed else {
             switch claimed {
             case .held(let other): throw held(other, tx)

@@ -6,7 +6,8 @@ import SubscriptionEngine
 /// `iapctl refunds list`: the refund requests received, oldest deadline first, over the ledger and the audit trail.
 enum RefundsList {
     /// `--open`.
-    static let open = OptionSpec.flag("open", help: "Only requests still to answer (open or due-soon).")
+    static let open = OptionSpec.flag(
+        "open", help: "Only requests still to answer (open, due-soon, or refused by Apple before the deadline).")
 
     static let command = CommandSpec(
         name: "list",
@@ -39,7 +40,7 @@ enum RefundsList {
         for request in requests { counts[request.status(now: now), default: 0] += 1 }
         let shown =
             invocation.flag(open)
-            ? requests.filter { [.open, .dueSoon].contains($0.status(now: now)) } : requests
+            ? requests.filter { [.open, .dueSoon, .refused].contains($0.status(now: now)) } : requests
         invocation.emit(shown.map { record($0, now: now) }, columns: listColumns)
         let parts = RefundRequestStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
         invocation.note(
