@@ -293,6 +293,28 @@ struct RefundDeskTests {
         #expect(answered["status"] as? String == "answered", "\(answered)")
     }
 
+    @Test func anAnswerAppleRefusedIsRecordedAndMayBeSentAgain() throws {
+        let (cli, world, server) = try setUp()
+        try world.database(orders: [(token, "alice")])
+        try requested("5700", "c0000000-0000-4000-8000-000000000057", cli, world, server)
+        try server.routes([
+            ("sandbox", "PUT", "/inApps/v2/transactions/consumption/5700", [:], [AppleAPIServer.Response(status: 202)])
+        ])
+        // Apple does not know the transaction (yet): 404, recorded with the claim.
+        let args = ["refunds", "answer", "5700", "--customer-consented", "--apply", "--environment", "sandbox"]
+        let unknown = try cli.run(args)
+        #expect(unknown.status == 3, "\(unknown)")
+        let refused = try #require(try cli.ok(["refunds", "list", "--open", "-o", "json"]).jsonArray().first)
+        #expect(refused["status"] as? String == "refused", "\(refused)")
+        #expect((refused["apple_error"] as? String)?.hasPrefix("4040010") == true, "\(refused)")
+        try server.products(["5700": "Auto-Renewable Subscription"])
+        try cli.ok(args)
+        #expect(try consumptionPuts(server).count == 2)
+        let answered = try #require(try cli.ok(["refunds", "list", "-o", "json"]).jsonArray().first)
+        #expect(answered["status"] as? String == "answered", "\(answered)")
+        #expect(try cli.run(args).status == 4)
+    }
+
     static let policy = """
         {"customer_consented": true,
          "rules": [
