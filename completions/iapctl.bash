@@ -293,10 +293,9 @@ _iapctl() {
                 --user) return ;;
                 --product) return ;;
                 --at) return ;;
-                --as-known-at) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --as-known-at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --help' -- "$cur") )
             fi
             ;;
         'audit')
@@ -411,6 +410,7 @@ _iapctl() {
                 --delivery-status) COMPREPLY=( $(compgen -W 'DELIVERED UNDELIVERED_QUALITY_ISSUE UNDELIVERED_WRONG_ITEM UNDELIVERED_SERVER_OUTAGE UNDELIVERED_OTHER' -- "$cur") ); return ;;
                 --consumption-percentage) return ;;
                 --refund-preference) COMPREPLY=( $(compgen -W 'DECLINE GRANT_FULL GRANT_PRORATED' -- "$cur") ); return ;;
+                --policy) return ;;
                 --reason) return ;;
                 --ticket) return ;;
                 --key-file) _iapctl_files; return ;;
@@ -420,8 +420,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -429,7 +427,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --all --policy --resend-claimed --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'refunds consents')
@@ -456,8 +454,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -465,7 +461,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'lookup transactions app-transaction subscriptions refunds notifications extend extend-status consumption set-app-account-token finish-transaction reconcile' -- "$cur") )
             fi
@@ -483,8 +479,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -492,7 +486,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions')
@@ -508,8 +502,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -517,7 +509,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'get history' -- "$cur") )
             fi
@@ -535,8 +527,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -544,7 +534,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions history')
@@ -560,8 +550,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -576,7 +564,7 @@ _iapctl() {
                 --sort) COMPREPLY=( $(compgen -W 'ascending descending' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
             fi
             ;;
         'apple app-transaction')
@@ -592,8 +580,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -601,7 +587,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple subscriptions')
@@ -617,8 +603,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -626,7 +610,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'status' -- "$cur") )
             fi
@@ -644,8 +628,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -654,7 +636,7 @@ _iapctl() {
                 --status) COMPREPLY=( $(compgen -W '1 2 3 4 5' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
             fi
             ;;
         'apple refunds')
@@ -670,8 +652,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -679,7 +659,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history' -- "$cur") )
             fi
@@ -697,8 +677,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -706,7 +684,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications')
@@ -722,8 +700,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -731,7 +707,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history sync test test-status' -- "$cur") )
             fi
@@ -749,8 +725,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -763,7 +737,7 @@ _iapctl() {
                 --transaction) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications sync')
@@ -779,19 +753,15 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
                 --app-apple-id) return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --since) return ;;
-                --reason) return ;;
-                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications test')
@@ -807,8 +777,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -816,7 +784,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications test-status')
@@ -832,8 +800,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -841,7 +807,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple extend')
@@ -857,8 +823,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -873,7 +837,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple extend-status')
@@ -889,8 +853,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -898,7 +860,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple consumption')
@@ -914,8 +876,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -928,7 +888,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple set-app-account-token')
@@ -944,8 +904,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -956,7 +914,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple finish-transaction')
@@ -972,8 +930,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -983,7 +939,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple reconcile')
@@ -999,8 +955,6 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
-                --walk-deadline) return ;;
-                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -1012,11 +966,9 @@ _iapctl() {
                 --order-id) return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
                 --since) return ;;
-                --reason) return ;;
-                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --reason --ticket --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
             fi
             ;;
         'completion')

@@ -367,7 +367,8 @@ public final class AppStoreServerAPI {
         if response.status == 401 {
             text = "\(server.rawValue) \(call.method) \(call.path): HTTP 401 Unauthorized (Apple refused the token)"
         }
-        var error = AppStoreAPIError(kind, text)
+        if let named = AppStoreAPIError.named(code) { text += " (\(named.name): \(named.meaning))" }
+        var error = AppStoreAPIError(kind, text, hint: AppStoreAPIError.named(code)?.fix)
         error.httpStatus = response.status
         error.appleCode = code
         error.appleMessage = message

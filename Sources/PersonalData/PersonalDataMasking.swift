@@ -30,7 +30,7 @@ public final class PersonalDataMasker {
         "trade_no": .txn, "origin_no": .txn, "transaction_id": .txn, "original_transaction_id": .txn,
         "transaction": .txn, "contract_id": .txn, "contract": .txn, "transactionId": .txn,
         "originalTransactionId": .txn, "notification_uuid": .uuid, "notificationUUID": .uuid, "actor": .actor,
-        "answered_by": .actor, "app_transaction_id": .txn, "appTransactionId": .txn,
+        "answered_by": .actor, "claimed_by": .actor, "app_transaction_id": .txn, "appTransactionId": .txn,
     ]
 
     private var aliases: [String: String] = [:]

@@ -429,6 +429,42 @@ public final class SQLSession: StoreSession {
         try write(StoreSQL.deleteCheckpoint, [.text(name)]).changed > 0
     }
 
+    // MARK: refund answers
+
+    public func claimRefundAnswer(_ claim: RefundAnswerClaim) throws(StoreError) -> Bool {
+        // As claimNotification: a concurrent holder's uncommitted row makes this INSERT wait.
+        do {
+            _ = try insert(StoreTables.refundAnswers, claim)
+            return true
+        } catch .conflict {
+            return false
+        }
+    }
+
+    public func refundAnswerClaim(requestKey: String) throws(StoreError) -> RefundAnswerClaim? {
+        try rows(StoreTables.refundAnswers, locking(StoreSQL.refundAnswerByKey), [.text(requestKey)]).first
+    }
+
+    public func refundAnswerClaims() throws(StoreError) -> [RefundAnswerClaim] {
+        try rows(StoreTables.refundAnswers, StoreSQL.refundAnswersAll, [])
+    }
+
+    public func updateRefundAnswerClaim(_ claim: RefundAnswerClaim) throws(StoreError) {
+        try update(StoreTables.refundAnswers, claim, "refund answer", id: claim.id)
+    }
+
+    public func takeOverRefundAnswerClaim(_ current: RefundAnswerClaim, by: String, at: Int64, rule: String?)
+        throws(StoreError) -> Bool
+    {
+        try write(
+            StoreSQL.takeOverRefundAnswer,
+            [
+                .int(at), .text(by), SQLValue(rule), .int(current.id), .text(current.state.rawValue),
+                .int(current.claimedAt),
+            ]
+        ).changed == 1
+    }
+
     // MARK: misc
 
     public func counts() throws(StoreError) -> StoreCounts {

@@ -116,6 +116,15 @@ public enum StoreSQL {
         table.select("WHERE id IN (\(placeholders(count)))")
     }
 
+    // MARK: refund answers
+    public static let refundAnswerByKey = StoreTables.refundAnswers.select("WHERE request_key = ?")
+    public static let refundAnswersAll = StoreTables.refundAnswers.select("ORDER BY id")
+    /// Takes over a claim only as it was read (same state and claimedAt): a compare-and-set.
+    public static let takeOverRefundAnswer =
+        "UPDATE iap_refund_answers SET state = 'claimed', claimed_at = ?, claimed_by = ?, rule = ?, body = NULL, "
+        + "apple_status = NULL, apple_error = NULL, audit_id = NULL, answered_at = NULL "
+        + "WHERE id = ? AND state = ? AND claimed_at = ?"
+
     // MARK: checkpoints
     public static let checkpointByName = StoreTables.checkpoints.select("WHERE name = ?")
     public static let deleteCheckpoint = "DELETE FROM iap_checkpoints WHERE name = ?"

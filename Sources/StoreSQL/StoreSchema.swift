@@ -387,6 +387,37 @@ public enum StoreSchema {
         SchemaMigration(
             version: 9, name: "engine snapshot (member_contracts.snapshot)",
             steps: [.addColumns(table: "member_contracts", [SchemaColumn("snapshot", .longText, nullable: true)])]),
+        // Refund requests answered exactly once: the claim a sender takes (a unique key on the
+        // request) in the same transaction as the check, before anything is sent to Apple, then
+        // what it sent and what Apple answered. Plain text and JSON: support reads it with SELECT.
+        SchemaMigration(
+            version: 10, name: "refund answers (iap_refund_answers)",
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_refund_answers",
+                        columns: [
+                            id, key("request_key"), key("transaction_id"),
+                            SchemaColumn(
+                                "state", .string(16), defaultForExistingRows: "'claimed'",
+                                allowed: ["claimed", "answered", "refused", "skipped"]),
+                            stamp("claimed_at"), key("claimed_by"),
+                            SchemaColumn("rule", .text, nullable: true),
+                            SchemaColumn("body", .longText, nullable: true),
+                            SchemaColumn("apple_status", .integer, nullable: true),
+                            SchemaColumn("apple_error", .text, nullable: true),
+                            SchemaColumn(
+                                "audit_id", .integer, nullable: true,
+                                references: SchemaReference(
+                                    name: "fk_iap_refund_answers_audit", table: "iap_audit", column: "id")),
+                            date("answered_at"),
+                        ],
+                        indexes: [
+                            SchemaIndex("uq_iap_refund_answers_request", ["request_key"], unique: true),
+                            SchemaIndex("idx_iap_refund_answers_transaction", ["transaction_id"]),
+                            SchemaIndex("idx_iap_refund_answers_audit_id", ["audit_id"], forForeignKey: true),
+                        ]))
+            ]),
     ]
 
     /// The newest version this build knows.

@@ -122,6 +122,17 @@ public enum StoreTables {
             ModelColumn("lifted_at", \.liftedAt), ModelColumn("lifted_by", \.liftedBy),
         ])
 
+    public static let refundAnswers = SQLTable(
+        "iap_refund_answers", blank: RefundAnswerClaim(requestKey: "", transactionId: "", claimedAt: 0, claimedBy: ""),
+        [
+            ModelColumn("id", \.id), ModelColumn("request_key", \.requestKey),
+            ModelColumn("transaction_id", \.transactionId), ModelColumn("state", \.state),
+            ModelColumn("claimed_at", \.claimedAt), ModelColumn("claimed_by", \.claimedBy), ModelColumn("rule", \.rule),
+            ModelColumn("body", \.body), ModelColumn("apple_status", \.appleStatus),
+            ModelColumn("apple_error", \.appleError), ModelColumn("audit_id", \.auditId),
+            ModelColumn("answered_at", \.answeredAt),
+        ])
+
     /// Columns of `member_contracts` outside the contract row: the engine's snapshot
     /// (``StoreSQL/contractSnapshot``, ``StoreSQL/saveContractSnapshot``), read and written by its own
     /// statements, never with the row (a contract read or written whole leaves it alone).
@@ -135,6 +146,7 @@ public enum StoreTables {
             (claims.name, claims.columnNames), (chains.name, chains.columnNames),
             (checkpoints.name, checkpoints.columnNames),
             (overrides.name, overrides.columnNames),
+            (refundAnswers.name, refundAnswers.columnNames),
         ]
     }
 }

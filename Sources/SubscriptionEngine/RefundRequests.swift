@@ -18,10 +18,26 @@ public struct RefundRequest: Sendable, Equatable {
     public var answer: RefundRequestAnswer?
     /// A later REFUND or REFUND_DECLINED of the transaction, if any.
     public var outcome: LedgerEntry?
+    /// The claim on answering it (`iap_refund_answers`), once taken.
+    public var claim: RefundAnswerClaim?
+
+    /// The key of its claim: the request's notification UUID.
+    public var requestKey: String { RefundRequests.requestKey(request) }
+
+    /// Whether nothing answers it yet: no answer Apple accepted, no claim but a refused one.
+    public var isUnanswered: Bool {
+        answer == nil && (claim == nil || claim?.state == .refused)
+    }
 
     /// Where the request stands at `now`.
     public func status(now: Int64) -> RefundRequestStatus {
-        if answer != nil { return .answered }
+        if answer != nil || claim?.state == .answered { return .answered }
+        switch claim?.state {
+        case .claimed?: return .claimed
+        case .skipped?: return .skipped
+        case .refused?: if now < deadline { return .refused }
+        default: break
+        }
         if now >= deadline { return .missed }
         return now >= deadline - RefundRequests.warningWindow ? .dueSoon : .open
     }
@@ -44,6 +60,13 @@ public enum RefundRequestStatus: String, Sendable, CaseIterable {
     case dueSoon = "due-soon"
     /// Answered (Apple accepted the Consumption Information).
     case answered
+    /// Claimed by a sender whose Apple answer is not recorded: being sent, or the sender died
+    /// (`refunds answer --resend-claimed` sends it again).
+    case claimed
+    /// Apple refused the answer sent; it may be answered again before the deadline.
+    case refused
+    /// A policy rule said not to answer it.
+    case skipped
     /// Not answered, and the 12 hours are over.
     case missed
 }
@@ -73,14 +96,23 @@ public enum RefundRequests {
     /// The audited commands that send Consumption Information.
     public static let answerCommands: Set<String> = ["apple consumption", "refunds answer"]
 
+    /// The key of a request's claim (``RefundAnswerClaim``): its notification UUID, else its ledger row.
+    public static func requestKey(_ entry: LedgerEntry) -> String {
+        entry.notificationUUID ?? "ledger:\(entry.id)"
+    }
+
     /// Every refund request kept (a re-delivered one once), oldest deadline first.
     public static func list(_ session: any StoreSession) throws -> [RefundRequest] {
         var seen: Set<String> = []
         var result: [RefundRequest] = []
+        var claims: [String: RefundAnswerClaim] = [:]
+        for claim in try session.refundAnswerClaims() { claims[claim.requestKey] = claim }
         for entry in try session.ledger(notificationTypes: [NotificationTypeName.consumptionRequest.rawValue]) {
             guard let tx = entry.transactionId, !tx.isEmpty else { continue }
             if let uuid = entry.notificationUUID, !seen.insert(uuid).inserted { continue }
-            result.append(try request(entry, transactionId: tx, session))
+            var found = try request(entry, transactionId: tx, session)
+            found.claim = claims[requestKey(entry)]
+            result.append(found)
         }
         return result.sorted { ($0.deadline, $0.request.id) < ($1.deadline, $1.request.id) }
     }
@@ -88,7 +120,7 @@ public enum RefundRequests {
     /// The refund request for `transactionId` still to answer (else the newest one), if any.
     public static func request(transactionId: String, _ session: any StoreSession) throws -> RefundRequest? {
         let all = try list(session).filter { $0.transactionId == transactionId }
-        return all.first { $0.answer == nil } ?? all.last
+        return all.first { $0.isUnanswered } ?? all.last
     }
 
     /// The RESCIND_CONSENT notifications kept (a re-delivered one once), oldest first.
@@ -111,14 +143,21 @@ public enum RefundRequests {
             (row.appleType == .known(.refund) || row.appleType == .known(.refundDeclined))
                 && row.verdict != .rejected && (row.signedDate ?? 0) >= signed
         }
-        let answer = try session.audit(entity: .order, key: tx).first { audit in
-            answerCommands.contains(audit.command) && audit.at >= signed && accepted(audit.after)
-        }
+        let answer = try acceptedAnswer(transactionId: tx, since: signed, session)
         return RefundRequest(
             request: entry, transactionId: tx, originalTransactionId: original, deadline: signed + answerWindow,
             order: order, userId: order?.userId ?? contract?.userId, productId: order?.productId ?? contract?.productId,
             answer: answer.map { RefundRequestAnswer(auditId: $0.id, at: $0.at, actor: $0.actor, command: $0.command) },
             outcome: outcome)
+    }
+
+    /// The first audited answer Apple accepted for `transactionId` at or after `since`, if any.
+    public static func acceptedAnswer(transactionId tx: String, since: Int64, _ session: any StoreSession) throws
+        -> AuditEntry?
+    {
+        try session.audit(entity: .order, key: tx).first { audit in
+            answerCommands.contains(audit.command) && audit.at >= since && accepted(audit.after)
+        }
     }
 
     /// Whether an audited write's `after` records an answer Apple accepted (a 2xx status).
@@ -129,3 +168,63 @@ public enum RefundRequests {
         return (200..<300).contains(status)
     }
 }
+
+/// The claim on answering one refund request (`iap_refund_answers`): taken — a unique key on the
+/// request — in the same transaction as the check that it is unanswered, before anything is sent,
+/// so two processes never both send; then it records what was sent and what Apple answered.
+public struct RefundAnswerClaim: Sendable, Equatable {
+    /// Where the answer stands.
+    public enum State: String, Sendable, CaseIterable {
+        /// Taken; nothing recorded since: being sent, or its sender died before Apple's answer was
+        /// recorded (sent again only by a rerun that says so: `--resend-claimed`).
+        case claimed
+        /// Apple accepted it.
+        case answered
+        /// Apple refused it (or it could not be sent); `refunds answer TRANSACTION` may try again.
+        case refused
+        /// A policy rule said not to answer.
+        case skipped
+    }
+
+    public var id: Int64
+    /// The request: its notification UUID (``RefundRequests/requestKey(_:)``).
+    public var requestKey: String
+    public var transactionId: String
+    public var state: State
+    public var claimedAt: Int64
+    /// Who took it: the actor and the process (`sam pid 4711 on host`).
+    public var claimedBy: String
+    /// The policy rule that matched, when a policy answered.
+    public var rule: String?
+    /// The request body sent (JSON), once composed.
+    public var body: String?
+    /// Apple's HTTP status, once it answered.
+    public var appleStatus: Int64?
+    /// Apple's error code and message, when it refused.
+    public var appleError: String?
+    /// The audit row of the answer, once recorded.
+    public var auditId: Int64?
+    /// When Apple's answer (or the skip) was recorded.
+    public var answeredAt: Int64?
+
+    public init(
+        id: Int64 = 0, requestKey: String, transactionId: String, state: State = .claimed, claimedAt: Int64,
+        claimedBy: String, rule: String? = nil, body: String? = nil, appleStatus: Int64? = nil,
+        appleError: String? = nil, auditId: Int64? = nil, answeredAt: Int64? = nil
+    ) {
+        self.id = id
+        self.requestKey = requestKey
+        self.transactionId = transactionId
+        self.state = state
+        self.claimedAt = claimedAt
+        self.claimedBy = claimedBy
+        self.rule = rule
+        self.body = body
+        self.appleStatus = appleStatus
+        self.appleError = appleError
+        self.auditId = auditId
+        self.answeredAt = answeredAt
+    }
+}
+
+extension RefundAnswerClaim.State: ColumnTextEnum {}

@@ -207,6 +207,23 @@ public protocol StoreSession: AnyObject {
     /// Removes the checkpoint named `name`; false when there was none.
     func deleteCheckpoint(named name: String) throws(StoreError) -> Bool
 
+    // MARK: refund answers
+    /// Takes the claim on answering a refund request (a unique key on `claim.requestKey`,
+    /// `iap_refund_answers`) inside this transaction: true when this transaction now holds it, false
+    /// when it was taken already. A concurrent transaction holding it makes this wait for that one's
+    /// commit (then false) or rollback (then true).
+    func claimRefundAnswer(_ claim: RefundAnswerClaim) throws(StoreError) -> Bool
+    /// The claim on the request `requestKey`, if taken (a locking read in a write transaction).
+    func refundAnswerClaim(requestKey: String) throws(StoreError) -> RefundAnswerClaim?
+    /// Every claim, oldest first.
+    func refundAnswerClaims() throws(StoreError) -> [RefundAnswerClaim]
+    /// Rewrites a claim (found by `id`): what was sent, Apple's answer.
+    func updateRefundAnswerClaim(_ claim: RefundAnswerClaim) throws(StoreError)
+    /// Takes over the claim `current` (as read: same state and claimedAt) for `by`, at `at`, in
+    /// state `claimed` with nothing recorded: false when it changed since (another process took it).
+    func takeOverRefundAnswerClaim(_ current: RefundAnswerClaim, by: String, at: Int64, rule: String?) throws(StoreError)
+        -> Bool
+
     // MARK: overrides
     /// Keeps a hand override (its `id` is ignored) and returns its id.
     func insertOverride(_ override: Override) throws(StoreError) -> Int64

@@ -627,12 +627,16 @@ struct AppleAPITests {
             ("sandbox", "PUT", "/inApps/v1/transactions/2000/appAccountToken", [:], [.apple(400, "familyTransactionNotSupportedError")]),
             ("sandbox", "PUT", "/inApps/v2/transactions/consumption/1001", [:], [AppleAPIServer.Response(status: 202)]),
         ])
+        try server.products(["1001": "Consumable"])
         try cli.ok(["apple", "set-app-account-token", "1000", "--token", token, "--reason", "web flow", "--environment", "sandbox"])
         let refused = try cli.run([
             "apple", "set-app-account-token", "2000", "--token", token, "--reason", "web flow", "--environment", "sandbox",
         ])
         #expect(refused.status == 65, "\(refused)")
         #expect(refused.stderr.contains("4000185"))
+        // Named, with what it means and what to do.
+        #expect(refused.stderr.contains("FamilyTransactionNotSupportedError"), "\(refused)")
+        #expect(refused.stderr.contains("family organizer"), "\(refused)")
         try cli.ok([
             "apple", "consumption", "1001", "--customer-consented", "--delivery-status", "DELIVERED",
             "--consumption-percentage", "25000", "--refund-preference", "DECLINE", "--reason", "T-5", "--environment", "sandbox",

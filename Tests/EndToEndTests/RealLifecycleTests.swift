@@ -95,12 +95,13 @@ struct RealLifecycleE2ETests {
     }
 
     /// Turns the CLI's database into one from before the engine kept facts, with rows as the old
-    /// engine left them (schema v8's and v9's columns dropped too, their packed texts with them: what this
+    /// engine left them (schema v8's and v9's columns and v10's table dropped too, their packed texts with them: what this
     /// test reads is the ledger's raws, the facts and the rows).
     static func withoutFacts(_ cli: CLI) throws {
         try sql(
             cli,
             """
+            DROP TABLE IF EXISTS iap_refund_answers;
             DROP TABLE IF EXISTS iap_overrides;
             DROP TABLE IF EXISTS iap_checkpoints;
             DROP TABLE iap_facts;

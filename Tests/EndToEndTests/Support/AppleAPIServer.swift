@@ -103,6 +103,16 @@ final class AppleAPIServer {
         }
     }
 
+    /// What Apple knows of each transaction the consumption endpoint is sent (its signed `type`:
+    /// `Auto-Renewable Subscription`, `Consumable`, …): the server checks the body by it, as Apple does.
+    func products(_ types: [String: String]) throws {
+        let tmp = dir.appendingPathComponent("products.tmp")
+        try JSONSerialization.data(withJSONObject: types).write(to: tmp)
+        guard rename(tmp.path, dir.appendingPathComponent("products.json").path) == 0 else {
+            throw HarnessError("cannot replace products.json")
+        }
+    }
+
     /// The requests it received, in order (env, method, path, query, body, claims, tokenProblem).
     func requests() throws -> [[String: Any]] {
         let url = dir.appendingPathComponent("requests.ndjson")

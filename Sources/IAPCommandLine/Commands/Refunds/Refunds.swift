@@ -12,14 +12,18 @@ extension CommandTree {
             When a customer asks Apple for a refund, Apple sends CONSUMPTION_REQUEST and waits 12 hours \
             for your Consumption Information. 'notify' keeps each request in the ledger; 'refunds list' \
             shows them, oldest deadline first, with the answer sent (the audit row) and what Apple decided \
-            later (REFUND or REFUND_DECLINED); 'refunds answer' composes the answer from the database and \
-            sends it with --apply; 'doctor' warns of a request with less than 3 hours left. 'refunds \
+            later (REFUND or REFUND_DECLINED) and the policy rule that answered; 'refunds answer' composes \
+            the answer from the database by Apple's rules and sends it with --apply, once per request; \
+            'refunds answer --all --policy FILE' answers every open request by first-match rules (a cron \
+            job); 'doctor' warns of a request with less than 3 hours left. 'refunds \
             consents' lists the RESCIND_CONSENT notifications to act on.
             """,
         examples: [
             CommandExample("iapctl refunds list --open", "The requests still to answer, the most urgent first."),
             CommandExample(
                 "iapctl refunds answer 2000000123456789", "Show the answer composed from the database (sends nothing)."),
+            CommandExample(
+                "iapctl refunds answer --all --policy refund-policy.json", "What the policy would answer (sends nothing)."),
         ],
         subcommands: [RefundsList.command, RefundsAnswer.command, RefundsConsents.command]
     )

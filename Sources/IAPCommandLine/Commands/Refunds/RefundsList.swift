@@ -6,15 +6,20 @@ import SubscriptionEngine
 /// `iapctl refunds list`: the refund requests received, oldest deadline first, over the ledger and the audit trail.
 enum RefundsList {
     /// `--open`.
-    static let open = OptionSpec.flag("open", help: "Only requests still to answer (open or due-soon).")
+    static let open = OptionSpec.flag(
+        "open", help: "Only requests still to answer (open, due-soon, or refused by Apple before the deadline).")
 
     static let command = CommandSpec(
         name: "list",
         abstract: "List the refund requests (CONSUMPTION_REQUEST) received, oldest deadline first.",
         discussion: """
             STATUS: open, due-soon (less than 3 hours left), answered (Apple accepted the Consumption \
-            Information: when, by whom, the audit row), missed (12 hours passed unanswered). OUTCOME: \
-            refunded or declined once Apple's REFUND or REFUND_DECLINED of the transaction arrived.
+            Information: when, by whom, the audit row), claimed (a run claimed it and Apple's answer is \
+            not recorded: being sent, or its sender died — 'refunds answer --resend-claimed' sends it \
+            again), refused (Apple refused the answer sent; it may be answered again), skipped (a \
+            policy rule said not to answer), missed (12 hours passed unanswered). RULE: the policy \
+            rule that answered it. OUTCOME: refunded or declined once Apple's REFUND or \
+            REFUND_DECLINED of the transaction arrived.
             """,
         examples: [CommandExample("iapctl refunds list -o json", "Every request, as JSON.")],
         options: [open],
@@ -24,7 +29,8 @@ enum RefundsList {
         Column("deadline_at", title: "DEADLINE"), Column("status", title: "STATUS"),
         Column("transaction_id", title: "TRANSACTION"), Column("user_id", title: "USER", maxWidth: 24),
         Column("product_id", title: "PRODUCT", maxWidth: 32), Column("reason", title: "REASON", maxWidth: 28),
-        Column("answered_at", title: "ANSWERED"), Column("audit_id", title: "AUDIT"), Column("outcome", title: "OUTCOME"),
+        Column("answered_at", title: "ANSWERED"), Column("rule", title: "RULE", maxWidth: 24),
+        Column("audit_id", title: "AUDIT"), Column("outcome", title: "OUTCOME"),
     ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
@@ -34,7 +40,7 @@ enum RefundsList {
         for request in requests { counts[request.status(now: now), default: 0] += 1 }
         let shown =
             invocation.flag(open)
-            ? requests.filter { [.open, .dueSoon].contains($0.status(now: now)) } : requests
+            ? requests.filter { [.open, .dueSoon, .refused].contains($0.status(now: now)) } : requests
         invocation.emit(shown.map { record($0, now: now) }, columns: listColumns)
         let parts = RefundRequestStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
         invocation.note(
@@ -56,9 +62,15 @@ enum RefundsList {
         r.append("requested_at", request.request.signedDate)
         r.append("notification_uuid", request.request.notificationUUID)
         r.append("ledger_id", request.request.id)
-        r.append("answered_at", request.answer?.at)
-        r.append("answered_by", request.answer?.actor)
-        r.append("audit_id", request.answer?.auditId)
+        let claim = request.claim
+        let answeredByClaim = claim?.state == .answered || claim?.state == .skipped
+        r.append("answered_at", request.answer?.at ?? (answeredByClaim ? claim?.answeredAt : nil))
+        r.append("answered_by", request.answer?.actor ?? (answeredByClaim ? claim?.claimedBy : nil))
+        r.append("audit_id", request.answer?.auditId ?? claim?.auditId)
+        r.append("rule", claim?.rule)
+        r.append("claimed_at", claim?.claimedAt)
+        r.append("claimed_by", claim?.claimedBy)
+        r.append("apple_error", claim?.appleError)
         r.append("outcome", request.outcomeWord)
         r.append("outcome_at", request.outcome?.signedDate)
         r.append("outcome_ledger_id", request.outcome?.id)

@@ -21,6 +21,18 @@ made, and behaves as Apple documents:
   "padBytes": N adds a member "padding" of N bytes; "chunked": true sends the body in chunks without a
   Content-Length (so the client cannot know its size in advance).
   No route: 404 with Apple's "Transaction id not found." body (errorCode 4040010).
+- Send Consumption Information (PUT /inApps/v2/transactions/consumption/{transactionId}) is checked
+  first, as Apple documents the v2 ConsumptionRequest (App Store Server API 1.19+): the transaction
+  must be listed in DIR/products.json ({transactionId: the signed transaction's "type"}), else 404
+  4040010; customerConsented must be true (4000035 InvalidCustomerConsentedError); deliveryStatus one
+  of Apple's values (4000036 InvalidDeliveryStatusError); sampleContentProvided a Boolean (4000041
+  InvalidSampleContentProvidedError); for an auto-renewable subscription no consumptionPercentage
+  (4000209 ConsumptionPercentageAutoRenewableSubscriptionError); otherwise an integer 0-100000
+  (ConsumptionPercentageOutOfRangeError), 0 when deliveryStatus is not DELIVERED
+  (UndeliveredConsumptionPercentageNonZeroError), above 0 and below 100000 with GRANT_PRORATED;
+  refundPreference one of DECLINE, GRANT_FULL, GRANT_PRORATED (InvalidRefundPreferenceError). The
+  errors whose number Apple's pages do not give here answer 4000000 (GeneralBadRequestError) with
+  the documented error's name in the message. A body that passes goes on to the routes.
 - every request is appended to DIR/requests.ndjson (env, method, path, query, body, claims).
 
 It stops by itself: after --lifetime seconds, or as soon as its parent process is gone.
@@ -127,6 +139,55 @@ def subset(expected, actual):
     return expected == actual
 
 
+CONSUMPTION_PATH = "/inApps/v2/transactions/consumption/"
+DELIVERY_STATUSES = ("DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
+                     "UNDELIVERED_OTHER")
+REFUND_PREFERENCES = ("DECLINE", "GRANT_FULL", "GRANT_PRORATED")
+
+
+def products():
+    path = os.path.join(DIR, "products.json")
+    return json.load(open(path)) if os.path.exists(path) else {}
+
+
+def consumption_refusal(transaction_id, body):
+    """Apple's refusal of a Send Consumption Information request, as (status, payload), or None."""
+    def refused(code, message):
+        return 400, json.dumps({"errorCode": code, "errorMessage": message}).encode()
+    product_type = products().get(transaction_id)
+    if product_type is None:
+        return 404, b'{"errorCode": 4040010, "errorMessage": "Transaction id not found."}'
+    if not isinstance(body, dict):
+        return 400, None
+    if body.get("customerConsented") is not True:
+        return refused(4000035, "Invalid request. The customer consented field is invalid or doesn't indicate that the "
+                                "customer consented.")
+    if body.get("deliveryStatus") not in DELIVERY_STATUSES:
+        return refused(4000036, "Invalid request. The delivery status field is invalid.")
+    if not isinstance(body.get("sampleContentProvided"), bool):
+        return refused(4000041, "Invalid request. The sample content provided field is invalid.")
+    preference = body.get("refundPreference")
+    if "refundPreference" in body and preference not in REFUND_PREFERENCES:
+        return refused(4000000, "InvalidRefundPreferenceError: the refund preference is invalid.")
+    has_percentage = "consumptionPercentage" in body
+    percentage = body.get("consumptionPercentage")
+    if product_type == "Auto-Renewable Subscription":
+        if has_percentage:
+            return refused(4000209, "Invalid request. The consumption percentage field is not supported for "
+                                    "auto-renewable subscription transactions.")
+        return None
+    if has_percentage and (isinstance(percentage, bool) or not isinstance(percentage, int)
+                           or not 0 <= percentage <= 100000):
+        return refused(4000000, "ConsumptionPercentageOutOfRangeError: the consumption percentage is out of range.")
+    if body["deliveryStatus"] != "DELIVERED" and has_percentage and percentage != 0:
+        return refused(4000000, "UndeliveredConsumptionPercentageNonZeroError: the consumption percentage must be "
+                                "zero for the provided delivery status.")
+    if preference == "GRANT_PRORATED" and not (has_percentage and 0 < percentage < 100000):
+        return refused(4000000, "GeneralBadRequestError: GRANT_PRORATED needs a consumptionPercentage greater than 0 "
+                                "and less than 100000.")
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -164,6 +225,10 @@ class Handler(BaseHTTPRequestHandler):
                 log.write(json.dumps(record) + "\n")
         if problem:
             return self.answer(401)
+        if self.command == "PUT" and path.startswith(CONSUMPTION_PATH):
+            refusal = consumption_refusal(path[len(CONSUMPTION_PATH):], body)
+            if refusal:
+                return self.answer(*refusal)
         with LOCK:
             chosen = None
             for index, route in enumerate(routes()):
