@@ -132,8 +132,12 @@ public final class MySQLStore: SQLStoreBackend {
                 try connection.execute(step.statement)
             }
             for statement in migration.statements { try connection.execute(statement) }
-            if shared.steps.contains(.repackTexts) {
-                try TextRepacking.run(connection, indexLedgerIds: false) { () throws(StoreError) in try connection.execute("COMMIT") }
+            if shared.steps.contains(.convertStoredForms) {
+                try StoredFormConversion.run(connection) { () throws(StoreError) in try connection.execute("COMMIT") }
+            }
+            if !migration.drops.isEmpty {
+                let after = try SchemaSnapshot.read(connection)
+                for drop in migration.drops where drop.applies(to: after) { try connection.execute(drop.statement) }
             }
             try transactions.record(shared)
             try connection.execute("COMMIT")  // autocommit is off (see Connection)
@@ -168,6 +172,7 @@ public final class MySQLStore: SQLStoreBackend {
         }
         statements += SchemaPlan.steps(for: tables, in: snapshot).map(\.statement)
         statements += pending.flatMap(\.statements)
+        statements += pending.flatMap { $0.drops.map(\.statement) }
         return statements
     }
 
