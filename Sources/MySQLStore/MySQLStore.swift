@@ -163,7 +163,9 @@ public final class MySQLStore: SQLStoreBackend {
         // Later migrations see the tables earlier ones create: plan them against the full set, one
         // spec per table (the latest; later migrations only add to a table).
         var tables: [TableSpec] = []
-        for table in pending.flatMap(\.tables) {
+        // (A table a pending migration drops is not listed: created and dropped again, it never stays.)
+        let dropped = Set(pending.flatMap { $0.drops.filter { $0.column == nil }.map(\.table) })
+        for table in pending.flatMap(\.tables) where !dropped.contains(table.name) {
             if let index = tables.firstIndex(where: { $0.name == table.name }) {
                 tables[index] = table
             } else {
@@ -172,7 +174,7 @@ public final class MySQLStore: SQLStoreBackend {
         }
         statements += SchemaPlan.steps(for: tables, in: snapshot).map(\.statement)
         statements += pending.flatMap(\.statements)
-        statements += pending.flatMap { $0.drops.map(\.statement) }
+        statements += pending.flatMap(\.drops).filter { $0.applies(to: snapshot) }.map(\.statement)
         return statements
     }
 

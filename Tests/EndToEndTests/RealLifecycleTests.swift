@@ -64,8 +64,12 @@ struct RealLifecycleE2ETests {
         } else {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [cli.dbPath, statements]
+            process.arguments = [cli.dbPath]
+            let input = Pipe()
+            process.standardInput = input
             try process.run()
+            input.fileHandleForWriting.write(Data(statements.utf8))
+            try input.fileHandleForWriting.close()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
         }
