@@ -110,7 +110,7 @@ struct RealLifecycleE2ETests {
             raws.append((raws.count + 1, read.stdout))
         }
         #expect(raws.count > 5)
-        let text = cli.mysql == nil ? "TEXT" : "MEDIUMTEXT"
+        let (text, bytes) = cli.mysql == nil ? ("TEXT", "BLOB") : ("MEDIUMTEXT", "MEDIUMBLOB")
         try sql(
             cli,
             """
@@ -118,6 +118,7 @@ struct RealLifecycleE2ETests {
             DROP TABLE IF EXISTS iap_checkpoints;
             DROP TABLE iap_facts;
             ALTER TABLE iap_ledger ADD COLUMN raw \(text) NULL;
+            ALTER TABLE iap_ledger ADD COLUMN raw_packed \(bytes) NULL;
             ALTER TABLE iap_ledger DROP COLUMN raw_zstd;
             ALTER TABLE iap_ledger DROP COLUMN row_digest;
             ALTER TABLE iap_audit DROP COLUMN row_digest;
