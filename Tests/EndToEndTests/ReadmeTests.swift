@@ -145,7 +145,11 @@ struct ReadmeDatabaseTests {
         #expect(ReadmeTests.readme.contains(#"sqlite3 -line iapctl.db ""# + query + #"""#))
         let output: String
         if let mysql = cli.mysql {
-            output = try mysql.server.run(query + "\\G", database: mysql.database)
+            // The client's batch output: one tab-separated row, the columns in the query's order.
+            let row = try mysql.server.run(query, database: mysql.database).trimmingCharacters(in: .newlines)
+            let keys = ["actor", "command", "reason", "ticket", "before_json", "after_json"]
+            output = zip(keys, row.split(separator: "\t", omittingEmptySubsequences: false)).map { "\($0) = \($1)" }.joined(
+                separator: "\n")
         } else {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
@@ -159,7 +163,7 @@ struct ReadmeDatabaseTests {
         }
         let fields = Dictionary(
             output.split(separator: "\n").compactMap { row -> (String, String)? in
-                guard let colon = row.firstIndex(of: cli.mysql == nil ? "=" : ":") else { return nil }
+                guard let colon = row.firstIndex(of: "=") else { return nil }
                 return (
                     row[..<colon].trimmingCharacters(in: .whitespaces),
                     row[row.index(after: colon)...].trimmingCharacters(in: .whitespaces)

@@ -126,9 +126,9 @@ struct RealLifecycleE2ETests {
             DELETE FROM iap_schema_migrations WHERE version >= 4;
             UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
             UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
-            """
-                + raws.map { "UPDATE iap_ledger SET raw = '\($0.raw.replacing("'", with: "''"))' WHERE id = \($0.id);" }.joined(
-                    separator: "\n"))
+            """)
+        // One statement each: a client's command line holds one raw, not all of them.
+        for (id, raw) in raws { try sql(cli, "UPDATE iap_ledger SET raw = '\(raw.replacing("'", with: "''"))' WHERE id = \(id);") }
     }
 
     /// `db init --dry-run` and `db status` on such a database say that the upgrade also rebuilds
