@@ -112,3 +112,58 @@ struct StoredCorruptionTests {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// Issue 34: the contract's snapshot is checked against its own digest and the facts it came
+/// from; edited behind iapctl's back so that it still parses, it is not used, and the next renewal
+/// derives the same rows as with the snapshot intact.
+@Suite("the engine's snapshot checked on read, end to end")
+struct SnapshotCheckTests {
+    static let sub = "2000000900000001"
+    static let token = "a11ce000-0000-4000-8000-00000000000a"
+
+    /// Three periods, the snapshot edited (or not), then the fourth period; the tables after it.
+    static func history(edit: Bool) throws -> [String] {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        try world.database(orders: [(token, "alice")])
+        func deliver(_ n: Int64) throws {
+            let tx = world.transaction(String(Int64(sub)! + n), original: sub, token: token, period: n)
+            let jws = try world.notification(
+                n == 0 ? "SUBSCRIBED" : "DID_RENEW", n == 0 ? "INITIAL_BUY" : nil, signed: tx.signedDate, tx: tx)
+            try cli.ok(["notify", "-q"] + world.trust, stdin: jws)
+        }
+        for n in 0..<3 { try deliver(Int64(n)) }
+        if edit {
+            let stored = try StoredCorruptionTests.query(
+                cli, "SELECT hex(snapshot) FROM member_contracts WHERE contract_id = '\(sub)'"
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+            var text = String(decoding: Self.bytes(hex: stored), as: UTF8.self)
+            let newline = try #require(text.firstIndex(of: "\n"), "a snapshot with its check line: \(text)")
+            // One digit of the body changed: the text still parses, its digest no longer matches.
+            let digit = try #require(text[newline...].firstIndex { $0.isNumber && $0 != "9" })
+            text.replaceSubrange(digit...digit, with: String(text[digit].wholeNumberValue! + 1))
+            let hex = Array(text.utf8).map { String(format: "%02X", $0) }.joined()
+            let value = cli.mysql == nil ? "CAST(X'\(hex)' AS TEXT)" : "CONVERT(X'\(hex)' USING utf8mb4)"
+            try StoredCorruptionTests.sql(cli, "UPDATE member_contracts SET snapshot = \(value) WHERE contract_id = '\(sub)'")
+        }
+        try deliver(3)
+        return try world.tables(maskGeneratedNumbers: [token])
+    }
+
+    static func bytes(hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            out.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return out
+    }
+
+    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func anEditedSnapshotIsNotUsedAndTheNextRenewalDerivesTheSameRows() throws {
+        let intact = try Self.history(edit: false)
+        #expect(intact.contains { $0.hasPrefix("contract \(Self.sub)") })
+        #expect(try Self.history(edit: true) == intact)
+    }
+}
