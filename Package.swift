@@ -149,7 +149,7 @@ let package = Package(
             name: "IAPCommandLine",
             dependencies: [
                 "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
-                "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "StoreAccess",
+                "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "StoreAccess", "StoreSQL",
             ]
         ),
         // Test support: fresh stores of each backend, scratch folders, programs run beside iapctl (not linked into iapctl).

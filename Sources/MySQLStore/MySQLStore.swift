@@ -140,16 +140,17 @@ public final class MySQLStore: SQLStoreBackend {
         }
         try connection.execute("COMMIT")  // autocommit is off (see Connection): end the reads' transaction
         guard !pending.isEmpty else {
+            try dropWhatMigrationsRemoved()
             transactions.schemaIsCurrent()
             return []
         }
         // Phase 2, one transaction: the data steps (idempotent, in migration order), the caller's
         // work, the versions.
-        return try transactions.migration { session in
+        let applied = try transactions.migration { session in
             for (shared, migration) in pending {
                 for statement in migration.statements { try connection.execute(statement) }
-                if shared.steps.contains(.repackTexts) {
-                    try TextRepacking.run(connection, indexLedgerIds: false, afterBatch: { () throws(StoreError) in })
+                if shared.steps.contains(.convertStoredForms) {
+                    try StoredFormConversion.run(connection, afterBatch: { () throws(StoreError) in })
                 }
                 try transactions.record(shared)
             }
@@ -157,6 +158,20 @@ public final class MySQLStore: SQLStoreBackend {
             try work(applied, session)
             return applied
         }
+        try dropWhatMigrationsRemoved()
+        return applied
+    }
+
+    /// Phase 3 (each statement commits): the columns and tables recorded migrations no longer use,
+    /// dropped where they still exist. Only after the data steps that read them have committed, and
+    /// on every run, so a kill between the version's commit and a drop is finished by the next.
+    private func dropWhatMigrationsRemoved() throws(StoreError) {
+        let current = try transactions.currentVersion()
+        let drops = Schema.migrations.filter { $0.version <= current }.flatMap(\.drops)
+        guard !drops.isEmpty else { return }
+        let snapshot = try SchemaSnapshot.read(connection)
+        for drop in drops where drop.applies(to: snapshot) { try connection.execute(drop.statement) }
+        try connection.execute("COMMIT")
     }
 
     /// The DDL ``migrate()`` would run now, in order (for `db init --dry-run`). Runs nothing.
@@ -175,7 +190,9 @@ public final class MySQLStore: SQLStoreBackend {
         // Later migrations see the tables earlier ones create: plan them against the full set, one
         // spec per table (the latest; later migrations only add to a table).
         var tables: [TableSpec] = []
-        for table in pending.flatMap(\.tables) {
+        // (A table a pending migration drops is not listed: created and dropped again, it never stays.)
+        let dropped = Set(pending.flatMap { $0.drops.filter { $0.column == nil }.map(\.table) })
+        for table in pending.flatMap(\.tables) where !dropped.contains(table.name) {
             if let index = tables.firstIndex(where: { $0.name == table.name }) {
                 tables[index] = table
             } else {
@@ -184,6 +201,7 @@ public final class MySQLStore: SQLStoreBackend {
         }
         statements += SchemaPlan.steps(for: tables, in: snapshot).map(\.statement)
         statements += pending.flatMap(\.statements)
+        statements += Schema.migrations.flatMap(\.drops).filter { $0.applies(to: snapshot) }.map(\.statement)
         return statements
     }
 

@@ -62,6 +62,24 @@ struct MySQLMigration: Sendable {
     /// Idempotent data steps (e.g. a backfill), run in the transaction that records the version,
     /// after every pending migration's tables exist.
     var statements: [String] = []
+    /// What the migration drops after its data step, each only where it exists.
+    var drops: [MySQLDrop] = []
+}
+
+/// A column (or, `column` nil, a table) a migration drops after its data step.
+struct MySQLDrop: Sendable, Equatable {
+    let table: String
+    let column: String?
+
+    var statement: String {
+        column.map { "ALTER TABLE \(table) DROP COLUMN \($0)" } ?? "DROP TABLE IF EXISTS \(table)"
+    }
+
+    /// Whether there is something to drop in `snapshot`.
+    func applies(to snapshot: SchemaSnapshot) -> Bool {
+        guard let column else { return snapshot.hasTable(table) }
+        return snapshot.has(column: column, in: table)
+    }
 }
 
 /// The schema (``StoreSchema``, shared by every backend) rendered in MySQL's DDL. MySQL commits DDL
@@ -90,7 +108,14 @@ enum Schema {
                 case .insertIgnoring(let table, let columns, let select):
                     return "\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", "))) " + select
                 case .update(_, let mysql): return mysql
-                case .createTable, .addColumns, .repackTexts, .withoutRowId: return nil
+                case .createTable, .addColumns, .convertStoredForms, .withoutRowId, .dropColumns, .dropTable: return nil
+                }
+            },
+            drops: migration.steps.flatMap { step -> [MySQLDrop] in
+                switch step {
+                case .dropColumns(let table, let columns): return columns.map { MySQLDrop(table: table, column: $0) }
+                case .dropTable(let table): return [MySQLDrop(table: table, column: nil)]
+                default: return []
                 }
             })
     }

@@ -6,6 +6,8 @@ struct Migration: Sendable {
     let name: String
     /// DDL only: no values are ever part of it.
     let script: String
+    /// DDL run after the migration's data step (its drops); empty for most.
+    var afterData: String = ""
 }
 
 /// The schema (``StoreSchema``, shared by every backend) rendered in SQLite's DDL. SQLite's DDL is
@@ -24,7 +26,8 @@ enum Migrations {
         let statements = migration.steps.flatMap { render($0, ifMissing: migration.ifMissing) }
         return Migration(
             version: migration.version, name: migration.name,
-            script: statements.map { $0 + ";\n" }.joined())
+            script: statements.map { $0 + ";\n" }.joined(),
+            afterData: afterData(migration).map { $0 + ";\n" }.joined())
     }
 
     /// The newest version this build knows (without rendering ``all``: opening a store needs only
@@ -75,8 +78,19 @@ enum Migrations {
                 + table.indexes.filter { !($0.unique && $0.columns == [key]) && !$0.forForeignKey }.map {
                     "CREATE \($0.unique ? "UNIQUE " : "")INDEX \($0.name) ON \(table.name) (\($0.columns.joined(separator: ", ")))"
                 }
-        case .repackTexts:
-            return []  // Swift code: SQLiteStore.migrate runs TextRepacking after the script
+        case .convertStoredForms, .dropColumns, .dropTable:
+            return []  // after the script: see afterData(_:)
+        }
+    }
+
+    /// The statements of a migration that run after its data step (``StoredFormConversion``): its drops.
+    static func afterData(_ migration: SchemaMigration) -> [String] {
+        migration.steps.flatMap { step -> [String] in
+            switch step {
+            case .dropColumns(let table, let columns): return columns.map { "ALTER TABLE \(table) DROP COLUMN \($0)" }
+            case .dropTable(let table): return ["DROP TABLE IF EXISTS \(table)"]
+            default: return []
+            }
         }
     }
 

@@ -93,9 +93,10 @@ public final class SQLiteStore: SQLStoreBackend {
             var applied: [String] = []
             for (migration, rendered) in zip(StoreSchema.migrations, Migrations.all) where migration.version > current {
                 try database.executeScript(rendered.script)
-                if migration.steps.contains(.repackTexts) {
-                    try TextRepacking.run(database, indexLedgerIds: true, afterBatch: { () throws(StoreError) in })
+                if migration.steps.contains(.convertStoredForms) {
+                    try StoredFormConversion.run(database, afterBatch: { () throws(StoreError) in })
                 }
+                try database.executeScript(rendered.afterData)
                 try transactions.record(migration)
                 applied.append(migration.name)
             }

@@ -17,7 +17,6 @@ public final class SQLSession: StoreSession {
     public let mode: Mode
     public private(set) var isOpen = true
     private var savepointDepth = 0
-    private let rawCodec = LedgerRawCodec()
     /// Notification UUIDs claimed in this transaction when no ledger row held a raw of theirs
     /// (``StoreSQL/claimReturningCopy``): their first-copy look-up is known to find nothing. A
     /// ledger row of the UUID written here drops it; a row another writer commits meanwhile can
@@ -90,122 +89,96 @@ public final class SQLSession: StoreSession {
         locked.updated(contract)
     }
 
+    /// The snapshot, when its stored checksum matches its text and it was computed from the facts
+    /// the subscription has now (their number and highest id); else nil: the engine then decides
+    /// from every fact and writes a new one (``ContractSnapshotCheck``).
     public func contractSnapshot(contractId: String) throws(StoreError) -> String? {
-        let result = try query(StoreSQL.contractSnapshot, [.text(contractId)])
-        return try result.rows.first?.optionalText(0)
+        let values: [SQLValue] = [.text(contractId), .text(contractId), .text(contractId)]
+        guard let row = try query(StoreSQL.contractSnapshot, values).rows.first, let stored = try row.optionalText(0)
+        else { return nil }
+        return ContractSnapshotCheck.text(of: stored, facts: (count: try row.int(1), highestId: try row.int(2)))
     }
 
     public func saveContractSnapshot(contractId: String, _ snapshot: String?) throws(StoreError) {
-        _ = try write(StoreSQL.saveContractSnapshot, [SQLValue(snapshot), .text(contractId)])
+        var stored: String?
+        if let snapshot {
+            guard let row = try query(StoreSQL.factsSummary, [.text(contractId)]).rows.first else {
+                throw .failure("the facts' summary returned no row [SQL: \(StoreSQL.factsSummary)]")
+            }
+            stored = ContractSnapshotCheck.stored(snapshot, facts: (count: try row.int(0), highestId: try row.int(1)))
+        }
+        _ = try write(StoreSQL.saveContractSnapshot, [SQLValue(stored), .text(contractId)])
     }
 
     // MARK: ledger
 
     public func appendLedger(_ entry: LedgerEntry) throws(StoreError) -> Int64 {
-        try appendLedger(entry, detailReference: nil)
-    }
-
-    /// The ledger row and its audit rows; a detail that lists exactly their changes is kept as a
-    /// reference to them (``DetailReference``).
-    /// Where the next id follows the largest (SQLite), the reference says the first audit row's id,
-    /// so reading it needs no index on `ledger_id`; should an audit row get another id, the detail
-    /// is stored as packed text after all.
-    public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws(StoreError) -> Int64 {
-        var reference: [UInt8]?
-        var firstAuditId: Int64?
-        if let detail = entry.detail, let rest = DetailReference.rest(of: detail, audits: audits) {
-            if dialect.nextIdFollowsLargest {
-                firstAuditId = try query(StoreSQL.nextAuditId, []).rows.first?.int(0)
-            }
-            reference = DetailReference.encode(count: audits.count, firstAuditId: firstAuditId, rest: rest)
-        }
-        let id = try appendLedger(entry, detailReference: reference)
-        guard let firstAuditId else {
-            try appendAudits(audits, ledgerId: id)
-            return id
-        }
-        var auditIds: [Int64] = []
-        for var audit in audits {
-            audit.ledgerId = id
-            auditIds.append(try appendAudit(audit))
-        }
-        if auditIds != Array(firstAuditId..<(firstAuditId + Int64(audits.count))) {
-            var stored = entry
-            stored.id = id
-            let (text, packed) = StoredTexts.packDetail(entry.detail, row: stored)
-            _ = try write(StoreSQL.updateLedgerDetail, [SQLValue(text), packed.map(SQLValue.bytes) ?? .null, .int(id)])
-        }
-        return id
-    }
-
-    private func appendLedger(_ entry: LedgerEntry, detailReference: [UInt8]?) throws(StoreError) -> Int64 {
-        let stored = try rawCodec.storedForm(
-            raw: entry.raw, notificationUUID: entry.notificationUUID, context: StoredTexts.ledgerContext(entry),
-            firstCopy: { uuid, packed throws(StoreError) in
-                if claimedWithoutCopy.contains(uuid) { return nil }
-                return try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(packed)]).rows.first?.int(0)
-            },
-            insertChain: { chain throws(StoreError) in
-                // Where rows are locked, a chain already committed is not inserted again: the
-                // duplicate-key update would lock its row until COMMIT (StoreSQL.chainStored).
-                if dialect.locksRows, try !query(StoreSQL.chainStored, [.bytes(chain.digest)]).rows.isEmpty { return }
-                let row = ChainRow(digest: chain.digest, chain: chain.text)
-                _ = try write(Self.insertChain(dialect), StoreTables.chains.insertValues(row))
-            })
-        if let uuid = entry.notificationUUID { claimedWithoutCopy.remove(uuid) }
-        var row = LedgerRow(entry: entry, stored: stored)
+        var row = LedgerRow(entry: entry)
         row.entry.raw = ""
-        if let detailReference {
-            (row.entry.detail, row.detailPacked) = (nil, detailReference)
+        guard let frame = ZstdCodec.rawFrame(Array(entry.raw.utf8)) else { throw .failure(ZstdCodec.unavailable) }
+        if let uuid = entry.notificationUUID, !claimedWithoutCopy.contains(uuid),
+            let first = try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(frame)]).rows.first?.int(0)
+        {
+            row.rawOf = first
         } else {
-            (row.entry.detail, row.detailPacked) = StoredTexts.packDetail(entry.detail, row: entry)
+            row.rawZstd = frame
         }
+        if let uuid = entry.notificationUUID { claimedWithoutCopy.remove(uuid) }
+        row.rowDigest = RowDigest.ledger(row.entry, rawOf: row.rawOf, rawZstd: row.rawZstd)
         return try insert(StoreTables.ledger, row)
     }
 
-    /// A chain, unless one with its digest is stored already (no error, so a concurrent insert of
-    /// the same chain is no conflict).
-    private static func insertChain(_ dialect: SQLDialect) -> String {
-        dialect.insertIgnoringDuplicate(
-            into: StoreTables.chains.name, columns: StoreTables.chains.writtenNames, key: "digest")
+    /// The ledger row and its audit rows (each with the ledger row's id).
+    public func appendLedger(_ entry: LedgerEntry, audits: [AuditEntry]) throws(StoreError) -> Int64 {
+        let id = try appendLedger(entry)
+        try appendAudits(audits, ledgerId: id)
+        return id
     }
 
-    /// Entries with their raw text rebuilt (packed, or held by the first copy). The rows are read
-    /// in full first: rebuilding a raw may run other statements.
-    private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> [LedgerEntry] {
+    /// Ledger rows as stored, each checked against its row digest.
+    private func checkedLedgerRows(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> [LedgerRow] {
         try StoreTables.ledger.decode(query(sql, values, shaped: shaped)).map { row throws(StoreError) in
-            var entry = row.entry
-            entry.detail = try StoredTexts.detail(entry.detail, packed: row.detailPacked, row: entry) {
-                reference throws(StoreError) in
-                guard let first = reference.firstAuditId else {
-                    return try auditEntries(StoreSQL.auditByLedger, [.int(entry.id)])
-                }
-                return try auditEntries(
-                    StoreSQL.auditByLedgerFrom, [.int(entry.id), .int(first), .int(Int64(reference.count))])
+            guard RowDigest.ledger(row.entry, rawOf: row.rawOf, rawZstd: row.rawZstd) == row.rowDigest else {
+                throw .corrupt(table: "iap_ledger", id: row.entry.id, what: "its fields do not match its row_digest")
             }
-            var stored = row.stored
-            stored.context = StoredTexts.ledgerContext(entry)
-            entry.raw = try rawCodec.text(
-                of: stored, rowId: entry.id,
-                rowById: { id throws(StoreError) in
-                    try query(StoreSQL.ledgerRawById, [.int(id)]).rows.first.map { row throws(StoreError) in
-                        StoredRaw(
-                            text: try row.text(0), packed: try row.optionalBytes(1), rawOf: nil,
-                            context: try (2..<6).map { index throws(StoreError) in try row.optionalText(index) })
-                    }
-                },
-                chainByDigest: { digest throws(StoreError) in
-                    try query(StoreSQL.ledgerChainByDigest, [.bytes(digest)]).rows.first?.optionalBytes(0) ?? nil
-                })
+            return row
+        }
+    }
+
+    /// Entries with their raw text (from the row's frame, or from the first copy's). The rows are
+    /// read in full first: reading a first copy runs another statement.
+    private func ledgerEntries(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> [LedgerEntry] {
+        try checkedLedgerRows(sql, values, shaped: shaped).map { row throws(StoreError) in
+            var entry = row.entry
+            var holder = row
+            if let first = row.rawOf {
+                guard let target = try checkedLedgerRows(StoreSQL.ledgerById, [.int(first)]).first, target.rawOf == nil else {
+                    throw .corrupt(
+                        table: "iap_ledger", id: entry.id, what: "its raw_of names row \(first), which does not hold a raw")
+                }
+                holder = target
+            }
+            guard let frame = holder.rawZstd else {
+                throw .corrupt(table: "iap_ledger", id: holder.entry.id, what: "it holds neither raw_zstd nor raw_of")
+            }
+            switch ZstdCodec.rawContent(frame) {
+            case .success(let bytes):
+                entry.raw = String(decoding: bytes, as: UTF8.self)
+            case .failure(let error):
+                throw .corrupt(table: "iap_ledger", id: holder.entry.id, what: "its raw_zstd frame fails its check (\(error))")
+            }
             return entry
         }
     }
 
     public func updateLedger(id: Int64, verdict: Verdict, detail: String?) throws(StoreError) {
-        let (text, packed) = StoredTexts.packDetail(detail, row: nil)
-        let changed = try write(
-            StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(text), packed.map(SQLValue.bytes) ?? .null, .int(id)]
-        ).changed
+        guard var row = try checkedLedgerRows(locking(StoreSQL.ledgerById), [.int(id)]).first else {
+            throw .failure("no ledger row with id \(id) to update")
+        }
+        row.entry.verdict = verdict
+        row.entry.detail = detail
+        let digest = RowDigest.ledger(row.entry, rawOf: row.rawOf, rawZstd: row.rawZstd)
+        let changed = try write(StoreSQL.updateLedger, [.text(verdict.rawValue), SQLValue(detail), .text(digest), .int(id)]).changed
         try expectOneRow(changed, "ledger row", id: id)
     }
 
@@ -322,20 +295,25 @@ public final class SQLSession: StoreSession {
 
     public func insertFact(_ fact: Fact) throws(StoreError) -> Bool {
         let digest = FactDigest.of(fact)
-        let values = StoreTables.facts.insertValues(StoredTexts.factRow(fact, digest: digest)) + [.text(fact.key), .text(digest)]
+        let values = StoreTables.facts.insertValues(FactRow(fact: fact, digest: digest)) + [.text(fact.key), .text(digest)]
         return try write(StoreSQL.insertFactIfNew, values).changed == 1
     }
 
     public func facts(originalTransactionId: String) throws(StoreError) -> [Fact] {
-        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map { row throws(StoreError) in
-            try StoredTexts.fact(row)
-        }
+        try rows(StoreTables.facts, StoreSQL.factsByOriginal, [.text(originalTransactionId)]).map(Self.checked)
     }
 
     public func facts(originalTransactionId: String, signedSince: Int64) throws(StoreError) -> [Fact] {
-        try rows(StoreTables.facts, StoreSQL.factsByOriginalSince, [.text(originalTransactionId), .int(signedSince)]).map {
-            row throws(StoreError) in try StoredTexts.fact(row)
+        try rows(StoreTables.facts, StoreSQL.factsByOriginalSince, [.text(originalTransactionId), .int(signedSince)]).map(
+            Self.checked)
+    }
+
+    /// The fact of a row whose digest matches it (every field of the fact is in its identity).
+    static func checked(_ row: FactRow) throws(StoreError) -> Fact {
+        guard FactDigest.of(row.fact) == row.digest else {
+            throw .corrupt(table: "iap_facts", id: row.id, what: "its fields do not match its digest")
         }
+        return row.fact
     }
 
     public func originalTransactionIds(appTransactionId: String) throws(StoreError) -> [String] {
@@ -369,7 +347,7 @@ public final class SQLSession: StoreSession {
     // MARK: audit
 
     public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {
-        try insert(StoreTables.audit, StoredTexts.auditRow(entry))
+        try insert(StoreTables.audit, Self.auditRow(entry))
     }
 
     /// Audit rows of ledger row `ledgerId` whose ids nobody needs, up to 8 in one INSERT (issue 25:
@@ -381,7 +359,7 @@ public final class SQLSession: StoreSession {
             var values: [SQLValue] = []
             for var audit in audits[start..<(start + count)] {
                 audit.ledgerId = ledgerId
-                values += StoreTables.audit.insertValues(StoredTexts.auditRow(audit))
+                values += StoreTables.audit.insertValues(Self.auditRow(audit))
             }
             _ = try write(StoreSQL.auditInserts[count - 1], values)
             start += count
@@ -392,10 +370,18 @@ public final class SQLSession: StoreSession {
         try auditEntries(StoreSQL.auditByEntity, [.text(entity.rawValue), .text(key)])
     }
 
-    /// Audit entries with their before/after JSON (packed or not).
+    /// Audit entries, each checked against its row digest.
     private func auditEntries(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> [AuditEntry] {
-        try rows(StoreTables.audit, sql, values).map { row throws(StoreError) in try StoredTexts.auditEntry(row) }
+        try rows(StoreTables.audit, sql, values).map { row throws(StoreError) in
+            guard RowDigest.audit(row.entry) == row.rowDigest else {
+                throw .corrupt(table: "iap_audit", id: row.entry.id, what: "its fields do not match its row_digest")
+            }
+            return row.entry
+        }
     }
+
+    /// The row to store for `entry`: every column plain, with its digest.
+    static func auditRow(_ entry: AuditEntry) -> AuditRow { AuditRow(entry: entry, rowDigest: RowDigest.audit(entry)) }
 
     public func auditEntries(matching filter: AuditFilter) throws(StoreError) -> [AuditEntry] {
         let values: [SQLValue] = [
@@ -508,7 +494,6 @@ public final class SQLSession: StoreSession {
     // MARK: helpers
 
     private func rollback(to name: String) throws(StoreError) {
-        rawCodec.forgetWrites()
         locked = LockedRows()
         // After a deadlock or a lost connection the server has rolled everything back, savepoints
         // included: the caller's error is the one to report, and the transaction cannot go on.

@@ -23,7 +23,16 @@ public enum StoreSQL {
     /// A contract row rewritten by anyone but the engine's snapshot keeping: its snapshot is cleared.
     public static let contractUpdateClearingSnapshot =
         "UPDATE member_contracts SET \(contracts.writtenNames.map { "\($0) = ?" }.joined(separator: ", ")), snapshot = NULL WHERE id = ?"
-    public static let contractSnapshot = "SELECT snapshot FROM member_contracts WHERE contract_id = ?"
+    /// The snapshot and what it is checked against: the number and the highest id of the
+    /// subscription's facts (the subscription's id bound twice, then the contract's).
+    public static let contractSnapshot = """
+        SELECT snapshot, (SELECT count(*) FROM iap_facts WHERE original_transaction_id = ?), \
+        (SELECT coalesce(max(id), 0) FROM iap_facts WHERE original_transaction_id = ?) \
+        FROM member_contracts WHERE contract_id = ?
+        """
+    /// The number and the highest id of a subscription's facts.
+    public static let factsSummary =
+        "SELECT count(*), coalesce(max(id), 0) FROM iap_facts WHERE original_transaction_id = ?"
     public static let saveContractSnapshot = "UPDATE member_contracts SET snapshot = ? WHERE contract_id = ?"
     /// The snapshots of an order's subscriptions (its new `origin_no`, bound first, and the one it had) are cleared.
     public static let clearSnapshotsOfOrder = """
@@ -37,25 +46,13 @@ public enum StoreSQL {
     }
 
     // MARK: ledger
-    /// The first row holding these exact packed bytes for this notification UUID (#18.6).
+    /// The first row holding this exact raw frame for this notification UUID (#18.6): a
+    /// re-delivery of identical bytes refers to it (`raw_of`).
     public static let ledgerFirstCopy = """
-        SELECT id FROM iap_ledger WHERE notification_uuid = ? AND raw_of IS NULL AND raw_packed = ? \
+        SELECT id FROM iap_ledger WHERE notification_uuid = ? AND raw_of IS NULL AND raw_zstd = ? \
         ORDER BY id LIMIT 1
         """
-    /// The stored raw of the row a duplicate refers to.
-    /// (Then the row's ids its packed raw may refer to, in ``StoredTexts/ledgerContext(_:)``'s order.)
-    public static let ledgerRawById = """
-        SELECT raw, raw_packed, notification_uuid, transaction_id, original_transaction_id, app_account_token \
-        FROM iap_ledger WHERE id = ?
-        """
-    public static let ledgerChainByDigest = "SELECT chain FROM iap_ledger_chains WHERE digest = ?"
-    /// Whether a chain is stored: a plain read, which locks nothing (chains are never deleted, so
-    /// one seen committed stays). MySQL reads it before inserting: the insert's duplicate-key
-    /// update would lock the one row every notification of a CA shares until COMMIT, so concurrent
-    /// batches would queue on it (issue 25).
-    public static let chainStored = "SELECT 1 FROM iap_ledger_chains WHERE digest = ?"
-    public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ?, detail_packed = ? WHERE id = ?"
-    public static let updateLedgerDetail = "UPDATE iap_ledger SET detail = ?, detail_packed = ? WHERE id = ?"
+    public static let updateLedger = "UPDATE iap_ledger SET verdict = ?, detail = ?, row_digest = ? WHERE id = ?"
     public static let ledgerById = ledger.select("WHERE id = ?")
     /// The row that processed a notification: the newest that is not itself a `duplicate` (so a
     /// third delivery points at the item applied, not at the second delivery), else the newest.

@@ -112,9 +112,22 @@ public enum SchemaStep: Sendable, Equatable {
     /// once, not in the table and again in its unique index; `id` then an ordinary column nothing
     /// writes). The table's columns and keys stay as described; other engines keep it as it is.
     case withoutRowId(SchemaTable, key: String)
-    /// Packs the texts of existing rows as new rows store them (``TextRepacking``: Swift code, the
-    /// same on every backend); rows it cannot pack keep their text.
-    case repackTexts
+    /// Rewrites every row of an older stored form into the current one (``StoredFormConversion``:
+    /// Swift code, the same on every backend, idempotent). Runs after the migration's DDL and
+    /// before its drops.
+    case convertStoredForms
+    /// Drops columns no longer used, after the migration's data step (only those that exist).
+    case dropColumns(table: String, [String])
+    /// Drops a table no longer used, after the migration's data step (if it exists).
+    case dropTable(String)
+
+    /// Whether the step runs after the migration's data step (a drop).
+    public var runsAfterData: Bool {
+        switch self {
+        case .dropColumns, .dropTable: return true
+        default: return false
+        }
+    }
 }
 
 /// One ordered, recorded schema step (`iap_schema_migrations`).
@@ -133,7 +146,10 @@ public struct SchemaMigration: Sendable, Equatable {
     }
 
     /// The tables this migration creates or changes, as they are after it (in order of first mention).
-    public func tables(after earlier: [SchemaTable]) -> [SchemaTable] {
+    public func tables(after earlier: [SchemaTable]) -> [SchemaTable] { applied(to: earlier).touched }
+
+    /// Every table after this migration, and those it creates or changes (not those it drops).
+    public func applied(to earlier: [SchemaTable]) -> (all: [SchemaTable], touched: [SchemaTable]) {
         var tables = earlier
         var touched: [String] = []
         for step in steps {
@@ -142,15 +158,22 @@ public struct SchemaMigration: Sendable, Equatable {
                 tables.removeAll { $0.name == table.name }
                 tables.append(table)
                 if !touched.contains(table.name) { touched.append(table.name) }
+            case .dropColumns(let name, let columns):
+                guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
+                tables[index].columns.removeAll { columns.contains($0.name) }
+                if !touched.contains(name) { touched.append(name) }
+            case .dropTable(let name):
+                tables.removeAll { $0.name == name }
+                touched.removeAll { $0 == name }
             case .addColumns(let name, let columns):
                 guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
                 tables[index].columns += columns
                 if !touched.contains(name) { touched.append(name) }
-            case .insertIgnoring, .update, .repackTexts, .withoutRowId:
+            case .insertIgnoring, .update, .convertStoredForms, .withoutRowId:
                 break
             }
         }
-        return touched.compactMap { name in tables.first { $0.name == name } }
+        return (tables, touched.compactMap { name in tables.first { $0.name == name } })
     }
 }
 
@@ -366,7 +389,7 @@ public enum StoreSchema {
                         + "'|', signed_date, '|', CASE source WHEN 'apple' THEN 'apple' WHEN 'apple_api' THEN 'apple_api' "
                         + "ELSE 'app' END, '|', body), 256), 32)")
             ]),
-        // Database size (issue 25): a ledger row's detail, an audit row's before/after JSON and a
+        // Database size (issue 25), undone by v10: a ledger row's detail, an audit row's before/after JSON and a
         // fact's body are stored packed (``TextPacking``), their text columns then NULL (a packed
         // fact's `body` keeps only what `originalTransactionIds(appTransactionId:)` searches); an
         // applied item's detail that lists its changes refers to their audit rows (``DetailReference``).
@@ -377,7 +400,8 @@ public enum StoreSchema {
                 .addColumns(table: "iap_ledger", [SchemaColumn("detail_packed", .longBytes, nullable: true)]),
                 .addColumns(table: "iap_audit", [SchemaColumn("packed", .longBytes, nullable: true)]),
                 .addColumns(table: "iap_facts", [SchemaColumn("body_packed", .longBytes, nullable: true)]),
-                .repackTexts,
+                // (Its data step, which packed existing rows, is gone: schema v10 converts every
+                // row of any earlier form into the readable one.)
                 // A claim is its notification UUID: on SQLite stored once.
                 .withoutRowId(claims, key: "notification_uuid"),
             ]),
@@ -387,11 +411,33 @@ public enum StoreSchema {
         SchemaMigration(
             version: 9, name: "engine snapshot (member_contracts.snapshot)",
             steps: [.addColumns(table: "member_contracts", [SchemaColumn("snapshot", .longText, nullable: true)])]),
+        // A record you can read and trust: the audit's and the ledger's texts and the
+        // facts' bodies plain again; a ledger raw one standard zstd frame of its exact bytes
+        // (checksum on, no dictionary); each audit and ledger row with the SHA-256 of its fields
+        // (``RowDigest``), checked on read. Every row of an older form is rewritten by
+        // ``StoredFormConversion`` (the same Swift code on both backends), then the columns and the
+        // chain table only the older forms used are dropped. Sources/StoreSQL/FORMATS.md.
+        SchemaMigration(
+            version: 10, name: readableStorageMigrationName,
+            steps: [
+                .addColumns(
+                    table: "iap_ledger",
+                    [
+                        SchemaColumn("raw_zstd", .longBytes, nullable: true),
+                        SchemaColumn("row_digest", .string(64), defaultForExistingRows: "''"),
+                    ]),
+                .addColumns(table: "iap_audit", [SchemaColumn("row_digest", .string(64), defaultForExistingRows: "''")]),
+                .convertStoredForms,
+                .dropColumns(table: "iap_ledger", ["raw", "raw_packed", "detail_packed"]),
+                .dropColumns(table: "iap_audit", ["packed"]),
+                .dropColumns(table: "iap_facts", ["body_packed"]),
+                .dropTable("iap_ledger_chains"),
+            ]),
         // Refund requests answered exactly once: the claim a sender takes (a unique key on the
         // request) in the same transaction as the check, before anything is sent to Apple, then
         // what it sent and what Apple answered. Plain text and JSON: support reads it with SELECT.
         SchemaMigration(
-            version: 10, name: "refund answers (iap_refund_answers)",
+            version: 11, name: "refund answers (iap_refund_answers)",
             steps: [
                 .createTable(
                     SchemaTable(
@@ -420,6 +466,10 @@ public enum StoreSchema {
             ]),
     ]
 
+    /// The migration that makes every stored form readable and checked (schema v10).
+    public static let readableStorageMigrationName =
+        "readable storage: plain audit, ledger details and fact bodies; raw JWS as checked zstd frames; row digests"
+
     /// The newest version this build knows.
     public static var supported: Int { migrations.last?.version ?? 0 }
 
@@ -428,14 +478,8 @@ public enum StoreSchema {
         var current: [SchemaTable] = []
         var result: [(SchemaMigration, [SchemaTable])] = []
         for migration in migrations {
-            let touched = migration.tables(after: current)
-            for table in touched {
-                if let index = current.firstIndex(where: { $0.name == table.name }) {
-                    current[index] = table
-                } else {
-                    current.append(table)
-                }
-            }
+            let (all, touched) = migration.applied(to: current)
+            current = all
             result.append((migration, touched))
         }
         return result
@@ -443,16 +487,6 @@ public enum StoreSchema {
 
     /// Every table of the current schema, in order of creation.
     public static var currentTables: [SchemaTable] {
-        var current: [SchemaTable] = []
-        for (_, tables) in tablesByMigration {
-            for table in tables {
-                if let index = current.firstIndex(where: { $0.name == table.name }) {
-                    current[index] = table
-                } else {
-                    current.append(table)
-                }
-            }
-        }
-        return current
+        migrations.reduce([]) { tables, migration in migration.applied(to: tables).all }
     }
 }

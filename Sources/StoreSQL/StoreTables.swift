@@ -1,40 +1,39 @@
 import SubscriptionEngine
 
-/// A ledger row as stored: the entry (its `raw` left empty) and what the row holds for the raw.
+/// A ledger row as stored: the entry (its `raw` left empty) and what holds the raw: one zstd
+/// frame of its exact bytes (``ZstdCodec/rawFrame(_:)``), or the id of the first row holding the
+/// same bytes for the same notification UUID; and the row's ``RowDigest``.
 public struct LedgerRow: Sendable {
     public var entry: LedgerEntry
-    public var stored: StoredRaw
-    /// The detail packed (``TextPacking``), `detail` then NULL.
-    public var detailPacked: [UInt8]? = nil
+    public var rawOf: Int64? = nil
+    public var rawZstd: [UInt8]? = nil
+    public var rowDigest: String = ""
 }
 
-/// An audit row as stored: the entry and, when packed (``TextPacking``), its before/after JSON
-/// (`before_json`/`after_json` then NULL).
+/// An audit row as stored: the entry (every column plain) and its ``RowDigest``.
 public struct AuditRow: Sendable {
     public var entry: AuditEntry
-    public var packed: [UInt8]? = nil
+    public var rowDigest: String = ""
 }
 
-/// A signed fact as stored: with its row id and digest (the unique key with `fact_key`).
+/// A signed fact as stored: with its row id and digest (``FactDigest`` of its identity: the unique
+/// key with `fact_key`, and its check on read).
 public struct FactRow: Sendable {
     public var id: Int64 = 0
     public var fact: Fact
     public var digest: String
-    /// The body packed (``TextPacking``); `body` then holds only its `"appTransactionId":"…"` members.
-    public var bodyPacked: [UInt8]? = nil
+
+    public init(id: Int64 = 0, fact: Fact, digest: String) {
+        self.id = id
+        self.fact = fact
+        self.digest = digest
+    }
 }
 
 /// An exactly-once claim on a notification UUID.
 public struct ClaimRow: Sendable {
     public var id: Int64 = 0
     public var notificationUUID: String
-}
-
-/// A certificate chain of a packed ledger raw, stored once by its SHA-256.
-public struct ChainRow: Sendable {
-    public var id: Int64 = 0
-    public var digest: [UInt8]
-    public var chain: [UInt8]
 }
 
 /// The table of every stored row type over its column table: the ONE place that says which property
@@ -46,13 +45,11 @@ public enum StoreTables {
     public static let contracts = SQLTable(
         "member_contracts", blank: Contract(contractId: "", userId: "", productId: ""), Contract.columns)
 
-    /// `raw` is empty when `raw_packed` (``LedgerPacking``) or `raw_of` (the id of an earlier row with
-    /// the same notification UUID and identical bytes) holds it; the session rebuilds the text.
+    /// The raw is in `raw_zstd` (a zstd frame) or, for a re-delivery of identical bytes, in the
+    /// row `raw_of` names; the session rebuilds the text and checks `row_digest`.
     public static let ledger = SQLTable(
         "iap_ledger",
-        blank: LedgerRow(
-            entry: LedgerEntry(receivedAt: 0, source: .apple, verdict: .rejected, raw: ""),
-            stored: StoredRaw(text: "", packed: nil, rawOf: nil)),
+        blank: LedgerRow(entry: LedgerEntry(receivedAt: 0, source: .apple, verdict: .rejected, raw: "")),
         [
             ModelColumn("id", \.entry.id),
             ModelColumn("received_at", \.entry.receivedAt), ModelColumn("source", \.entry.source),
@@ -62,8 +59,7 @@ public enum StoreTables {
             ModelColumn("original_transaction_id", \.entry.originalTransactionId),
             ModelColumn("app_account_token", \.entry.appAccountToken), ModelColumn("signed_date", \.entry.signedDate),
             ModelColumn("verdict", \.entry.verdict), ModelColumn("detail", \.entry.detail),
-            ModelColumn("raw", \.stored.text), ModelColumn("raw_packed", \.stored.packed),
-            ModelColumn("raw_of", \.stored.rawOf), ModelColumn("detail_packed", \.detailPacked),
+            ModelColumn("raw_of", \.rawOf), ModelColumn("raw_zstd", \.rawZstd), ModelColumn("row_digest", \.rowDigest),
         ])
 
     public static let audit = SQLTable(
@@ -75,7 +71,7 @@ public enum StoreTables {
             ModelColumn("reason", \.entry.reason), ModelColumn("ticket", \.entry.ticket),
             ModelColumn("entity", \.entry.entity), ModelColumn("entity_key", \.entry.key),
             ModelColumn("before_json", \.entry.before), ModelColumn("after_json", \.entry.after),
-            ModelColumn("ledger_id", \.entry.ledgerId), ModelColumn("packed", \.packed),
+            ModelColumn("ledger_id", \.entry.ledgerId), ModelColumn("row_digest", \.rowDigest),
         ])
 
     public static let facts = SQLTable(
@@ -89,16 +85,11 @@ public enum StoreTables {
             ModelColumn("original_transaction_id", \.fact.originalTransactionId),
             ModelColumn("signed_date", \.fact.signedDate), ModelColumn("source", \.fact.source),
             ModelColumn("digest", \.digest), ModelColumn("body", \.fact.body),
-            ModelColumn("body_packed", \.bodyPacked),
         ])
 
     public static let claims = SQLTable(
         "iap_notification_claims", blank: ClaimRow(notificationUUID: ""),
         [ModelColumn("id", \.id), ModelColumn("notification_uuid", \.notificationUUID)])
-
-    public static let chains = SQLTable(
-        "iap_ledger_chains", blank: ChainRow(digest: [], chain: []),
-        [ModelColumn("id", \.id), ModelColumn("digest", \.digest), ModelColumn("chain", \.chain)])
 
     public static let checkpoints = SQLTable(
         "iap_checkpoints", blank: Checkpoint(name: "", value: "", updatedAt: 0),
@@ -143,7 +134,7 @@ public enum StoreTables {
         [
             (orders.name, orders.columnNames), (contracts.name, contracts.columnNames + contractsOwnColumns),
             (ledger.name, ledger.columnNames), (audit.name, audit.columnNames), (facts.name, facts.columnNames),
-            (claims.name, claims.columnNames), (chains.name, chains.columnNames),
+            (claims.name, claims.columnNames),
             (checkpoints.name, checkpoints.columnNames),
             (overrides.name, overrides.columnNames),
             (refundAnswers.name, refundAnswers.columnNames),

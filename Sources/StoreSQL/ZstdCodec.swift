@@ -1,8 +1,10 @@
 internal import CZstd
 import Synchronization
 
-/// Zstandard (libzstd, loaded on first use) with the ledger's preset dictionary: the compression
-/// of a packed raw's operations (format version 3, ``LedgerPacking``).
+/// Zstandard (libzstd, loaded on first use). Two uses: the stored form of a ledger raw
+/// (``rawFrame(_:)``: a standard frame of the exact bytes, no dictionary, content size and checksum
+/// on, so `zstd -d` reads it), and, for the schema-v10 conversion only, reading the frames schema v9
+/// wrote with the ledger's preset dictionary (format version 3, ``LedgerPacking``).
 ///
 /// Chosen over zlib's deflate by measurement (issue 25, BENCHMARKS.md): on the bench's notifications
 /// and on Apple's 45 genuine JWS, level 5 with the same preset dictionary compresses the operations
@@ -16,34 +18,63 @@ enum ZstdCodec {
     /// The library's contexts and one digested dictionary, made once per process and dictionary;
     /// nil when libzstd.so.1 cannot be loaded.
     final class Shared: @unchecked Sendable {
-        let cdict: OpaquePointer
-        let ddict: OpaquePointer
+        let cdict: OpaquePointer?
+        let ddict: OpaquePointer?
         let cctx: OpaquePointer
         let dctx: OpaquePointer
         /// One user of the contexts at a time (the dictionaries themselves are read-only).
         let lock = Mutex<Void>(())
 
         /// `checksum`: the frame keeps an XXH64 of its content (4 bytes), checked on every read.
-        init?(dictionary: [UInt8], level: Int32, checksum: Bool) {
-            guard iapctl_zstd_load() == 1,
-                let cdict = dictionary.withUnsafeBytes({ ZSTD_createCDict($0.baseAddress, $0.count, level) }),
-                let ddict = dictionary.withUnsafeBytes({ ZSTD_createDDict($0.baseAddress, $0.count) }),
-                let cctx = ZSTD_createCCtx(), let dctx = ZSTD_createDCtx()
-            else { return nil }
-            self.cdict = cdict
-            self.ddict = ddict
+        /// `dictionary` nil: plain frames (no dictionary), which any zstd reads.
+        init?(dictionary: [UInt8]?, level: Int32, checksum: Bool) {
+            guard iapctl_zstd_load() == 1, let cctx = ZSTD_createCCtx(), let dctx = ZSTD_createDCtx() else { return nil }
             self.cctx = cctx
             self.dctx = dctx
+            if let dictionary {
+                guard let cdict = dictionary.withUnsafeBytes({ ZSTD_createCDict($0.baseAddress, $0.count, level) }),
+                    let ddict = dictionary.withUnsafeBytes({ ZSTD_createDDict($0.baseAddress, $0.count) })
+                else { return nil }
+                self.cdict = cdict
+                self.ddict = ddict
+            } else {
+                (self.cdict, self.ddict) = (nil, nil)
+                _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)
+            }
             // The dictionary does not start with zstd's dictionary magic: it is raw content, as if it
             // preceded the input. The frame keeps the content size, not a dictionary id.
             _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, checksum ? 1 : 0)
             _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)
             _ = ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0)
-            _ = ZSTD_CCtx_refCDict(cctx, cdict)
+            if let cdict { _ = ZSTD_CCtx_refCDict(cctx, cdict) }
         }
     }
 
     private static let shared = Shared(dictionary: LedgerPacking.dictionary, level: level, checksum: true)
+    /// Plain frames: no dictionary, content size and XXH64 checksum of the content in the frame.
+    private static let plain = Shared(dictionary: nil, level: rawLevel, checksum: true)
+    /// A ledger raw's level (a JWS of a few kilobytes; 9 is still well under a millisecond).
+    static let rawLevel: Int32 = 9
+
+    /// The stored form of a ledger raw: one standard zstd frame of its exact bytes (content size
+    /// and checksum on, no dictionary), or nil when the library cannot be loaded.
+    public static func rawFrame(_ bytes: [UInt8]) -> [UInt8]? { compress(bytes, with: plain) }
+
+    /// The bytes of a frame ``rawFrame(_:)`` wrote, its checksum checked; the error says what failed.
+    public static func rawContent(_ frame: [UInt8]) -> Result<[UInt8], FrameError> {
+        do {
+            return .success(try decompress(frame[...], with: plain))
+        } catch {
+            guard case .malformed(let why) = error else { return .failure(FrameError(reason: error.description)) }
+            return .failure(FrameError(reason: why))
+        }
+    }
+
+    /// Why a frame did not decompress (its checksum failed, it is cut short, not a frame…).
+    public struct FrameError: Error, Sendable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
 
     static let unavailable =
         "cannot load the Zstandard library (libzstd.so.1) that packed ledger raws need: install Debian's libzstd1"
@@ -82,7 +113,7 @@ enum ZstdCodec {
         let size = frame.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
         guard size != iapctl_zstd_contentsize_unknown(), size != iapctl_zstd_contentsize_error(),
             size <= UInt64(maximumContent)
-        else { throw .malformed("the compressed operations are not one zstd frame of a known size") }
+        else { throw .malformed("the bytes are not one zstd frame of a known size") }
         let count = Int(size)
         var error: String?
         let out = shared.lock.withLock { _ in
@@ -102,7 +133,7 @@ enum ZstdCodec {
                 }
             }
         }
-        if let error { throw .malformed("the compressed operations do not decompress: \(error)") }
+        if let error { throw .malformed("the zstd frame does not decompress: \(error)") }
         return out
     }
 }

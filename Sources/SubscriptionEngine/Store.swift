@@ -267,12 +267,18 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case ioFailure(String)
     /// Anything else the backend reported (exit 70).
     case failure(String)
+    /// A stored row failed its check on read (its digest, its frame's checksum, a reference that
+    /// does not hold what it should): the row, by table and id, and what failed. It is never used
+    /// (exit 65: stored data that fails its check is malformed input to the reader).
+    case corrupt(table: String, id: Int64, what: String)
 
     public var description: String {
         switch self {
         case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m, _),
             .unavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
             return m
+        case .corrupt(let table, let id, let what):
+            return "\(table) row \(id) is corrupt: \(what); it was not used"
         }
     }
 }

@@ -1,5 +1,9 @@
 import Foundation
 import JWSForge
+import MySQLStore
+import SQLiteStore
+import StoreSQL
+import SubscriptionEngine
 import Testing
 
 /// A realistic history replayed through the built binary, with times around *now* (so what is
@@ -125,6 +129,25 @@ final class PowerHistory {
         E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
     }
 
+    /// Writes every ledger row's `row_digest` again, as iapctl would have for the rows a test
+    /// changed with SQL (aged, here): otherwise they are corrupt, and doctor says so.
+    func resealLedger() throws {
+        let store: any Store
+        if let mysql = cli.mysql {
+            store = try MySQLStore(
+                url: try MySQLURL(parsing: mysql.server.url(database: mysql.database)), password: mysql.server.password)
+        } else {
+            store = try SQLiteStore(path: cli.dbPath, create: false)
+        }
+        let connection = try #require(store as? any SQLStoreBackend).transactions.connection
+        try store.write { _ in
+            for row in try StoreTables.ledger.decode(connection.query(StoreTables.ledger.select(), [])) {
+                let digest = RowDigest.ledger(row.entry, rawOf: row.rawOf, rawZstd: row.rawZstd)
+                _ = try connection.run("UPDATE iap_ledger SET row_digest = ? WHERE id = ?", [.text(digest), .int(row.entry.id)])
+            }
+        }
+    }
+
     /// Runs SQL on this history's database (sqlite3 shell, or the test server's client).
     func sql(_ statement: String) throws {
         if let mysql = cli.mysql {
@@ -228,6 +251,7 @@ struct PowerToolsTests {
             let fresh = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"]).jsonObject()
             #expect(!(fresh["findings"] as? [[String: Any]] ?? []).contains { $0["check"] as? String == "old-unmatched" })
             try h.sql("UPDATE iap_ledger SET received_at = received_at - 2 * 86400000 WHERE verdict = 'unmatched'")
+            try h.resealLedger()
             let ledgerId = try #require(
                 try cli.ok(["db", "status", "-o", "json"]).jsonObject()["ledger"] as? Int)
             expected.insert("old-unmatched \(ledgerId)")

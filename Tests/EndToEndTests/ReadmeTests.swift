@@ -125,3 +125,56 @@ struct ReadmeTests {
         return words
     }
 }
+
+/// The README's database section: a hand change's reason and before/after, straight from SQL.
+@Suite("README database section")
+struct ReadmeDatabaseTests {
+    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func aHandChangeReadsInSQLAsShown() throws {
+        let cli = try CLI()
+        let root = CLI.packageRoot.path
+        #expect(try cli.run(["db", "init"]).status == 0)
+        #expect(try cli.run(["orders", "create", "--from", root + "/examples/orders.ndjson"]).status == 0)
+        let line =
+            #"iapctl orders update 7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e --status refunded --reason "refund by hand, Apple refund confirmed by mail" --ticket T-1042 --actor alice"#
+        #expect(ReadmeTests.readme.contains(line), "README.md no longer shows: \(line)")
+        let update = try cli.run(ReadmeTests().shellWords(String(line.dropFirst("iapctl ".count))))
+        #expect(update.status == 0, "\(update)")
+        let query =
+            "SELECT actor, command, reason, ticket, before_json, after_json FROM iap_audit WHERE ticket = 'T-1042'"
+        #expect(ReadmeTests.readme.contains(#"sqlite3 -line iapctl.db ""# + query + #"""#))
+        let output: String
+        if let mysql = cli.mysql {
+            // The client's batch output: one tab-separated row, the columns in the query's order.
+            let row = try mysql.server.run(query, database: mysql.database).trimmingCharacters(in: .newlines)
+            let keys = ["actor", "command", "reason", "ticket", "before_json", "after_json"]
+            output = zip(keys, row.split(separator: "\t", omittingEmptySubsequences: false)).map { "\($0) = \($1)" }.joined(
+                separator: "\n")
+        } else {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            process.arguments = ["-line", cli.dbPath, query]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            output = String(decoding: data, as: UTF8.self)
+        }
+        let fields = Dictionary(
+            output.split(separator: "\n").compactMap { row -> (String, String)? in
+                guard let colon = row.firstIndex(of: "=") else { return nil }
+                return (
+                    row[..<colon].trimmingCharacters(in: .whitespaces),
+                    row[row.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                )
+            }, uniquingKeysWith: { first, _ in first })
+        for key in ["actor", "command", "reason", "ticket"] {
+            let value = try #require(fields[key], "\(key) in \(output)")
+            #expect(ReadmeTests.readme.contains("\(key) = \(value)"), "README shows \(key) = \(value)")
+        }
+        #expect(fields["before_json"]?.contains(#""status":"pending""#) == true, "\(output)")
+        #expect(fields["after_json"]?.contains(#""status":"refunded""#) == true, "\(output)")
+        #expect(fields["after_json"]?.contains(#""userId":"alice""#) == true, "\(output)")
+    }
+}

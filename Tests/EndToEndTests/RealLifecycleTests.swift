@@ -64,8 +64,12 @@ struct RealLifecycleE2ETests {
         } else {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [cli.dbPath, statements]
+            process.arguments = [cli.dbPath]
+            let input = Pipe()
+            process.standardInput = input
             try process.run()
+            input.fileHandleForWriting.write(Data(statements.utf8))
+            try input.fileHandleForWriting.close()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
         }
@@ -95,9 +99,18 @@ struct RealLifecycleE2ETests {
     }
 
     /// Turns the CLI's database into one from before the engine kept facts, with rows as the old
-    /// engine left them (schema v8's and v9's columns and v10's table dropped too, their packed texts with them: what this
-    /// test reads is the ledger's raws, the facts and the rows).
+    /// engine left them (schema v8's, v9's and v10's columns and v11's table dropped too, the
+    /// ledger's raws back in their text column as schema v3 kept them: what this test reads is the
+    /// ledger's raws, the facts and the rows).
     static func withoutFacts(_ cli: CLI) throws {
+        var raws: [(id: Int, raw: String)] = []
+        while true {
+            let read = try cli.run(["audit", "raw", String(raws.count + 1)])
+            guard read.status == 0 else { break }
+            raws.append((raws.count + 1, read.stdout))
+        }
+        #expect(raws.count > 5)
+        let (text, bytes) = cli.mysql == nil ? ("TEXT", "BLOB") : ("MEDIUMTEXT", "MEDIUMBLOB")
         try sql(
             cli,
             """
@@ -105,13 +118,18 @@ struct RealLifecycleE2ETests {
             DROP TABLE IF EXISTS iap_overrides;
             DROP TABLE IF EXISTS iap_checkpoints;
             DROP TABLE iap_facts;
-            ALTER TABLE iap_ledger DROP COLUMN detail_packed;
-            ALTER TABLE iap_audit DROP COLUMN packed;
+            ALTER TABLE iap_ledger ADD COLUMN raw \(text) NULL;
+            ALTER TABLE iap_ledger ADD COLUMN raw_packed \(bytes) NULL;
+            ALTER TABLE iap_ledger DROP COLUMN raw_zstd;
+            ALTER TABLE iap_ledger DROP COLUMN row_digest;
+            ALTER TABLE iap_audit DROP COLUMN row_digest;
             ALTER TABLE member_contracts DROP COLUMN snapshot;
             DELETE FROM iap_schema_migrations WHERE version >= 4;
             UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
             UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
             """)
+        // One statement each: a client's command line holds one raw, not all of them.
+        for (id, raw) in raws { try sql(cli, "UPDATE iap_ledger SET raw = '\(raw.replacing("'", with: "''"))' WHERE id = \(id);") }
     }
 
     /// `db init --dry-run` and `db status` on such a database say that the upgrade also rebuilds

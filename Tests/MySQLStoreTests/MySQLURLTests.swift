@@ -219,6 +219,7 @@ struct MySQLURLTests {
             case .notFound: "notFound"
             case .schemaMismatch: "schemaMismatch"
             case .failure: "failure"
+            case .corrupt: "corrupt"
             }
         #expect(kind == expected)
         #expect(error.description.contains("MySQL error \(code)"))

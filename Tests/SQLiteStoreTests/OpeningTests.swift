@@ -173,13 +173,13 @@ struct LedgerCompactionUpgradeTests {
         #expect(try store.schemaVersion() == (1, Migrations.supported))
         #expect(try store.migrate() == Migrations.all.dropFirst().map(\.name))
         #expect(try store.read { try $0.ledgerEntry(id: 1) }?.raw == old)
-        // A JWS-shaped raw is packed; the same bytes again under the same UUID are a reference.
+        // A raw is one zstd frame; the same bytes again under the same UUID are a reference.
         let header = #"{"alg":"ES256","x5c":["# + String(repeating: #""MIIB","#, count: 200) + #""MIIB"]}"#
         let jws = base64url(header) + "." + base64url(#"{"notificationUUID":"n-new","data":{}}"#) + ".c2lnbmF0dXJl"
         let entry = LedgerEntry(receivedAt: 2, source: .apple, notificationUUID: "n-new", verdict: .applied, raw: jws)
         let (first, again) = try store.write { s throws in (try s.appendLedger(entry), try s.appendLedger(entry)) }
         let stored = try store.database.prepare(
-            "SELECT length(raw), length(raw_packed), raw_of FROM iap_ledger WHERE id IN (?, ?) ORDER BY id")
+            "SELECT 0, length(raw_zstd), raw_of FROM iap_ledger WHERE id IN (?, ?) ORDER BY id")
         defer { stored.reset() }
         try stored.bind(first, at: 1)
         try stored.bind(again, at: 2)

@@ -59,8 +59,9 @@ struct SchemaIdentityTests {
         let legacy = try legacyScripts()
         try store.database.executeScript(Migrations.tableDDL)
         for version in 1...last {
-            let rendered = try #require(Migrations.all.first { $0.version == version }).script
-            try store.database.executeScript(version <= legacyUpTo ? try #require(legacy[version]) : rendered)
+            let rendered = try #require(Migrations.all.first { $0.version == version })
+            try store.database.executeScript(version <= legacyUpTo ? try #require(legacy[version]) : rendered.script)
+            try store.database.executeScript(rendered.afterData)
             try store.database.execute("INSERT INTO iap_schema_migrations VALUES (\(version), 'v\(version)', 1)")
         }
         return store

@@ -3,8 +3,9 @@ import StoreSQL
 import SubscriptionEngine
 import Testing
 
-/// Issue 17 and #18.6: the ledger stores raws packed (chains once, a re-delivery by reference),
-/// and every item reads back byte for byte, on every backend.
+/// Issue 17, #18.6 and 34: the ledger stores each raw as one zstd frame (a re-delivery of the same
+/// bytes by reference), and every item reads back byte for byte, on every backend. (Rows of the
+/// former packed forms, versions 1–4: StoredFormsTests' migration test.)
 @Suite("Store contract: ledger raw text, byte for byte")
 struct LedgerRawTests {
     /// A replay of hundreds of items of every shape the ledger receives: signed notifications from two
@@ -115,61 +116,6 @@ struct LedgerRawTests {
         }
     }
 
-    /// Issue 25: rows packed before the switch to zstd (format versions 1 and 2, made here from the
-    /// current rows by the former encoder kept in the tests) still read back byte for byte, beside
-    /// new rows, through every read path `audit raw` and the engine use.
-    @Test(arguments: StoreBackend.available)
-    func rowsPackedByTheFormerCodecReadBackByteForByte(backend: StoreBackend) throws {
-        let items = Self.replay
-        try withStore(backend) { store in
-            let connection = try #require(store as? any SQLStoreBackend).transactions.connection
-            var ids: [Int64] = []
-            var rewritten: [Int: UInt8] = [:]
-            try store.write { s in
-                for (k, item) in items.enumerated() {
-                    let id = try s.appendLedger(Self.entry(item, verdict: .applied))
-                    ids.append(id)
-                    // Two rows in three become legacy rows (version 2, or 1), the rest stay version 3.
-                    guard k % 3 != 2,
-                        let packed = try connection.query("SELECT raw_packed FROM iap_ledger WHERE id = ?", [.int(id)])
-                            .rows.first?.optionalBytes(0)
-                    else { continue }
-                    #expect(packed.first == 3)
-                    let version: UInt8 = k % 3 == 0 ? 2 : 1
-                    let old = try LegacyLedgerWriter.legacy(packed, text: item.raw, version: version)
-                    let changed = try connection.run(
-                        "UPDATE iap_ledger SET raw_packed = ? WHERE id = ?", [.bytes(old), .int(id)]
-                    ).changed
-                    #expect(changed == 1)
-                    rewritten[k] = version
-                }
-            }
-            #expect(rewritten.values.filter { $0 == 2 }.count > 80, "enough rows in the LZ version")
-            #expect(rewritten.values.filter { $0 == 1 }.count > 80, "enough rows in the plain version")
-            try store.read { s throws in
-                for (id, item) in zip(ids, items) {
-                    let entry = try #require(try s.ledgerEntry(id: id))
-                    #expect(Array(entry.raw.utf8) == Array(item.raw.utf8), "ledger item \(id)")
-                }
-                let mentioning = try s.ledger(transactionIds: ["t"], originalTransactionIds: [], appAccountTokens: [])
-                #expect(Set(mentioning.map(\.raw)) == Set(items.map(\.raw)))
-            }
-            // A legacy row whose text no longer matches its CRC-32 is refused, not returned.
-            let (k, version) = try #require(rewritten.first { $0.value == 2 })
-            try store.write { _ in
-                let packed = try #require(
-                    try connection.query("SELECT raw_packed FROM iap_ledger WHERE id = ?", [.int(ids[k])]).rows.first?
-                        .optionalBytes(0))
-                var damaged = try LegacyLedgerWriter.legacy(
-                    try #require(LedgerPacking.pack(items[k].raw)).bytes, text: items[k].raw + " ", version: version)
-                #expect(damaged != packed)
-                damaged[0] = version
-                _ = try connection.run("UPDATE iap_ledger SET raw_packed = ? WHERE id = ?", [.bytes(damaged), .int(ids[k])])
-            }
-            #expect(throws: StoreError.self) { _ = try store.read { try $0.ledgerEntry(id: ids[k]) } }
-        }
-    }
-
     static func entry(_ item: (uuid: String?, raw: String), verdict: Verdict) -> LedgerEntry {
         LedgerEntry(
             receivedAt: 1, source: .apple, notificationUUID: item.uuid, transactionId: "t", verdict: verdict,
@@ -177,8 +123,8 @@ struct LedgerRawTests {
     }
 }
 
-/// The packed form itself: smaller, exact, and refusing to guess.
-@Suite("Ledger packing")
+/// The former packed form (read only by schema v10's conversion): exact, and refusing to guess.
+@Suite("Ledger packing (schema v9's form)")
 struct LedgerPackingTests {
     @Test func aSignedNotificationPacksToASmallFractionAndBack() throws {
         let raw = LedgerRawTests.replay[0].raw

@@ -20,7 +20,7 @@ struct Boom: Error, Equatable {}
 
 /// The case of a `StoreError`, ignoring the message.
 enum StoreErrorKind: Equatable {
-    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, ioFailure, failure
+    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, ioFailure, failure, corrupt
 
     init(_ error: StoreError) {
         switch error {
@@ -32,6 +32,7 @@ enum StoreErrorKind: Equatable {
         case .ioFailure: self = .ioFailure
         case .accessDenied: self = .accessDenied
         case .failure: self = .failure
+        case .corrupt: self = .corrupt
         }
     }
 }

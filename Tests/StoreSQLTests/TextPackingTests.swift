@@ -45,15 +45,6 @@ struct TextPackingTests {
         #expect(throws: LedgerPacking.UnpackError.self) { try TextPacking.unpack(packed, .audit, count: 1) }
     }
 
-    @Test func aFactsSearchTextMatchesExactlyWhenItsBodyDoes() {
-        #expect(StoredTexts.searchText(#"{"appTransactionId":"705Ab3","b":"appTransactionId"}"#) == #""appTransactionId":"705Ab3""#)
-        #expect(StoredTexts.searchText(#"{"a":1}"#) == "")
-        #expect(
-            StoredTexts.searchText(#"{"appTransactionId":"x","c":{"appTransactionId":"y"}}"#)
-                == #""appTransactionId":"x" "appTransactionId":"y""#)
-        #expect(StoredTexts.searchText(#"{"appTransactionId":"unterminated"#) == "")
-    }
-
     @Test func aV7DigestBecomesTheSameBytesInBase64URL() {
         #expect(FactDigest.hexToBase64URL("52c918d1b797cfc4957920af816a4f2c") == "UskY0beXz8SVeSCvgWpPLA")
         #expect(FactDigest.hexToBase64URL("52C918D1B797CFC4957920AF816A4F2C") == nil)

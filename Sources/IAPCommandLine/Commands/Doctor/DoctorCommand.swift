@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import IAPOperations
+import StoreSQL
 import SubscriptionEngine
 
 /// `iapctl doctor`: checks the data's invariants; each finding comes with the command that fixes it.
@@ -53,7 +54,8 @@ enum DoctorCommand {
     }
 
     /// The checks, in report order, with what each looks for (also the help text).
-    static let checks: [(name: String, about: String)] = DiagnosisCheck.allCases.map { ($0.rawValue, $0.about) }
+    static let checks: [(name: String, about: String)] =
+        [integrityCheck] + DiagnosisCheck.allCases.map { ($0.rawValue, $0.about) }
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let now = Timestamp.now()
@@ -61,12 +63,23 @@ enum DoctorCommand {
         let accepted = Set((environments.isEmpty ? [EnvironmentName.production] : environments).map(\.rawValue))
         let explicitEnvironment = invocation.source(of: environment) != .defaultValue
         let lapsedBefore = invocation[lapsedBefore].at(now)
-        let report = try DbOpen.read(invocation) { session in
-            try Diagnosis.examine(
-                session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
+        // Integrity first: the other checks read the rows, and a corrupt one stops them.
+        let store = try DbOpen.existing(invocation, readOnly: true)
+        let integrity = try store.read { _ in
+            try (store as? any SQLStoreBackend).map { backend throws(StoreError) in try IntegrityScan.run(backend.transactions.connection) }
         }
-        var findings = report.findings.map(finding)
-        let scanned = [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
+        var findings = (integrity?.findings ?? []).map(integrityFinding)
+        var scanned: [(String, Int)] = (integrity?.checked ?? []).map { ($0.table, $0.rows) }
+        do {
+            let report = try DbOpen.read(invocation) { session in
+                try Diagnosis.examine(
+                    session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
+            }
+            findings += report.findings.map(finding)
+            scanned += [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
+        } catch StoreError.corrupt(let table, let id, _) where !findings.isEmpty {
+            invocation.note("doctor: the other checks stopped at \(table) row \(id), which is corrupt: fix the integrity findings first")
+        }
         let settings = carriedSettings(invocation)
         let notifySettings = explicitEnvironment ? accepted.sorted().map { " --environment \($0)" }.joined() : ""
         for index in findings.indices {
@@ -119,6 +132,32 @@ enum DoctorCommand {
             "doctor: \(findings.count) finding\(findings.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
                 + "nothing was changed: run the FIX commands you agree with")
         return .failure
+    }
+
+    /// The `integrity` check's name (not one of ``DiagnosisCheck``: it reads the stored bytes, not the rows' meaning).
+    static let integrityCheck = (
+        name: "integrity",
+        about: "every stored row checked as it is read: ledger and audit row digests, ledger raw frames (checksum) "
+            + "and references, facts' digests, contract snapshots' check lines"
+    )
+
+    /// A row that fails its check, and what to do: a contract's snapshot needs nothing (it is not
+    /// used; the next event rewrites it); a fact is set aside and derived again from the ledger's
+    /// raw by `db init`'s fact rebuild only when the ledger is intact; the rest needs a backup.
+    static func integrityFinding(_ found: IntegrityScan.Finding) -> Finding {
+        let fix: String
+        switch found.table {
+        case "member_contracts":
+            fix = "nothing to run: the snapshot is not used, and the next event of the subscription writes a new one"
+        case "iap_facts":
+            fix =
+                "cannot be fixed by iapctl: restore iap_facts row \(found.id) from a backup (the subscription "
+                + "\(found.originalTransactionId ?? "?")'s events fail with exit 65 until then)"
+        default:
+            fix = "cannot be fixed by iapctl: restore \(found.table) row \(found.id) from a backup"
+        }
+        return Finding(
+            check: integrityCheck.name, entity: found.table, key: String(found.id), problem: "corrupt: \(found.what)", fix: fix)
     }
 
     /// A finding as people read it: the problem, and the command that fixes it.

@@ -166,6 +166,11 @@ extension StoreError: CLIErrorConvertible {
                 hint: "free disk space (or raise the file-size limit), then re-run the same input: "
                     + "what was reported is committed, the rest is not, duplicates are recognised")
         case .failure(let m): return CLIError(.software, Self.withoutSQL(m))
+        case .corrupt:
+            return CLIError(
+                .dataError, description,
+                hint: "the stored bytes changed after they were written (disk, backup or a hand edit): "
+                    + "restore the row from a backup; nothing was changed")
         }
     }
 
