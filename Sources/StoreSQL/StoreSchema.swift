@@ -389,7 +389,7 @@ public enum StoreSchema {
                         + "'|', signed_date, '|', CASE source WHEN 'apple' THEN 'apple' WHEN 'apple_api' THEN 'apple_api' "
                         + "ELSE 'app' END, '|', body), 256), 32)")
             ]),
-        // Database size (issue 25), undone by v10: a ledger row's detail, an audit row's before/after JSON and a
+        // Database size, undone by v10: a ledger row's detail, an audit row's before/after JSON and a
         // fact's body are stored packed (``TextPacking``), their text columns then NULL (a packed
         // fact's `body` keeps only what `originalTransactionIds(appTransactionId:)` searches); an
         // applied item's detail that lists its changes refers to their audit rows (``DetailReference``).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 34: bytes flipped behind iapctl's back (the sqlite3 shell, or the MariaDB client on the
+/// Bytes flipped behind iapctl's back (the sqlite3 shell, or the MariaDB client on the
 /// MySQL run) in an audit row, a fact body, a ledger detail and a ledger raw frame: each command
 /// that reads the row exits 65 naming the table and row, changes nothing, and `doctor`'s
 /// integrity check lists every one.
@@ -91,6 +91,48 @@ struct StoredCorruptionTests {
         #expect(Set(found) == ["iap_audit 3", "iap_facts \(fact.id)", "iap_ledger 2", "iap_ledger 3"], "\(doctor)")
     }
 
+    /// `db repair` mends a corrupt fact from the subscription's intact ledger rows (the same body
+    /// again, doctor clean, the subscription readable), and names what it cannot mend: a corrupt
+    /// ledger row, with exit 1.
+    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func dbRepairDecodesACorruptFactAgainFromTheLedger() throws {
+        let cli = try Self.database()
+        let fact = try #require(try Self.firstFact(cli))
+        let facts = "SELECT fact_key, digest, body FROM iap_facts ORDER BY fact_key, digest"
+        let intact = try Self.query(cli, facts)
+        let rows = "SELECT no, status, trade_no, expires_date FROM orders ORDER BY no"
+        let orders = try Self.query(cli, rows)
+        try Self.sql(cli, "UPDATE iap_facts SET body = replace(body, '\"', ' \"') WHERE id = \(fact.id)")
+        #expect(try cli.run(["contracts", "explain", fact.original]).status == 65)
+
+        let dry = try cli.run(["db", "repair", "--dry-run", "-o", "ndjson"])
+        #expect(dry.status == 0, "\(dry)")
+        let planned = try dry.ndjson()
+        #expect(planned.count == 1 && planned.first?["table"] as? String == "iap_facts", "\(dry)")
+        #expect((planned.first?["action"] as? String ?? "").hasPrefix("would "), "\(dry)")
+        #expect(try cli.run(["contracts", "explain", fact.original]).status == 65, "a dry run changes nothing")
+
+        let repair = try cli.run(["db", "repair", "--reason", "disk fault", "--ticket", "INC-7", "-o", "ndjson"])
+        #expect(repair.status == 0, "\(repair)")
+        #expect(try repair.ndjson().first?["repaired"] as? Bool == true, "\(repair)")
+        #expect(try Self.query(cli, facts) == intact, "the same facts again")
+        #expect(try Self.query(cli, rows) == orders, "the same rows")
+        #expect(try cli.run(["contracts", "explain", fact.original]).status == 0)
+        let doctor = try cli.run(["doctor", "--environment", "Sandbox", "-o", "ndjson"]).ndjson()
+        #expect(!doctor.contains { $0["check"] as? String == "integrity" }, "\(doctor)")
+
+        // A corrupt ledger row is the record itself: named, not mended, exit 1.
+        try Self.sql(
+            cli,
+            cli.mysql == nil
+                ? "UPDATE iap_ledger SET detail = coalesce(detail, '') || '!' WHERE id = 2"
+                : "UPDATE iap_ledger SET detail = concat(coalesce(detail, ''), '!') WHERE id = 2")
+        let left = try cli.run(["db", "repair", "-o", "ndjson"])
+        #expect(left.status == 1, "\(left)")
+        let named = try left.ndjson()
+        #expect(named.contains { $0["table"] as? String == "iap_ledger" && $0["repaired"] as? Bool == false }, "\(left)")
+    }
+
     /// The first fact's row id and subscription.
     static func firstFact(_ cli: CLI) throws -> (id: Int, original: String)? {
         let parts = try query(cli, "SELECT id, original_transaction_id FROM iap_facts ORDER BY id LIMIT 1").split(separator: "\t")
@@ -113,7 +155,7 @@ struct StoredCorruptionTests {
     }
 }
 
-/// Issue 34: the contract's snapshot is checked against its own digest and the facts it came
+/// The contract's snapshot is checked against its own digest and the facts it came
 /// from; edited behind iapctl's back so that it still parses, it is not used, and the next renewal
 /// derives the same rows as with the snapshot intact.
 @Suite("the engine's snapshot checked on read, end to end")

@@ -71,22 +71,15 @@ struct MigrationKillTests {
     }
 
     /// The CLI's database turned into one at schema v3 (before the engine kept facts): the tables and
-    /// columns of v4–v9 dropped, their versions deleted, and the rows as an older engine left them
+    /// columns of v4 and later dropped, their versions deleted, and the rows as an older engine left them
     /// (contracts expired, a refunded order paid), so the rebuild has changes to write.
     static func downgradeToV3(_ cli: CLI) throws {
-        try RealLifecycleE2ETests.sql(
+        try RealLifecycleE2ETests.toSchemaV3(
             cli,
-            """
-            DROP TABLE IF EXISTS iap_overrides;
-            DROP TABLE IF EXISTS iap_checkpoints;
-            DROP TABLE iap_facts;
-            ALTER TABLE iap_ledger DROP COLUMN detail_packed;
-            ALTER TABLE iap_audit DROP COLUMN packed;
-            ALTER TABLE member_contracts DROP COLUMN snapshot;
-            DELETE FROM iap_schema_migrations WHERE version >= 4;
-            UPDATE member_contracts SET status = 'expired', expires_date = 1;
-            UPDATE orders SET status = 'paid' WHERE status = 'refunded';
-            """)
+            then: """
+                UPDATE member_contracts SET status = 'expired', expires_date = 1;
+                UPDATE orders SET status = 'paid' WHERE status = 'refunded';
+                """)
     }
 
     /// A copy of the prepared v3 database for one run: its environment.

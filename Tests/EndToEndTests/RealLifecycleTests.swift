@@ -103,6 +103,17 @@ struct RealLifecycleE2ETests {
     /// ledger's raws back in their text column as schema v3 kept them: what this test reads is the
     /// ledger's raws, the facts and the rows).
     static func withoutFacts(_ cli: CLI) throws {
+        try toSchemaV3(
+            cli,
+            then: """
+                UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
+                UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
+                """)
+    }
+
+    /// The CLI's database as schema v3 kept it: the tables and columns of v4 and later dropped, their
+    /// versions deleted, the ledger's raws back in their text column; then `then` (SQL) runs.
+    static func toSchemaV3(_ cli: CLI, then: String) throws {
         var raws: [(id: Int, raw: String)] = []
         while true {
             let read = try cli.run(["audit", "raw", String(raws.count + 1)])
@@ -125,8 +136,7 @@ struct RealLifecycleE2ETests {
             ALTER TABLE iap_audit DROP COLUMN row_digest;
             ALTER TABLE member_contracts DROP COLUMN snapshot;
             DELETE FROM iap_schema_migrations WHERE version >= 4;
-            UPDATE member_contracts SET status = 'expired', product_id = 'com.getsession.org.pro_sub', expires_date = 1;
-            UPDATE orders SET status = 'paid' WHERE trade_no = '2000001032604840';
+            \(then)
             """)
         // One statement each: a client's command line holds one raw, not all of them.
         for (id, raw) in raws { try sql(cli, "UPDATE iap_ledger SET raw = '\(raw.replacing("'", with: "''"))' WHERE id = \(id);") }

@@ -22,9 +22,10 @@ struct MigrationAtomicityTests {
     /// Turns a current database into one from before the engine's facts, with one client ledger row
     /// and a contract an older engine left expired.
     static let downgrade = [
-        "DROP TABLE iap_overrides", "DROP TABLE iap_checkpoints", "DROP TABLE iap_facts",
-        "ALTER TABLE iap_ledger DROP COLUMN detail_packed", "ALTER TABLE iap_audit DROP COLUMN packed",
-        "ALTER TABLE member_contracts DROP COLUMN snapshot",
+        "DROP TABLE iap_refund_answers", "DROP TABLE iap_overrides", "DROP TABLE iap_checkpoints", "DROP TABLE iap_facts",
+        "ALTER TABLE iap_ledger ADD COLUMN raw TEXT NULL", "ALTER TABLE iap_ledger ADD COLUMN raw_packed BLOB NULL",
+        "ALTER TABLE iap_ledger DROP COLUMN raw_zstd", "ALTER TABLE iap_ledger DROP COLUMN row_digest",
+        "ALTER TABLE iap_audit DROP COLUMN row_digest", "ALTER TABLE member_contracts DROP COLUMN snapshot",
         "DELETE FROM iap_schema_migrations WHERE version >= \(factsVersion)",
         "INSERT INTO iap_ledger (received_at, source, transaction_id, original_transaction_id, verdict, raw) "
             + "VALUES (1, 'client', '2001', '2000', 'unmatched', '\(jws)')",

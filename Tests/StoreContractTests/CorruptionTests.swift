@@ -2,7 +2,7 @@ import StoreSQL
 import SubscriptionEngine
 import Testing
 
-/// Issue 34: every stored byte is checked on read. A byte changed behind iapctl's back (here with
+/// Every stored byte is checked on read. A byte changed behind iapctl's back (here with
 /// SQL over the backend's own connection, as a disk error, a restore or a hand edit would) in a
 /// ledger raw frame, a ledger detail, an audit before_json, a fact body or digest is reported as
 /// ``StoreError/corrupt(table:id:what:)`` naming the table and row, and the row is never used; a

@@ -3,7 +3,7 @@ import StoreSQL
 import SubscriptionEngine
 import Testing
 
-/// Issue 17, #18.6 and 34: the ledger stores each raw as one zstd frame (a re-delivery of the same
+/// The ledger stores each raw as one zstd frame (a re-delivery of the same
 /// bytes by reference), and every item reads back byte for byte, on every backend. (Rows of the
 /// former packed forms, versions 1–4: StoredFormsTests' migration test.)
 @Suite("Store contract: ledger raw text, byte for byte")

@@ -82,7 +82,7 @@ enum DoctorCommand {
         }
         let settings = carriedSettings(invocation)
         let notifySettings = explicitEnvironment ? accepted.sorted().map { " --environment \($0)" }.joined() : ""
-        for index in findings.indices {
+        for index in findings.indices where findings[index].fix.hasPrefix("iapctl ") {
             findings[index].fix = carry(findings[index].fix, settings, notify: notifySettings)
         }
         switch invocation.output {
@@ -142,17 +142,15 @@ enum DoctorCommand {
     )
 
     /// A row that fails its check, and what to do: a contract's snapshot needs nothing (it is not
-    /// used; the next event rewrites it); a fact is set aside and derived again from the ledger's
-    /// raw by `db init`'s fact rebuild only when the ledger is intact; the rest needs a backup.
+    /// used; the next event rewrites it); a fact is decoded again from the subscription's ledger rows
+    /// by `db repair` (when they are intact); the rest needs a backup.
     static func integrityFinding(_ found: IntegrityScan.Finding) -> Finding {
         let fix: String
         switch found.table {
         case "member_contracts":
             fix = "nothing to run: the snapshot is not used, and the next event of the subscription writes a new one"
         case "iap_facts":
-            fix =
-                "cannot be fixed by iapctl: restore iap_facts row \(found.id) from a backup (the subscription "
-                + "\(found.originalTransactionId ?? "?")'s events fail with exit 65 until then)"
+            fix = "iapctl db repair"
         default:
             fix = "cannot be fixed by iapctl: restore \(found.table) row \(found.id) from a backup"
         }
