@@ -277,9 +277,12 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --receipt-root-ca) _iapctl_files; return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --key-file --key-id --issuer-id --help' -- "$cur") )
             else
                 _iapctl_files
             fi
@@ -293,9 +296,10 @@ _iapctl() {
                 --user) return ;;
                 --product) return ;;
                 --at) return ;;
+                --as-known-at) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --as-known-at --help' -- "$cur") )
             fi
             ;;
         'audit')
@@ -420,6 +424,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -427,7 +433,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --all --policy --resend-claimed --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --all --policy --resend-claimed --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'refunds consents')
@@ -454,6 +460,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -461,7 +469,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'lookup transactions app-transaction subscriptions refunds notifications extend extend-status consumption set-app-account-token finish-transaction reconcile' -- "$cur") )
             fi
@@ -479,6 +487,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -486,7 +496,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions')
@@ -502,6 +512,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -509,7 +521,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'get history' -- "$cur") )
             fi
@@ -527,6 +539,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -534,7 +548,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions history')
@@ -550,6 +564,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -564,7 +580,7 @@ _iapctl() {
                 --sort) COMPREPLY=( $(compgen -W 'ascending descending' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
             fi
             ;;
         'apple app-transaction')
@@ -580,6 +596,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -587,7 +605,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple subscriptions')
@@ -603,6 +621,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -610,7 +630,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'status' -- "$cur") )
             fi
@@ -628,6 +648,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -636,7 +658,7 @@ _iapctl() {
                 --status) COMPREPLY=( $(compgen -W '1 2 3 4 5' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
             fi
             ;;
         'apple refunds')
@@ -652,6 +674,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -659,7 +683,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history' -- "$cur") )
             fi
@@ -677,6 +701,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -684,7 +710,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications')
@@ -700,6 +726,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -707,7 +735,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history sync test test-status' -- "$cur") )
             fi
@@ -725,6 +753,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -737,7 +767,7 @@ _iapctl() {
                 --transaction) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications sync')
@@ -753,15 +783,19 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
                 --app-apple-id) return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --since) return ;;
+                --reason) return ;;
+                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications test')
@@ -777,6 +811,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -784,7 +820,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications test-status')
@@ -800,6 +836,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -807,7 +845,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple extend')
@@ -823,6 +861,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -837,7 +877,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple extend-status')
@@ -853,6 +893,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -860,7 +902,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple consumption')
@@ -876,6 +918,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -888,7 +932,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple set-app-account-token')
@@ -904,6 +948,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -914,7 +960,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple finish-transaction')
@@ -930,6 +976,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -939,7 +987,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple reconcile')
@@ -955,6 +1003,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -966,9 +1016,11 @@ _iapctl() {
                 --order-id) return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
                 --since) return ;;
+                --reason) return ;;
+                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --reason --ticket --help' -- "$cur") )
             fi
             ;;
         'completion')
