@@ -39,6 +39,8 @@ enum AppleConsumption {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try WriteRequest.requireConsent(invocation.flag(AppleWrites.customerConsentedOption))
         let tx = invocation[AppleWrites.consumptionTransactionArgument]
+        // A blank --reason is refused before the database is read.
+        _ = try AppleWrites.reasonAndTicket(invocation)
         let percentage = invocation[consumptionPercentageOption]?.milli
         try checkProductRules(
             invocation, transaction: tx, deliveryStatus: invocation[deliveryStatusOption], percentage: percentage,
