@@ -277,9 +277,12 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --receipt-root-ca) _iapctl_files; return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --apply --policy --reason --order --dry-run --root-ca --bundle-id --app-apple-id --environment --at --receipt-root-ca --key-file --key-id --issuer-id --help' -- "$cur") )
             else
                 _iapctl_files
             fi

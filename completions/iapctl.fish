@@ -304,7 +304,7 @@ complete -c iapctl -n '__iapctl_at "restore"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "restore"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "restore"' -l user -x -d 'The user the device belongs to'
 complete -c iapctl -n '__iapctl_at "restore"' -l apply -d 'Apply restorable transactions through the subscription engine'
-complete -c iapctl -n '__iapctl_at "restore"' -l policy -x -a 'keep transfer transfer-if-inactive' -d 'Transactions owned by another user: keep them there, transfer them, or transfer only when the other user is not entitled now (a canceled contract inside its paid period is active; a lapsed one is refused until Apple is asked: apple reconcile --contract ID)'
+complete -c iapctl -n '__iapctl_at "restore"' -l policy -x -a 'keep transfer transfer-if-inactive' -d 'Transactions owned by another user: keep them there, transfer them, or transfer only when the other user is not entitled now (a canceled contract inside its paid period is active; a lapsed one is asked about first when the Apple API settings are given, else refused until apple reconcile --contract ID runs)'
 complete -c iapctl -n '__iapctl_at "restore"' -l reason -x -d 'Why, for the audit trail (needed for transfers)'
 complete -c iapctl -n '__iapctl_at "restore"' -l order -x -d 'Only consider this order number'
 complete -c iapctl -n '__iapctl_at "restore"' -l dry-run -d 'Show what would change; write nothing'
@@ -314,6 +314,9 @@ complete -c iapctl -n '__iapctl_at "restore"' -l app-apple-id -x -d 'The app\'s 
 complete -c iapctl -n '__iapctl_at "restore"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An accepted environment'
 complete -c iapctl -n '__iapctl_at "restore"' -l at -x -a 'signed now' -d 'When the certificate chain must be valid: the payload\'s signedDate (a receipt\'s creation date) (signed), or ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "restore"' -l receipt-root-ca -r -F -d 'A trusted root for StoreKit 1 app receipts, DER or PEM'
+complete -c iapctl -n '__iapctl_at "restore"' -l key-file -r -F -d 'The In-App Purchase key (.p8) from App Store Connect; only its owner may read it (chmod 600)'
+complete -c iapctl -n '__iapctl_at "restore"' -l key-id -x -d 'The key\'s id (App Store Connect shows it next to the key)'
+complete -c iapctl -n '__iapctl_at "restore"' -l issuer-id -x -d 'Your issuer id (above the keys in App Store Connect)'
 complete -c iapctl -n '__iapctl_at "restore"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "restore"' -F
 

@@ -91,6 +91,10 @@ public struct RestoreSubmission {
     public let context: EngineContext
     /// `received_at` of the ledger rows of refused items.
     public let clock: () -> Int64
+    /// Under `--apply`: runs with an item's verified transactions before they are applied, in no
+    /// transaction of the item's (`restore` asks Apple about a lapsed owner's contract here, so the
+    /// policy decides on the database brought in line with Apple).
+    public var beforeApply: (([TransactionFacts]) throws -> Void)?
 
     public init(
         user: String, explicitOrder: String? = nil, apply: Apply?, store: any Store,
@@ -150,6 +154,7 @@ public struct RestoreSubmission {
             restored = [tx]
         }
         if let apply {
+            try beforeApply?(restored)
             try ClientSubmission.restore(
                 restored, raw: raw, user: user, policy: apply.policy, reason: apply.reason, explicitOrder: explicitOrder,
                 service: service, store: store, context: context, dryRun: apply.dryRun

@@ -9,6 +9,7 @@ public enum DiagnosisCheck: String, CaseIterable, Sendable {
     case environment
     case statusVsFacts = "status-vs-facts"
     case refundRequestDue = "refund-request-due"
+    case refundAnswerClaimed = "refund-answer-claimed"
 
     /// What the check looks for (the help text).
     public var about: String {
@@ -28,6 +29,9 @@ public enum DiagnosisCheck: String, CaseIterable, Sendable {
                 + "(the latest applied event where no facts are kept)"
         case .refundRequestDue:
             return "refund requests (CONSUMPTION_REQUEST) unanswered with less than 3 hours left"
+        case .refundAnswerClaimed:
+            return "refund answers claimed over 15 minutes ago whose sender never recorded Apple's answer "
+                + "(it died while sending), the request's deadline not yet passed"
         }
     }
 }
@@ -72,6 +76,9 @@ public enum DiagnosisFinding: Sendable, Equatable {
     case contractStatusVsFacts(Contract, expected: ContractStatus, basis: StatusBasis, override: Override?)
     /// A refund request not answered with less than ``RefundRequests/warningWindow`` left.
     case refundRequestDue(RefundRequest)
+    /// A refund request whose answer was claimed over ``RefundRequests/staleClaimAfter`` ago and
+    /// never recorded (the sender died between claiming and recording Apple's answer), before its deadline.
+    case refundAnswerClaimed(RefundRequest, RefundAnswerClaim)
 
     public var check: DiagnosisCheck {
         switch self {
@@ -84,6 +91,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
         case .foreignEnvironment, .environmentUnchecked: return .environment
         case .orderStatusVsFacts, .contractStatusVsFacts: return .statusVsFacts
         case .refundRequestDue: return .refundRequestDue
+        case .refundAnswerClaimed: return .refundAnswerClaimed
         }
     }
 
@@ -95,7 +103,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
             .sharedAppAccountToken, .orderStatusVsFacts:
             return "order"
         case .oldUnmatched: return "ledger"
-        case .refundRequestDue: return "refund-request"
+        case .refundRequestDue, .refundAnswerClaimed: return "refund-request"
         case .foreignEnvironment(let entity, _, _, _): return entity.rawValue
         case .environmentUnchecked: return "database"
         }
@@ -113,7 +121,7 @@ public enum DiagnosisFinding: Sendable, Equatable {
         case .oldUnmatched(let entry): return String(entry.id)
         case .foreignEnvironment(_, let key, _, _): return key
         case .environmentUnchecked: return "-"
-        case .refundRequestDue(let request): return request.transactionId
+        case .refundRequestDue(let request), .refundAnswerClaimed(let request, _): return request.transactionId
         }
     }
 }
@@ -280,6 +288,12 @@ public enum Diagnosis {
         // refund-request-due
         for request in try RefundRequests.list(session) where request.status(now: now) == .dueSoon {
             findings.append(.refundRequestDue(request))
+        }
+        // refund-answer-claimed
+        for request in try RefundRequests.list(session) where now < request.deadline {
+            guard let claim = request.claim, claim.state == .claimed, now - claim.claimedAt > RefundRequests.staleClaimAfter
+            else { continue }
+            findings.append(.refundAnswerClaimed(request, claim))
         }
         return DiagnosisReport(
             findings: findings, orders: orders.count, contracts: contracts.count, unmatched: unmatched.count)

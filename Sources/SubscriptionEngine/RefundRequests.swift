@@ -93,6 +93,9 @@ public enum RefundRequests {
     public static let answerWindow: Int64 = 12 * 3_600_000
     /// `doctor` warns of unanswered requests with less than this left.
     public static let warningWindow: Int64 = 3 * 3_600_000
+    /// `doctor` reports a claim still `claimed` after this long: a send (its every retry and wait
+    /// within the one-minute default deadline) is long over, so its sender died before recording.
+    public static let staleClaimAfter: Int64 = 15 * 60_000
     /// The audited commands that send Consumption Information.
     public static let answerCommands: Set<String> = ["apple consumption", "refunds answer"]
 

@@ -11,7 +11,11 @@ import IAPFoundation
 /// Both methods work inside the caller's transaction: a read transaction for look-ups, one write
 /// transaction per item for `apply`.
 public final class RestoreService: Sendable {
-    let engine: SubscriptionEventEngine
+    /// The engine restored transactions go through (and `restore` reconciles a lapsed contract with).
+    public let engine: SubscriptionEventEngine
+
+    /// The engine's clock: the time a lapse or an entitlement is judged at.
+    public func now() -> Int64 { engine.now() }
 
     /// A service that applies restored transactions through `engine`.
     public init(engine: SubscriptionEventEngine) {
@@ -125,7 +129,7 @@ public final class RestoreService: Sendable {
                 refused.detail +=
                     "; refused by policy: contract \(contract.contractId) \(lapse.text), so whether it is inactive is "
                     + "Apple's word, not ours: run `iapctl apple reconcile --contract \(ShellWord.word(contract.contractId))` "
-                    + "(or give the Apple API settings to restore), then restore again; no row changed"
+                    + "(or give restore the Apple API settings: --key-file, --key-id, --issuer-id), then restore again; no row changed"
                 try keep(tx, raw: raw, verdict: .conflict, result: &refused, context: context, session: session)
                 return refused
             }

@@ -212,18 +212,28 @@ struct RefundDeskTests {
         try world.database(orders: [(token, "alice")])
         try requested("4000", "c0000000-0000-4000-8000-000000000040", cli, world, server)
         try server.routes([
-            ("sandbox", "PUT", "/inApps/v2/transactions/consumption/4000", [:], [AppleAPIServer.Response(status: 202)])
+            ("sandbox", "PUT", "/inApps/v2/transactions/consumption/4000", [:], [AppleAPIServer.Response(status: 202)]),
+            ("sandbox", "PUT", "/inApps/v2/transactions/consumption/4001", [:], [AppleAPIServer.Response(status: 202)]),
         ])
-        try server.products(["4000": "Auto-Renewable Subscription"])
-        // Sent by hand, Apple (the stand-in, as Apple documents it) refuses it, named.
-        let byHand = try cli.run([
-            "apple", "consumption", "4000", "--customer-consented", "--delivery-status", "DELIVERED",
-            "--consumption-percentage", "25000", "--reason", "T-9", "--environment", "sandbox",
-        ])
-        #expect(byHand.status == 65, "\(byHand)")
-        #expect(byHand.stderr.contains("4000209"), "\(byHand)")
-        #expect(byHand.stderr.contains("ConsumptionPercentageAutoRenewableSubscriptionError"), "\(byHand)")
+        try server.products(["4000": "Auto-Renewable Subscription", "4001": "Auto-Renewable Subscription"])
+        let byHandArgs = [
+            "--customer-consented", "--delivery-status", "DELIVERED", "--consumption-percentage", "25000", "--reason", "T-9",
+            "--environment", "sandbox",
+        ]
+        // Sent by hand for a transaction the database does not know: said so, sent as given, and
+        // Apple (the stand-in, as Apple documents it) refuses it, named.
+        let unknown = try cli.run(["apple", "consumption", "4001"] + byHandArgs)
+        #expect(unknown.status == 65, "\(unknown)")
+        #expect(unknown.stderr.contains("does not know the product type of transaction 4001"), "\(unknown)")
+        #expect(unknown.stderr.contains("4000209"), "\(unknown)")
+        #expect(unknown.stderr.contains("ConsumptionPercentageAutoRenewableSubscriptionError"), "\(unknown)")
         #expect(try consumptionPuts(server).count == 1)
+        // By hand for one the database knows as a subscription: refused before sending, the rule named.
+        let byHand = try cli.run(["apple", "consumption", "4000"] + byHandArgs)
+        #expect(byHand.status == 65, "\(byHand)")
+        #expect(byHand.stderr.contains("ConsumptionPercentageAutoRenewableSubscriptionError"), "\(byHand)")
+        #expect(!byHand.stderr.contains("4000209"), "not sent: \(byHand)")
+        #expect(try consumptionPuts(server).count == 1, "nothing sent")
         // The desk refuses it before sending, naming the rule and the fix.
         let refused = try cli.run([
             "refunds", "answer", "4000", "--customer-consented", "--consumption-percentage", "25000", "--apply",

@@ -140,6 +140,33 @@ struct RefundDeskTests {
         }
     }
 
+    /// `apple consumption` by hand: the same product-type rules as a composed answer, refused
+    /// before sending; what the rules allow passes.
+    @Test func aHandComposedAnswerFollowsTheSameProductTypeRules() throws {
+        func check(
+            _ type: ProductTypeName, _ delivery: String = "DELIVERED", _ percentage: Int64? = nil, _ preference: String? = nil
+        ) -> RefundDesk.Refusal? {
+            do {
+                try RefundDesk.check(
+                    transactionId: "t", productType: type, deliveryStatus: delivery, consumptionPercentage: percentage,
+                    refundPreference: preference)
+                return nil
+            } catch { return error }
+        }
+        #expect(check(.autoRenewable, "DELIVERED", 25_000) == .percentageForAutoRenewable(transactionId: "t"))
+        #expect(check(.autoRenewable, "DELIVERED", nil, "GRANT_PRORATED") == nil)
+        #expect(
+            check(.consumable, "UNDELIVERED_OTHER", 10)
+                == .undeliveredPercentageNonZero(transactionId: "t", percentage: 10, deliveryStatus: "UNDELIVERED_OTHER"))
+        #expect(check(.consumable, "UNDELIVERED_OTHER", 0) == nil)
+        #expect(check(.consumable, "DELIVERED", nil, "GRANT_PRORATED") == .proratedNeedsPercentage(transactionId: "t", percentage: nil))
+        #expect(
+            check(.nonConsumable, "DELIVERED", 100_000, "GRANT_PRORATED")
+                == .proratedNeedsPercentage(transactionId: "t", percentage: 100_000))
+        #expect(check(.nonRenewing, "DELIVERED", 40_000, "GRANT_PRORATED") == nil)
+        #expect(check(.consumable, "DELIVERED", 100_001) == .percentageOutOfRange(transactionId: "t", percentage: 100_001))
+    }
+
     @Test func aRescindConsentSaysItsAppTransaction() throws {
         let world = try World(.sqlite)
         let jws = try world.builder.rescindConsent(

@@ -84,6 +84,43 @@ struct RefundRequestsTests {
         }
     }
 
+    /// A claim still `claimed` after 15 minutes is a sender that died before recording Apple's
+    /// answer: doctor reports it (before the deadline) with `--resend-claimed`; a fresh claim (a
+    /// send under way), an answered one and one past its deadline are not reported.
+    @Test(arguments: StoreBackend.available)
+    func doctorWarnsOfAClaimWhoseSenderDiedBeforeItsDeadline(backend: StoreBackend) throws {
+        let minute: Int64 = 60_000
+        try withStore(backend) { store in
+            try store.write { s in
+                for (tx, signed) in [
+                    ("t-dead", T.now - 2 * hour), ("t-busy", T.now - 2 * hour), ("t-done", T.now - 2 * hour),
+                    ("t-late", T.now - 13 * hour),
+                ] {
+                    _ = try s.appendLedger(entry("CONSUMPTION_REQUEST", uuid: "u-\(tx)", tx: tx, signed: signed))
+                }
+                _ = try s.claimRefundAnswer(
+                    RefundAnswerClaim(
+                        requestKey: "u-t-dead", transactionId: "t-dead", claimedAt: T.now - 16 * minute, claimedBy: "sam pid 1"))
+                _ = try s.claimRefundAnswer(
+                    RefundAnswerClaim(
+                        requestKey: "u-t-busy", transactionId: "t-busy", claimedAt: T.now - 14 * minute, claimedBy: "sam pid 2"))
+                _ = try s.claimRefundAnswer(
+                    RefundAnswerClaim(
+                        requestKey: "u-t-done", transactionId: "t-done", state: .answered, claimedAt: T.now - hour,
+                        claimedBy: "sam pid 3", answeredAt: T.now - hour))
+                _ = try s.claimRefundAnswer(
+                    RefundAnswerClaim(requestKey: "u-t-late", transactionId: "t-late", claimedAt: T.now - 12 * hour, claimedBy: "sam pid 4")
+                )
+            }
+            let findings = try store.read {
+                try Diagnosis.examine($0, now: T.now, accepted: ["Production"], environmentGiven: true)
+            }.findings
+            #expect(findings.map(\.check) == [.refundAnswerClaimed], "\(findings)")
+            #expect(findings.map(\.key) == ["t-dead"])
+            #expect(findings.map(\.entity) == ["refund-request"])
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func consentWithdrawalsAreListedOnce(backend: StoreBackend) throws {
         try withStore(backend) { store in

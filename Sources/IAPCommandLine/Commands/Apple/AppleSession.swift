@@ -33,16 +33,22 @@ final class AppleSession {
     let keyFile: String
     let keyId: String
 
-    init(_ invocation: Invocation) throws {
+    /// `environment`: the server(s) to ask when the command has no `--environment` of its own
+    /// (`restore`, whose `--environment` names the accepted environments); otherwise `--environment`.
+    /// Settings the command does not declare (timeouts, waits, walk bounds) keep their defaults.
+    init(_ invocation: Invocation, environment: APIEnvironment? = nil) throws {
         self.invocation = invocation
-        environment = invocation[AppleCommands.environmentOption]
+        self.environment = environment ?? invocation[AppleCommands.environmentOption]
+        func given<Value>(_ option: Option<Value>) -> Value? {
+            invocation.declares(option.spec) ? invocation[option] : nil
+        }
         let setup = try APIClientSetup(
             keyFile: invocation[AppleCommands.keyFileOption], keyId: invocation[AppleCommands.keyIdOption],
             issuerId: invocation[AppleCommands.issuerIdOption], bundleId: invocation[AppleCommands.bundleIdOption],
-            connectTimeout: invocation[AppleCommands.connectTimeoutOption],
-            totalTimeout: invocation[AppleCommands.timeoutOption], deadline: invocation[AppleCommands.deadlineOption],
-            maxRateLimitWait: invocation[AppleCommands.maxWaitOption], maxPages: invocation[AppleCommands.maxPagesOption],
-            walkDeadline: invocation[AppleCommands.walkDeadlineOption], environment: invocation.environment)
+            connectTimeout: given(AppleCommands.connectTimeoutOption), totalTimeout: given(AppleCommands.timeoutOption),
+            deadline: given(AppleCommands.deadlineOption), maxRateLimitWait: given(AppleCommands.maxWaitOption),
+            maxPages: given(AppleCommands.maxPagesOption), walkDeadline: given(AppleCommands.walkDeadlineOption),
+            environment: invocation.environment)
         keyFile = setup.keyFile
         keyId = setup.settings.key.keyId
         api = try AppStoreServerAPI.make(setup.settings)

@@ -217,6 +217,14 @@ enum DoctorCommand {
                     + "shows, then send it with --customer-consented (only if the customer consented) --apply",
                 "iapctl refunds answer \(w(request.transactionId))"
             )
+        case .refundAnswerClaimed(let request, let claim):
+            let left = max(0, request.deadline - Timestamp.now()) / 60_000
+            return (
+                "refund answer for transaction \(request.transactionId) claimed at \(time(claim.claimedAt)) by "
+                    + "\(claim.claimedBy), and Apple's answer was never recorded (the sender died while sending); "
+                    + "Apple stops waiting at \(time(request.deadline)) (\(left / 60) h \(left % 60) min left)",
+                "iapctl refunds answer \(w(request.transactionId)) --resend-claimed"
+            )
         case .oldUnmatched(let entry):
             let id = entry.transactionId ?? entry.originalTransactionId ?? entry.notificationUUID ?? "#\(entry.id)"
             return (

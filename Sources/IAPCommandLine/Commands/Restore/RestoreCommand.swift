@@ -12,7 +12,8 @@ enum RestoreCommand {
         "policy", valueName: "policy",
         help: "Transactions owned by another user: keep them there, transfer them, or transfer only "
             + "when the other user is not entitled now (a canceled contract inside its paid period is active; "
-            + "a lapsed one is refused until Apple is asked: apple reconcile --contract ID).",
+            + "a lapsed one is asked about first when the Apple API settings are given, else refused until "
+            + "apple reconcile --contract ID runs).",
         allowedValues: CommandTree.restorePolicies, defaultValue: "keep")
 
     static let reason = CommandTree.reasonOption.reading(
@@ -40,6 +41,15 @@ enum RestoreCommand {
             product fallback). A receipt proves what was paid when it was signed, not renewals, \
             refunds or family sharing after that; with --apply it never revokes, expires or \
             reopens a state Apple set.
+
+            With --policy transfer-if-inactive, a contract of the other user that lapsed (paid \
+            until a past date, nothing from Apple since) is not taken for inactive on the \
+            database's word: given the Apple API settings (--key-file, --key-id, --issuer-id and \
+            --bundle-id, as for 'apple'; the server follows --environment: Sandbox when only \
+            sandbox is accepted, Production then Sandbox when both are), restore first asks Apple \
+            and applies its answer for that contract, as 'apple reconcile --contract ID --apply' \
+            does (not under --dry-run); still active, the transfer is refused (exit 4); expired, it \
+            goes through. Without them the transfer is refused with the reconcile command to run.
             """,
         examples: [
             CommandExample(
@@ -52,7 +62,8 @@ enum RestoreCommand {
         options: [
             user, CommandTree.applyOption.with(help: "Apply restorable transactions through the subscription engine."),
             policy, reason, order, CommandTree.dryRun,
-        ] + CommandTree.trustOptions + CommandTree.receiptOptions,
+        ] + CommandTree.trustOptions + CommandTree.receiptOptions
+            + [AppleCommands.keyFileOption.spec, AppleCommands.keyIdOption.spec, AppleCommands.issuerIdOption.spec],
         arguments: [CommandTree.inputFile],
         handler: run
     )
@@ -81,10 +92,16 @@ enum RestoreCommand {
         let explicitOrder = invocation[order]
         let verifiers = ClientVerifiers(invocation)
         let store = try DbOpen.open(invocation)
-        let restore = RestoreSubmission(
+        var restore = RestoreSubmission(
             user: user, explicitOrder: explicitOrder,
             apply: apply ? RestoreSubmission.Apply(policy: policy, reason: reason, dryRun: dryRun) : nil, store: store,
             context: EngineContext(actor: invocation.actor, command: "restore --apply"))
+        if apply, !dryRun, policy == .transferIfInactive, RestoreAsksApple.isConfigured(invocation) {
+            let asks = RestoreAsksApple(
+                invocation, store: store, user: user, explicitOrder: explicitOrder, service: restore.service,
+                reason: reason)
+            restore.beforeApply = { try asks.check($0) }
+        }
         let printer = BatchPrinter(invocation, columns: columns)
         /// Transactions applied (and committed) so far: told after a Ctrl-C.
         var committed = 0
