@@ -27,7 +27,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple app-transaction'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple finish-transaction'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'db repair'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple app-transaction'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple finish-transaction'|'apple reconcile'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -54,7 +54,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'init status' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'init status repair' -- "$cur") )
             fi
             ;;
         'db init')
@@ -77,6 +77,19 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
+            fi
+            ;;
+        'db repair')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --reason) return ;;
+                --ticket) return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --dry-run --reason --ticket --help' -- "$cur") )
             fi
             ;;
         'orders')

@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'refunds' 'refunds list' 'refunds answer' 'refunds consents' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple app-transaction' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications sync' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'apple finish-transaction' 'apple reconcile' 'completion' 'help' 'version'
+        if contains -- $candidate 'db' 'db init' 'db status' 'db repair' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'refunds' 'refunds list' 'refunds answer' 'refunds consents' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple app-transaction' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications sync' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'apple finish-transaction' 'apple reconcile' 'completion' 'help' 'version'
             set path $candidate
         end
     end
@@ -51,6 +51,7 @@ complete -c iapctl -n '__iapctl_at ""' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "db"' -a init -d 'Create the schema or migrate it to the current version (safe to run again)'
 complete -c iapctl -n '__iapctl_at "db"' -a status -d 'Show the schema version and the number of rows in each table'
+complete -c iapctl -n '__iapctl_at "db"' -a repair -d 'Mend the rows doctor\'s integrity check finds corrupt, from the rows that are intact'
 complete -c iapctl -n '__iapctl_at "db"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "db"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
 complete -c iapctl -n '__iapctl_at "db"' -s q -l quiet -d 'Print less on stderr: only errors'
@@ -87,6 +88,21 @@ complete -c iapctl -n '__iapctl_at "db status"' -l no-color -d 'Never colour the
 complete -c iapctl -n '__iapctl_at "db status"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "db status"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "db status"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "db repair"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "db repair"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "db repair"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "db repair"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "db repair"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "db repair"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "db repair"' -l redact -d 'Mask personal data in the output, to paste it into a ticket: user ids (user-1), order numbers and appAccountTokens (order-1), transaction, original transaction and contract ids (txn-1), notification UUIDs (uuid-1), actors (actor-1), e-mail addresses (email-1) and phone numbers (phone-1), in fields and in free text, on stdout and stderr; the same value the same way within one run'
+complete -c iapctl -n '__iapctl_at "db repair"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
+complete -c iapctl -n '__iapctl_at "db repair"' -l wide -d 'Never cut table cells'
+complete -c iapctl -n '__iapctl_at "db repair"' -l csv-raw -d 'With -o csv, write cells as they are'
+complete -c iapctl -n '__iapctl_at "db repair"' -l dry-run -d 'List what would be repaired; change nothing'
+complete -c iapctl -n '__iapctl_at "db repair"' -l reason -x -d 'Why: recorded in every audit row the re-derivation writes (default: says it repaired corrupt facts from the ledger)'
+complete -c iapctl -n '__iapctl_at "db repair"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
+complete -c iapctl -n '__iapctl_at "db repair"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "orders"' -a create -d 'Create a pending order and print its order number'
 complete -c iapctl -n '__iapctl_at "orders"' -a list -d 'List orders, newest first'
