@@ -293,9 +293,10 @@ _iapctl() {
                 --user) return ;;
                 --product) return ;;
                 --at) return ;;
+                --as-known-at) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --product --at --as-known-at --help' -- "$cur") )
             fi
             ;;
         'audit')
@@ -420,6 +421,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -427,7 +430,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --all --policy --resend-claimed --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --all --policy --resend-claimed --reason --ticket --apply --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'refunds consents')
@@ -454,6 +457,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -461,7 +466,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'lookup transactions app-transaction subscriptions refunds notifications extend extend-status consumption set-app-account-token finish-transaction reconcile' -- "$cur") )
             fi
@@ -479,6 +484,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -486,7 +493,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions')
@@ -502,6 +509,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -509,7 +518,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'get history' -- "$cur") )
             fi
@@ -527,6 +536,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -534,7 +545,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple transactions history')
@@ -550,6 +561,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -564,7 +577,7 @@ _iapctl() {
                 --sort) COMPREPLY=( $(compgen -W 'ascending descending' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --product --product-type --subscription-group --ownership --since --until --sort --revoked --not-revoked --help' -- "$cur") )
             fi
             ;;
         'apple app-transaction')
@@ -580,6 +593,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -587,7 +602,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple subscriptions')
@@ -603,6 +618,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -610,7 +627,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'status' -- "$cur") )
             fi
@@ -628,6 +645,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -636,7 +655,7 @@ _iapctl() {
                 --status) COMPREPLY=( $(compgen -W '1 2 3 4 5' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --status --help' -- "$cur") )
             fi
             ;;
         'apple refunds')
@@ -652,6 +671,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -659,7 +680,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history' -- "$cur") )
             fi
@@ -677,6 +698,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -684,7 +707,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications')
@@ -700,6 +723,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -707,7 +732,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             else
                 COMPREPLY=( $(compgen -W 'history sync test test-status' -- "$cur") )
             fi
@@ -725,6 +750,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -737,7 +764,7 @@ _iapctl() {
                 --transaction) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --until --type --subtype --transaction --only-failures --gap-report --apply --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications sync')
@@ -753,15 +780,19 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
                 --app-apple-id) return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
                 --since) return ;;
+                --reason) return ;;
+                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --since --status --reset --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple notifications test')
@@ -777,6 +808,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -784,7 +817,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple notifications test-status')
@@ -800,6 +833,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -807,7 +842,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple extend')
@@ -823,6 +858,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -837,7 +874,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --days --reason-code --all-active --product --storefront --request-id --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple extend-status')
@@ -853,6 +890,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -860,7 +899,7 @@ _iapctl() {
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --help' -- "$cur") )
             fi
             ;;
         'apple consumption')
@@ -876,6 +915,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -888,7 +929,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --customer-consented --sample-content-provided --delivery-status --consumption-percentage --refund-preference --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple set-app-account-token')
@@ -904,6 +945,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -914,7 +957,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --token --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple finish-transaction')
@@ -930,6 +973,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -939,7 +984,7 @@ _iapctl() {
                 --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --reason --ticket --dry-run --help' -- "$cur") )
             fi
             ;;
         'apple reconcile')
@@ -955,6 +1000,8 @@ _iapctl() {
                 --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
+                --walk-deadline) return ;;
+                --max-pages) return ;;
                 --timeout) return ;;
                 --connect-timeout) return ;;
                 --root-ca) _iapctl_files; return ;;
@@ -966,9 +1013,11 @@ _iapctl() {
                 --order-id) return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
                 --since) return ;;
+                --reason) return ;;
+                --ticket) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --environment --max-wait --deadline --walk-deadline --max-pages --timeout --connect-timeout --root-ca --app-apple-id --at --user --contract --transaction --order-id --all --status --since --apply --reason --ticket --help' -- "$cur") )
             fi
             ;;
         'completion')
