@@ -115,21 +115,28 @@ public struct TableLayout {
             // Narrow the columns kept; still too wide: leave out columns (never the first, never a
             // `keepWhole` one or one holding an instruction), fit the rest again from their natural
             // widths, and say so after the last header ("(+2: --wide)"), rather than wrap every row.
-            // Left out first: a column every row shares (fixed by a filter; not an `important` one), then the others from
-            // the right; before an `important` column goes, the first column gives way (cut to 16).
+            // Left out first: a column every row shares (fixed by a filter; not an `important` one unless it is the
+            // `owner`), then the others from the right; before an `important` or `owner` column goes, the first
+            // column gives way (cut to 16).
             var firstFloor: Int?
             while true {
                 let hidden = columns.count - kept.count
                 let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
+                // The note follows the last header, inside that column's width when the header is shorter.
+                let lastHeader = TextWidth.of(headers[kept.last!])
+                let noteCost = { (lastWidth: Int) in max(0, lastHeader + TextWidth.of(note) - lastWidth) }
                 let trial = OutputRenderer.fitted(
                     kept.map { natural[$0] }, columns: kept.map { columns[$0] }, headers: kept.map { headers[$0] },
-                    available: room - TextWidth.of(note), firstFloor: firstFloor)
+                    available: room - noteCost(natural[kept.last!]), firstFloor: firstFloor)
                 for (position, index) in kept.enumerated() { widths[index] = trial[position] }
                 hiddenNote = note
-                if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room { break }
+                if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + noteCost(trial.last!) <= room { break }
                 let droppable = kept.dropFirst().filter { !columns[$0].keepWhole && !hasInstruction[$0] }
-                if let drop = droppable.last(where: { constant[$0] && count > 1 && !columns[$0].important })
-                    ?? droppable.last(where: { !columns[$0].important })
+                let stays = { (column: Column) in column.important || column.owner }
+                let shared = { (index: Int) in self.constant[index] && self.count > 1 }
+                if let drop = droppable.first(where: { shared($0) && columns[$0].owner })
+                    ?? droppable.last(where: { shared($0) && !stays(columns[$0]) })
+                    ?? droppable.last(where: { !stays(columns[$0]) })
                 {
                     kept.removeAll { $0 == drop }
                 } else if firstFloor == nil, !columns[0].keepWhole, !DateFields.isDateKey(columns[0].key),

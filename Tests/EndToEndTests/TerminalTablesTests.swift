@@ -48,6 +48,41 @@ struct TerminalTablesTests {
         #expect(piped.contains("USER") && piped.contains(Self.order) && piped.contains("com.example.iapctl.monthly"))
     }
 
+    /// Unfiltered lists keep whose row it is (USER), the product, the state and the date; a product
+    /// cut on screen never reads as the end of another product (`…monthly` vs `…premium.monthly`).
+    @Test(.enabled(if: SupportUXTests.hasPython)) func unfilteredListsKeepUserAndTellProductsApart() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        for columns in [80, 100, 120] {
+            for (command, first) in [("orders", "NO"), ("contracts", "CONTRACT_ID")] {
+                let lines = try Self.screen(cli, [command, "list"], columns: columns)
+                for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+                let (header, rows) = try Self.table(lines, header: first)
+                for title in ["USER", "PRODUCT", "STATUS", "EXPIRES"] {
+                    #expect(header.contains(title), "\(command) at \(columns): \(lines)")
+                }
+                let products = rows.map { row in
+                    row.split(separator: " ").first { $0.contains("monthly") }.map(String.init) ?? ""
+                }
+                #expect(products.allSatisfy { !$0.isEmpty }, "\(rows)")
+                let plain = Set(products.filter { !$0.contains("premium") })
+                let premium = Set(products.filter { $0.contains("premium") })
+                #expect(!plain.isEmpty && !premium.isEmpty, "\(rows)")
+                for shown in plain {
+                    // Not a suffix of the premium product's full id: the cut says which product it is.
+                    #expect(
+                        !"com.example.iapctl.premium.monthly".hasSuffix(shown.replacingOccurrences(of: "…", with: "")),
+                        "\(command) at \(columns): \(shown)")
+                }
+            }
+            // A contract's Orders table keeps the same columns whatever its data.
+            for contract in ["2000000900000001", "2000000900000002"] {
+                let lines = try Self.screen(cli, ["contracts", "show", contract], columns: columns)
+                let (header, _) = try Self.table(lines, header: "NO")
+                #expect(header.contains("STATUS") && header.contains("EXPIRES"), "\(contract) at \(columns): \(lines)")
+            }
+        }
+    }
+
     @Test(.enabled(if: SupportUXTests.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
         let cli = try SupportUXTests.exampleDatabase()
         for columns in [80, 120] {

@@ -28,7 +28,7 @@ enum RowRendering {
 
     /// The table columns of `orders list`.
     static let orderColumns: [Column] = [
-        Column("no", title: "NO"), Column("user_id", title: "USER"), Column("product_id", title: "PRODUCT", important: true),
+        Column("no", title: "NO"), Column("user_id", title: "USER", owner: true), Column("product_id", title: "PRODUCT", important: true),
         Column("status", title: "STATUS", important: true), Column("trade_no", title: "TRADE_NO"),
         Column("origin_no", title: "ORIGIN_NO"), Column("expires_date", title: "EXPIRES", important: true),
         Column("updated_at", title: "UPDATED"),
@@ -68,7 +68,7 @@ enum RowRendering {
 
     /// The table columns of `contracts list`.
     static let contractColumns: [Column] = [
-        Column("contract_id", title: "CONTRACT_ID"), Column("user_id", title: "USER"),
+        Column("contract_id", title: "CONTRACT_ID"), Column("user_id", title: "USER", owner: true),
         Column("product_id", title: "PRODUCT", important: true), Column("status", title: "STATUS", important: true),
         Column("auto_renew", title: "AUTO_RENEW"), Column("expires_date", title: "EXPIRES", important: true),
         Column("updated_at", title: "UPDATED"),
