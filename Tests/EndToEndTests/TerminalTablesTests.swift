@@ -83,6 +83,31 @@ struct TerminalTablesTests {
         }
     }
 
+    /// A hand override reads as one where people look: the row's own field says "by hand" and what
+    /// Apple's facts say; the Overrides note wraps whole; an order table's cell says "by hand".
+    @Test(.enabled(if: SupportUXTests.hasPython)) func handOverridesReadAsSuch() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        try cli.ok(["contracts", "update", "2000000900000001", "--status", "revoked", "--reason", "chargeback", "-q"])
+        try cli.ok(["orders", "update", Self.order, "--status", "refunded", "--reason", "refund by phone", "-q"])
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(text.contains("status revoked (by hand, audit #"), "\(columns): \(lines)")
+            #expect(text.contains("Apple's facts say expired)"), "\(columns): \(lines)")
+            #expect(text.contains("status revoked by hand (#") && text.contains("Apple's newest facts say expired"))
+            #expect(text.contains("status refunded by hand (#") && text.contains("Apple's newest facts say paid"))
+            #expect(lines.contains { $0.hasPrefix("  7b1f0c1e") && $0.contains("refunded by hand") }, "\(lines)")
+            let order = try Self.screen(cli, ["orders", "show", Self.order], columns: columns)
+            let orderText = order.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(orderText.contains("status refunded (by hand, audit #"), "\(columns): \(order)")
+            #expect(orderText.contains("Apple's facts say paid)"), "\(columns): \(order)")
+        }
+        // Off a terminal and in JSON the stored value stays as it is.
+        let json = try cli.ok(["contracts", "show", "2000000900000001", "-o", "json"]).jsonObject()
+        #expect((json["contract"] as? [String: Any])?["status"] as? String == "revoked")
+    }
+
     @Test(.enabled(if: SupportUXTests.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
         let cli = try SupportUXTests.exampleDatabase()
         for columns in [80, 120] {

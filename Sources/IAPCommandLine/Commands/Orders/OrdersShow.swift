@@ -77,15 +77,23 @@ enum OrdersShow {
         case .table, .csv:
             let audit = history.audit.map { RowRendering.record($0, structured: false) }
             var orderSection: DetailView.Section
+            let shownOrders = zip(history.orders, orders).map { order, record in
+                OverrideRendering.marked(
+                    record, entity: .order, key: order.no, overrides: overrides, cell: orders.count != 1)
+            }
             if orders.count == 1 {
-                orderSection = DetailView.Section(key: "order", title: "Order", content: .fields(orders[0]))
+                orderSection = DetailView.Section(key: "order", title: "Order", content: .fields(shownOrders[0]))
             } else {
                 orderSection = DetailView.Section(
                     key: "orders", title: "Orders (\(orders.count))",
-                    content: .table(orders, columns: RowRendering.orderColumns))
+                    content: .table(shownOrders, columns: RowRendering.orderColumns))
+            }
+            let shownContract = history.contract.map { row in
+                OverrideRendering.marked(
+                    contract ?? Record(), entity: .contract, key: row.contractId, overrides: overrides, cell: false)
             }
             let contractSection = DetailView.Section(
-                key: "contract", title: "Contract", content: .fields(contract ?? Record()))
+                key: "contract", title: "Contract", content: .fields(shownContract ?? Record()))
             var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
             sections += OverrideRendering.sections(overrides)
             sections.append(
