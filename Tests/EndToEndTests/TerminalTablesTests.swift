@@ -108,6 +108,31 @@ struct TerminalTablesTests {
         #expect((json["contract"] as? [String: Any])?["status"] as? String == "revoked")
     }
 
+    /// What a batch changed wraps whole on a terminal (`order cb049508-b4ed…` was all of it):
+    /// notify's REFUND row and the audit trail's changes.
+    @Test(.enabled(if: SupportUXTests.hasPython)) func batchChangesWrapWhole() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
+        let input = CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path
+        for columns in [80, 120] {
+            let lines = try Self.screen(
+                cli, ["notify", input, "--dry-run"] + SupportUXTests.exampleTrust, columns: columns, status: 1)
+            let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(
+                text.contains("updated: status paid → refunded; contract 2000000900000002 updated: status active → revoked"),
+                "\(columns): \(lines)")
+            #expect(!lines.contains { $0.contains("would apply") && $0.hasSuffix("…") }, "\(lines)")
+        }
+        _ = try cli.run(["notify", input, "-q"] + SupportUXTests.exampleTrust)
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["audit", "list", "--contract", "2000000900000002"], columns: columns)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(text.contains("status: active → revoked"), "\(columns): \(lines)")
+        }
+    }
+
     @Test(.enabled(if: SupportUXTests.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
         let cli = try SupportUXTests.exampleDatabase()
         for columns in [80, 120] {

@@ -89,7 +89,7 @@ enum AppleReconcileCommand {
 
     static let columns: [Column] = [
         Column("line", title: "#"), "verdict", "answer", Column("contract", title: "CONTRACT"),
-        "transaction", Column("detail", maxWidth: 100),
+        "transaction", Column("detail", maxWidth: 100, important: true, wraps: true),
     ]
 
     /// The scope the options name: exactly one of them.

@@ -98,7 +98,7 @@ enum RowRendering {
     static let ledgerColumns: [Column] = [
         Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"), Column("verdict", title: "VERDICT"),
         Column("source", title: "SOURCE"), Column("transaction_id", title: "TRANSACTION", important: true),
-        Column("detail", title: "DETAIL", maxWidth: 80),
+        Column("detail", title: "DETAIL", maxWidth: 80, wraps: true),
     ]
 
     /// `DID_RENEW/BILLING_RECOVERY`, `transaction` for client submissions without a type.
@@ -136,7 +136,7 @@ enum RowRendering {
         Column("id", title: "AUDIT"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
         Column("command", title: "COMMAND"),
         Column("reason", title: "REASON", maxWidth: 40), Column("ticket", title: "TICKET"),
-        Column("key", title: "ROW"), Column("changes", title: "CHANGES"),
+        Column("key", title: "ROW"), Column("changes", title: "CHANGES", important: true, wraps: true),
     ]
 
     // MARK: field-level changes
