@@ -51,7 +51,9 @@ enum NotifyCommand {
         handler: run
     )
 
-    static let columns: [Column] = ["line", "verdict", "type", "transaction", Column("detail", maxWidth: 100, important: true, wraps: true)]
+    static let columns: [Column] = [
+        "line", "verdict", "type", "transaction", Column("detail", maxWidth: 100, important: true, wraps: true),
+    ]
 
     /// Items verified together (and, without --dry-run, committed in one transaction).
     static let chunkSize = 512
