@@ -92,6 +92,10 @@ public struct TableLayout {
         let widths: [Int]
         let rightAligned: [Bool]
         let hiddenNote: String
+        /// A wrapping column written under each row (indented, the terminal's width) rather than
+        /// beside it, when beside it would leave out columns the table is read for.
+        let below: Int?
+        let belowWidth: Int
         let cuts: Bool
         let layout: TableLayout
 
@@ -101,7 +105,9 @@ public struct TableLayout {
         }
 
         /// The header line (no newline).
-        public var header: String { layout.line(layout.headers, plan: self, header: true) + hiddenNote }
+        public var header: String {
+            layout.line(layout.headers, plan: self, header: true) + hiddenNote
+        }
     }
 
     /// The widths and columns once every row has been added.
@@ -109,6 +115,8 @@ public struct TableLayout {
         var widths = self.widths
         var kept = Array(columns.indices)
         var hiddenNote = ""
+        var below: Int?
+        var belowWidth = 0
         if let available = style.width {
             let room = available - TextWidth.of(indent)
             let natural = widths
@@ -120,7 +128,7 @@ public struct TableLayout {
             // column gives way (cut to 16).
             var firstFloor: Int?
             while true {
-                let hidden = columns.count - kept.count
+                let hidden = columns.count - kept.count - (below == nil ? 0 : 1)
                 let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
                 // The note follows the last header, inside that column's width when the header is shorter.
                 let lastHeader = TextWidth.of(headers[kept.last!])
@@ -143,6 +151,13 @@ public struct TableLayout {
                     natural[0] > Self.idFloor
                 {
                     firstFloor = Self.idFloor
+                } else if below == nil, let last = kept.last, columns[last].wraps, columns[last].important,
+                    kept.count > 2
+                {
+                    // Rather than leave out what the table is read for, the wrapping column goes under each row.
+                    below = last
+                    belowWidth = max(Self.wrapFloor, room - 4)
+                    kept.removeLast()
                 } else if let drop = droppable.last(where: { !columns[$0].wraps }) ?? droppable.last {
                     kept.removeAll { $0 == drop }
                 } else {
@@ -168,7 +183,8 @@ public struct TableLayout {
             }
         }
         return Plan(
-            kept: kept, widths: widths, rightAligned: rightAligned, hiddenNote: hiddenNote,
+            kept: kept, widths: widths, rightAligned: rightAligned, hiddenNote: hiddenNote, below: below,
+            belowWidth: belowWidth,
             cuts: style.width != nil || style.wrapWidth != nil, layout: self)
     }
 
@@ -204,6 +220,9 @@ public struct TableLayout {
                 ? cell : TextWidth.pad(cell, to: width, leading: plan.rightAligned[index])
             column += width
             text += header && style.color ? OutputRenderer.bold + padded + OutputRenderer.reset : padded
+        }
+        if !header, let below = plan.below, !row[below].isEmpty {
+            continuation += TextWrap.fill(row[below], width: plan.belowWidth, indent: "").map { indent + "    " + $0 }
         }
         return ([text] + continuation).joined(separator: "\n")
     }
