@@ -65,7 +65,8 @@ enum DoctorCommand {
             try Diagnosis.examine(
                 session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
         }
-        var findings = report.findings.map(finding)
+        let everyFinding = report.findings.map(finding)
+        var findings = invocation.output == .table ? groupedLapses(report.findings, everyFinding) : everyFinding
         let scanned = [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
         let settings = carriedSettings(invocation)
         let notifySettings = explicitEnvironment ? accepted.sorted().map { " --environment \($0)" }.joined() : ""
@@ -113,10 +114,10 @@ enum DoctorCommand {
             return .success
         }
         var perCheck: [String: Int] = [:]
-        for finding in findings { perCheck[finding.check, default: 0] += 1 }
+        for finding in everyFinding { perCheck[finding.check, default: 0] += 1 }
         let parts = checks.compactMap { check in perCheck[check.name].map { "\($0) \(check.name)" } }
         invocation.note(
-            "doctor: \(findings.count) finding\(findings.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
+            "doctor: \(everyFinding.count) finding\(everyFinding.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
                 + "nothing was changed: run the FIX commands you agree with")
         return .failure
     }
@@ -255,6 +256,29 @@ enum DoctorCommand {
             part + " " + settings + (part.hasPrefix("iapctl notify") ? notify : "")
         }.joined(separator: marker)
     }
+
+    /// More lapsed contracts than a screen reads one by one (a webhook outage): one finding with
+    /// their count, a few examples, and the commands that fetch what Apple sent since (every
+    /// finding stays in JSON, NDJSON and CSV).
+    static func groupedLapses(_ found: [DiagnosisFinding], _ findings: [Finding]) -> [Finding] {
+        var lapsed: [Contract] = []
+        for item in found { if case .lapsed(let contract, _) = item { lapsed.append(contract) } }
+        guard lapsed.count > lapsedShownOneByOne else { return findings }
+        let statuses = Array(Set(lapsed.map(\.status.rawValue))).sorted()
+        let examples = lapsed.prefix(3).map(\.contractId).joined(separator: ", ")
+        let group = Finding(
+            check: "lapsed", entity: "contract", key: "\(lapsed.count) contracts",
+            problem: "\(lapsed.count) contracts are paid until a past moment with nothing from Apple since (\(examples), …): "
+                + "notifications were probably missed (`iapctl doctor -o json` lists each one)",
+            fix: "iapctl apple notifications sync"
+                + statuses.map { "  # after: iapctl apple reconcile --all --status \($0)" }.joined())
+        var result = findings.filter { $0.check != "lapsed" }
+        result.insert(group, at: 0)
+        return result
+    }
+
+    /// Up to this many lapsed contracts are reported one by one on a terminal or in a table.
+    static let lapsedShownOneByOne = 3
 
     static func shared(_ order: Order, with first: Order, what: String) -> (problem: String, fix: String) {
         (
