@@ -39,13 +39,30 @@ enum OrdersShow {
                     .notFound, message + "; \(key) is a user",
                     hint: "see their orders with: iapctl orders list --user \(ShellWord.word(key))")
             }
-            throw CLIError(
-                .notFound, message,
-                hint: "find it with: iapctl orders list --user USER; or ask Apple for that customer's purchases: "
-                    + "iapctl apple transactions history \(ShellWord.word(key)) | iapctl restore --user USER")
+            throw CLIError(.notFound, message, hint: notFoundHint(key))
         }
         emit(history, overrides: overrides, invocation: invocation, primary: .order)
         return .success
+    }
+
+    /// What to try for a key no order has, by its shape: Apple's order ID from a receipt e-mail
+    /// (`MK5TTTVWJH`) goes to Look Up Order ID; a transaction id (digits) to its history; anything
+    /// else to the user's orders.
+    static func notFoundHint(_ key: String) -> String {
+        let word = ShellWord.word(key)
+        let isDigits = !key.isEmpty && key.allSatisfy { $0.isASCII && $0.isNumber }
+        let isOrderId =
+            (8...14).contains(key.count) && !isDigits
+            && key.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+        if isOrderId {
+            return "\(key) looks like the order ID of an App Store receipt e-mail; ask Apple for its purchases: "
+                + "iapctl apple lookup \(word)"
+        }
+        if isDigits {
+            return "ask Apple for that subscription's transactions: "
+                + "iapctl apple transactions history \(word) | iapctl restore --user USER"
+        }
+        return "find it with: iapctl orders list --user USER (an order is found by its no, trade_no or origin_no)"
     }
 
     /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
