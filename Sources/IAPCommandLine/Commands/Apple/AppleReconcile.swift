@@ -88,7 +88,7 @@ enum AppleReconcileCommand {
         handler: run)
 
     static let columns: [Column] = [
-        Column("line", title: "#"), "verdict", "answer", Column("contract", title: "CONTRACT"),
+        Column("line", title: "#"), Column("verdict", important: true), "answer", Column("contract", title: "CONTRACT"),
         "transaction", Column("detail", maxWidth: 100, important: true, wraps: true),
     ]
 

@@ -52,7 +52,8 @@ enum NotifyCommand {
     )
 
     static let columns: [Column] = [
-        "line", "verdict", "type", "transaction", Column("detail", maxWidth: 100, important: true, wraps: true),
+        "line", Column("verdict", important: true), Column("type", important: true), "transaction",
+        Column("detail", maxWidth: 100, important: true, wraps: true),
     ]
 
     /// Items verified together (and, without --dry-run, committed in one transaction).
