@@ -101,4 +101,14 @@ struct SupportFixesTests {
         #expect(!other.stderr.contains("apple "), "\(other.stderr)")
         #expect(other.stderr.contains("iapctl orders list --user USER"), "\(other.stderr)")
     }
+
+    /// A database in a folder that does not exist: the first hint works as printed (mkdir first).
+    @Test func aMissingFolderIsInTheFirstHint() throws {
+        let cli = try CLI()
+        let listed = try cli.run(["orders", "list", "--db", "nope/shop.db"])
+        #expect(listed.status == 66, "\(listed)")
+        #expect(listed.stderr.contains("hint: create both with: mkdir -p nope && iapctl db init --db nope/shop.db"), "\(listed.stderr)")
+        let made = try cli.run(["db", "init", "-q", "--db", "nope/shop.db"])
+        #expect(made.status != 0, "db init alone fails while the folder is missing: \(made)")
+    }
 }
