@@ -240,7 +240,7 @@ public final class AppStoreVerifier: Sendable {
 
         // Signature over ASCII(header.payload).
         guard let signature = Base64.decodeURL(signatureSegment) else {
-            report.fail(.signature, .invalidJWTFormat, "the signature segment is not base64url")
+            report.fail(.signature, .invalidJWTFormat, PasteDamage.signatureNotBase64URL)
             return false
         }
         var text = token

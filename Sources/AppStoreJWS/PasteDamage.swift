@@ -103,6 +103,8 @@ public enum PasteDamage {
 extension PasteDamage {
     /// Base64url characters of an ES256 signature (64 bytes): Apple signs with ES256.
     static let signatureLength = 86
+    /// The format failure of a signature segment that does not decode.
+    static let signatureNotBase64URL = "the signature segment is not base64url"
 
     /// How many characters the signature segment of `jws` (three segments) has when it is shorter
     /// than an ES256 signature, else nil.
@@ -120,7 +122,11 @@ extension PasteDamage {
     /// signature: the copy was cut inside the signature (copy-paste damage, not a forgery), so it
     /// is malformed input with a hint instead of a signature verdict.
     public static func cutInsideSignature(_ report: VerificationReport, jws: String) -> VerificationReport {
-        guard report.failure?.code == .invalidSignature, let length = cutSignature(jws) else { return report }
+        // A cut leaving 4n+1 characters (85, 43) is not even base64url: the same damage.
+        guard let failure = report.failure,
+            failure.code == .invalidSignature || failure.message == Self.signatureNotBase64URL,
+            let length = cutSignature(jws)
+        else { return report }
         var report = report
         report.outcome = .refused(
             VerificationFailure(

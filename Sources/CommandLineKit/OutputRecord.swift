@@ -125,11 +125,14 @@ public struct Column: Sendable, ExpressibleByStringLiteral {
     /// Free text that wraps onto continuation lines (inside its column) when it is the last
     /// column shown, instead of being cut; on a terminal also with `--wide`.
     public var wraps: Bool
+    /// Whose row it is (USER): kept like an `important` column, yet the first to be left out
+    /// when every row shares it (a filter fixed it, so it answers nothing).
+    public var owner: Bool
 
     /// A column; see the properties.
     public init(
         _ key: String, title: String? = nil, maxWidth: Int? = nil, alignment: Alignment = .automatic,
-        keepWhole: Bool = false, important: Bool = false, wraps: Bool = false
+        keepWhole: Bool = false, important: Bool = false, wraps: Bool = false, owner: Bool = false
     ) {
         self.key = key
         self.title = title
@@ -138,6 +141,7 @@ public struct Column: Sendable, ExpressibleByStringLiteral {
         self.keepWhole = keepWhole
         self.important = important
         self.wraps = wraps
+        self.owner = owner
     }
 
     /// A column showing field `value` with the default header.

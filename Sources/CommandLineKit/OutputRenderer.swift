@@ -150,7 +150,7 @@ public enum OutputRenderer {
     }
 
     /// A cell for a terminal: control characters made visible so rows stay on one line.
-    static func tableText(_ value: JSONValue?, key: String) -> String {
+    public static func tableText(_ value: JSONValue?, key: String) -> String {
         if value == nil || value == .null { return "-" }
         return TerminalText.escape(cellText(value, key: key))
     }

@@ -92,6 +92,10 @@ public struct TableLayout {
         let widths: [Int]
         let rightAligned: [Bool]
         let hiddenNote: String
+        /// A wrapping column written under each row (indented, the terminal's width) rather than
+        /// beside it, when beside it would leave out columns the table is read for.
+        let below: Int?
+        let belowWidth: Int
         let cuts: Bool
         let layout: TableLayout
 
@@ -101,7 +105,9 @@ public struct TableLayout {
         }
 
         /// The header line (no newline).
-        public var header: String { layout.line(layout.headers, plan: self, header: true) + hiddenNote }
+        public var header: String {
+            layout.line(layout.headers, plan: self, header: true) + hiddenNote
+        }
     }
 
     /// The widths and columns once every row has been added.
@@ -109,33 +115,49 @@ public struct TableLayout {
         var widths = self.widths
         var kept = Array(columns.indices)
         var hiddenNote = ""
+        var below: Int?
+        var belowWidth = 0
         if let available = style.width {
             let room = available - TextWidth.of(indent)
             let natural = widths
             // Narrow the columns kept; still too wide: leave out columns (never the first, never a
             // `keepWhole` one or one holding an instruction), fit the rest again from their natural
             // widths, and say so after the last header ("(+2: --wide)"), rather than wrap every row.
-            // Left out first: a column every row shares (fixed by a filter; not an `important` one), then the others from
-            // the right; before an `important` column goes, the first column gives way (cut to 16).
+            // Left out first: a column every row shares (fixed by a filter; not an `important` one unless it is the
+            // `owner`), then the others from the right; before an `important` or `owner` column goes, the first
+            // column gives way (cut to 16).
             var firstFloor: Int?
             while true {
-                let hidden = columns.count - kept.count
+                let hidden = columns.count - kept.count - (below == nil ? 0 : 1)
                 let note = hidden > 0 ? "  (+\(hidden): --wide)" : ""
+                // The note follows the last header, inside that column's width when the header is shorter.
+                let lastHeader = TextWidth.of(headers[kept.last!])
+                let noteCost = { (lastWidth: Int) in max(0, lastHeader + TextWidth.of(note) - lastWidth) }
                 let trial = OutputRenderer.fitted(
                     kept.map { natural[$0] }, columns: kept.map { columns[$0] }, headers: kept.map { headers[$0] },
-                    available: room - TextWidth.of(note), firstFloor: firstFloor)
+                    available: room - noteCost(natural[kept.last!]), firstFloor: firstFloor)
                 for (position, index) in kept.enumerated() { widths[index] = trial[position] }
                 hiddenNote = note
-                if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + TextWidth.of(note) <= room { break }
+                if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + noteCost(trial.last!) <= room { break }
                 let droppable = kept.dropFirst().filter { !columns[$0].keepWhole && !hasInstruction[$0] }
-                if let drop = droppable.last(where: { constant[$0] && count > 1 && !columns[$0].important })
-                    ?? droppable.last(where: { !columns[$0].important })
+                let stays = { (column: Column) in column.important || column.owner }
+                let shared = { (index: Int) in self.constant[index] && self.count > 1 }
+                if let drop = droppable.first(where: { shared($0) && columns[$0].owner })
+                    ?? droppable.last(where: { shared($0) && !stays(columns[$0]) })
+                    ?? droppable.last(where: { !stays(columns[$0]) })
                 {
                     kept.removeAll { $0 == drop }
                 } else if firstFloor == nil, !columns[0].keepWhole, !DateFields.isDateKey(columns[0].key),
                     natural[0] > Self.idFloor
                 {
                     firstFloor = Self.idFloor
+                } else if below == nil, let last = kept.last, columns[last].wraps, columns[last].important,
+                    kept.count > 2
+                {
+                    // Rather than leave out what the table is read for, the wrapping column goes under each row.
+                    below = last
+                    belowWidth = max(Self.wrapFloor, room - 4)
+                    kept.removeLast()
                 } else if let drop = droppable.last(where: { !columns[$0].wraps }) ?? droppable.last {
                     kept.removeAll { $0 == drop }
                 } else {
@@ -161,7 +183,8 @@ public struct TableLayout {
             }
         }
         return Plan(
-            kept: kept, widths: widths, rightAligned: rightAligned, hiddenNote: hiddenNote,
+            kept: kept, widths: widths, rightAligned: rightAligned, hiddenNote: hiddenNote, below: below,
+            belowWidth: belowWidth,
             cuts: style.width != nil || style.wrapWidth != nil, layout: self)
     }
 
@@ -197,6 +220,9 @@ public struct TableLayout {
                 ? cell : TextWidth.pad(cell, to: width, leading: plan.rightAligned[index])
             column += width
             text += header && style.color ? OutputRenderer.bold + padded + OutputRenderer.reset : padded
+        }
+        if !header, let below = plan.below, !row[below].isEmpty {
+            continuation += TextWrap.fill(row[below], width: plan.belowWidth, indent: "").map { indent + "    " + $0 }
         }
         return ([text] + continuation).joined(separator: "\n")
     }

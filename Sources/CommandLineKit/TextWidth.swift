@@ -67,14 +67,20 @@ public enum TextWidth {
 
     /// `text` cut to at most `width` columns keeping the part that differs: the first
     /// `sharedPrefix` bytes (a prefix every cell of the column shares, such as `com.example.`)
-    /// give way first (`…pro.monthly`); a dotted name shared by every cell loses its leading
+    /// give way first, all but their last segment (`…iapctl.pro.monthly`); a dotted name shared by every cell loses its leading
     /// parts (`…iapctl.monthly`); what is still too long is cut at the end (`…`).
     public static func shorten(_ text: String, to width: Int, sharedPrefix: Int) -> String {
         guard of(text) > width else { return text }
         guard width > 4, printableASCIICount(text) != nil, !text.contains(" ") else { return truncate(text, to: width) }
         if sharedPrefix >= 4, sharedPrefix < text.utf8.count {
-            let rest = "…" + String(text.utf8.dropFirst(sharedPrefix))!
-            return of(rest) <= width ? rest : truncate(rest, to: width)
+            // The last shared segment stays (`…iapctl.monthly`, `…iapctl.premium.monthly`): a bare
+            // `…monthly` would read as the end of `…premium.monthly` too.
+            let shared = text.utf8.prefix(sharedPrefix - 1)
+            let start =
+                shared.lastIndex(where: { [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":")].contains($0) })
+                .map { text.utf8.distance(from: text.utf8.startIndex, to: $0) + 1 } ?? 0
+            let rest = "…" + String(text.utf8.dropFirst(start))!
+            if of(rest) <= width { return rest }
         }
         var parts = text.split(separator: ".", omittingEmptySubsequences: false)
         while parts.count > 1 {

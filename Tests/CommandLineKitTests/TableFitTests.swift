@@ -7,7 +7,7 @@ import Testing
 @Suite("Tables fitted to a terminal")
 struct TableFitTests {
     static let columns: [Column] = [
-        Column("no", title: "NO"), Column("user_id", title: "USER"),
+        Column("no", title: "NO"), Column("user_id", title: "USER", owner: true),
         Column("product_id", title: "PRODUCT", important: true), Column("status", title: "STATUS", important: true),
         Column("trade_no", title: "TRADE_NO"), Column("origin_no", title: "ORIGIN_NO"),
         Column("expires_date", title: "EXPIRES", important: true), Column("updated_at", title: "UPDATED"),
@@ -29,6 +29,19 @@ struct TableFitTests {
     static func render(_ width: Int) -> [String] {
         OutputRenderer.render(records: records, columns: columns, format: .table, style: OutputStyle(width: width))
             .split(separator: "\n").map(String.init)
+    }
+
+    /// Rows of several users keep USER (whose row) at 80 columns: the order number gives way first,
+    /// and the note after the last header costs only what it overhangs that column.
+    @Test func severalUsersKeepTheirColumn() {
+        var records = Self.records
+        records[1]["user_id"] = .string("bob")
+        let lines = OutputRenderer.render(
+            records: records, columns: Self.columns, format: .table, style: OutputStyle(width: 80)
+        ).split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { TextWidth.of($0) <= 80 }, "\(lines)")
+        for title in ["USER", "PRODUCT", "STATUS", "EXPIRES"] { #expect(lines[0].contains(title), "\(lines)") }
+        #expect(lines[1].contains("alice") && lines[2].contains("bob"))
     }
 
     @Test func aFixedColumnGoesFirstAndExpiryStays() {

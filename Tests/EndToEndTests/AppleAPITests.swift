@@ -64,6 +64,26 @@ struct AppleAPITests {
         #expect(decoded.first?["app_account_token"] as? String == token)
     }
 
+    /// On a terminal `apple lookup` shows the decoded purchase, not screens of base64; a pipe
+    /// still gets one JWS per line.
+    @Test(.enabled(if: SupportUXTests.hasPython)) func lookupOnATerminalShowsThePurchase() throws {
+        let (cli, world, server) = try setUp()
+        let jws = try world.signedTransaction(world.transaction("1000", original: "1000", token: token))
+        try server.routes([
+            ("sandbox", "GET", "/inApps/v1/lookup/MK5TTTVWJH", [:], [.ok(["status": 0, "signedTransactions": [jws]])])
+        ])
+        for columns in [80, 120] {
+            let r = try SupportUXTests.onTerminal(
+                ["apple", "lookup", "MK5TTTVWJH"] + sandbox(world), input: "", columns: columns,
+                environment: cli.environment)
+            #expect(r.status == 0, "\(r.screen)")
+            #expect(r.screen.contains("TRANSACTION") && r.screen.contains("1000"), "\(r.screen)")
+            #expect(r.screen.contains(AppleWorld.product) || r.screen.contains("…"), "\(r.screen)")
+            #expect(!r.screen.contains(String(jws.prefix(40))), "\(columns): base64 on screen")
+        }
+        #expect(try cli.ok(["apple", "lookup", "MK5TTTVWJH"] + sandbox(world)).lines == [jws])
+    }
+
     @Test func anInvalidOrderIdIsNotFound() throws {
         let (cli, world, server) = try setUp()
         try server.routes([("sandbox", "GET", "/inApps/v1/lookup/NOPE", [:], [.ok(["status": 1])])])

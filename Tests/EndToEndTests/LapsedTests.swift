@@ -55,6 +55,28 @@ struct LapsedE2ETests {
 
     func lapsedText(_ until: Int64) -> String { "lapsed: paid until \(Self.iso(until)), nothing from Apple since" }
 
+    /// After a webhook outage many contracts lapse: a table shows their count first, in one
+    /// finding whose fix fetches what Apple sent (`apple notifications sync`, then
+    /// `apple reconcile --all --status …`), not one reconcile per contract; JSON keeps each one.
+    @Test func manyLapsesAreOneCountedFinding() throws {
+        for n in 2...5 {
+            let token = "d0d0000\(n)-0000-4000-8000-00000000000d"
+            let sub = "200000080000000\(n)"
+            try cli.ok(["orders", "create", "--no", token, "--user", "user\(n)", "--product", AppleWorld.product, "-q"])
+            try buy(sub, token: token, until: now - 3 * Self.day)
+        }
+        let table = try cli.run(["doctor", "--environment", "Sandbox"])
+        #expect(table.status == 1, "\(table)")
+        #expect(table.stdout.contains("5 contracts are paid until a past moment"), "\(table.stdout)")
+        #expect(table.stdout.contains("iapctl apple notifications sync"), "\(table.stdout)")
+        #expect(table.stdout.contains("iapctl apple reconcile --all --status active"), "\(table.stdout)")
+        #expect(!table.stdout.contains("--contract"), "\(table.stdout)")
+        #expect(table.stderr.contains("5 findings (5 lapsed)"), "\(table.stderr)")
+        let json = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
+        let findings = try #require(try json.jsonObject()["findings"] as? [[String: Any]])
+        #expect(findings.count == 5 && findings.allSatisfy { $0["check"] as? String == "lapsed" })
+    }
+
     @Test func doctorListsContractsLapsedForADayWithTheReconcileFix() throws {
         let found = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
         #expect(found.status == 1, "\(found)")

@@ -76,6 +76,14 @@ struct PastingTests {
             "--bundle-id", "GeniusParentingAI", "--environment", "Sandbox", "--app-apple-id", "1",
         ])
         #expect(real.status == 65 && real.stdout.contains("its signature has 78 of the 86 characters"), "\(real)")
+        // Cut inside the signature at every length, 4n+1 ones (85, 43) included, which are not base64url.
+        for kept in [85, 84, 43, 1] {
+            let cutJWS = String(jws.dropLast(86 - kept))
+            let result = try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: cutJWS + "\n")
+            #expect(
+                result.status == 65 && result.stdout.contains("its signature has \(kept) of the 86 characters"),
+                "\(kept): \(result)")
+        }
         // A whole JWS still verifies.
         #expect(try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: jws + "\n").status == 0)
     }

@@ -85,4 +85,30 @@ struct SupportFixesTests {
         let json = try cli.ok(["orders", "update", "--from", file, "--reason", "again", "-o", "json"]).jsonArray()
         #expect(json.first?["audit_id"] is Int, "\(json)")
     }
+
+    /// An unknown key's hint fits its shape: a receipt e-mail's order ID goes to `apple lookup`
+    /// (`apple transactions history` takes a transaction id), a transaction id to its history.
+    @Test func unknownOrderKeyHintFitsItsShape() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        let orderId = try cli.run(["orders", "show", "MK5TTTVWJH"])
+        #expect(orderId.status != 0)
+        #expect(orderId.stderr.contains("iapctl apple lookup MK5TTTVWJH"), "\(orderId.stderr)")
+        #expect(!orderId.stderr.contains("transactions history"), "\(orderId.stderr)")
+        let transaction = try cli.run(["orders", "show", "2000000900000099"])
+        #expect(transaction.stderr.contains("iapctl apple transactions history 2000000900000099"), "\(transaction.stderr)")
+        let other = try cli.run(["orders", "show", "no-such-order"])
+        #expect(!other.stderr.contains("apple "), "\(other.stderr)")
+        #expect(other.stderr.contains("iapctl orders list --user USER"), "\(other.stderr)")
+    }
+
+    /// A database in a folder that does not exist: the first hint works as printed (mkdir first).
+    @Test func aMissingFolderIsInTheFirstHint() throws {
+        let cli = try CLI()
+        let listed = try cli.run(["orders", "list", "--db", "nope/shop.db"])
+        #expect(listed.status == 66, "\(listed)")
+        #expect(listed.stderr.contains("hint: create both with: mkdir -p nope && iapctl db init --db nope/shop.db"), "\(listed.stderr)")
+        let made = try cli.run(["db", "init", "-q", "--db", "nope/shop.db"])
+        #expect(made.status != 0, "db init alone fails while the folder is missing: \(made)")
+    }
 }

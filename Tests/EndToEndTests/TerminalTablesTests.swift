@@ -48,6 +48,91 @@ struct TerminalTablesTests {
         #expect(piped.contains("USER") && piped.contains(Self.order) && piped.contains("com.example.iapctl.monthly"))
     }
 
+    /// Unfiltered lists keep whose row it is (USER), the product, the state and the date; a product
+    /// cut on screen never reads as the end of another product (`…monthly` vs `…premium.monthly`).
+    @Test(.enabled(if: SupportUXTests.hasPython)) func unfilteredListsKeepUserAndTellProductsApart() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        for columns in [80, 100, 120] {
+            for (command, first) in [("orders", "NO"), ("contracts", "CONTRACT_ID")] {
+                let lines = try Self.screen(cli, [command, "list"], columns: columns)
+                for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+                let (header, rows) = try Self.table(lines, header: first)
+                for title in ["USER", "PRODUCT", "STATUS", "EXPIRES"] {
+                    #expect(header.contains(title), "\(command) at \(columns): \(lines)")
+                }
+                let products = rows.map { row in
+                    row.split(separator: " ").first { $0.contains("monthly") }.map(String.init) ?? ""
+                }
+                #expect(products.allSatisfy { !$0.isEmpty }, "\(rows)")
+                let plain = Set(products.filter { !$0.contains("premium") })
+                let premium = Set(products.filter { $0.contains("premium") })
+                #expect(!plain.isEmpty && !premium.isEmpty, "\(rows)")
+                for shown in plain {
+                    // Not a suffix of the premium product's full id: the cut says which product it is.
+                    #expect(
+                        !"com.example.iapctl.premium.monthly".hasSuffix(shown.replacingOccurrences(of: "…", with: "")),
+                        "\(command) at \(columns): \(shown)")
+                }
+            }
+            // A contract's Orders table keeps the same columns whatever its data.
+            for contract in ["2000000900000001", "2000000900000002"] {
+                let lines = try Self.screen(cli, ["contracts", "show", contract], columns: columns)
+                let (header, _) = try Self.table(lines, header: "NO")
+                #expect(header.contains("STATUS") && header.contains("EXPIRES"), "\(contract) at \(columns): \(lines)")
+            }
+        }
+    }
+
+    /// A hand override reads as one where people look: the row's own field says "by hand" and what
+    /// Apple's facts say; the Overrides note wraps whole; an order table's cell says "by hand".
+    @Test(.enabled(if: SupportUXTests.hasPython)) func handOverridesReadAsSuch() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        try cli.ok(["contracts", "update", "2000000900000001", "--status", "revoked", "--reason", "chargeback", "-q"])
+        try cli.ok(["orders", "update", Self.order, "--status", "refunded", "--reason", "refund by phone", "-q"])
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(text.contains("status revoked (by hand, audit #"), "\(columns): \(lines)")
+            #expect(text.contains("Apple's facts say expired)"), "\(columns): \(lines)")
+            #expect(text.contains("status revoked by hand (#") && text.contains("Apple's newest facts say expired"))
+            #expect(text.contains("status refunded by hand (#") && text.contains("Apple's newest facts say paid"))
+            #expect(lines.contains { $0.hasPrefix("  7b1f0c1e") && $0.contains("refunded by hand") }, "\(lines)")
+            let order = try Self.screen(cli, ["orders", "show", Self.order], columns: columns)
+            let orderText = order.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(orderText.contains("status refunded (by hand, audit #"), "\(columns): \(order)")
+            #expect(orderText.contains("Apple's facts say paid)"), "\(columns): \(order)")
+        }
+        // Off a terminal and in JSON the stored value stays as it is.
+        let json = try cli.ok(["contracts", "show", "2000000900000001", "-o", "json"]).jsonObject()
+        #expect((json["contract"] as? [String: Any])?["status"] as? String == "revoked")
+    }
+
+    /// What a batch changed wraps whole on a terminal (`order cb049508-b4ed…` was all of it):
+    /// notify's REFUND row and the audit trail's changes.
+    @Test(.enabled(if: SupportUXTests.hasPython)) func batchChangesWrapWhole() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init", "-q"])
+        try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
+        let input = CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path
+        for columns in [80, 120] {
+            let lines = try Self.screen(
+                cli, ["notify", input, "--dry-run"] + SupportUXTests.exampleTrust, columns: columns, status: 1)
+            let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(
+                text.contains("updated: status paid → refunded; contract 2000000900000002 updated: status active → revoked"),
+                "\(columns): \(lines)")
+            #expect(!lines.contains { $0.contains("would apply") && $0.hasSuffix("…") }, "\(lines)")
+        }
+        _ = try cli.run(["notify", input, "-q"] + SupportUXTests.exampleTrust)
+        for columns in [80, 120] {
+            let lines = try Self.screen(cli, ["audit", "list", "--contract", "2000000900000002"], columns: columns)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
+            #expect(text.contains("status: active → revoked"), "\(columns): \(lines)")
+        }
+    }
+
     @Test(.enabled(if: SupportUXTests.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
         let cli = try SupportUXTests.exampleDatabase()
         for columns in [80, 120] {
@@ -66,7 +151,16 @@ struct TerminalTablesTests {
             let lines = try Self.screen(cli, ["contracts", "explain", "2000000900000001"], columns: columns)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
             let (header, rows) = try Self.table(lines, header: "#")
-            #expect(header.contains("STATE") && header.contains("WHY"), "\(columns): \(lines)")
+            // At 80 WHY goes under each row, so the date, event and verdict stay beside the state.
+            #expect(header.contains("STATE") && (columns == 80 || header.contains("WHY")), "\(columns): \(lines)")
+            for title in ["SIGNED", "EVENT", "VERDICT"] { #expect(header.contains(title), "\(columns): \(lines)") }
+            #expect(rows.contains { $0.contains("2025-04-01T10:00:05Z") && $0.contains("duplicate") }, "\(rows)")
+            let events = try Self.table(
+                try Self.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns), header: "SIGNED")
+            for title in ["EVENT", "VERDICT", "TRANSACTION"] {
+                #expect(events.header.contains(title), "\(columns): \(events)")
+            }
+            #expect(events.rows.contains { $0.contains("DID_RENEW") && $0.contains("duplicate") }, "\(events.rows)")
             // WHY wraps inside its column: the whole reason is there, readable.
             let text = rows.joined(separator: " ").split(separator: " ").joined(separator: " ")
             #expect(text.contains("was already processed (ledger #4: applied)"), "\(columns): \(rows)")

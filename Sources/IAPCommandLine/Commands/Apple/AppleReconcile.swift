@@ -88,8 +88,8 @@ enum AppleReconcileCommand {
         handler: run)
 
     static let columns: [Column] = [
-        Column("line", title: "#"), "verdict", "answer", Column("contract", title: "CONTRACT"),
-        "transaction", Column("detail", maxWidth: 100),
+        Column("line", title: "#"), Column("verdict", important: true), "answer", Column("contract", title: "CONTRACT"),
+        "transaction", Column("detail", maxWidth: 100, important: true, wraps: true),
     ]
 
     /// The scope the options name: exactly one of them.

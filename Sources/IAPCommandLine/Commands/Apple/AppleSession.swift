@@ -111,7 +111,11 @@ final class AppleSession {
     }
 
     /// Whether to print the signed items as Apple sent them (no `-o` chosen anywhere).
-    var printsSignedItems: Bool { invocation.source(of: StandardOptions.output) == .defaultValue }
+    /// Signed items one per line when the output goes to a pipe or a file without `-o`; on a terminal
+    /// the decoded purchases (transaction, product, dates, status) are what a person reads.
+    var printsSignedItems: Bool {
+        invocation.source(of: StandardOptions.output) == .defaultValue && !invocation.isStdoutTTY
+    }
 
     /// The verifier for items `server` sent: the trust options, accepting that server's environment.
     func verifier(for server: APIServer) throws -> AppStoreVerifier {
@@ -157,7 +161,7 @@ final class AppleSession {
             ExitCode(ItemOutcome(error.failure)),
             "\(what) item \(error.index + 1) from \(server.rawValue) does not verify: \(error.failure.message)",
             hint: "nothing was printed; check the trust options (--root-ca, --bundle-id, --app-apple-id), "
-                + "or print the signed items without -o and inspect them with 'iapctl verify'")
+                + "or print the signed items (without -o, into a pipe or file) and inspect them with 'iapctl verify'")
     }
 
     /// Prints signed items one per line (default), or decoded after verification (`-o`).

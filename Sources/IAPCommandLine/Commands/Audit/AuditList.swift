@@ -72,7 +72,7 @@ enum AuditList {
         Column("id", title: "ID"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
         Column("command", title: "COMMAND", maxWidth: 24), Column("reason", title: "REASON", maxWidth: 32),
         Column("ticket", title: "TICKET"), Column("entity", title: "ENTITY"), Column("key", title: "ROW"),
-        Column("changes", title: "CHANGES", maxWidth: 80),
+        Column("changes", title: "CHANGES", maxWidth: 80, important: true, wraps: true),
     ]
 
     /// `UNDONE BY #N` of a row an `audit undo` put back.

@@ -76,9 +76,10 @@ enum ContractsExplain {
                     content: .table(
                         steps,
                         columns: [
-                            Column("step", title: "#"), Column("signed_date", title: "SIGNED"),
-                            Column("event", title: "EVENT"), Column("rule", title: "RULE"),
-                            Column("verdict", title: "VERDICT"), Column("state", title: "STATE", important: true),
+                            Column("step", title: "#"), Column("signed_date", title: "SIGNED", important: true),
+                            Column("event", title: "EVENT", important: true), Column("rule", title: "RULE"),
+                            Column("verdict", title: "VERDICT", important: true),
+                            Column("state", title: "STATE", important: true),
                             Column("why", title: "WHY", maxWidth: 110, important: true, wraps: true),
                         ])),
                 DetailView.Section(key: "current", title: "Current state", content: .fields(now)),

@@ -75,7 +75,8 @@ enum DoctorCommand {
                 try Diagnosis.examine(
                     session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
             }
-            findings += report.findings.map(finding)
+            let everyFinding = report.findings.map(finding)
+            findings += invocation.output == .table ? groupedLapses(report.findings, everyFinding) : everyFinding
             scanned += [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
         } catch StoreError.corrupt(let table, let id, _) where !findings.isEmpty {
             invocation.note("doctor: the other checks stopped at \(table) row \(id), which is corrupt: fix the integrity findings first")
@@ -126,10 +127,10 @@ enum DoctorCommand {
             return .success
         }
         var perCheck: [String: Int] = [:]
-        for finding in findings { perCheck[finding.check, default: 0] += 1 }
+        for finding in everyFinding { perCheck[finding.check, default: 0] += 1 }
         let parts = checks.compactMap { check in perCheck[check.name].map { "\($0) \(check.name)" } }
         invocation.note(
-            "doctor: \(findings.count) finding\(findings.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
+            "doctor: \(everyFinding.count) finding\(everyFinding.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
                 + "nothing was changed: run the FIX commands you agree with")
         return .failure
     }
@@ -300,6 +301,29 @@ enum DoctorCommand {
             part + " " + settings + (part.hasPrefix("iapctl notify") ? notify : "")
         }.joined(separator: marker)
     }
+
+    /// More lapsed contracts than a screen reads one by one (a webhook outage): one finding with
+    /// their count, a few examples, and the commands that fetch what Apple sent since (every
+    /// finding stays in JSON, NDJSON and CSV).
+    static func groupedLapses(_ found: [DiagnosisFinding], _ findings: [Finding]) -> [Finding] {
+        var lapsed: [Contract] = []
+        for item in found { if case .lapsed(let contract, _) = item { lapsed.append(contract) } }
+        guard lapsed.count > lapsedShownOneByOne else { return findings }
+        let statuses = Array(Set(lapsed.map(\.status.rawValue))).sorted()
+        let examples = lapsed.prefix(3).map(\.contractId).joined(separator: ", ")
+        let group = Finding(
+            check: "lapsed", entity: "contract", key: "\(lapsed.count) contracts",
+            problem: "\(lapsed.count) contracts are paid until a past moment with nothing from Apple since (\(examples), …): "
+                + "notifications were probably missed (`iapctl doctor -o json` lists each one)",
+            fix: "iapctl apple notifications sync"
+                + statuses.map { "  # after: iapctl apple reconcile --all --status \($0)" }.joined())
+        var result = findings.filter { $0.check != "lapsed" }
+        result.insert(group, at: 0)
+        return result
+    }
+
+    /// Up to this many lapsed contracts are reported one by one on a terminal or in a table.
+    static let lapsedShownOneByOne = 3
 
     static func shared(_ order: Order, with first: Order, what: String) -> (problem: String, fix: String) {
         (

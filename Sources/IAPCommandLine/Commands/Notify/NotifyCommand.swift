@@ -51,7 +51,10 @@ enum NotifyCommand {
         handler: run
     )
 
-    static let columns: [Column] = ["line", "verdict", "type", "transaction", Column("detail", maxWidth: 100)]
+    static let columns: [Column] = [
+        "line", Column("verdict", important: true), Column("type", important: true), "transaction",
+        Column("detail", maxWidth: 100, important: true, wraps: true),
+    ]
 
     /// Items verified together (and, without --dry-run, committed in one transaction).
     static let chunkSize = 512

@@ -39,13 +39,30 @@ enum OrdersShow {
                     .notFound, message + "; \(key) is a user",
                     hint: "see their orders with: iapctl orders list --user \(ShellWord.word(key))")
             }
-            throw CLIError(
-                .notFound, message,
-                hint: "find it with: iapctl orders list --user USER; or ask Apple for that customer's purchases: "
-                    + "iapctl apple transactions history \(ShellWord.word(key)) | iapctl restore --user USER")
+            throw CLIError(.notFound, message, hint: notFoundHint(key))
         }
         emit(history, overrides: overrides, invocation: invocation, primary: .order)
         return .success
+    }
+
+    /// What to try for a key no order has, by its shape: Apple's order ID from a receipt e-mail
+    /// (`MK5TTTVWJH`) goes to Look Up Order ID; a transaction id (digits) to its history; anything
+    /// else to the user's orders.
+    static func notFoundHint(_ key: String) -> String {
+        let word = ShellWord.word(key)
+        let isDigits = !key.isEmpty && key.allSatisfy { $0.isASCII && $0.isNumber }
+        let isOrderId =
+            (8...14).contains(key.count) && !isDigits
+            && key.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+        if isOrderId {
+            return "\(key) looks like the order ID of an App Store receipt e-mail; ask Apple for its purchases: "
+                + "iapctl apple lookup \(word)"
+        }
+        if isDigits {
+            return "ask Apple for that subscription's transactions: "
+                + "iapctl apple transactions history \(word) | iapctl restore --user USER"
+        }
+        return "find it with: iapctl orders list --user USER (an order is found by its no, trade_no or origin_no)"
     }
 
     /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
@@ -77,15 +94,23 @@ enum OrdersShow {
         case .table, .csv:
             let audit = history.audit.map { RowRendering.record($0, structured: false) }
             var orderSection: DetailView.Section
+            let shownOrders = zip(history.orders, orders).map { order, record in
+                OverrideRendering.marked(
+                    record, entity: .order, key: order.no, overrides: overrides, cell: orders.count != 1)
+            }
             if orders.count == 1 {
-                orderSection = DetailView.Section(key: "order", title: "Order", content: .fields(orders[0]))
+                orderSection = DetailView.Section(key: "order", title: "Order", content: .fields(shownOrders[0]))
             } else {
                 orderSection = DetailView.Section(
                     key: "orders", title: "Orders (\(orders.count))",
-                    content: .table(orders, columns: RowRendering.orderColumns))
+                    content: .table(shownOrders, columns: RowRendering.orderColumns))
+            }
+            let shownContract = history.contract.map { row in
+                OverrideRendering.marked(
+                    contract ?? Record(), entity: .contract, key: row.contractId, overrides: overrides, cell: false)
             }
             let contractSection = DetailView.Section(
-                key: "contract", title: "Contract", content: .fields(contract ?? Record()))
+                key: "contract", title: "Contract", content: .fields(shownContract ?? Record()))
             var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
             sections += OverrideRendering.sections(overrides)
             sections.append(

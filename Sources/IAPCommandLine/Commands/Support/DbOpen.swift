@@ -2,6 +2,10 @@ import IAPFoundation
 import StoreAccess
 import SubscriptionEngine
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Opening the database a command names with `--db` (env `IAPCTL_DB`, config `db`, default
 /// `iapctl.db`), with the contract's messages; the opening itself is `StoreAccess`'s.
 enum DbOpen {
@@ -78,9 +82,20 @@ enum DbOpen {
                 .noInput, "no database given, and there is no iapctl.db in the current folder",
                 hint: "point --db PATH (or IAPCTL_DB) at the database, or create one here with: iapctl db init")
         }
-        return CLIError(
-            .noInput, "database \(display(invocation)) does not exist",
-            hint: "create it with: iapctl db init --db \(ShellWord.word(URLSecrets.redacted(raw(invocation))))")
+        let initCommand = "iapctl db init --db \(ShellWord.word(URLSecrets.redacted(raw(invocation))))"
+        // A file in a folder that does not exist either: db init would fail the same way.
+        if case .sqlite(let path)? = try? location(raw(invocation)), let slash = path.lastIndex(of: "/"),
+            slash != path.startIndex
+        {
+            let folder = String(path[..<slash])
+            var info = stat()
+            if stat(folder, &info) != 0, errno == ENOENT {
+                return CLIError(
+                    .noInput, "database \(display(invocation)) does not exist, nor its folder \(folder)",
+                    hint: "create both with: mkdir -p \(ShellWord.word(folder)) && \(initCommand)")
+            }
+        }
+        return CLIError(.noInput, "database \(display(invocation)) does not exist", hint: "create it with: " + initCommand)
     }
 
     /// The 78 error for a database whose schema is newer than this iapctl's.

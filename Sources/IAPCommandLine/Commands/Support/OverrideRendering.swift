@@ -59,8 +59,30 @@ enum OverrideRendering {
     static let columns: [Column] = [
         Column("key", title: "ROW"), Column("field", title: "FIELD"), Column("audit_id", title: "AUDIT"),
         Column("actor", title: "ACTOR"), Column("set_at", title: "WHEN"), Column("reason", title: "REASON", maxWidth: 40),
-        Column("note", title: "OVERRIDE", maxWidth: 100),
+        Column("note", title: "OVERRIDE", maxWidth: 100, important: true, wraps: true),
     ]
+
+    /// `record` (a row of `entity` `key`, as a table shows it) with each field under override
+    /// saying so where people read it: `revoked (by hand, audit #17; Apple's facts say expired)`
+    /// in a row's fields, `refunded by hand` in a table cell.
+    static func marked(
+        _ record: Record, entity: EntityKind, key: String, overrides: [ShownOverride], cell: Bool
+    ) -> Record {
+        var r = record
+        for shown in overrides where shown.override.entity == entity && shown.override.key == key {
+            guard let current = r[shown.override.field] else { continue }
+            let text = OutputRenderer.tableText(current, key: shown.override.field)
+            if cell {
+                r[shown.override.field] = .string("\(text) by hand")
+            } else {
+                let facts =
+                    shown.derivedKnown
+                    ? "Apple's facts say \(values(shown).derived ?? "∅")" : "no fact of Apple's gives it"
+                r[shown.override.field] = .string("\(text) (by hand, audit #\(shown.override.auditId); \(facts))")
+            }
+        }
+        return r
+    }
 
     /// The section of `show` and `explain`: none when nothing is under override, so the common case
     /// prints as before.

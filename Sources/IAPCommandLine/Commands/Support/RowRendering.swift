@@ -28,7 +28,7 @@ enum RowRendering {
 
     /// The table columns of `orders list`.
     static let orderColumns: [Column] = [
-        Column("no", title: "NO"), Column("user_id", title: "USER"), Column("product_id", title: "PRODUCT", important: true),
+        Column("no", title: "NO"), Column("user_id", title: "USER", owner: true), Column("product_id", title: "PRODUCT", important: true),
         Column("status", title: "STATUS", important: true), Column("trade_no", title: "TRADE_NO"),
         Column("origin_no", title: "ORIGIN_NO"), Column("expires_date", title: "EXPIRES", important: true),
         Column("updated_at", title: "UPDATED"),
@@ -68,7 +68,7 @@ enum RowRendering {
 
     /// The table columns of `contracts list`.
     static let contractColumns: [Column] = [
-        Column("contract_id", title: "CONTRACT_ID"), Column("user_id", title: "USER"),
+        Column("contract_id", title: "CONTRACT_ID"), Column("user_id", title: "USER", owner: true),
         Column("product_id", title: "PRODUCT", important: true), Column("status", title: "STATUS", important: true),
         Column("auto_renew", title: "AUTO_RENEW"), Column("expires_date", title: "EXPIRES", important: true),
         Column("updated_at", title: "UPDATED"),
@@ -96,9 +96,10 @@ enum RowRendering {
     /// The table columns of an event timeline. On a narrow terminal TRANSACTION stays (what support
     /// looks up next); SOURCE and DETAIL give way first (#26).
     static let ledgerColumns: [Column] = [
-        Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT"), Column("verdict", title: "VERDICT"),
+        Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT", important: true),
+        Column("verdict", title: "VERDICT", important: true),
         Column("source", title: "SOURCE"), Column("transaction_id", title: "TRANSACTION", important: true),
-        Column("detail", title: "DETAIL", maxWidth: 80),
+        Column("detail", title: "DETAIL", maxWidth: 80, wraps: true),
     ]
 
     /// `DID_RENEW/BILLING_RECOVERY`, `transaction` for client submissions without a type.
@@ -136,7 +137,7 @@ enum RowRendering {
         Column("id", title: "AUDIT"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
         Column("command", title: "COMMAND"),
         Column("reason", title: "REASON", maxWidth: 40), Column("ticket", title: "TICKET"),
-        Column("key", title: "ROW"), Column("changes", title: "CHANGES"),
+        Column("key", title: "ROW"), Column("changes", title: "CHANGES", important: true, wraps: true),
     ]
 
     // MARK: field-level changes
