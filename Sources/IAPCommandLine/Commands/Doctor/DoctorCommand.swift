@@ -69,14 +69,17 @@ enum DoctorCommand {
             try (store as? any SQLStoreBackend).map { backend throws(StoreError) in try IntegrityScan.run(backend.transactions.connection) }
         }
         var findings = (integrity?.findings ?? []).map(integrityFinding)
+        // Every finding, also those a terminal's table groups (the summary counts them all).
+        var everyFinding = findings
         var scanned: [(String, Int)] = (integrity?.checked ?? []).map { ($0.table, $0.rows) }
         do {
             let report = try DbOpen.read(invocation) { session in
                 try Diagnosis.examine(
                     session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
             }
-            let everyFinding = report.findings.map(finding)
-            findings += invocation.output == .table ? groupedLapses(report.findings, everyFinding) : everyFinding
+            let diagnosed = report.findings.map(finding)
+            everyFinding += diagnosed
+            findings += invocation.output == .table ? groupedLapses(report.findings, diagnosed) : diagnosed
             scanned += [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
         } catch StoreError.corrupt(let table, let id, _) where !findings.isEmpty {
             invocation.note("doctor: the other checks stopped at \(table) row \(id), which is corrupt: fix the integrity findings first")
