@@ -12,18 +12,7 @@ struct StoredCorruptionTests {
         "--root-ca", root + "/examples/ca/root.pem", "--bundle-id", "com.example.iapctl", "--environment", "Sandbox",
     ]
 
-    static func sql(_ cli: CLI, _ statement: String) throws {
-        if let mysql = cli.mysql {
-            _ = try mysql.server.run(statement, database: mysql.database)
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [cli.dbPath, statement]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sqlite3 failed: \(statement)")
-    }
+    static func sql(_ cli: CLI, _ statement: String) throws { try RealLifecycleE2ETests.sql(cli, statement) }
 
     /// A database with orders, a hand change (audit row 3), notifications (ledger rows, facts).
     static func database() throws -> CLI {

@@ -25,11 +25,7 @@ struct InterruptOnTerminalTests {
             sys.stdout.write("%d\\n" % p.returncode)
             sys.stdout.buffer.write(screen)
             """
-        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("open-pipe-\(UUID().uuidString)")
-        try Data(input.utf8).write(to: inputFile)
-        defer { try? FileManager.default.removeItem(at: inputFile) }
-        let data = try PseudoTerminal.run(
-            body, arguments: [waitFor, inputFile.path, CLI.binary.path] + args, environment: environment)
+        let data = try PseudoTerminal.run(body, waitFor: waitFor, input: input, iapctl: args, environment: environment)
         let text = String(decoding: data, as: UTF8.self)
         return (String(text.drop { $0 != "\n" }.dropFirst()), Int32(text.prefix { $0 != "\n" }) ?? -1)
     }

@@ -29,11 +29,7 @@ struct OpenPipeProgressTests {
             sys.stdout.write("%d %d %d\\n" % (p.returncode, before, 1 if running else 0))
             sys.stdout.buffer.write(screen)
             """
-        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("open-pipe-\(UUID().uuidString)")
-        try Data(input.utf8).write(to: inputFile)
-        defer { try? FileManager.default.removeItem(at: inputFile) }
-        let data = try PseudoTerminal.run(
-            body, arguments: [waitFor, inputFile.path, CLI.binary.path] + args, environment: environment)
+        let data = try PseudoTerminal.run(body, waitFor: waitFor, input: input, iapctl: args, environment: environment)
         let newline = data.firstIndex(of: 10) ?? data.endIndex
         let head = String(decoding: data[..<newline], as: UTF8.self).split(separator: " ").compactMap { Int($0) }
         let screen = data[data.index(after: min(newline, data.endIndex - 1))...]

@@ -149,18 +149,7 @@ final class PowerHistory {
     }
 
     /// Runs SQL on this history's database (sqlite3 shell, or the test server's client).
-    func sql(_ statement: String) throws {
-        if let mysql = cli.mysql {
-            _ = try mysql.server.run(statement, database: mysql.database)
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [cli.dbPath, statement]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sqlite3 failed: \(statement)")
-    }
+    func sql(_ statement: String) throws { try RealLifecycleE2ETests.sql(cli, statement) }
 }
 
 @Suite("support power tools, end to end")

@@ -68,10 +68,12 @@ struct RealLifecycleE2ETests {
             let input = Pipe()
             process.standardInput = input
             try process.run()
-            input.fileHandleForWriting.write(Data(statements.utf8))
+            // The shell runs only complete statements: the last one ends with ';'.
+            let script = statements.trimmingCharacters(in: .whitespacesAndNewlines)
+            input.fileHandleForWriting.write(Data((script.hasSuffix(";") ? script : script + ";").utf8))
             try input.fileHandleForWriting.close()
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            try #require(process.terminationStatus == 0, "sqlite3 failed: \(statements)")
         }
     }
 

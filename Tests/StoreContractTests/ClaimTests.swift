@@ -36,17 +36,29 @@ struct ClaimTests {
     /// it is refused, after a rollback it gets the claim.
     @Test(arguments: StoreBackend.available)
     func aConcurrentClaimWaitsForTheHolder(backend: StoreBackend) throws {
+        try ConcurrentClaim.waitsForTheHolder(backend) { session, key, _ in try session.claimNotification(key) }
+    }
+}
+
+/// Two connections claiming one key (a notification, a refund request): while an open transaction
+/// of the first holds it, the second waits; after a commit it is refused, after a rollback it gets it.
+enum ConcurrentClaim {
+    /// `claim(session, key, claimant)` claims `key`; true when it got it.
+    static func waitsForTheHolder(
+        _ backend: StoreBackend, claim: @escaping (any StoreSession, String, String) throws -> Bool
+    ) throws {
         let (first, second, cleanup) = try backend.makeStorePair()
         defer { cleanup() }
+        let claiming = UncheckedClaim(claim: claim)
         for commit in [true, false] {
-            let uuid = "n-\(commit)"
+            let key = "k-\(commit)"
             let held = DispatchSemaphore(value: 0)
             let holder = UncheckedStore(first)
             let done = DispatchGroup()
             done.enter()
             Thread.detachNewThread {
                 _ = try? holder.store.write(commit: commit) { s throws in
-                    _ = try s.claimNotification(uuid)
+                    _ = try claiming.claim(s, key, "holder")
                     held.signal()
                     Thread.sleep(forTimeInterval: 0.4)
                 }
@@ -54,11 +66,16 @@ struct ClaimTests {
             }
             held.wait()
             let started = Date()
-            let claimed = try second.write { try $0.claimNotification(uuid) }
+            let claimed = try second.write { try claim($0, key, "second") }
             #expect(Date().timeIntervalSince(started) > 0.2, "the claim did not wait for the holder")
             #expect(claimed == !commit, "commit \(commit)")
             done.wait()
         }
+    }
+
+    /// The claim, handed to the holder's thread (which alone calls it while the test waits).
+    struct UncheckedClaim: @unchecked Sendable {
+        let claim: (any StoreSession, String, String) throws -> Bool
     }
 }
 

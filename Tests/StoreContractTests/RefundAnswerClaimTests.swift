@@ -50,29 +50,9 @@ struct RefundAnswerClaimTests {
     /// commit it is refused, after a rollback it gets the claim.
     @Test(arguments: StoreBackend.available)
     func aConcurrentClaimWaitsForTheHolder(backend: StoreBackend) throws {
-        let (first, second, cleanup) = try backend.makeStorePair()
-        defer { cleanup() }
-        for commit in [true, false] {
-            let key = "r-\(commit)"
-            let held = DispatchSemaphore(value: 0)
-            let holder = UncheckedStore(first)
-            let done = DispatchGroup()
-            done.enter()
-            Thread.detachNewThread {
-                _ = try? holder.store.write(commit: commit) { s throws in
-                    _ = try s.claimRefundAnswer(
-                        RefundAnswerClaim(requestKey: key, transactionId: "1", claimedAt: 1, claimedBy: "holder"))
-                    held.signal()
-                    Thread.sleep(forTimeInterval: 0.4)
-                }
-                done.leave()
-            }
-            held.wait()
-            let claimed = try second.write {
-                try $0.claimRefundAnswer(RefundAnswerClaim(requestKey: key, transactionId: "1", claimedAt: 2, claimedBy: "second"))
-            }
-            #expect(claimed == !commit, "commit \(commit)")
-            done.wait()
+        try ConcurrentClaim.waitsForTheHolder(backend) { session, key, claimant in
+            try session.claimRefundAnswer(
+                RefundAnswerClaim(requestKey: key, transactionId: "1", claimedAt: 1, claimedBy: claimant))
         }
     }
 }

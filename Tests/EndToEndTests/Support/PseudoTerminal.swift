@@ -22,6 +22,17 @@ enum PseudoTerminal {
 
         """
 
+    /// Runs `body` with sys.argv `[waitFor, a file holding `input`, iapctl, args…]`: the scripts
+    /// that feed iapctl's stdin from a file they keep open.
+    static func run(
+        _ body: String, waitFor: String, input: String, iapctl args: [String], environment: [String: String] = [:]
+    ) throws -> Data {
+        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("open-pipe-\(UUID().uuidString)")
+        try Data(input.utf8).write(to: inputFile)
+        defer { try? FileManager.default.removeItem(at: inputFile) }
+        return try run(body, arguments: [waitFor, inputFile.path, CLI.binary.path] + args, environment: environment)
+    }
+
     /// Runs `prelude + body` with `arguments` (sys.argv[1...]), `input` on its stdin and
     /// `environment` added to this process's; returns what the script printed.
     static func run(
