@@ -110,7 +110,8 @@ public struct CommandLineParser: Sendable {
                     inline = nil
                 }
                 guard let option = options.first(where: { $0.long == name }) else {
-                    throw unknownOption("--\(name)", options: options, path: path)
+                    let following = index + 1 < arguments.count ? arguments[index + 1] : nil
+                    throw unknownOption("--\(name)", value: inline ?? following, options: options, path: path)
                 }
                 if !option.takesValue, inline != nil {
                     throw CLIError.usage("option '--\(name)' takes no value", path: path)
@@ -163,6 +164,9 @@ public struct CommandLineParser: Sendable {
                 hint = Suggestion.closest(to: extra, among: spec.visibleSubcommands.map(\.name)).map {
                     "did you mean '\($0)'?"
                 }
+            } else if specs.isEmpty, spec.options.contains(where: { $0.long == "user" }), !extra.hasPrefix("-") {
+                // `entitled alice`: the user is an option here.
+                hint = "did you mean '--user \(extra)'?"
             }
             throw CLIError.usage("unexpected argument '\(extra)'", hint: hint, path: path)
         }
@@ -200,12 +204,26 @@ public struct CommandLineParser: Sendable {
     private func missingValue(_ option: OptionSpec, _ path: [String]) -> CLIError {
         CLIError.usage(
             "option '--\(option.long)' needs a value <\(option.valueName ?? "value")>",
-            hint: "a value starting with '-' is given as --\(option.long)=VALUE", path: path)
+            hint: "give it as '--\(option.long) <\(option.valueName ?? "value")>' "
+                + "(a value starting with '-' as --\(option.long)=VALUE)", path: path)
     }
 
-    private func unknownOption(_ word: String, options: [OptionSpec], path: [String]) -> CLIError {
+    /// `value`: the inline value or the next word, for the `--format json` → `-o json` hint.
+    private func unknownOption(_ word: String, value: String? = nil, options: [OptionSpec], path: [String]) -> CLIError {
         let names = options.map { "--\($0.long)" }
         let closest = word.hasPrefix("--") ? Suggestion.closest(to: word, among: names) : nil
+        // `--json` and `--format json`, habits from other tools: here the format is `-o FORMAT`.
+        if options.contains(where: { $0.long == "output" && $0.short == "o" }) {
+            let bare = String(word.dropFirst(2).prefix { $0 != "=" })
+            let formats = ["table", "json", "ndjson", "csv"]
+            if word.hasPrefix("--"), formats.contains(bare.lowercased()) {
+                return CLIError.usage("unknown option '\(word)'", hint: "did you mean '-o \(bare.lowercased())'?", path: path)
+            }
+            if word.hasPrefix("--"), bare.lowercased() == "format" {
+                let formatValue = value.map { $0.lowercased() }.flatMap { formats.contains($0) ? $0 : nil } ?? "FORMAT"
+                return CLIError.usage("unknown option '\(word)'", hint: "did you mean '-o \(formatValue)'?", path: path)
+            }
+        }
         return CLIError.usage(
             "unknown option '\(word)'", hint: closest.map { "did you mean '\($0)'?" }, path: path)
     }

@@ -5,7 +5,8 @@ enum Suggestion {
     static func closest(to input: String, among candidates: [String]) -> String? {
         let word = input.lowercased()
         guard !word.isEmpty else { return nil }
-        let limit = max(1, min(3, word.count / 3))
+        // Two edits from five letters on (payed → paid), one below (so short words stay apart).
+        let limit = max(1, min(3, (word.count + 1) / 3))
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             var distance = editDistance(word, candidate.lowercased())

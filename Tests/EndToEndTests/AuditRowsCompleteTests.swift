@@ -183,5 +183,13 @@ struct AuditRowsCompleteTests {
         try cli.ok(["contracts", "update", "1000", "--status", "revoked", "--reason", "fraud again"])
         let table = try cli.ok(["contracts", "update", "1000", "--clear-override", "status", "--reason", "ruled out again"])
         #expect(table.stdout.contains("contract 1000: updated (audit #"), "\(table)")
+
+        // A dry run names the override it would clear, then sums up (the summary last).
+        try cli.ok(["contracts", "update", "1000", "--status", "revoked", "--reason", "fraud once more"])
+        let preview = try cli.ok(["contracts", "update", "1000", "--clear-override", "status", "--reason", "x", "--dry-run"])
+        let lines = preview.stderr.split(separator: "\n").map(String.init)
+        let detail = try #require(lines.firstIndex { $0.contains("would clear override #") }, "\(preview)")
+        let summary = try #require(lines.firstIndex { $0.contains("nothing written") }, "\(preview)")
+        #expect(detail < summary, "\(preview.stderr)")
     }
 }

@@ -210,6 +210,25 @@ struct PowerToolsTests {
 
     // MARK: doctor
 
+    @Test func doctorReportsAHandOverrideAsInformationAndStaysGreen() throws {
+        let h = try PowerHistory()
+        let cli = h.cli
+        try cli.ok(["contracts", "update", h.subA, "--status", "expired", "--reason", "goodwill hold", "-q"])
+        let json = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
+        #expect(json.status == 0, "an override on purpose is not a problem to fix: \(json)")
+        let document = try json.jsonObject()
+        #expect(document["clean"] as? Bool == true)
+        #expect((document["findings"] as? [[String: Any]])?.isEmpty == true)
+        let overrides = try #require(document["overrides"] as? [[String: Any]])
+        #expect(overrides.count == 1)
+        #expect(overrides.first?["key"] as? String == h.subA)
+        #expect((overrides.first?["fix"] as? String ?? "").contains("--clear-override status"))
+        let table = try cli.run(["doctor", "--environment", "Sandbox"])
+        #expect(table.status == 0, "\(table)")
+        #expect(table.stderr.contains("information, not a finding: contract \(h.subA)"), "\(table.stderr)")
+        #expect(table.stderr.contains("1 hand override in force (information)"), "\(table.stderr)")
+    }
+
     @Test func doctorIsCleanOnTheHistoryAndFindsEachPlantedProblem() throws {
         let h = try PowerHistory()
         let cli = h.cli
@@ -228,7 +247,7 @@ struct PowerToolsTests {
         let gina = try cli.createOrder(user: "gina", product: AppleWorld.product, no: h.tokenA.uppercased())
         var expected: Set<String> = [
             // subB: Apple refunded its current period, so the facts say revoked too (issue #13).
-            "lapsed \(h.subB)", "status-vs-facts \(h.subB)", "status-vs-facts \(h.subA)",
+            "lapsed \(h.subB)",
             "paid-without-transaction \(eve)",
             "mixed-owners \(h.tx(h.subA, 1))", "order-without-contract \(frank)", "shared-id \(gina)",
         ]
@@ -262,25 +281,31 @@ struct PowerToolsTests {
         }
         let fixFor = { (check: String) in findings.first { $0["check"] as? String == check }?["fix"] as? String ?? "" }
         #expect(fixFor("lapsed").hasPrefix("iapctl apple reconcile --contract \(h.subB) --db "))
-        // subA's status was set by hand: an override in force, so the fix lifts it back to the facts
-        // (setting the status by hand again would only make another override).
+        // subA's and subB's statuses were set by hand: overrides in force are information, not
+        // findings (a nightly doctor stays green); each is listed with the command that lifts it.
+        let overrides = try #require(try found.jsonObject()["overrides"] as? [[String: Any]])
         #expect(
-            findings.contains {
-                $0["check"] as? String == "status-vs-facts"
-                    && ($0["fix"] as? String ?? "").contains("contracts update \(h.subA) --clear-override status")
+            Set(overrides.map { "\($0["check"] as? String ?? "?") \($0["key"] as? String ?? "?")" })
+                == ["status-vs-facts \(h.subA)", "status-vs-facts \(h.subB)"], "\(overrides)")
+        #expect(
+            overrides.contains {
+                ($0["fix"] as? String ?? "").contains("contracts update \(h.subA) --clear-override status")
                     && ($0["problem"] as? String ?? "").contains("held by hand (override #")
-            }, "\(findings)")
+            }, "\(overrides)")
         #expect(fixFor("mixed-owners").contains("--user alice"))
 
-        // The table names the fixes too; running one fixes that finding.
+        // The table names the fixes too, and the overrides as information on stderr.
         let table = try cli.run(["doctor", "--environment", "Sandbox"])
         #expect(table.status == 1)
-        #expect(table.stdout.contains("iapctl contracts update \(h.subA) --clear-override status"))
+        #expect(!table.stdout.contains("--clear-override"))
+        #expect(table.stderr.contains("information, not a finding: contract \(h.subA)"), "\(table.stderr)")
+        #expect(table.stderr.contains("iapctl contracts update \(h.subA) --clear-override status"))
         try cli.ok(["contracts", "update", h.subA, "--clear-override", "status", "--reason", "doctor", "-q"])
         let lifted = try cli.ok(["contracts", "show", h.subA, "-o", "json"]).jsonObject()
         #expect((lifted["contract"] as? [String: Any])?["status"] as? String == "canceled", "back to what the facts derive")
         let after = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"]).jsonObject()
-        #expect((after["findings"] as? [[String: Any]])?.count == expected.count - 1)
+        #expect((after["findings"] as? [[String: Any]])?.count == expected.count)
+        #expect((after["overrides"] as? [[String: Any]])?.count == 1)
 
         // A database that accepts only Production: every Sandbox row is a finding. (Changed with
         // issue #14.8: only when --environment says so; left out, doctor says how to check instead.)

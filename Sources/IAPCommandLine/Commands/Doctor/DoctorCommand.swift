@@ -23,7 +23,9 @@ enum DoctorCommand {
         abstract: "Check the data's invariants; print each finding with the command that fixes it.",
         discussion: """
             Read-only: doctor never changes anything; review the FIX commands and run the ones \
-            you agree with. Exit 0 when clean, 1 with findings. Checks:
+            you agree with. Exit 0 when clean, 1 with findings. A status held by a hand override \
+            in force (contracts/orders update --status) is information, not a finding: doctor \
+            lists it with the command that lifts it and still exits 0. Checks:
             """ + "\n\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
         examples: [
             CommandExample("iapctl doctor", "Check iapctl.db; findings as a table."),
@@ -72,14 +74,19 @@ enum DoctorCommand {
         // Every finding, also those a terminal's table groups (the summary counts them all).
         var everyFinding = findings
         var scanned: [(String, Int)] = (integrity?.checked ?? []).map { ($0.table, $0.rows) }
+        var overrides: [Finding] = []
         do {
             let report = try DbOpen.read(invocation) { session in
                 try Diagnosis.examine(
                     session, now: now, accepted: accepted, environmentGiven: explicitEnvironment, lapsedBefore: lapsedBefore)
             }
-            let diagnosed = report.findings.map(finding)
+            // A status someone holds by hand on purpose is information: it must not turn a
+            // nightly doctor red every night; it is listed with the command that lifts it.
+            let problems = report.findings.filter { !isHeldByHand($0) }
+            overrides = report.findings.filter(isHeldByHand).map(finding)
+            let diagnosed = problems.map(finding)
             everyFinding += diagnosed
-            findings += invocation.output == .table ? groupedLapses(report.findings, diagnosed) : diagnosed
+            findings += invocation.output == .table ? groupedLapses(problems, diagnosed) : diagnosed
             scanned += [("orders", report.orders), ("contracts", report.contracts), ("unmatched", report.unmatched)]
         } catch StoreError.corrupt(let table, let id, _) where !findings.isEmpty {
             invocation.note("doctor: the other checks stopped at \(table) row \(id), which is corrupt: fix the integrity findings first")
@@ -89,6 +96,7 @@ enum DoctorCommand {
         for index in findings.indices where findings[index].fix.hasPrefix("iapctl ") {
             findings[index].fix = carry(findings[index].fix, settings, notify: notifySettings)
         }
+        for index in overrides.indices { overrides[index].fix = carry(overrides[index].fix, settings) }
         switch invocation.output {
         case .table:
             if !findings.isEmpty, invocation.tableWidth != nil {
@@ -119,14 +127,24 @@ enum DoctorCommand {
                 ("clean", .bool(findings.isEmpty)),
                 ("scanned", .object(scanned.map { ($0.0, JSONValue.int(Int64($0.1))) })),
                 ("findings", .array(findings.map { $0.record.jsonObject() })),
+                ("overrides", .array(overrides.map { $0.record.jsonObject() })),
             ])
             invocation.emit(json: document)
         case .ndjson, .csv:
             invocation.emit(findings.map(\.record), columns: ["check", "entity", "key", "problem", "fix"])
         }
         let scannedText = scanned.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        if invocation.output != .json {
+            for held in overrides {
+                invocation.note(
+                    "doctor: information, not a finding: \(held.entity) \(held.key) \(held.problem); "
+                        + "to go back to the facts: \(held.fix)")
+            }
+        }
         if findings.isEmpty {
-            invocation.note("doctor: no findings (checked \(scannedText))")
+            let info =
+                overrides.isEmpty ? "" : "; \(overrides.count) hand override\(overrides.count == 1 ? "" : "s") in force (information)"
+            invocation.note("doctor: no findings (checked \(scannedText))\(info)")
             return .success
         }
         var perCheck: [String: Int] = [:]
@@ -274,6 +292,15 @@ enum DoctorCommand {
                     + (held == nil ? "--status \(expected.rawValue)" : "--clear-override status") + " --reason "
                     + ShellWord.quoted("doctor: follow the signed facts")
             )
+        }
+    }
+
+    /// A status that differs from the facts because a hand override in force holds it.
+    static func isHeldByHand(_ found: DiagnosisFinding) -> Bool {
+        switch found {
+        case .orderStatusVsFacts(_, _, _, _, let held): return held != nil
+        case .contractStatusVsFacts(_, _, _, let held): return held != nil
+        default: return false
         }
     }
 

@@ -98,6 +98,11 @@ enum EntitledCommand {
             invocation.print(
                 (yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? "") + when)
             invocation.emit(document: r)
+            if let best, best.answer.lapse != nil {
+                // Lapsed: our data stops at the paid period's end; Apple knows what happened since.
+                invocation.note(
+                    "next step: ask Apple: iapctl apple reconcile --contract \(ShellWord.word(best.answer.contract.contractId))")
+            }
         case .json:
             r.append(
                 "contracts",

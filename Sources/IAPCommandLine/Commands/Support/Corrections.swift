@@ -80,17 +80,19 @@ enum Corrections {
             CorrectionResult(line: nil, entity: $0.entity, key: $0.key, changes: $0.fields, auditId: $1)
         }
         if results.isEmpty { results = [CorrectionResult(line: nil, entity: Row.entity, key: rowKey, changes: [], auditId: nil)] }
-        report(results, invocation: invocation, dryRun: dryRun)
         let lifted = done.lifted.map { "#\($0.auditId) (\($0.field))" }.joined(separator: ", ")
-        invocation.note(
-            (dryRun ? "dry run: would clear" : "cleared") + " override\(done.lifted.count == 1 ? "" : "s") \(lifted) of "
+        // The detail (which overrides go) before the summary line, as a correction prints its rows first.
+        report(
+            results, invocation: invocation, dryRun: dryRun,
+            detail: (dryRun ? "dry run: would clear" : "cleared") + " override\(done.lifted.count == 1 ? "" : "s") \(lifted) of "
                 + "\(Row.entity.rawValue) \(rowKey); the facts decide \(done.lifted.count == 1 ? "it" : "them") again")
         return .success
     }
 
     /// Prints the results: `order KEY: updated` and `  field: before → after` lines (table), or
     /// one record per requested row (json/ndjson/csv); a summary note on stderr.
-    static func report(_ results: [CorrectionResult], invocation: Invocation, dryRun: Bool) {
+    /// `detail`: a note printed before the summary line.
+    static func report(_ results: [CorrectionResult], invocation: Invocation, dryRun: Bool, detail: String? = nil) {
         let changed = results.filter { !$0.changes.isEmpty }.count
         let verb = dryRun ? "would update" : "updated"
         switch invocation.output {
@@ -128,6 +130,7 @@ enum Corrections {
             }
             invocation.emit(records)
         }
+        if let detail { invocation.note(detail) }
         let rows = changedRows(results)
         if dryRun {
             invocation.note("dry run: \(rows) would change; nothing written")

@@ -47,8 +47,8 @@ enum RowRendering {
     /// Every column of a contract, then whether it had lapsed at `now` (``Lapse``: paid until a past
     /// moment, nothing from Apple since): `lapsed` (true/false) and `paid_until_date` (when the paid period
     /// ended; null unless lapsed). Derived, not stored: `status` keeps the stored value. A `table`
-    /// (what people read) says the lapse in `status` instead ("lapsed: paid until T, nothing from
-    /// Apple since"; "canceled, lapsed: …" for a canceled one) and leaves the two keys out.
+    /// (what people read) says the lapse in `status` instead ("active (lapsed)", "canceled (lapsed)")
+    /// and leaves the two keys out.
     static func record(_ contract: Contract, at now: Int64, table: Bool) -> Record {
         var r = record(contract)
         let lapse = Lapse.of(contract, at: now)
@@ -62,8 +62,10 @@ enum RowRendering {
     }
 
     /// A lapsed contract's status as people read it.
+    /// The stored status first (what the row holds), then that it lapsed: `active (lapsed)`; the
+    /// paid-until moment is the EXPIRES column.
     static func lapsedStatus(_ status: ContractStatus, _ lapse: Lapse) -> String {
-        status == .active ? lapse.text : "\(status.rawValue), \(lapse.text)"
+        "\(status.rawValue) (lapsed)"
     }
 
     /// The table columns of `contracts list`.
