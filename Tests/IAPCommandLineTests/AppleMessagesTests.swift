@@ -67,6 +67,14 @@ struct AppleMessagesTests {
 
     /// The client settings' refusals (``APIClientSetup/Refusal``): every missing setting in one message with
     /// where each is set; the others as the refusal they carry.
+    /// A consumptionPercentage (thousandths of a percent) is also shown as a percentage.
+    @Test func consumptionPercentageAsAPercentage() {
+        #expect(RefundsAnswer.percent(milli: 18611) == "18.6")
+        #expect(RefundsAnswer.percent(milli: 0) == "0.0")
+        #expect(RefundsAnswer.percent(milli: 100_000) == "100.0")
+        #expect(RefundsAnswer.percent(milli: 49) == "0.0" && RefundsAnswer.percent(milli: 50) == "0.1")
+    }
+
     @Test func missingKeySettings() {
         #expect(
             Self.text(APIClientSetup.Refusal.missing([.keyId, .bundleId]))
