@@ -8,7 +8,7 @@ function __iapctl_path
         if test -n "$path"
             set candidate "$path $token"
         end
-        if contains -- $candidate 'db' 'db init' 'db status' 'db repair' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'refunds' 'refunds list' 'refunds answer' 'refunds consents' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple app-transaction' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications sync' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'apple finish-transaction' 'apple reconcile' 'completion' 'help' 'version'
+        if contains -- $candidate 'db' 'db init' 'db status' 'db repair' 'orders' 'orders create' 'orders list' 'orders show' 'orders update' 'contracts' 'contracts list' 'contracts show' 'contracts explain' 'contracts update' 'notify' 'verify' 'restore' 'entitled' 'audit' 'audit list' 'audit show' 'audit raw' 'audit undo' 'doctor' 'refunds' 'refunds list' 'refunds answer' 'refunds consents' 'apple' 'apple lookup' 'apple transactions' 'apple transactions get' 'apple transactions history' 'apple app-transaction' 'apple subscriptions' 'apple subscriptions status' 'apple refunds' 'apple refunds history' 'apple notifications' 'apple notifications history' 'apple notifications sync' 'apple notifications test' 'apple notifications test-status' 'apple extend' 'apple extend-status' 'apple consumption' 'apple set-app-account-token' 'apple finish-transaction' 'apple reconcile' 'apple settings' 'completion' 'help' 'version'
             set path $candidate
         end
     end
@@ -529,6 +529,7 @@ complete -c iapctl -n '__iapctl_at "apple"' -a consumption -d 'Send Consumption 
 complete -c iapctl -n '__iapctl_at "apple"' -a set-app-account-token -d 'Set the appAccountToken (your order number) of a purchase made without one — audited'
 complete -c iapctl -n '__iapctl_at "apple"' -a finish-transaction -d 'Finish Transaction: tell the App Store your server delivered a purchase — audited'
 complete -c iapctl -n '__iapctl_at "apple"' -a reconcile -d 'Ask Apple what is true now and fix the database where it disagrees (a dry run unless --apply)'
+complete -c iapctl -n '__iapctl_at "apple"' -a settings -d 'Check the App Store Server API settings offline: which are set, from where, whether the key reads'
 complete -c iapctl -n '__iapctl_at "apple"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
 complete -c iapctl -n '__iapctl_at "apple"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
 complete -c iapctl -n '__iapctl_at "apple"' -s q -l quiet -d 'Print less on stderr: only errors'
@@ -1141,6 +1142,32 @@ complete -c iapctl -n '__iapctl_at "apple reconcile"' -l apply -d 'Write: apply 
 complete -c iapctl -n '__iapctl_at "apple reconcile"' -l reason -x -d 'Why: recorded in every audit row this run writes, with the actor and the change; without it each row names the event that made it (its notification type, or \'apple_api submission\')'
 complete -c iapctl -n '__iapctl_at "apple reconcile"' -l ticket -x -d 'A support ticket or incident id, recorded with the change'
 complete -c iapctl -n '__iapctl_at "apple reconcile"' -s h -l help -d 'Show this help and exit'
+
+complete -c iapctl -n '__iapctl_at "apple settings"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -s o -l output -x -a 'table json ndjson csv' -d 'How to print results: aligned table, one JSON document, one JSON object per line, or CSV'
+complete -c iapctl -n '__iapctl_at "apple settings"' -s q -l quiet -d 'Print less on stderr: only errors'
+complete -c iapctl -n '__iapctl_at "apple settings"' -s v -l verbose -d 'Print more on stderr: each step and where settings came from'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l config -r -F -d 'A JSON file of settings keyed by long option name, e.g'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l actor -x -d 'Who the audit trail records for manual changes'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l redact -d 'Mask personal data in the output, to paste it into a ticket: user ids (user-1), order numbers and appAccountTokens (order-1), transaction, original transaction and contract ids (txn-1), notification UUIDs (uuid-1), actors (actor-1), e-mail addresses (email-1) and phone numbers (phone-1), in fields and in free text, on stdout and stderr; the same value the same way within one run'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l no-color -d 'Never colour the output (colour is used only on a terminal, without NO_COLOR and not with TERM=dumb)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l wide -d 'Never cut table cells'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l csv-raw -d 'With -o csv, write cells as they are'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l key-file -r -F -d 'The In-App Purchase key (.p8) from App Store Connect; only its owner may read it (chmod 600)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l key-id -x -d 'The key\'s id (App Store Connect shows it next to the key)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l issuer-id -x -d 'Your issuer id (above the keys in App Store Connect)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l bundle-id -x -d 'The app\'s bundle id (the token\'s bid; items of other apps are rejected)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l environment -x -a 'production sandbox auto' -d 'Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production does not know the id, as Apple advises)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l max-wait -x -d 'The longest to wait when Apple\'s rate limit (429) says when to retry; beyond it iapctl stops and says when'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l deadline -x -d 'The longest iapctl waits for an answer from Apple, every retry, backoff and rate-limit wait included; then it stops and says after how many attempts'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l walk-deadline -x -d 'The longest one paginated walk (transaction, refund or notification history) may take in all, every page included; unlike --deadline it does not start afresh with each answer'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l max-pages -x -d 'The most pages one paginated walk reads (Apple\'s pages hold at most 20 items); more stops it with exit 65'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l timeout -x -d 'The longest one request may take (within --deadline)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l connect-timeout -x -d 'The longest connecting to Apple may take'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l root-ca -r -F -d 'With -o: a trusted root for verifying the items, DER or PEM'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l app-apple-id -x -d 'With -o: the app\'s Apple id (needed to verify Production items)'
+complete -c iapctl -n '__iapctl_at "apple settings"' -l at -x -a 'signed now' -d 'With -o: when the certificate chain must be valid: signed, now, or an ISO-8601 time'
+complete -c iapctl -n '__iapctl_at "apple settings"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "completion"' -s h -l help -d 'Show this help and exit'
 complete -c iapctl -n '__iapctl_at "completion"' -x -a 'bash zsh fish'

@@ -79,18 +79,22 @@ extension AppStoreServerAPI {
 public struct APIClientSetup: Sendable {
     /// Why no client settings could be made; the key file and the ids are checked in this order.
     public enum Refusal: Error, Sendable {
-        /// No key file was given.
-        case noKeyFile
-        /// No key id was given, or an empty one.
-        case noKeyId
-        /// No issuer id was given, or an empty one.
-        case noIssuerId
+        /// Settings not given (or given empty), every one of them, in ``Setting``'s order.
+        case missing([Setting])
         /// The key id or the issuer id is malformed.
         case credentials(APICredentials.Refusal)
         /// The key file was refused (missing, not a file, readable by its group or others, …).
         case keyFile(APIKeyFile.Refusal)
         /// The file holds no usable EC P-256 key.
         case key(AppStoreAPIError)
+    }
+
+    /// A setting every request needs.
+    public enum Setting: String, Sendable, Equatable, CaseIterable {
+        case keyFile = "key-file"
+        case keyId = "key-id"
+        case issuerId = "issuer-id"
+        case bundleId = "bundle-id"
     }
 
     /// The key id differs from the `KEYID` of the key file's name `AuthKey_KEYID.p8` (Apple refuses a mismatch).
@@ -115,23 +119,29 @@ public struct APIClientSetup: Sendable {
     /// Set when the key id and the key file's name disagree.
     public var keyIdMismatch: KeyIdMismatch?
 
-    /// Checks that a key file, a key id and an issuer id are given (non-empty ids), the ids' formats,
-    /// then reads the key; a nil timeout, deadline, wait or walk bound keeps ``APIClientSettings``'s default; `bundleId` nil is "".
+    /// Checks that a key file, a key id (else the file name's `KEYID`), an issuer id and a bundle id are
+    /// given (non-empty; every missing one is named at once), the ids' formats, then reads the key; a nil
+    /// timeout, deadline, wait or walk bound keeps ``APIClientSettings``'s default.
     public init(
         keyFile: String?, keyId: String?, issuerId: String?, bundleId: String?, connectTimeout: Int? = nil,
         totalTimeout: Int? = nil, deadline: Int? = nil, maxRateLimitWait: Int64? = nil, maxPages: Int? = nil,
         walkDeadline: Int? = nil, environment: [String: String]
     ) throws(Refusal) {
-        guard let keyFile else { throw .noKeyFile }
-        guard let keyId, !keyId.isEmpty else { throw .noKeyId }
-        guard let issuerId, !issuerId.isEmpty else { throw .noIssuerId }
+        let keyFile = keyFile.flatMap { $0.isEmpty ? nil : $0 }
+        // Without --key-id, the KEYID of the file name Apple gives the key (`AuthKey_KEYID.p8`).
+        let keyId = keyId.flatMap { $0.isEmpty ? nil : $0 } ?? keyFile.flatMap(APIKeyFile.keyId(inFileName:))
+        let issuerId = issuerId.flatMap { $0.isEmpty ? nil : $0 }
+        let bundleId = bundleId.flatMap { $0.isEmpty ? nil : $0 }
+        let missing = [(Setting.keyFile, keyFile), (.keyId, keyId), (.issuerId, issuerId), (.bundleId, bundleId)]
+            .filter { $0.1 == nil }.map(\.0)
+        guard missing.isEmpty, let keyFile, let keyId, let issuerId, let bundleId else { throw .missing(missing) }
         do { try APICredentials.check(keyId: keyId, issuerId: issuerId) } catch { throw .credentials(error) }
         let pem: [UInt8]
         do { pem = try APIKeyFile.read(keyFile) } catch { throw .keyFile(error) }
         self.keyFile = keyFile
         let key: APIKey
         do { key = try APIKey(pem: pem, keyId: keyId) } catch { throw .key(error) }
-        settings = APIClientSettings(key: key, issuerId: issuerId, bundleId: bundleId ?? "")
+        settings = APIClientSettings(key: key, issuerId: issuerId, bundleId: bundleId)
         if let connectTimeout { settings.connectTimeout = connectTimeout }
         if let totalTimeout { settings.totalTimeout = totalTimeout }
         if let deadline { settings.deadline = deadline }

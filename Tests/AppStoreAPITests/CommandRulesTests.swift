@@ -211,23 +211,32 @@ import Testing
         } catch { return error }
     }
 
-    @Test func refusesAMissingKeyFileKeyIdOrIssuerIdInThatOrder() throws {
-        guard case .noKeyFile? = Self.refusal(keyFile: nil, keyId: nil, issuerId: nil) else {
-            Issue.record("no key file was taken")
-            return
+    /// Every missing setting is named in one refusal; the key id, when not given, is the KEYID of the
+    /// key file's name `AuthKey_KEYID.p8`.
+    @Test func namesEveryMissingSettingAtOnce() throws {
+        func missing(
+            keyFile: String?, keyId: String? = "2X9R4HXF34", issuerId: String? = Self.issuer, bundleId: String? = "b"
+        ) -> [APIClientSetup.Setting]? {
+            do {
+                _ = try APIClientSetup(
+                    keyFile: keyFile, keyId: keyId, issuerId: issuerId, bundleId: bundleId, environment: [:])
+                return nil
+            } catch {
+                guard case .missing(let settings) = error else { return nil }
+                return settings
+            }
         }
-        guard case .noKeyId? = Self.refusal(keyFile: "/none.p8", keyId: nil, issuerId: nil),
-            case .noKeyId? = Self.refusal(keyFile: "/none.p8", keyId: "", issuerId: nil)
-        else {
-            Issue.record("no key id was taken")
-            return
-        }
-        guard case .noIssuerId? = Self.refusal(keyFile: "/none.p8", issuerId: nil),
-            case .noIssuerId? = Self.refusal(keyFile: "/none.p8", issuerId: "")
-        else {
-            Issue.record("no issuer id was taken")
-            return
-        }
+        #expect(missing(keyFile: nil, keyId: nil, issuerId: nil, bundleId: nil) == [.keyFile, .keyId, .issuerId, .bundleId])
+        #expect(missing(keyFile: "", keyId: "", issuerId: "", bundleId: "") == [.keyFile, .keyId, .issuerId, .bundleId])
+        #expect(missing(keyFile: "/none.p8", keyId: nil) == [.keyId])
+        #expect(missing(keyFile: "/none.p8", issuerId: nil, bundleId: nil) == [.issuerId, .bundleId])
+        #expect(missing(keyFile: "/none.p8", bundleId: "") == [.bundleId])
+        // The file name's KEYID stands in for a key id not given.
+        #expect(missing(keyFile: "/keys/AuthKey_2X9R4HXF34.p8", keyId: nil, bundleId: nil) == [.bundleId])
+        let (_, named) = try Self.keyFolder()
+        let setup = try APIClientSetup(keyFile: named, keyId: nil, issuerId: Self.issuer, bundleId: "b", environment: [:])
+        #expect(setup.settings.key.keyId == "2X9R4HXF34")
+        #expect(setup.keyIdMismatch == nil)
     }
 
     @Test func checksTheIdsBeforeReadingTheKeyThenTheFileThenTheKey() throws {
@@ -262,11 +271,11 @@ import Testing
         let key = try Self.keyFolder()
         defer { try? FileManager.default.removeItem(atPath: key.dir) }
         let plain = try APIClientSetup(
-            keyFile: key.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: nil, environment: [:])
+            keyFile: key.file, keyId: "2X9R4HXF34", issuerId: Self.issuer, bundleId: "com.example.app", environment: [:])
         #expect(plain.keyFile == key.file)
         #expect(plain.settings.key.keyId == "2X9R4HXF34")
         #expect(plain.settings.issuerId == Self.issuer)
-        #expect(plain.settings.bundleId == "")
+        #expect(plain.settings.bundleId == "com.example.app")
         #expect(plain.settings.connectTimeout == 10 && plain.settings.totalTimeout == 60)
         #expect(plain.settings.deadline == 60)
         #expect(plain.settings.maxRateLimitWait == nil && plain.settings.backoff == nil)

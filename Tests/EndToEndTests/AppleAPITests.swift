@@ -259,16 +259,41 @@ struct AppleAPITests {
     @Test func applesErrorsBecomeExitCodes() throws {
         let (cli, world, server) = try setUp()
         try server.routes([
-            ("sandbox", "GET", "/inApps/v1/transactions/abc", [:], [.apple(400, "invalidTransactionIdError")]),
+            ("sandbox", "GET", "/inApps/v1/transactions/400", [:], [.apple(400, "invalidTransactionIdError")]),
             ("sandbox", "GET", "/inApps/v1/transactions/500", [:], [.apple(500, "apiException")]),
         ])
-        let invalid = try cli.run(["apple", "transactions", "get", "abc"] + sandbox(world))
+        let invalid = try cli.run(["apple", "transactions", "get", "400"] + sandbox(world))
         #expect(invalid.status == 65, "\(invalid)")
         #expect(invalid.stderr.contains("Apple error 4000006: Invalid transaction id."))
         let down = try cli.run(["apple", "transactions", "get", "500"] + sandbox(world))
         #expect(down.status == 69, "\(down)")
         #expect(down.stderr.contains("after 3 retries"))
         #expect(try server.requests().filter { $0["path"] as? String == "/inApps/v1/transactions/500" }.count == 4)
+    }
+
+    /// A mistyped id is a usage error before any connection: an order ID is letters and digits, a
+    /// transactionId digits, and an order ID given where a transactionId goes is pointed to `apple lookup`.
+    @Test func idsOfTheWrongShapeAreRefusedBeforeAnyRequest() throws {
+        let (cli, world, server) = try setUp()
+        let badOrder = try cli.run(["apple", "lookup", "bad id!"] + sandbox(world))
+        #expect(badOrder.status == 64, "\(badOrder)")
+        #expect(badOrder.stderr.contains("'bad id!' is not an order ID"), "\(badOrder.stderr)")
+        #expect(badOrder.stderr.contains("MK5TTTVWJH"))
+        let orderAsTransaction = try cli.run(["apple", "transactions", "history", "MK5TTTVWJH"] + sandbox(world))
+        #expect(orderAsTransaction.status == 64, "\(orderAsTransaction)")
+        #expect(orderAsTransaction.stderr.contains("'MK5TTTVWJH' is not a transactionId"))
+        #expect(orderAsTransaction.stderr.contains("iapctl apple lookup MK5TTTVWJH"))
+        for line in [
+            ["apple", "transactions", "get", "12 34"], ["apple", "refunds", "history", "1.5"],
+            ["apple", "subscriptions", "status", "t1000"], ["apple", "app-transaction", "1e5"],
+            ["apple", "notifications", "history", "--since", "1d", "--transaction", "abc"],
+            ["apple", "finish-transaction", "x", "--reason", "r"],
+        ] {
+            let result = try cli.run(line + sandbox(world))
+            #expect(result.status == 64, "\(line): \(result)")
+            #expect(result.stderr.contains("is not a transactionId"), "\(line): \(result.stderr)")
+        }
+        #expect(try server.requests().isEmpty)
     }
 
     @Test func retryableErrorsAreRetried() throws {
@@ -597,7 +622,39 @@ struct AppleAPITests {
         #expect(!result.stdout.contains("PRIVATE KEY") && !result.stderr.contains("PRIVATE KEY"))
         let missing = try cli.run(["apple", "transactions", "get", "1000", "--bundle-id", AppleWorld.bundleId])
         #expect(missing.status == 78)
-        #expect(missing.stderr.contains("--key-file is not set"))
+        #expect(missing.stderr.contains("settings are incomplete: --key-file, --key-id, --issuer-id not set"))
+    }
+
+    /// Without settings every missing one is named in one error; the key id comes from the key file's
+    /// name `AuthKey_KEYID.p8`; `apple settings` says which are set and from where, without a request.
+    @Test func missingSettingsAreNamedTogetherAndCheckedOffline() throws {
+        let (cli, _, server) = try setUp()
+        for name in ["IAPCTL_APPLE_KEY_FILE", "IAPCTL_APPLE_KEY_ID", "IAPCTL_APPLE_ISSUER_ID", "IAPCTL_BUNDLE_ID"] {
+            cli.environment[name] = nil
+        }
+        let none = try cli.run(["apple", "reconcile", "--all"])
+        #expect(none.status == 78, "\(none)")
+        #expect(
+            none.stderr.contains("settings are incomplete: --key-file, --key-id, --issuer-id, --bundle-id not set"),
+            "\(none.stderr)")
+        #expect(none.stderr.contains("iapctl apple settings"))
+        let unset = try cli.run(["apple", "settings"])
+        #expect(unset.status == 78, "\(unset)")
+        #expect(unset.stdout.contains("--key-file:   not set"), "\(unset.stdout)")
+        // Key file and issuer given; the key id is the file name's; only the bundle id is missing.
+        cli.environment["IAPCTL_APPLE_KEY_FILE"] = server.keyPath
+        let partial = try cli.run(["apple", "settings", "--issuer-id", AppleAPIServer.issuerId])
+        #expect(partial.status == 78, "\(partial)")
+        #expect(partial.stdout.contains("--key-file:   \(server.keyPath)  (IAPCTL_APPLE_KEY_FILE)"), "\(partial.stdout)")
+        #expect(partial.stdout.contains("--key-id:     \(AppleAPIServer.keyId)  (the key file's name)"))
+        #expect(partial.stdout.contains("--issuer-id:  \(AppleAPIServer.issuerId)  (--issuer-id)"))
+        #expect(partial.stdout.contains("--bundle-id:  not set"))
+        #expect(partial.stderr.contains("--bundle-id not set"), "\(partial.stderr)")
+        let complete = try cli.run(
+            ["apple", "settings", "--issuer-id", AppleAPIServer.issuerId, "--bundle-id", AppleWorld.bundleId])
+        #expect(complete.status == 0, "\(complete)")
+        #expect(complete.stdout.contains("nothing was sent to Apple"))
+        #expect(try server.requests().isEmpty)
     }
 
     @Test func notificationHistoryRefusesAWindowApplesHistoryDoesNotHave() throws {

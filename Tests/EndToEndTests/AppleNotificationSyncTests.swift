@@ -185,6 +185,17 @@ struct AppleNotificationSyncTests {
         #expect(saved["next_start"] != nil && saved["through"] != nil)
         let table = try cli.ok(["apple", "notifications", "sync", "--status", "--environment", "sandbox"])
         #expect(table.stdout.contains("notification-history:Sandbox"))
+        // A local look-up needs none of the Apple settings, not even the bundle id.
+        var bare = cli.environment
+        for name in ["IAPCTL_APPLE_KEY_FILE", "IAPCTL_APPLE_KEY_ID", "IAPCTL_APPLE_ISSUER_ID", "IAPCTL_BUNDLE_ID"] {
+            bare[name] = nil
+        }
+        let kept = cli.environment
+        cli.environment = bare
+        let offline = try cli.run(["apple", "notifications", "sync", "--status", "--environment", "sandbox"])
+        cli.environment = kept
+        #expect(offline.status == 0, "\(offline)")
+        #expect(offline.stdout.contains("notification-history:Sandbox"))
 
         let reset = try cli.run(["apple", "notifications", "sync", "--reset", "--environment", "sandbox"])
         #expect(reset.status == 0, "\(reset)")

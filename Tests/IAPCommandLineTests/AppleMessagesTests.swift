@@ -65,21 +65,23 @@ struct AppleMessagesTests {
                 == "78 --issuer-id 'x' is not a UUID | copy it from App Store Connect")
     }
 
-    /// The client settings' refusals (``APIClientSetup/Refusal``): a missing key file, key id or issuer
-    /// id in their own words; the others as the refusal they carry.
+    /// The client settings' refusals (``APIClientSetup/Refusal``): every missing setting in one message with
+    /// where each is set; the others as the refusal they carry.
+    /// A consumptionPercentage (thousandths of a percent) is also shown as a percentage.
+    @Test func consumptionPercentageAsAPercentage() {
+        #expect(RefundsAnswer.percent(milli: 18611) == "18.6")
+        #expect(RefundsAnswer.percent(milli: 0) == "0.0")
+        #expect(RefundsAnswer.percent(milli: 100_000) == "100.0")
+        #expect(RefundsAnswer.percent(milli: 49) == "0.0" && RefundsAnswer.percent(milli: 50) == "0.1")
+    }
+
     @Test func missingKeySettings() {
         #expect(
-            Self.text(APIClientSetup.Refusal.noKeyFile)
-                == "78 no App Store Server API key: --key-file is not set | pass --key-file AuthKey_KEYID.p8 "
-                + "(or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); see README 'Talking to Apple'")
-        #expect(
-            Self.text(APIClientSetup.Refusal.noKeyId)
-                == "78 no key id: --key-id is not set | the 10-character id App Store Connect shows next to the key "
-                + "(IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
-        #expect(
-            Self.text(APIClientSetup.Refusal.noIssuerId)
-                == "78 no issuer id: --issuer-id is not set | the UUID above the keys in App Store Connect → Users and "
-                + "Access → Integrations → In-App Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
+            Self.text(APIClientSetup.Refusal.missing([.keyId, .bundleId]))
+                == "78 the App Store Server API settings are incomplete: --key-id, --bundle-id not set | "
+                + "--key-id: the 10-character id App Store Connect shows next to the key, or the KEYID of the file "
+                + "name AuthKey_KEYID.p8 (IAPCTL_APPLE_KEY_ID, 'apple-key-id'); --bundle-id: the app's bundle id "
+                + "(IAPCTL_BUNDLE_ID, 'bundle-id'); see which are set, and from where: iapctl apple settings")
         #expect(
             Self.text(APIClientSetup.Refusal.credentials(.keyId("a-b"))) == Self.text(APICredentials.Refusal.keyId("a-b")))
         #expect(
@@ -92,13 +94,15 @@ struct AppleMessagesTests {
         let noFile = iapctl(get)
         #expect(noFile.code == 78)
         #expect(
-            noFile.err
-                == "error: no App Store Server API key: --key-file is not set\nhint: pass --key-file AuthKey_KEYID.p8 "
-                + "(or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); see README 'Talking to Apple'\n")
-        #expect(iapctl(get + ["--key-file", "/none.p8"]).err.hasPrefix("error: no key id: --key-id is not set\n"))
+            noFile.err.hasPrefix(
+                "error: the App Store Server API settings are incomplete: --key-file, --key-id, --issuer-id not set\n"
+                    + "hint: --key-file: the In-App Purchase key AuthKey_KEYID.p8"))
+        #expect(
+            iapctl(get + ["--key-file", "/none.p8"]).err.hasPrefix(
+                "error: the App Store Server API settings are incomplete: --key-id, --issuer-id not set\n"))
         #expect(
             iapctl(get + ["--key-file", "/none.p8", "--key-id", "K1"]).err.hasPrefix(
-                "error: no issuer id: --issuer-id is not set\n"))
+                "error: the App Store Server API settings are incomplete: --issuer-id not set\n"))
         let unread = iapctl(
             get + ["--key-file", "/none.p8", "--key-id", "K1", "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a"])
         #expect(unread.code == 78)

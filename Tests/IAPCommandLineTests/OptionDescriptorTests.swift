@@ -50,7 +50,7 @@ struct OptionDescriptorTests {
             (["audit", "undo", "1", "--reason", "r"], [], [AuditUndo.ids]),
             (["doctor"], [DoctorCommand.environment, DoctorCommand.lapsedBefore], []),
             (
-                ["apple", "transactions", "history", "t"],
+                ["apple", "transactions", "history", "1000"],
                 [
                     AppleTransactionsHistory.productOption, AppleTransactionsHistory.productTypeOption,
                     AppleTransactionsHistory.sinceOption,
@@ -58,7 +58,7 @@ struct OptionDescriptorTests {
                     AppleTransactionsHistory.notRevokedOption, AppleCommands.rootCAOption, StandardOptions.output,
                 ], [AppleCommands.transactionArgument]
             ),
-            (["apple", "subscriptions", "status", "t"], [AppleSubscriptionsStatus.statusOption], []),
+            (["apple", "subscriptions", "status", "1000"], [AppleSubscriptionsStatus.statusOption], []),
             (
                 ["apple", "notifications", "history", "--since", "1d"],
                 [

@@ -17,7 +17,7 @@ enum AppleAppTransaction {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let call = Endpoint.appTransaction(invocation[AppleCommands.transactionArgument])
+        let call = Endpoint.appTransaction(invocation[AppleCommands.transactionArgument].text)
         let answer = try session.send(call)
         let jws = try AppStoreServerAPI.requiredString(answer, "signedAppTransactionInfo", call: call)
         if session.printsSignedItems {

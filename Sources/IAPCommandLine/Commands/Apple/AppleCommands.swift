@@ -35,7 +35,7 @@ enum AppleCommands {
         section: section)
 
     /// `--bundle-id`.
-    static let bundleIdOption = Option<String>(
+    static let bundleIdOption = Option<String?>(
         "bundle-id", valueName: "id", help: "The app's bundle id (the token's bid; items of other apps are rejected).",
         environmentVariable: "IAPCTL_BUNDLE_ID", configKey: "bundle-id", isInherited: true,
         section: section)
@@ -111,7 +111,7 @@ enum AppleCommands {
         configKey: "at", defaultValue: "signed", isInherited: true, section: section,
         completion: .values(["signed", "now"]), validation: .timestamp(keywords: ["signed", "now"]))
 
-    static let transactionArgument = Argument<String>(
+    static let transactionArgument = Argument<AppleTransactionId>(
         "transaction", help: "Any transactionId, originalTransactionId or appTransactionId of the customer.")
 
     static let group = CommandSpec(
@@ -143,7 +143,7 @@ enum AppleCommands {
             AppleLookup.command, transactions, AppleAppTransaction.command, subscriptions, refunds, AppleNotifications.group,
             AppleExtend.command,
             AppleExtendStatus.command, AppleConsumption.command, AppleSetAppAccountToken.command, AppleFinish.command,
-            AppleReconcileCommand.spec,
+            AppleReconcileCommand.spec, AppleSettingsCommand.command,
         ],
         options: options
     )

@@ -4,7 +4,7 @@ import IAPOperations
 /// `iapctl apple finish-transaction`: Apple's Finish Transaction, an audited write like the others.
 enum AppleFinish {
     /// `TRANSACTION`.
-    static let transactionArgument = Argument<String>(
+    static let transactionArgument = Argument<AppleTransactionId>(
         "transaction", help: "The transactionId of the purchase delivered.")
 
     static let command = CommandSpec(
@@ -22,7 +22,7 @@ enum AppleFinish {
         handler: run)
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let transaction = invocation[transactionArgument]
+        let transaction = invocation[transactionArgument].text
         let write = AppleWrite(
             call: Endpoint.finishTransaction(transaction), entity: .order, key: transaction,
             command: "apple finish-transaction")

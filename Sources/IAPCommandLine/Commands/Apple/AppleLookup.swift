@@ -4,7 +4,7 @@ import AppStoreJWS
 /// `iapctl apple lookup ORDER-ID`: Look Up Order ID, the transactions of a receipt e-mail's order.
 enum AppleLookup {
     /// `lookup ORDER-ID`.
-    static let orderIdArgument = Argument<String>(
+    static let orderIdArgument = Argument<AppleOrderId>(
         "order-id", help: "The order ID from the receipt e-mail (e.g. MK5TTTVWJH).")
 
     static let command = CommandSpec(
@@ -22,7 +22,7 @@ enum AppleLookup {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let orderId = invocation[orderIdArgument]
+        let orderId = invocation[orderIdArgument].text
         let call = Endpoint.lookup(orderId: orderId)
         // Order IDs exist only in Production: auto asks Sandbox only when Production refuses the token.
         let lookup = try OrderLookup(try session.send(call, sandboxOnNotFound: false), call: call)

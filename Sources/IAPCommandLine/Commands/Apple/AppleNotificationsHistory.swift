@@ -21,7 +21,7 @@ enum AppleNotificationsHistory {
     static let subtypeOption = Option<String?>("subtype", valueName: "subtype", help: "With --type: only this subtype.")
 
     /// `history --transaction ID`.
-    static let transactionOption = Option<String?>(
+    static let transactionOption = Option<AppleTransactionId?>(
         "transaction", valueName: "id", help: "Only the notifications of this customer's transactions (not with --type).")
 
     /// `history --only-failures`.
@@ -70,7 +70,7 @@ enum AppleNotificationsHistory {
         let gapReport = invocation.flag(gapReportOption) || apply
         if invocation.flag(CommandTree.dryRun) && !apply { throw CLIError.usage("--dry-run goes with --apply") }
         let filter = try NotificationHistoryQuery.filter(
-            type: invocation[typeOption], subtype: invocation[subtypeOption], transaction: invocation[transactionOption])
+            type: invocation[typeOption], subtype: invocation[subtypeOption], transaction: invocation[transactionOption]?.text)
         let query = NotificationHistoryQuery(
             start: start, end: end, filter: filter, onlyFailures: invocation.flag(onlyFailuresOption))
 

@@ -9,7 +9,7 @@ enum AppleReconcileCommand {
     static let contractOption = Option<String?>(
         "contract", valueName: "id", help: "One subscription: its originalTransactionId (the contract id).")
 
-    static let transactionOption = Option<String?>(
+    static let transactionOption = Option<AppleTransactionId?>(
         "transaction", valueName: "id",
         help: "The subscription of any of its transactionIds (Apple's Get Transaction Info names it).")
 
@@ -97,7 +97,7 @@ enum AppleReconcileCommand {
         var scopes: [(String, AppleReconcile.Scope)] = []
         if let user = invocation[userOption] { scopes.append(("--user", .user(user))) }
         if let id = invocation[contractOption] { scopes.append(("--contract", .contract(id))) }
-        if let id = invocation[transactionOption] { scopes.append(("--transaction", .transaction(id))) }
+        if let id = invocation[transactionOption]?.text { scopes.append(("--transaction", .transaction(id))) }
         if let id = invocation[orderIdOption] { scopes.append(("--order-id", .orderId(id))) }
         let status = invocation[contractStatusOption]
         let since = invocation[sinceOption]?.at(Timestamp.now())

@@ -13,6 +13,6 @@ enum AppleRefundsHistory {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         return try AppleCommands.walk(
-            session, Endpoint.refundHistory(invocation[AppleCommands.transactionArgument]), what: "refund history")
+            session, Endpoint.refundHistory(invocation[AppleCommands.transactionArgument].text), what: "refund history")
     }
 }

@@ -203,23 +203,33 @@ final class AppleSession {
 extension APIClientSetup.Refusal: CLIErrorConvertible {
     public var cliError: CLIError {
         switch self {
-        case .noKeyFile:
+        case .missing(let settings):
             CLIError(
-                .config, "no App Store Server API key: --key-file is not set",
-                hint: "pass --key-file AuthKey_KEYID.p8 (or IAPCTL_APPLE_KEY_FILE, or 'apple-key-file' in --config); "
-                    + "see README 'Talking to Apple'")
-        case .noKeyId:
-            CLIError(
-                .config, "no key id: --key-id is not set",
-                hint: "the 10-character id App Store Connect shows next to the key (IAPCTL_APPLE_KEY_ID, 'apple-key-id')")
-        case .noIssuerId:
-            CLIError(
-                .config, "no issuer id: --issuer-id is not set",
-                hint: "the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
-                    + "Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')")
+                .config,
+                "the App Store Server API settings are incomplete: "
+                    + settings.map { "--\($0.rawValue)" }.joined(separator: ", ") + " not set",
+                hint: settings.map(Self.whereToSet).joined(separator: "; ")
+                    + "; see which are set, and from where: iapctl apple settings")
         case .credentials(let refusal): refusal.cliError
         case .keyFile(let refusal): refusal.cliError
         case .key(let error): error.cliError
+        }
+    }
+}
+
+extension APIClientSetup.Refusal {
+    /// Where `setting` comes from, and what it is.
+    static func whereToSet(_ setting: APIClientSetup.Setting) -> String {
+        switch setting {
+        case .keyFile:
+            "--key-file: the In-App Purchase key AuthKey_KEYID.p8 (IAPCTL_APPLE_KEY_FILE, 'apple-key-file' in --config)"
+        case .keyId:
+            "--key-id: the 10-character id App Store Connect shows next to the key, or the KEYID of the file name "
+                + "AuthKey_KEYID.p8 (IAPCTL_APPLE_KEY_ID, 'apple-key-id')"
+        case .issuerId:
+            "--issuer-id: the UUID above the keys in App Store Connect → Users and Access → Integrations → In-App "
+                + "Purchase (IAPCTL_APPLE_ISSUER_ID, 'apple-issuer-id')"
+        case .bundleId: "--bundle-id: the app's bundle id (IAPCTL_BUNDLE_ID, 'bundle-id')"
         }
     }
 }

@@ -22,7 +22,7 @@ enum AppleSubscriptionsStatus {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let call = Endpoint.subscriptionStatuses(
-            invocation[AppleCommands.transactionArgument], statuses: invocation[statusOption])
+            invocation[AppleCommands.transactionArgument].text, statuses: invocation[statusOption])
         let answer = try session.send(call)
         let rows = try SubscriptionStatusItem.items(answer, call: call)
         if session.printsSignedItems {

@@ -12,7 +12,7 @@ enum AppleTransactionsGet {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
-        let call = Endpoint.transaction(invocation[AppleCommands.transactionArgument])
+        let call = Endpoint.transaction(invocation[AppleCommands.transactionArgument].text)
         let answer = try session.send(call)
         let jws = try AppStoreServerAPI.requiredString(answer, "signedTransactionInfo", call: call)
         try session.emitTransactions([jws], from: answer.server, what: "transaction")

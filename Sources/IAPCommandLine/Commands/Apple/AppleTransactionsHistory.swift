@@ -73,7 +73,7 @@ enum AppleTransactionsHistory {
         }
         if invocation.flag(revokedOption) { query.revoked = true }
         if invocation.flag(notRevokedOption) { query.revoked = false }
-        let call = Endpoint.transactionHistory(invocation[AppleCommands.transactionArgument], query: query.items)
+        let call = Endpoint.transactionHistory(invocation[AppleCommands.transactionArgument].text, query: query.items)
         return try AppleCommands.walk(session, call, what: "transaction history")
     }
 }

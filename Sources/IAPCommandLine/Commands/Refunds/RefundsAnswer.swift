@@ -320,6 +320,12 @@ enum RefundsAnswer {
         return failed > 0 ? .failure : .success
     }
 
+    /// Thousandths of a percent as a percentage with one decimal (18611 → "18.6").
+    static func percent(milli: Int64) -> String {
+        let tenths = (milli + 50) / 100
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
     /// What the composed request rests on, for the operator to check.
     static func context(_ request: RefundRequest, _ known: RefundDesk.Knowledge, _ choices: RefundDesk.Choices)
         -> [String]
@@ -327,7 +333,9 @@ enum RefundsAnswer {
         var lines = [
             "refund request of \(Timestamp.iso8601(request.request.signedDate ?? 0)) for transaction \(request.transactionId)"
                 + (request.userId.map { " of user \($0)" } ?? "") + (request.productId.map { " (\($0))" } ?? "")
-                + "; Apple waits until \(Timestamp.iso8601(request.deadline))"
+                + (request.deadline < Timestamp.now()
+                    ? "; Apple's deadline passed at \(Timestamp.iso8601(request.deadline))"
+                    : "; Apple waits until \(Timestamp.iso8601(request.deadline))")
         ]
         if choices.deliveryStatus == nil, let order = request.order {
             lines.append("deliveryStatus DELIVERED: order \(order.no) is \(order.status.rawValue)")
@@ -336,7 +344,8 @@ enum RefundsAnswer {
         if known.productType == .autoRenewable {
             lines.append("no consumptionPercentage: Apple computes it for an auto-renewable subscription")
         } else if choices.consumptionPercentage == nil, let used = known.consumptionPercentage {
-            lines.append("consumptionPercentage \(used): the share of the paid period passed when Apple asked")
+            lines.append(
+                "consumptionPercentage \(used) (\(percent(milli: used)) %): the share of the paid period passed when Apple asked")
         }
         var customer: [String] = []
         if let refunds = known.priorRefunds { customer.append("\(refunds) other refunded order\(refunds == 1 ? "" : "s")") }

@@ -43,9 +43,11 @@ enum RefundsList {
             ? requests.filter { [.open, .dueSoon, .refused].contains($0.status(now: now)) } : requests
         invocation.emit(shown.map { record($0, now: now) }, columns: listColumns)
         let parts = RefundRequestStatus.allCases.compactMap { status in counts[status].map { "\($0) \(status.rawValue)" } }
-        invocation.note(
+        let total =
             "\(requests.count) refund request\(requests.count == 1 ? "" : "s")"
-                + (parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"))
+            + (parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))")
+        // With --open the count shown comes first, so the line agrees with the rows above it.
+        invocation.note(invocation.flag(open) ? "\(shown.count) still to answer, of " + total : total)
         return .success
     }
 
