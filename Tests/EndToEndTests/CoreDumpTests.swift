@@ -95,13 +95,21 @@ struct CoreDumpTests {
 
     @Test func aProcessHoldingADatabasePasswordLeavesNoCoreOnSIGABRT() throws {
         let cli = try CLI()
-        let server = try SilentServer(path: cli.path("silent.sock"))
-        let folder = cli.path("cwd")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Run as a user other than root (nobody, when the tests run as root): a not-dumpable process's
-        // /proc files then belong to root instead of to it.
+        // /proc files then belong to root instead of to it. Its binary, socket and folder are in a
+        // folder of their own that nobody may enter (the checkout's folders may not be).
         let asNobody = getuid() == 0
+        var template = Array("/tmp/iapctl-core-XXXXXX".utf8CString)
+        let shared = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: shared) }
+        let binary = shared + "/iapctl"
+        try FileManager.default.copyItem(atPath: CLI.binary.path, toPath: binary)
+        let server = try SilentServer(path: shared + "/silent.sock")
+        let folder = shared + "/cwd"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if asNobody {
+            chmod(shared, 0o755)
+            chmod(binary, 0o755)
             chmod(folder, 0o777)
             chmod(server.path, 0o777)
         }
@@ -109,11 +117,11 @@ struct CoreDumpTests {
         // Started with cores allowed, as `ulimit -c unlimited` in a shell; the Swift runtime's
         // backtracer off, so SIGABRT gets its default action (a core dump, where allowed).
         let shell = [
-            "/bin/bash", "-c", #"cd "$1" && ulimit -c unlimited && exec "$0" "${@:2}""#, CLI.binary.path, folder, "db",
+            "/bin/bash", "-c", #"cd "$1" && ulimit -c unlimited && exec "$0" "${@:2}""#, binary, folder, "db",
             "status", "--db", "mysql://iapctl@localhost/iapctl_core?socket=\(server.path)",
         ]
         let environment = cli.environment.merging([
-            "IAPCTL_DB_PASSWORD": "core-dump-canary-\(UUID().uuidString)", "SWIFT_BACKTRACE": "enable=no",
+            "IAPCTL_DB_PASSWORD": "core-dump-canary-\(UUID().uuidString)", "SWIFT_BACKTRACE": "enable=no", "HOME": folder,
         ]) { $1 }
         let pid = try Self.spawn(
             asNobody ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + shell : shell,

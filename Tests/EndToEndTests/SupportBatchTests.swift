@@ -134,13 +134,14 @@ struct SupportBatchTests {
     }
 
     /// The rows of the table under the header starting with `first` on a terminal's screen (up to a
-    /// blank line or the end).
+    /// blank line or the end); a value wrapped onto indented lines below its row counts once.
     static func rows(_ screen: String, header first: String) -> Int {
         let lines = screen.replacingOccurrences(of: "\r\n", with: "\n")
             .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let start = lines.firstIndex(where: { $0.hasPrefix(first + " ") }) else { return -1 }
-        return lines[(start + 1)...].prefix { !$0.isEmpty && !$0.hasPrefix("showing ") && !$0.hasPrefix("iapctl") }.count
+        return lines[(start + 1)...].prefix { !$0.isEmpty && !$0.hasPrefix("showing ") && !$0.hasPrefix("iapctl") }
+            .filter { !$0.hasPrefix("    ") }.count
     }
 
     @Test func hintsFillInTheValuesTheyKnow() throws {
@@ -161,7 +162,8 @@ struct SupportBatchTests {
             let lines = try TerminalTablesTests.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
             let (header, section) = try TerminalTablesTests.table(lines, header: "SIGNED")
-            let rows = section.prefix { !$0.hasPrefix("Changes") }
+            // (A detail wrapped onto indented lines under its event is not an event.)
+            let rows = section.prefix { !$0.isEmpty && !$0.hasPrefix("Changes") }.filter { !$0.hasPrefix("      ") }
             #expect(header.contains("TRANSACTION") && header.contains("EVENT"), "\(columns): \(lines)")
             // Each event names its transaction whole (16 digits), not cut.
             let transaction = try Regex("  2000000900[0-9]{6}( |$)")
