@@ -143,6 +143,11 @@ struct RestoreAsksAppleTests {
     }
 
     @Test func aKeyFileWithoutAKeyIdStopsWithAConfigurationError() throws {
+        // A key file whose name does not carry the key id (AuthKey_KEYID.p8 would give it).
+        let renamed = cli.path("key.p8")
+        try FileManager.default.copyItem(atPath: server.keyPath, toPath: renamed)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: renamed)
+        cli.environment["IAPCTL_APPLE_KEY_FILE"] = renamed
         cli.environment["IAPCTL_APPLE_KEY_ID"] = nil
         let before = try world.tables(maskGeneratedNumbers: [token])
         let result = try cli.run(restore, stdin: restored)
