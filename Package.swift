@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "StoreSQL",
             dependencies: ["IAPFoundation", "SubscriptionEngine", "CryptoDigest", "CZstd", "CZlib"],
-            exclude: ["README.md"]
+            exclude: ["README.md", "FORMATS.md"]
         ),
         .target(
             name: "SQLiteStore",
