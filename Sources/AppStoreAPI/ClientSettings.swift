@@ -104,7 +104,7 @@ public struct APIClientSetup: Sendable {
         public var fileName: String
     }
 
-    /// Test-only: where the loopback test server is (see README "Talking to Apple").
+    /// Test-only: where the loopback test server is (docs/apple-setup.md).
     public static let baseURLVariable = "IAPCTL_APPLE_API_BASE_URL"
     public static let sandboxBaseURLVariable = "IAPCTL_APPLE_API_SANDBOX_BASE_URL"
     public static let caFileVariable = "IAPCTL_APPLE_API_CA_FILE"

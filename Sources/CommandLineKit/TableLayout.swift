@@ -188,7 +188,7 @@ public struct TableLayout {
             cuts: style.width != nil || style.wrapWidth != nil, layout: self)
     }
 
-    /// Ids and verdicts are never cut below this many columns (the README's promise).
+    /// Ids and verdicts are never cut below this many columns (docs/operations.md, Output).
     static let idFloor = 16
     /// A wrapping column is never narrower than this.
     static let wrapFloor = 40

@@ -790,9 +790,9 @@ struct AppleAPITests {
     }
 }
 
-@Suite("README: Talking to Apple")
-struct AppleReadmeTests {
-    @Test func theReadmeExamplesRunAsShown() throws {
+@Suite("docs/apple-setup.md examples")
+struct AppleSetupGuideTests {
+    @Test func theGuideExamplesRunAsShown() throws {
         let cli = try CLI()
         let world = try AppleWorld(cli: cli)
         let server = try AppleAPIServer(cli: cli)
@@ -804,7 +804,7 @@ struct AppleReadmeTests {
             ("*", "GET", "/inApps/v1/lookup/MK5TTTVWJH", [:], [.ok(["status": 0, "signedTransactions": [jws]])])
         ])
         func line(_ text: String) -> [String] {
-            #expect(ReadmeTests.readme.contains(text), "README.md no longer shows: \(text)")
+            #expect(Guide.appleSetup.contains(text), "docs/apple-setup.md no longer shows: \(text)")
             return text.split(separator: " ").dropFirst().map { String($0).replacingOccurrences(of: "\"", with: "") }
         }
         let lookup = try cli.ok(line("iapctl apple lookup MK5TTTVWJH") + ["--environment", "sandbox"])

@@ -210,12 +210,12 @@ struct AppleNotificationSyncTests {
 }
 
 extension AppleNotificationSyncTests {
-    @Test func theReadmeLinesRunAsShown() throws {
+    @Test func theGuideLinesRunAsShown() throws {
         let (cli, _, server) = try setUp()
         cli.environment["IAPCTL_APP_APPLE_ID"] = "1234567890"
         try server.routes([("production", "POST", path, [:], [page([])])])
         func line(_ text: String) -> [String] {
-            #expect(ReadmeTests.readme.contains(text), "README.md no longer shows: \(text)")
+            #expect(Guide.appleSetup.contains(text), "docs/apple-setup.md no longer shows: \(text)")
             return text.split(separator: " ").dropFirst().map(String.init)
         }
         let first = try cli.run(line("iapctl apple notifications sync --since 7d --environment production"))
@@ -227,7 +227,7 @@ extension AppleNotificationSyncTests {
         // The crontab line, its settings from a config file: nothing new, nothing printed.
         let cron =
             "*/5 * * * * iapctl apple notifications sync -q -o ndjson --config /etc/iapctl/iapctl.json >> /var/log/iapctl-sync.ndjson"
-        #expect(ReadmeTests.readme.contains(cron), "README.md no longer shows: \(cron)")
+        #expect(Guide.appleSetup.contains(cron), "docs/apple-setup.md no longer shows: \(cron)")
         cli.environment["IAPCTL_APP_APPLE_ID"] = nil
         let config = try cli.write("iapctl.json", #"{"app-apple-id": "1234567890"}"#)
         let words = cron.split(separator: " ").map(String.init)

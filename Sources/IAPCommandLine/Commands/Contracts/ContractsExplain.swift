@@ -21,7 +21,7 @@ enum ContractsExplain {
             the engine's own derivation of the kept facts. FROM names the source and so its \
             authority: Apple pushed (a notification), Apple pulled (an App Store Server API \
             answer iapctl fetched, e.g. by 'apple reconcile'), the app (verify --apply), a \
-            restore, or by hand (an override; README 'Sources of truth'). Then lists every \
+            restore, or by hand (an override; docs/engine.md, 'Sources of truth'). Then lists every \
             ledger event of the contract in signedDate order with the rule that \
             fired (type/subtype → transition), the state before and after, and why an event \
             changed nothing (duplicate, stale against which newer event, ignored type), with \

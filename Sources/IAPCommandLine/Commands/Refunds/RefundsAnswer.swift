@@ -81,7 +81,7 @@ enum RefundsAnswer {
                 "Send the composed answer, preferring that Apple declines the refund."),
             CommandExample(
                 "iapctl refunds answer --all --policy /etc/iapctl/refund-policy.json --apply",
-                "Answer every open request by the policy (a cron job: see the README)."),
+                "Answer every open request by the policy (a cron job: see docs/apple-setup.md)."),
         ],
         options: [
             AppleWrites.customerConsentedOption, AppleWrites.sampleContentProvidedOption, deliveryStatus,
