@@ -219,7 +219,7 @@ func fuzzEncodings(_ bytes: [UInt8]) {
     }
     // Time words (`--since 3d`, `now`, milliseconds, an ISO-8601 time): an accepted word from 1970
     // to year 9999 is a time that formats and parses back. (Milliseconds beyond year 9999 are
-    // accepted too and do not round-trip: a known limit, RELIABILITY.md.)
+    // accepted too and do not round-trip: a known limit, docs/testing.md.)
     if let ms = Timestamp.parse(text, now: FuzzWorld.clock), (0...253_402_300_799_999).contains(ms) {
         invariant(Timestamp.parse(Timestamp.iso8601Millis(ms), now: FuzzWorld.clock) == ms, "time word round trip of \(ms)")
     }

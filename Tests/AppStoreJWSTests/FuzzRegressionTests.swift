@@ -2,7 +2,7 @@ import AppStoreJWS
 import JWSForge
 import Testing
 
-/// Findings of the fuzzing and hostile-input work (RELIABILITY.md), pinned as regressions, and
+/// Findings of the fuzzing and hostile-input work (docs/testing.md), pinned as regressions, and
 /// the invariants the libFuzzer target (Fuzz/FuzzTarget.swift) checks on every input, run on
 /// hand-picked inputs so they hold in CI too.
 @Suite("Fuzz regressions and invariants")
