@@ -38,7 +38,7 @@ let package = Package(
             path: "Sources/CZstd",
             providers: [.apt(["libzstd-dev"])]
         ),
-        // zlib's crc32 for the check of ledger rows written before issue 25 (libz.so.1 loaded on
+        // zlib's crc32 for the check of ledger rows of the older packed forms (libz.so.1 loaded on
         // first use; no header package: see the shim).
         .systemLibrary(
             name: "CZlib",
@@ -167,7 +167,7 @@ let package = Package(
             name: "iapctl",
             dependencies: ["IAPCommandLine", "CProcess"],
             exclude: ["link"],
-            // Start-up (issue 25, BENCHMARKS.md); iapctl stays a position-independent executable (ASLR).
+            // Start-up (BENCHMARKS.md); iapctl stays a position-independent executable (ASLR).
             // - No exported symbols: the static Swift runtime's link exports every symbol of the
             //   executable (8,300); nothing loads symbols from iapctl. `--version` 5.3 → 4.2 ms CPU.
             // - lld with packed relative relocations: the 42,000 relative relocations of iapctl's own
@@ -277,7 +277,7 @@ let package = Package(
     ]
 )
 
-// Start-up (issue 25): the Swift modules iapctl is built from instantiate generic types (a
+// Start-up: the Swift modules iapctl is built from instantiate generic types (a
 // `[String: String]`, a `Set<String>`) through metadata accessors that receive the conformances the
 // compiler already knows, not by mangled name: from a mangled name the Swift runtime checks each
 // generic requirement by scanning every conformance record of the binary (~0.25 M instructions per

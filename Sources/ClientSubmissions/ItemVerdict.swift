@@ -1,6 +1,6 @@
 import SubscriptionEngine
 
-/// The verdict word of an ``ItemReport`` (cli.md "Verdicts"): the engine's, restore's, `unknown`
+/// The verdict word of an ``ItemReport`` (the verdicts iapctl-notify(1) lists): the engine's, restore's, `unknown`
 /// for a subscription Apple does not know, or `not-applied` for a line of an aborted batch. The raw
 /// value is the word printed and written in every output format.
 public enum ItemVerdict: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {

@@ -20,7 +20,7 @@ public enum AsciiFallback {
     /// Whether `text` holds the bytes of `part`. Not `String.contains(_:)`: every command asks this
     /// at start, and that one builds a substring searcher keyed by `Character`, whose first use makes
     /// the Swift runtime scan every conformance record for `Character: Hashable` (7 % of the
-    /// instructions of `iapctl --version`, issue 25).
+    /// instructions of `iapctl --version`).
     private static func holds(_ text: [UInt8], _ part: StaticString) -> Bool {
         let part = UnsafeBufferPointer(start: part.utf8Start, count: part.utf8CodeUnitCount)
         guard part.count <= text.count else { return false }

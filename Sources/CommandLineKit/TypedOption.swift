@@ -118,7 +118,7 @@ extension ParsedInvocation {
 /// The values of type `Parsed` among `converted`, in order. A loop over the concrete slice, not
 /// `compactMap`: that one runs unspecialised here (`Parsed` is the caller's), and the Swift runtime
 /// looks up its sequence's associated types by scanning conformance records (0.4 M instructions
-/// of a one-shot `iapctl verify`, issue 25).
+/// of a one-shot `iapctl verify`).
 private func parsedValues<Parsed>(_ converted: ArraySlice<any Sendable>, as _: Parsed.Type) -> [Parsed] {
     var values: [Parsed] = []
     for value in converted {

@@ -235,7 +235,7 @@ public enum CommandTree {
     /// (the one-shot runs of a webhook or an app's server) only their own, unless a config file is
     /// given, whose keys are checked against every command's options (`configInEnvironment`:
     /// IAPCTL_CONFIG is set, even empty). Every other run gets the whole tree. Building all the
-    /// commands' specs was 6.5 M of the 55 M instructions of a `verify` (issue 25).
+    /// commands' specs was 6.5 M of the 55 M instructions of a `verify`.
     static func root(for words: [String], configInEnvironment: Bool) -> CommandSpec {
         if words == ["--version"] { return versionRoot }
         guard let first = words.first, !configInEnvironment,

@@ -1,5 +1,5 @@
 /// iapctl's exit statuses: the framework's sysexits ones plus three of its own, and the table of
-/// the command-line contract (cli.md) that `--help` and iapctl(1) show.
+/// the command-line contract that `--help` and iapctl(1) show (EXIT STATUS).
 extension ExitCode {
     /// Verification failed: signature, chain, certificate, bundle id, app id or environment.
     public static let verificationFailed = ExitCode(2)

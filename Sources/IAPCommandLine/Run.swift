@@ -9,7 +9,7 @@
 /// `arguments` are argv without the program name. Returns the exit status (see `ExitCode`).
 public func runIAPCtl(arguments: [String]) -> Int32 {
     // `--version`, `verify` and `notify` are parsed by the same runner against a root with only the
-    // commands they need: building every command's spec was most of a start's own work (issue 25).
+    // commands they need: building every command's spec was most of a start's own work.
     let configInEnvironment = getenv(CommandTree.configEnvironmentVariable) != nil
     return runCommandLine(
         root: CommandTree.root(for: arguments, configInEnvironment: configInEnvironment), arguments: arguments)

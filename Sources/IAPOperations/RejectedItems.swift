@@ -3,7 +3,7 @@ import CryptoDigest
 import IAPFoundation
 import SubscriptionEngine
 
-/// Keeps refused items in the ledger (issue #13, property 9: every JWS received is in the ledger
+/// Keeps refused items in the ledger (every JWS received is in the ledger
 /// with its verdict, rejected ones too when their bytes can be read): a JWS that failed
 /// verification, a verified item the command cannot take. Verdict `rejected`, why, the exact bytes
 /// (read back like any ledger raw); never a fact, never a row change.

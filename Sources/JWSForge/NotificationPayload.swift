@@ -1,6 +1,6 @@
 import IAPFoundation
 
-/// An Apple `ResponseBodyV2DecodedPayload` with a `data` member (apple-format.md §2.3–2.4).
+/// An Apple `ResponseBodyV2DecodedPayload` with a `data` member (Apple's App Store Server Notifications V2 documentation).
 public struct NotificationPayload: Sendable, Equatable {
     public var notificationType: String
     public var subtype: String?

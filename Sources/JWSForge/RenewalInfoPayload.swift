@@ -1,6 +1,6 @@
 import IAPFoundation
 
-/// An Apple `JWSRenewalInfoDecodedPayload` (apple-format.md §2.7), serialized in Apple's field order.
+/// An Apple `JWSRenewalInfoDecodedPayload` (Apple's App Store Server API documentation), serialized in Apple's field order.
 public struct RenewalInfoPayload: Sendable, Equatable {
     public var originalTransactionId: String
     public var autoRenewProductId: String

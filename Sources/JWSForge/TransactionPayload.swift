@@ -1,6 +1,6 @@
 import IAPFoundation
 
-/// An Apple `JWSTransactionDecodedPayload` (apple-format.md §2.6), serialized in Apple's field order.
+/// An Apple `JWSTransactionDecodedPayload` (Apple's App Store Server API documentation), serialized in Apple's field order.
 public struct TransactionPayload: Sendable, Equatable {
     public var transactionId: String
     public var originalTransactionId: String

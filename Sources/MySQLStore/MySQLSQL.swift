@@ -17,7 +17,7 @@ extension SQLDialect {
         savepoint: "SAVEPOINT {name}", releaseSavepoint: "RELEASE SAVEPOINT {name}",
         rollbackToSavepoint: "ROLLBACK TO SAVEPOINT {name}", releaseAfterRollbackTo: false,
         // Savepoint names depend on the nesting depth only: the next item's SAVEPOINT replaces a
-        // kept one, and a ROLLBACK TO an outer one drops it (issue 25: one round trip less per item).
+        // kept one, and a ROLLBACK TO an outer one drops it (one round trip less per item).
         releaseKeptSavepoint: false,
         // A no-op update instead of an error, so a concurrent insert of the same key is no conflict.
         insertIgnore: "INSERT IGNORE", onDuplicateDoNothing: "ON DUPLICATE KEY UPDATE {key} = {key}",

@@ -8,7 +8,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// The client/server round trips this process made (issue 25: MariaDB at SQLite's pace): every
+/// The client/server round trips this process made (what keeps MariaDB near SQLite's pace): every
 /// statement sent with the text protocol, every prepare, every execute of a prepared statement and
 /// every warning probe counts one; connecting counts one per connection (the handshake and the
 /// session settings after it are counted as statements).

@@ -87,7 +87,7 @@ enum SchemaPlan {
         let statement: String
     }
 
-    /// The columns of existing tables whose type cannot hold what iapctl stores (a seed's
+    /// The columns of existing tables whose type cannot hold what iapctl stores (a shop's
     /// `status TINYINT`, `user_id BIGINT`, dates in `INT`), each with how to migrate it.
     static func incompatibleColumns(for tables: [TableSpec], in snapshot: SchemaSnapshot) -> [String] {
         var found: [String] = []

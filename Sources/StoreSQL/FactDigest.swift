@@ -4,7 +4,7 @@ import SubscriptionEngine
 
 /// The digest a fact is kept under (with `fact_key`, the unique key that keeps a fact once): the
 /// SHA-256 of its ``Fact/identity``, the first 16 bytes as 22 characters of unpadded base64url
-/// (issue 25, database size: 32 hex digits until schema v8, whose migration rewrites each stored
+/// (to keep the database small: 32 hex digits until schema v8, whose migration rewrites each stored
 /// digest from hex to base64url, ``hexToBase64URL(_:)``; the digest is in the row and in the unique
 /// index, so 10 bytes less per fact twice).
 ///

@@ -24,7 +24,7 @@ public final class SQLSession: StoreSession {
     private var claimedWithoutCopy: Set<String> = []
     /// The rows ``lockRows(contractIds:orderNos:)`` locked, as they are now: no other writer can
     /// change them before this transaction ends, and this session's own updates of them are kept
-    /// here, so a locking read of one is answered without a round trip (issue 25). A rollback to a
+    /// here, so a locking read of one is answered without a round trip. A rollback to a
     /// savepoint empties them (the rows' earlier state is not kept).
     private var locked = LockedRows()
 
@@ -350,8 +350,8 @@ public final class SQLSession: StoreSession {
         try insert(StoreTables.audit, Self.auditRow(entry))
     }
 
-    /// Audit rows of ledger row `ledgerId` whose ids nobody needs, up to 8 in one INSERT (issue 25:
-    /// an event's audit rows in one round trip instead of one each), in order.
+    /// Audit rows of ledger row `ledgerId` whose ids nobody needs, up to 8 in one INSERT (an
+    /// event's audit rows in one round trip instead of one each), in order.
     private func appendAudits(_ audits: [AuditEntry], ledgerId: Int64) throws(StoreError) {
         var start = 0
         while start < audits.count {

@@ -46,7 +46,7 @@ public enum StoreSQL {
     }
 
     // MARK: ledger
-    /// The first row holding this exact raw frame for this notification UUID (#18.6): a
+    /// The first row holding this exact raw frame for this notification UUID: a
     /// re-delivery of identical bytes refers to it (`raw_of`).
     public static let ledgerFirstCopy = """
         SELECT id FROM iap_ledger WHERE notification_uuid = ? AND raw_of IS NULL AND raw_zstd = ? \
@@ -103,7 +103,7 @@ public enum StoreSQL {
     /// order the values are given (a batch's fixed lock order; for dialects with row locks): one
     /// point look-up on the unique key per value, so no plan can scan the table instead. (An `IN`
     /// list of 256 values was run as a locking scan of the whole table while its statistics were
-    /// stale, which waits for every row another batch holds: four processes took turns, issue 25.)
+    /// stale, which waits for every row another batch holds: four processes took turns.)
     public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {
         Array(repeating: "(SELECT id FROM \(table) WHERE \(column) = ?\(forUpdate))", count: count)
             .joined(separator: " UNION ALL ")
@@ -143,8 +143,8 @@ public enum StoreSQL {
         "WHERE (? IS NULL OR actor = ?) AND (? IS NULL OR at >= ?) AND (? IS NULL OR ticket = ?) ORDER BY id DESC LIMIT ?")
 
     // MARK: facts
-    /// A fact unless one with its key and digest is stored: one round trip (issue 25: it was a
-    /// look-up and an insert), the rows it changed telling which. Values: the fact row's written
+    /// A fact unless one with its key and digest is stored: one round trip (not a look-up
+    /// and an insert), the rows it changed telling which. Values: the fact row's written
     /// columns, then its key and digest. (A concurrent insert of the same fact still meets the
     /// unique key: ``StoreError/conflict(_:)``, as before.)
     public static let insertFactIfNew =

@@ -286,7 +286,7 @@ public enum StoreSchema {
         SchemaMigration(
             version: 1, name: "v1 orders, member_contracts, iap_ledger, iap_audit",
             steps: [.createTable(orders), .createTable(memberContracts), .createTable(ledger), .createTable(audit)]),
-        // Ledger compaction (issue 17, #18.6): see LedgerPacking. New rows keep `raw` empty and hold
+        // Ledger compaction: see LedgerPacking. New rows keep `raw` empty and hold
         // either the packed bytes or, for a re-delivery of identical bytes, the id of the first copy.
         // Rows written before keep their text: every form reads back as the same raw.
         SchemaMigration(
@@ -310,7 +310,7 @@ public enum StoreSchema {
                     table: "iap_notification_claims", columns: ["notification_uuid"],
                     select: StoreSQL.processedNotificationUUIDs),
             ]),
-        // Self-contained: the engine's signed facts (issue #13). Rows are derived from them.
+        // Self-contained: the engine's signed facts. Rows are derived from them.
         SchemaMigration(
             version: 4, name: "engine facts (iap_facts)",
             steps: [
@@ -332,7 +332,7 @@ public enum StoreSchema {
                         ]))
             ],
             ifMissing: true),
-        // Where repeated jobs resume (issue #23): Notification History read and applied up to a
+        // Where repeated jobs resume: Notification History read and applied up to a
         // point, an interrupted `apple reconcile --all`.
         SchemaMigration(
             version: 5, name: "job checkpoints (iap_checkpoints)",
@@ -343,7 +343,7 @@ public enum StoreSchema {
                         columns: [id, key("name"), SchemaColumn("value", .longText), stamp("updated_at")],
                         indexes: [SchemaIndex("uq_iap_checkpoints_name", ["name"], unique: true)]))
             ]),
-        // Hand overrides of derived fields (issue 23): what support set, which facts it saw, and
+        // Hand overrides of derived fields: what support set, which facts it saw, and
         // when it stopped holding (`audit undo`, --clear-override, or a newer period Apple signed).
         SchemaMigration(
             version: 6, name: "hand overrides (iap_overrides)",
@@ -375,8 +375,8 @@ public enum StoreSchema {
                             SchemaIndex("idx_iap_overrides_audit_id", ["audit_id"], forForeignKey: true),
                         ]))
             ]),
-        // The facts' digest (the unique key with fact_key) is SHA-256 instead of a 64-bit FNV-1a
-        // (issue 25, #27): every stored digest recomputed, so a fact received again is still found.
+        // The facts' digest (the unique key with fact_key) is SHA-256 instead of a 64-bit FNV-1a:
+        // every stored digest recomputed, so a fact received again is still found.
         // Self-contained, in any order after v4: SQLite through the function SQLiteStore registers
         // (FactDigest itself), MariaDB with SHA2 over the same text; the column keeps its width.
         SchemaMigration(
@@ -405,7 +405,7 @@ public enum StoreSchema {
                 // A claim is its notification UUID: on SQLite stored once.
                 .withoutRowId(claims, key: "notification_uuid"),
             ]),
-        // Flat with history (issue 25): the engine's per-subscription snapshot (which facts can
+        // Flat with history: the engine's per-subscription snapshot (which facts can
         // still decide the contract, and what the others left), kept with the contract. NULL until
         // an event derives it; any other writer of the subscription's rows clears it.
         SchemaMigration(

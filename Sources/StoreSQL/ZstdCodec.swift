@@ -6,7 +6,7 @@ import Synchronization
 /// on, so `zstd -d` reads it), and, for the schema-v10 conversion only, reading the frames schema v9
 /// wrote with the ledger's preset dictionary (format version 3, ``LedgerPacking``).
 ///
-/// Chosen over zlib's deflate by measurement (issue 25, BENCHMARKS.md): on the bench's notifications
+/// Chosen over zlib's deflate by measurement (BENCHMARKS.md): on the bench's notifications
 /// and on Apple's 45 genuine JWS, level 5 with the same preset dictionary compresses the operations
 /// within 4 % of deflate's size, in under half of deflate's CPU time, and decompresses faster. The
 /// frame carries the content size and a checksum of the content (XXH64), checked on every read.

@@ -21,8 +21,8 @@ struct OutputTests {
                 """)
     }
 
-    // Changed with issue #14: a `maxWidth` no longer cuts off a terminal; on one, free text is
-    // cut to fit the terminal's width.
+    // A `maxWidth` does not cut output that is not a terminal; on a terminal, free text is cut to
+    // fit its width.
     @Test func tableHonoursColumnsTitlesAndWidths() {
         let records: [Record] = [["note": .string("a very long note indeed"), "who": .string("漢字漢字")]]
         let columns = [Column("who", title: "Who"), Column("note", maxWidth: 8)]

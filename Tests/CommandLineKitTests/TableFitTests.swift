@@ -3,7 +3,7 @@ import Testing
 
 @testable import CommandLineKit
 
-/// #26.1–3: which columns a narrow terminal keeps, and how ids are shortened.
+/// Which columns a narrow terminal keeps, and how ids are shortened.
 @Suite("Tables fitted to a terminal")
 struct TableFitTests {
     static let columns: [Column] = [

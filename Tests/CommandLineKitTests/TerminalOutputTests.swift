@@ -53,7 +53,7 @@ struct TerminalOutputTests {
         #expect(lines[0].hasSuffix(": --wide)"), "\(text)")
         #expect(lines[0].hasPrefix("NO"))
         #expect(text.contains("alice"))
-        // Ids are never cut below 16 (#26): a column that would be is left out instead.
+        // Ids are never cut below 16: a column that would be is left out instead.
         #expect(!text.contains("2000000900…"))
         // The row's key (the first column) is never cut: it is what support copies into a ticket.
         #expect(text.contains(uuid), "\(text)")

@@ -49,8 +49,8 @@ struct ContractsE2ETests {
         #expect(csv.count == 3)
         #expect(csv[0].contains("contract_id"))
         let table = try cli.ok(["contracts", "list"]).stdout
-        // (Changed with issue #23: both periods ended in 2025 with nothing from Apple since, so the
-        // table says lapsed where the stored status is active or canceled.)
+        // Both periods ended in 2025 with nothing from Apple since, so the table says lapsed where
+        // the stored status is active or canceled.
         // The stored status stays first: `active (lapsed)`, not the lapse's sentence.
         #expect(table.contains("canceled (lapsed)") && table.contains("active (lapsed)"), "\(table)")
         #expect(!table.contains("lapsed: paid until"), "\(table)")

@@ -224,12 +224,12 @@ struct CrashSafetyTests {
         let reference = try cli.run(notify, env: clean)
         let duration = Date().timeIntervalSince(started)
         // Exit 1: the tokenless subscriptions stay unmatched (recorded for replay); nothing failed.
-        // (Changed with issue #14: with -q a run that exits non-zero still says why, in one line.)
+        // With -q a run that exits non-zero still says why, in one line.
         #expect(reference.status == 1 && reference.stderr.split(separator: "\n").count == 1, "\(reference)")
         #expect(reference.stderr.contains("unmatched") && reference.stderr.contains("(exit 1)"))
         let verdicts = Set(try reference.ndjson().compactMap { $0["verdict"] as? String })
         // `ignored`: a REFUND of a period whose DID_RENEW already carried the refunded transaction
-        // finds the facts already decided (the engine derives rows from facts, issue #13).
+        // finds the facts already decided (the engine derives rows from facts).
         #expect(verdicts.isSubset(of: ["applied", "duplicate", "stale", "unmatched", "ignored"]), "\(verdicts)")
         let known = Set(batch.tokens)
         let expected = try snapshot(world, env: clean, known: known)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue #26: errors about the database file name the path and the part that is wrong, say what
+/// Errors about the database file name the path and the part that is wrong, say what
 /// to do, and exit with the contract's code (no "corrupt", no database-server hint).
 @Suite("database file errors, end to end")
 struct DatabaseFileErrorTests {
@@ -10,7 +10,7 @@ struct DatabaseFileErrorTests {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
     }
 
-    /// #26.5: a text file given as --db is "not an iapctl database" (exit 65: the file is there but
+    /// A text file given as --db is "not an iapctl database" (exit 65: the file is there but
     /// its content has the wrong shape), with the path and how to point --db elsewhere.
     @Test func aFileThatIsNotSQLiteIsNamedAndNotCalledCorrupt() throws {
         let cli = try CLI()
@@ -29,7 +29,7 @@ struct DatabaseFileErrorTests {
         #expect(try String(contentsOfFile: notes, encoding: .utf8) == "meeting notes: call alice about her refund\n")
     }
 
-    /// #26.6: a database file this user cannot read is "permission denied" on that file, exit 78
+    /// A database file this user cannot read is "permission denied" on that file, exit 78
     /// (the contract has no 77; 78 is what it gives refused privileges), with the fix.
     @Test(.enabled(if: canSwitchUser)) func anUnreadableFileIsPermissionDeniedOnThatFile() throws {
         let cli = try CLI()
@@ -39,7 +39,7 @@ struct DatabaseFileErrorTests {
         try Self.expectPermissionDenied(cli, db, naming: "cannot read the database file \(db)")
     }
 
-    /// #26.6: a folder on the path this user cannot enter is named as the part that is refused.
+    /// A folder on the path this user cannot enter is named as the part that is refused.
     @Test(.enabled(if: canSwitchUser)) func aFolderThatCannotBeEnteredIsNamed() throws {
         let cli = try CLI()
         let folder = cli.path("locked")
@@ -64,7 +64,7 @@ struct DatabaseFileErrorTests {
         }
     }
 
-    /// #26 minor: `db init` into a missing folder says the folder is missing and creates nothing.
+    /// `db init` into a missing folder says the folder is missing and creates nothing.
     @Test func dbInitIntoAMissingFolderSaysSo() throws {
         let cli = try CLI()
         let r = try cli.run(["db", "init", "--db", "nope/x.db"])
@@ -74,7 +74,7 @@ struct DatabaseFileErrorTests {
         #expect(!cli.exists("nope"))
     }
 
-    /// #26 minor: with no --db and no IAPCTL_DB, the error says it looked for iapctl.db in the
+    /// With no --db and no IAPCTL_DB, the error says it looked for iapctl.db in the
     /// current folder and how to point elsewhere.
     @Test func theDefaultDatabaseErrorSaysWhereItLooked() throws {
         let cli = try CLI()

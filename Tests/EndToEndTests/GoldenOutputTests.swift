@@ -2,8 +2,8 @@ import Foundation
 import JWSForge
 import Testing
 
-/// The exact bytes every command prints, pinned (issue #12: a refactor must keep JSON/NDJSON/CSV output
-/// byte-identical for the same inputs).
+/// The exact bytes every command prints, pinned: a refactor must keep JSON/NDJSON/CSV output
+/// byte-identical for the same inputs.
 ///
 /// One deterministic scenario (fixed order numbers, transaction ids, notification UUIDs and Apple dates)
 /// is run on a fresh database once per output format (`table`, `json`, `ndjson`, `csv`), every command in

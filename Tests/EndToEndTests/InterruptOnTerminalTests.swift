@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// #26.4: Ctrl-C while `notify` waits on an input pipe that stays open, its output on a terminal.
+/// Ctrl-C while `notify` waits on an input pipe that stays open, its output on a terminal.
 @Suite("Ctrl-C on an open pipe, seen on a terminal", .serialized)
 struct InterruptOnTerminalTests {
     /// Runs `iapctl ARGS` with stdout and stderr on a pseudo-terminal and `input` on a pipe that

@@ -2,7 +2,7 @@ import Foundation
 import JWSForge
 import Testing
 
-/// Issue 17 and #18.6 end to end: `notify` stores every item compactly, and `iapctl audit raw ID`
+/// End to end: `notify` stores every item compactly, and `iapctl audit raw ID`
 /// prints each one's exact bytes, for every item of a replay (runs on SQLite and, in scripts/test,
 /// again on MariaDB).
 @Suite("audit raw: every ledger item byte for byte")

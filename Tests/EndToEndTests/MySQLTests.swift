@@ -2,7 +2,7 @@ import Foundation
 import StoreTestSupport
 import Testing
 
-/// `iapctl` on a MySQL/MariaDB server: an existing (seed-shaped) schema, the error exit codes, and
+/// `iapctl` on a MySQL/MariaDB server: a shop's existing schema, the error exit codes, and
 /// concurrent writers. Runs only with `IAPCTL_E2E_BACKEND=mysql` and the test server
 /// (`scripts/test` does both); skipped otherwise.
 @Suite("MySQL backend, end to end", .mysqlOnly)
@@ -120,7 +120,7 @@ struct MySQLTests {
         ] {
             #expect(missing.contains(item), "\(item) not in \(missing)")
         }
-        // What the seed has is not missing.
+        // What the shop's schema has is not missing.
         #expect(!missing.contains("column orders.no"))
         #expect(!missing.contains("column orders.trade_no"))
         #expect(!missing.contains("unique index (no) on orders"))
@@ -172,7 +172,7 @@ struct MySQLTests {
         let added = try #require(result["added"] as? [String])
         #expect(added.contains("column orders.user_id"))
         #expect(added.contains("table iap_ledger"))
-        // Every column and index the seed had is still there, unchanged (type, nullability).
+        // Every column and index the shop's schema had is still there, unchanged (type, nullability).
         let after = try target.schema()
         for line in before { #expect(after.contains(line), "lost or changed: \(line)") }
         #expect(try target.sql("SELECT id, no, trade_no, origin_no FROM orders ORDER BY id") == rowsBefore)
@@ -183,7 +183,7 @@ struct MySQLTests {
         #expect(status["contracts"] as? Int == 1)
         #expect(try cli.ok(["db", "init"]).stderr.contains("is up to date (schema v\(version))"))
         #expect(try cli.ok(["db", "init", "--dry-run"]).stdout.contains("nothing to do"))
-        // The seed's rows are iapctl's orders now.
+        // The shop's rows are iapctl's orders now.
         let legacy = try cli.order("legacy-1")
         #expect(legacy["trade_no"] as? String == "900")
         #expect(legacy["status"] as? String == "pending")
@@ -199,7 +199,7 @@ struct MySQLTests {
         #expect(dry.stdout.contains("CREATE DATABASE IF NOT EXISTS `\(target.database)`"))
         #expect(try !target.exists())
         let created = try cli.ok(["db", "init"])
-        // (Changed with issue #14: what db init did is a note on stderr.)
+        // What db init did is a note on stderr.
         let version = try #require(try cli.counts()["supported_version"] as? Int)
         #expect(created.stderr == "created \(cli.dbPath) (schema v\(version))\n")
         #expect(try target.exists())

@@ -143,7 +143,7 @@ struct NotifyTests {
         let wrongEnv = try cli.run(
             ["notify", "--root-ca", world.rootPath, "--bundle-id", AppleWorld.bundleId, "--app-apple-id", "1234567890"], stdin: payload)
         #expect(wrongEnv.status == 2)
-        // Changed with issue #14 (each error printed once): the table shows it, stderr does not repeat it.
+        // Each error is printed once: the table shows it, stderr does not repeat it.
         #expect(wrongEnv.stdout.contains("--environment Sandbox"))
         #expect(!wrongEnv.stderr.contains("--environment Sandbox"))
         // Invalid UTF-8 and a huge line.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// #26.5: pasting at a terminal and copy-paste damage.
+/// Pasting at a terminal and copy-paste damage.
 @Suite("Pasting: cut copies, rows as they are decided, a JWS as the argument", .serialized)
 struct PastingTests {
     /// Types `line` and Enter at a pseudo-terminal running `iapctl ARGS`, waits, then Ctrl-D.

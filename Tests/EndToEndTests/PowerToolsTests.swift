@@ -190,8 +190,8 @@ struct PowerToolsTests {
         #expect((undoRow["changes"] as? [[String: Any]])?.first?["after"] as? String == "paid")
         #expect((undoRow["audit"] as? [String: Any])?["reason"] as? String == "refunded the wrong period")
 
-        // Undoing it again is refused (exit 4), and nothing is written. (Changed with issue #14.7:
-        // the message names the undo instead of "changed since".)
+        // Undoing it again is refused (exit 4), and nothing is written; the
+        // message names the undo rather than saying "changed since".
         let again = try cli.run(["audit", "undo", String(h.badCorrection), "--reason", "again"])
         #expect(again.status == 4, "\(again)")
         #expect(again.stderr.contains("already undone by #\(h.undo)"))
@@ -246,7 +246,7 @@ struct PowerToolsTests {
         try cli.ok(["orders", "update", frank, "--origin-no", "2000000999999999", "--reason", "plant", "-q"])
         let gina = try cli.createOrder(user: "gina", product: AppleWorld.product, no: h.tokenA.uppercased())
         var expected: Set<String> = [
-            // subB: Apple refunded its current period, so the facts say revoked too (issue #13).
+            // subB: Apple refunded its current period, so the facts say revoked too.
             "lapsed \(h.subB)",
             "paid-without-transaction \(eve)",
             "mixed-owners \(h.tx(h.subA, 1))", "order-without-contract \(frank)", "shared-id \(gina)",
@@ -307,8 +307,8 @@ struct PowerToolsTests {
         #expect((after["findings"] as? [[String: Any]])?.count == expected.count)
         #expect((after["overrides"] as? [[String: Any]])?.count == 1)
 
-        // A database that accepts only Production: every Sandbox row is a finding. (Changed with
-        // issue #14.8: only when --environment says so; left out, doctor says how to check instead.)
+        // A database that accepts only Production: every Sandbox row is a finding (only when
+        // --environment says so; left out, doctor says how to check instead).
         let production = try cli.run(["doctor", "--environment", "Production", "-o", "json"]).jsonObject()
         let environment = (production["findings"] as? [[String: Any]] ?? []).filter { $0["check"] as? String == "environment" }
         #expect(environment.contains { $0["key"] as? String == h.subA })
@@ -439,7 +439,7 @@ struct PowerToolsTests {
 
     // MARK: redaction
 
-    // Changed with issue #14: masks are per-run aliases (`user-1`, `order-2`), made by field before
+    // Masks are per-run aliases (`user-1`, `order-2`), made by field before
     // layout, and cover actors, e-mail addresses and phone numbers; every command × every format.
     @Test func redactLeaksNoOriginalIdAndMasksConsistently() throws {
         let h = try PowerHistory()

@@ -21,7 +21,7 @@ struct RealLifecycleE2ETests {
         let restore = try cli.run(["restore", "--user", "carol", "--apply", "-o", "ndjson"] + trust, stdin: try RealFixtures.jws("38"))
         #expect(restore.status == 0, "\(restore)")
         let item = try #require(try restore.ndjson().first)
-        #expect(item["verdict"] as? String == "restored")  // --apply says what it did (#26)
+        #expect(item["verdict"] as? String == "restored")  // --apply says what it did
         #expect(item["basis"] as? String == "product")
         let lines = try order.map { try RealFixtures.jws($0) }.joined(separator: "\n")
         let notify = try cli.run(["notify", "-o", "ndjson"] + trust, stdin: lines)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// StoreKit 1 app receipts through the real binary: `verify` (every input form and output format),
-/// `restore` answering the seed's questions, and `--apply` as a lower-authority client submission.
+/// `restore` answering support's questions, and `--apply` as a lower-authority client submission.
 /// Runs on SQLite and, in the MariaDB pass of scripts/test, on MariaDB.
 @Suite("app receipts, end to end")
 struct ReceiptE2ETests {
@@ -129,7 +129,7 @@ struct ReceiptE2ETests {
         #expect(production.status == 2)
     }
 
-    /// The seed's restore questions on a receipt: which orders, on what basis, whose; owned-by-other
+    /// Support's restore questions on a receipt: which orders, on what basis, whose; owned-by-other
     /// for another user; nothing moves without a policy; the receipt is kept in the ledger.
     @Test func restoreAnswersTheSeedsQuestions() throws {
         let cli = try CLI()
@@ -150,14 +150,14 @@ struct ReceiptE2ETests {
         let first = try lookup.ndjson()
         #expect(first.count == 9)
         #expect(first.filter { $0["verdict"] as? String == "restorable" }.allSatisfy { $0["basis"] as? String == "product" })
-        // (Changed with issue #14: item keys are snake_case.)
+        // Item keys are snake_case.
         #expect(first.filter { $0["verdict"] as? String == "unknown" }.map { $0["transaction_id"] as? String } == ["1000000696553650"])
         #expect(try world.order(no: pending)?["status"] as? String == "pending")
 
         // Apply: the pending order is paid, the other periods become alice's orders, one contract.
         let applied = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson", try Self.derFile(cli)] + Self.trust)
         #expect(applied.status == 0, "\(applied)")
-        #expect(try applied.ndjson().allSatisfy { $0["verdict"] as? String == "restored" })  // (#26)
+        #expect(try applied.ndjson().allSatisfy { $0["verdict"] as? String == "restored" })
         #expect(try world.order(no: pending)?["status"] as? String == "paid")
         let contract = try #require(try world.contract(Self.original))
         #expect(contract["user_id"] as? String == "alice")
@@ -209,7 +209,7 @@ struct ReceiptE2ETests {
         let applied = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + Self.trust, stdin: b64)
         #expect(applied.status == 0, "\(applied)")
         let rows = try applied.ndjson()
-        #expect(rows.map { $0["verdict"] as? String } == Array(repeating: "restored", count: 9))  // (#26)
+        #expect(rows.map { $0["verdict"] as? String } == Array(repeating: "restored", count: 9))
         #expect(rows.filter { $0["basis"] as? String == "product" }.map { $0["transaction_id"] as? String } == ["1000000696553650"])
         #expect(try world.order(no: pending)?["status"] as? String == "paid")
         let linked = try world.orders().filter { $0["origin_no"] as? String == Self.original }

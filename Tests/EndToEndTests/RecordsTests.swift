@@ -7,7 +7,7 @@ struct DatabaseTests {
     func initCreatesAnOwnerOnlyFileAndIsIdempotent() throws {
         let cli = try CLI()
         let first = try cli.ok(["db", "init"])
-        // Changed with issue #14: what db init did is a note on stderr (stdout is for data).
+        // What db init did is a note on stderr (stdout is for data).
         // The newest schema this build writes (migrations are appended as features need them).
         let version = try #require(try cli.counts()["supported_version"] as? Int)
         #expect(first.stderr == "created \(cli.dbPath) (schema v\(version))\n")

@@ -2,9 +2,9 @@ import Foundation
 import JWSForge
 import Testing
 
-/// Issue #13, property 9 end to end: every JWS received is in the ledger with its verdict, the
+/// End to end: every JWS received is in the ledger with its verdict, the
 /// rejected ones too (once per distinct bytes, exactly as received); exit codes and results stay
-/// as cli.md says; `verify` without `--apply` and dry runs record nothing.
+/// as iapctl(1) says; `verify` without `--apply` and dry runs record nothing.
 @Suite("rejected JWS are kept in the ledger")
 struct RejectedLedgerTests {
     func ledgerCount(_ cli: CLI) throws -> Int? {

@@ -64,7 +64,7 @@ struct RestoreE2ETests {
     @Test func applyRecordsAnUnseenRenewal() throws {
         let (cli, world) = try world()
         let renewal = try world.signedTransaction(world.transaction("1001", original: "1000", period: 1))
-        // #26: a dry run says what it would do (restorable), --apply what it did (restored).
+        // A dry run says what it would do (restorable), --apply what it did (restored).
         let dry = try cli.run(["restore", "--user", "alice", "--apply", "--dry-run", "-o", "ndjson"] + world.trust, stdin: renewal)
         #expect(try dry.ndjson().first?["verdict"] as? String == "restorable", "\(dry)")
         let r = try cli.run(["restore", "--user", "alice", "--apply", "-o", "ndjson"] + world.trust, stdin: renewal)

@@ -2,7 +2,7 @@ import Foundation
 import StoreTestSupport
 import Testing
 
-/// Issue #25 (start-up): libsqlite3 is loaded when a command opens an SQLite database, and libcrypto
+/// Start-up: libsqlite3 is loaded when a command opens an SQLite database, and libcrypto
 /// when one first hashes or checks a signature, not when iapctl starts; when one cannot be loaded,
 /// the command that needs it is refused naming the library and the package to install, and
 /// commands that do not need it still run.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// #26, corrections and long lists: `audit undo` of several rows or a ticket's batch (all or
+/// Corrections and long lists: `audit undo` of several rows or a ticket's batch (all or
 /// nothing, rows marked "undone by #N"), per-row reasons of `--from` batches, a default page at a
 /// terminal, hints that name the value they know.
 @Suite("Support: batch undo, per-row reasons, terminal pages, filled-in hints", .serialized)

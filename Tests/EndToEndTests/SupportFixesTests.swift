@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// #26.6: ASCII for a C locale, a semicolon CSV header named, doctor's fix for a trade_no
+/// ASCII for a C locale, a semicolon CSV header named, doctor's fix for a trade_no
 /// cleared by hand.
 @Suite("Support fixes: C locale, semicolon CSV, a trade_no cleared by hand", .serialized)
 struct SupportFixesTests {
@@ -57,7 +57,7 @@ struct SupportFixesTests {
         #expect(!left.contains { $0["key"] as? String == renewal }, "\(left)")
     }
 
-    /// #26.7: a config file named on the command line whose value loses to an exported variable says so.
+    /// A config file named on the command line whose value loses to an exported variable says so.
     @Test func aConfigFileOverriddenByTheEnvironmentIsWarned() throws {
         let cli = try CLI()
         try cli.ok(["db", "init", "-q"])
@@ -72,7 +72,7 @@ struct SupportFixesTests {
         #expect(!chosen.stderr.contains("warning"), "\(chosen.stderr)")
     }
 
-    /// #26.8: `orders update --from` names each change's audit row, the id `audit undo` takes.
+    /// `orders update --from` names each change's audit row, the id `audit undo` takes.
     @Test func aBatchCorrectionPrintsItsAuditIds() throws {
         let cli = try SupportUXTests.exampleDatabase()
         let file = cli.dir.appendingPathComponent("fix.csv").path

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue #14: what support staff meet on their first day (read-only access, …).
+/// What support staff meet on their first day: read-only access, pasting at a terminal, doctor's
+/// fixes, audit ids, first contact.
 @Suite("support staff UX, end to end")
 struct SupportUXTests {
     static var canSwitchUser: Bool {
@@ -9,7 +10,7 @@ struct SupportUXTests {
             && E2EBackend.current == .sqlite
     }
 
-    /// #14.6: a user with read access only (file 0644, folder 0555) can look everything up; a
+    /// A user with read access only (file 0644, folder 0555) can look everything up; a
     /// change fails with a plain read-only message; no SQL, no MySQL hint; no file is created.
     @Test(.enabled(if: canSwitchUser)) func lookUpsWorkOnAReadOnlyFileAndFolder() throws {
         let cli = try CLI()
@@ -43,7 +44,7 @@ struct SupportUXTests {
         #expect(before == after)
     }
 
-    /// #14.6: readers never create files, not even where they could: another user's database in a
+    /// Readers never create files, not even where they could: another user's database in a
     /// folder everyone may write gets no `-wal`/`-shm` owned by the reader.
     @Test(.enabled(if: canSwitchUser)) func readersCreateNoFiles() throws {
         let cli = try CLI()
@@ -64,7 +65,7 @@ struct SupportUXTests {
         }
     }
 
-    /// #14.8: doctor's fix commands carry --db (and --config, --actor) shell-quoted, so pasted as
+    /// Doctor's fix commands carry --db (and --config, --actor) shell-quoted, so pasted as
     /// printed they act on the database doctor examined; without --environment it never proposes
     /// to revoke paid orders of another environment.
     @Test func doctorFixesCarryTheSettingsDoctorRanWith() throws {
@@ -167,7 +168,7 @@ struct SupportUXTests {
 
     static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") }
 
-    /// #14.5: a 15 KB notification pasted at a terminal is read whole (not cut at 4,095 bytes), a
+    /// A 15 KB notification pasted at a terminal is read whole (not cut at 4,095 bytes), a
     /// prompt says what to do, and the terminal is back in canonical mode afterwards, also after a signal.
     @Test(.enabled(if: hasPython)) func pastingAtATerminalReadsTheWholeLine() throws {
         let jws = try Self.exampleNotification()
@@ -184,7 +185,7 @@ struct SupportUXTests {
         #expect(stopped.canonical)
     }
 
-    /// #14.5 and copy-paste damage: a cut, wrapped or decoded paste gets a hint, not a forgery
+    /// Copy-paste damage: a cut, wrapped or decoded paste gets a hint, not a forgery
     /// verdict; a byte-order mark is ignored.
     @Test func copyPasteDamageGetsAHint() throws {
         let cli = try CLI()
@@ -222,7 +223,7 @@ struct SupportUXTests {
         return cli
     }
 
-    /// #14.7: audit ids where people look (orders show, contracts show, explain), audit list by
+    /// Audit ids where people look (orders show, contracts show, explain), audit list by
     /// user/order/contract/command, change sets undone whole or refused, a second undo named.
     @Test func auditIdsFiltersAndUndo() throws {
         let cli = try Self.exampleDatabase()
@@ -279,7 +280,7 @@ struct SupportUXTests {
         #expect(again.stderr.contains("already undone by #\(undo)"), "\(again)")
     }
 
-    /// #14 should-fix: first contact (no arguments, version), one naming for machine output, one
+    /// First contact (no arguments, version), one naming for machine output, one
     /// form of `changes` in CSV, auto-renew one way, -q still says why, trust errors in plain words.
     @Test func firstContactAndOneNaming() throws {
         let cli = try CLI()
@@ -313,7 +314,7 @@ struct SupportUXTests {
         #expect(!untrusted.stdout.contains("unable to get local issuer"), "\(untrusted)")
     }
 
-    /// #14 should-fix: `contracts show --as-of T` shows only values as of T.
+    /// `contracts show --as-of T` shows only values as of T.
     @Test func contractsShowAsOfShowsOnlyValuesOfThen() throws {
         let cli = try Self.exampleDatabase()
         let then: Int64 = 1_744_675_200_000  // 2025-04-15T00:00:00Z

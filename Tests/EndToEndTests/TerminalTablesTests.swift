@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// #26.1–3: what a terminal of 80 and 120 columns shows of `orders list --user alice`,
+/// What a terminal of 80 and 120 columns shows of `orders list --user alice`,
 /// `contracts show` and `contracts explain` (on a pseudo-terminal, as support reads them).
 @Suite("Terminal tables keep the columns support reads", .serialized)
 struct TerminalTablesTests {

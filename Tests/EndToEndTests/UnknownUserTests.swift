@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue #26: `entitled --user typo` is not a real "no".
+/// `entitled --user typo` is not a real "no".
 @Suite("unknown users, end to end")
 struct UnknownUserTests {
     /// A user with no orders and no contracts is "unknown user" (exit 3, not found); a known user

@@ -78,7 +78,7 @@ struct VerifyTests {
         try cli.ok(["db", "init"])
         let wrongKind = try cli.run(["notify"] + Self.loki, stdin: jws)
         #expect(wrongKind.status == 2 || wrongKind.status == 65)
-        // Changed with issue #14 (each error printed once): a table shows the error, stderr does not repeat it.
+        // Each error is printed once: a table shows the error, stderr does not repeat it.
         #expect(wrongKind.stdout.contains("verify --apply"))
         #expect(!wrongKind.stderr.contains("verify --apply"))
     }

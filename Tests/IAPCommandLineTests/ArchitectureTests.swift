@@ -87,7 +87,7 @@ struct ArchitectureTests {
         #expect(found["SubscriptionEngine"] != nil)
     }
 
-    /// The map stays a map (issue #27): at most 900 words, every module's purpose in at most 25, and
+    /// The map stays a map: at most 900 words, every module's purpose in at most 25, and
     /// every module under `Sources` has a row.
     @Test func theMapStaysShortAndNamesEveryModule() throws {
         let text = try String(contentsOf: Self.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)

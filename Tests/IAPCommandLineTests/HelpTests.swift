@@ -42,7 +42,7 @@ struct HelpTests {
 
     @Test func topLevelHelpListsExitCodesAndCommands() {
         let result = iapctl(["--help"])
-        // Lines are wrapped at 80 columns (#26): compare with spaces and newlines collapsed.
+        // Lines are wrapped at 80 columns: compare with spaces and newlines collapsed.
         let flat = result.out.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         for code in ExitCode.allCases {
             #expect(flat.contains(code.meaning.split(separator: " ").joined(separator: " ")))
@@ -58,7 +58,7 @@ struct HelpTests {
         let own = try #require(out.range(of: "--status <status>"))
         let global = try #require(out.range(of: "Global options ("))
         #expect(own.lowerBound < global.lowerBound)
-        // #26: the global options are listed once, by `help options`, not in every command's help.
+        // The global options are listed once, by `help options`, not in every command's help.
         #expect(!out.contains("--csv-raw  "))
         let options = iapctl(["help", "options"])
         #expect(options.code == 0)

@@ -108,7 +108,7 @@ import Testing
         #expect(results[550]["verdict"] as? String == "rejected")
         // Line 101's renewal still pays its pending order (the token links it).
         #expect(results.filter { $0["verdict"] as? String == "applied" }.count == 598)
-        // The two rejected JWS are kept too (issue #13, property 9), with verdict rejected.
+        // The two rejected JWS are kept too (every JWS received is kept), with verdict rejected.
         #expect(try world.count("ledger") == 600)
     }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import IAPCommandLine
 
 /// Every handler reads its options and arguments by the descriptors declared beside its command's
-/// spec (issue #12: no look-up by a string the compiler cannot check), and only those.
+/// spec (no look-up by a string the compiler cannot check), and only those.
 @Suite("Handlers read the options their command declares")
 struct OptionDescriptorTests {
     let parser = CommandLineParser(root: CommandTree.root)

@@ -3,8 +3,7 @@ import Testing
 
 @testable import IAPCommandLine
 
-/// Issue #14.4 (tables cut only on a terminal, to its width) and #18.14–15 (control characters,
-/// CSV formulas).
+/// Tables cut only on a terminal, to its width; control characters and CSV formulas neutralised.
 @Suite("Terminal-safe output")
 struct TerminalOutputTests {
     let long = String(repeating: "x", count: 150)
@@ -79,7 +78,7 @@ struct TerminalOutputTests {
         #expect(colour.out.contains("color=true"))
     }
 
-    /// Issue #14.2: masking happens by field before layout, so a cut cell never shows a raw id's prefix.
+    /// Masking happens by field before layout, so a cut cell never shows a raw id's prefix.
     @Test func redactedTablesOnANarrowTerminalShowNoPartOfAnId() throws {
         let dir = try temporaryDirectory()
         let db = dir.appendingPathComponent("t.db").path
@@ -109,7 +108,7 @@ struct TerminalOutputTests {
         #expect(list.out.contains("\"order-1\"") && list.out.contains("\"user-1\""))
     }
 
-    /// #14.4/#14.8: on a terminal doctor shows one block per finding, problem and fix whole.
+    /// On a terminal doctor shows one block per finding, problem and fix whole.
     @Test func doctorOnATerminalShowsBlocks() throws {
         let dir = try temporaryDirectory()
         let db = dir.appendingPathComponent("t.db").path

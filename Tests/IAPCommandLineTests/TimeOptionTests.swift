@@ -3,8 +3,8 @@ import Testing
 
 @testable import IAPCommandLine
 
-/// Every time option reads the one grammar of `Timestamp.parse` (issue #12: `verify --at` used to
-/// refuse what `entitled --at` accepted).
+/// Every time option reads the one grammar of `Timestamp.parse`, so no time option refuses
+/// what another accepts.
 @Suite("One grammar for every time option")
 struct TimeOptionTests {
     let parser = CommandLineParser(root: CommandTree.root)

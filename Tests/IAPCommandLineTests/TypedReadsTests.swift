@@ -41,7 +41,7 @@ struct TypedReadsTests {
         #expect(found.isEmpty, "read typed instead (invocation[option]):\n\(found.joined(separator: "\n"))")
     }
 
-    /// The forms the handlers used before (issue #27) are found; typed reads and look-alikes are not.
+    /// Untyped reads (by text or by index) are found; typed reads and look-alikes are not.
     @Test func theScanFindsTheOldForms() {
         let old = """
             let limit = invocation.parsed.value(CommandTree.limitOption).flatMap { Int($0) }

@@ -190,7 +190,7 @@ struct ClientSubmissionTests {
             Issue.record("expected notATransaction: \(result)")
             return
         }
-        // Kept in the ledger as rejected (issue #13, property 9), nothing else.
+        // Kept in the ledger as rejected (every JWS received is kept), nothing else.
         #expect(try world.counts == StoreCounts(orders: 2, contracts: 0, ledger: 1, unmatched: 0, audit: 0))
         #expect(try world.order(0)?.status == .pending)
     }

@@ -162,7 +162,7 @@ struct ItemFramingTests {
         #expect(message.hasPrefix("this looks cut short: 30 bytes and 2 of the 3 dot-separated segments of a JWS"))
         #expect(message.hasSuffix("; copy the whole text again, or save it to a file and give the file"))
 
-        // Pasted at a terminal (read without its line limit): the copy was short, the limit is not named (#26).
+        // Pasted at a terminal (read without its line limit): the copy was short, the limit is not named.
         let fromTerminal = try #require(Self.failure(try Self.items(cut, terminal: true).first)).message
         #expect(!fromTerminal.contains("4,095"))
         #expect(fromTerminal.contains("the copy itself was short"))

@@ -9,7 +9,7 @@ import PersonalData
 import SubscriptionEngine
 import Testing
 
-/// Issue #13, property 9: every JWS received is in the ledger with its verdict, rejected ones too
+/// Every JWS received is in the ledger with its verdict, rejected ones too
 /// when their bytes can be read; kept once per distinct bytes, never a fact or a row change.
 @Suite("Rejected items are kept in the ledger")
 struct RejectedItemsTests {

@@ -148,7 +148,7 @@ struct RestoreSubmissionTests {
         #expect(try world.counts.ledger == 0)
 
         let applied = try Self.run(world, [base64], apply: RestoreSubmission.Apply(), user: "alice", verifiers: verifiers)
-        // Committed: each says what was done (#26).
+        // Committed: each says what was done.
         #expect(applied.map(\.row.verdict) == Array(repeating: .restored, count: 9))
         #expect(try world.order(no: "receipt-order")?.status == .paid)
         #expect(try world.contract(ClientVerificationTests.receiptOriginal)?.userId == "alice")
@@ -183,7 +183,7 @@ struct RestoreSubmissionTests {
         #expect(try world.counts == before)
 
         let applied = try Self.run(world, [base64], apply: RestoreSubmission.Apply(), user: "alice", verifiers: verifiers)
-        // Committed: each says what was done (#26).
+        // Committed: each says what was done.
         #expect(applied.map(\.row.verdict) == Array(repeating: .restored, count: 9))
         #expect(applied.map(\.row.outcome) == Array(repeating: .success, count: 9))
         // Delivered in the receipt's order (oldest purchase first), the annual entry matched by product.

@@ -42,7 +42,7 @@ struct MigrationTests {
         }
     }
 
-    /// The seed's tables (fewer columns, other index names) gain what is missing; rows stay.
+    /// A shop's existing tables (fewer columns, other index names) gain what is missing; rows stay.
     @Test func migrateCompletesSeedShapedTablesWithoutLosingRows() throws {
         try TestServer.withFreshStore(migrate: false) { store throws in
             try store.executeForTesting(
@@ -86,7 +86,7 @@ struct MigrationTests {
             #expect(!missing.contains("table orders"))
             #expect(missing.contains("column orders.price"))
             #expect(missing.contains("unique index (trade_no) on orders"))
-            #expect(!missing.contains("unique index (no) on orders"), "the seed's UNIQUE on no counts")
+            #expect(!missing.contains("unique index (no) on orders"), "the shop's UNIQUE on no counts")
             #expect(!missing.contains("unique index (contract_id) on member_contracts"), "whatever its name")
             #expect(missing.contains("column member_contracts.last_event_date"))
             #expect(missing.contains("table iap_ledger"))
@@ -110,7 +110,7 @@ struct MigrationTests {
             #expect(contract.expiresDate == 99)
             #expect(contract.lastEventDate == nil)
 
-            // The new unique key on trade_no works, and the seed's extra column is still there.
+            // The new unique key on trade_no works, and the shop's extra column is still there.
             expectStoreError(\.isConflict) {
                 _ = try store.write { try $0.insertOrder(Sample.order("seed-2", tradeNo: "5000")) }
             }
@@ -126,7 +126,7 @@ struct MigrationTests {
     }
 }
 
-/// Ledger compaction (issue 17) upgrades a version-1 database in place: its rows keep their text.
+/// Ledger compaction upgrades a version-1 database in place: its rows keep their text.
 @Suite("MySQLStore: ledger compaction upgrade")
 struct MySQLLedgerCompactionUpgradeTests {
     @Test func aVersionOneDatabaseUpgradesInPlaceAndKeepsItsRows() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MySQLStore
 
-/// Issue 25: what a unit costs in client/server round trips (counted by the connection layer),
+/// What a unit costs in client/server round trips (counted by the connection layer),
 /// and that the cheaper statements keep their meaning.
 @Suite("MySQLStore round trips", .enabled(if: TestServer.isConfigured, TestServer.skipReason), .serialized)
 struct RoundTripCountTests {

@@ -152,7 +152,7 @@ struct OpeningTests {
     }
 }
 
-/// Ledger compaction (issue 17) upgrades a version-1 database in place: its rows keep their text
+/// Ledger compaction upgrades a version-1 database in place: its rows keep their text
 /// and read back unchanged; new rows are packed, and identical re-deliveries refer to their first copy.
 @Suite("SQLiteStore: ledger compaction upgrade")
 struct LedgerCompactionUpgradeTests {

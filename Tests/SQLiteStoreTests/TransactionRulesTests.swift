@@ -71,7 +71,7 @@ struct TransactionRulesTests {
         #expect(try store.read { try $0.counts().audit } == 0)
     }
 
-    // Changed with issue #14.6: errors no longer carry the SQL text (people read them).
+    // Errors do not carry the SQL text (people read them).
     @Test func checkConstraintsAreFailuresWithoutTheSQL() throws {
         let store = try makeStore()
         let error = #expect(throws: StoreError.self) {
@@ -139,7 +139,7 @@ struct TransactionRulesTests {
         #expect(try plan(StoreSQL.processedLedger).contains("INDEX idx_iap_ledger_notification_uuid"))
         #expect(try plan(StoreSQL.unmatchedLedger).contains("INDEX idx_iap_ledger_verdict"))
         #expect(try plan(StoreSQL.auditByEntity).contains("INDEX idx_iap_audit_entity"))
-        // A ledger detail kept as a reference reads its audit rows by the primary key (issue 25).
+        // A ledger detail kept as a reference reads its audit rows by the primary key.
         #expect(try plan(StoreSQL.auditByLedgerFrom).contains("INTEGER PRIMARY KEY"))
         // A claim is found in the WITHOUT ROWID table's own key.
         #expect(try plan(StoreSQL.deleteClaim).contains("PRIMARY KEY"))

@@ -2,7 +2,7 @@ import StoreSQL
 import SubscriptionEngine
 import Testing
 
-/// Issue 25, flat with history: the engine's per-subscription snapshot is kept with the contract
+/// Flat with history: the engine's per-subscription snapshot is kept with the contract
 /// (`member_contracts.snapshot`, schema v9). It reads back as written; every other writer of the
 /// subscription's rows clears it; a database of schema v8 (made here, at test time) gains the
 /// column, its contracts without a snapshot, on every backend.

@@ -161,7 +161,7 @@ struct LedgerPackingTests {
     }
 }
 
-/// Issue 25: the claim tells the session whether the ledger holds a copy of the notification
+/// The claim tells the session whether the ledger holds a copy of the notification
 /// (MariaDB: in the claim's own round trip); a claimed re-delivery is still stored by reference.
 @Suite("Store contract: claimed re-deliveries")
 struct ClaimedRedeliveryTests {

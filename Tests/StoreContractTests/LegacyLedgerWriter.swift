@@ -2,7 +2,7 @@ import SubscriptionEngine
 
 @testable import StoreSQL
 
-/// The ledger's packed form as iapctl wrote it before issue 25 (versions 1 and 2), made at test
+/// The ledger's packed form as older iapctl versions wrote it (versions 1 and 2), made at test
 /// time from a current (version 3) packed raw: the same chains and operations, with the CRC-32 of
 /// the text, stored plain (1) or compressed by iapctl's former LZ codec (2). The former compressor
 /// is kept here, in the tests only: iapctl itself now only reads these versions.
@@ -38,7 +38,7 @@ enum LegacyLedgerWriter {
     }
 }
 
-/// iapctl's former LZ compressor (Sources/StoreSQL/LZCompression.swift before issue 25), unchanged:
+/// iapctl's former LZ compressor (Sources/StoreSQL/LZCompression.swift, since removed), unchanged:
 /// greedy matching with one step of lazy evaluation over 4-byte hash chains (4096 heads, chains
 /// cut at 32 candidates). Its stream format is documented in ``LegacyLedgerFormat``.
 enum LegacyLZ {

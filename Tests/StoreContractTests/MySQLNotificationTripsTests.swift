@@ -6,7 +6,7 @@ import Testing
 
 @testable import MySQLStore
 
-/// Issue 25 on MariaDB: a notification's claim also says whether the ledger holds a copy of it, its
+/// On MariaDB, a notification's claim also says whether the ledger holds a copy of it, its
 /// audit rows go in one INSERT, and a chain already stored is read, not locked, by each writer.
 @Suite("MariaDB: a notification's round trips and shared rows", .serialized)
 struct MySQLNotificationTripsTests {

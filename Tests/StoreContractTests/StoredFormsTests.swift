@@ -410,7 +410,7 @@ extension AuditEntry {
     }
 }
 
-/// Issue 25: an event's audit rows are written together (up to 8 in one INSERT); more than 8 are
+/// An event's audit rows are written together (up to 8 in one INSERT); more than 8 are
 /// split, and every row reads back in order with its ledger row's id.
 @Suite("Store contract: an event's audit rows written together")
 struct AuditRowsTogetherTests {

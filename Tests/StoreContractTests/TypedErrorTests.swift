@@ -1,7 +1,7 @@
 import SubscriptionEngine
 import Testing
 
-/// Issue 27: the store's seam is typed. Every `StoreSession` method, `schemaVersion()` and
+/// The store's seam is typed. Every `StoreSession` method, `schemaVersion()` and
 /// `migrate()` throw `StoreError` itself, so callers catch it without a cast, on every backend;
 /// `read`/`write` pass what their body throws on unchanged.
 @Suite("Store contract: typed errors")

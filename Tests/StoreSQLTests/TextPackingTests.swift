@@ -3,7 +3,7 @@ import Testing
 
 @testable import StoreSQL
 
-/// Issue 25, database size: the packed form of the store's texts is exact, smaller, refers to the
+/// The packed form of the store's texts is exact, smaller, refers to the
 /// row's own values, and refuses damage.
 @Suite("StoreSQL: packed texts")
 struct TextPackingTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SubscriptionEngine
 
-/// The per-subscription snapshot (issue 25): an event that only adds facts is decided from the
+/// The per-subscription snapshot: an event that only adds facts is decided from the
 /// facts the snapshot keeps. Applied event by event to two stores — one engine with the snapshot's
 /// path, one deriving every event from every fact — every outcome (verdict, detail, changes, orders
 /// touched) and every row must be the same, whatever the history: renewals, refunds, revocations

@@ -1,7 +1,7 @@
 import IAPFoundation
 import SubscriptionEngine
 
-/// A ledger detail kept as a reference to the audit rows of its changes (issue 25, database size).
+/// A ledger detail kept as a reference to the audit rows of its changes (to keep the database small).
 ///
 /// The detail of an applied item lists its changes (`order … created: no ∅ → …, status ∅ → paid;
 /// contract … updated: expires_date … → …`), each the before/after its audit row records. Such a

@@ -6,7 +6,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// The compact form of a ledger item's raw text (issue 17): the same bytes, rebuilt exactly.
+/// The compact form of a ledger item's raw text: the same bytes, rebuilt exactly.
 ///
 /// A notification line is mostly base64url: a JWS whose header carries the signer's certificate
 /// chain (`x5c`), and whose payload nests two more JWS with the same chain. Packing decodes every
@@ -22,10 +22,9 @@ import Synchronization
 ///
 /// Format: a version byte, varint chain count, that many 32-byte digests, then the operations:
 /// `0x01 len bytes` (literal), `0x02 index` (chain text), `0x03` (begin a base64url segment),
-/// `0x04` (end it: base64url-encode what was written since the matching begin). Version 3 (written
-/// since issue 25) stores the operations as one Zstandard frame (``ZstdCodec``: content size and
+/// `0x04` (end it: base64url-encode what was written since the matching begin). Version 3 stores the operations as one Zstandard frame (``ZstdCodec``: content size and
 /// checksum in the frame) compressed with the preset dictionary ``dictionary`` (App Store payload
-/// keys). Version 4 (issue 25, database size) is version 3 with the row's own ids (`context`: its
+/// keys). Version 4 (smaller rows) is version 3 with the row's own ids (`context`: its
 /// notification UUID, transaction ids and app account token, stored in the row's columns) replaced
 /// in the operations by byte 0xFE and the id's index + 1 before compression (0xFE itself by 0xFE 0,
 /// ``TextPacking/substitute(_:_:escape:)``); it is written when the text names any of them. Versions 1 and 2, only read (``LegacyLedgerFormat``), store after the digests the CRC-32
@@ -50,7 +49,7 @@ public enum LedgerPacking {
         /// The chain whose text is `bytes`: one of ``recent`` (compared byte for byte) or a new one
         /// (its SHA-256 computed). Every notification carries the same chain up to three times (the
         /// notification and its two nested JWS), and one signer's chain for months: hashing it once
-        /// per process instead of three times per notification (issue 25, engine+store CPU).
+        /// per process instead of three times per notification.
         static func of(_ bytes: UnsafeBufferPointer<UInt8>) -> Chain {
             if let known = recent.withLock({ recent in recent.first { $0.hasText(bytes) } }) { return known }
             let chain = Chain(text: Array(bytes))

@@ -1,6 +1,6 @@
 import CZlib
 
-/// Reading packed raws written before issue 25 (format versions 1 and 2), decode only.
+/// Reading packed raws of format versions 1 and 2 (the LZ stream and CRC-32), decode only.
 ///
 /// Why this is kept: databases written by earlier iapctl hold rows in these versions, and `audit
 /// raw` must return every one byte for byte. Version 2 compressed with iapctl's own LZ codec, whose
@@ -93,5 +93,5 @@ enum LegacyLedgerFormat {
     }
 
     static let zlibUnavailable =
-        "cannot load zlib (libz.so.1), which checks ledger rows written before issue 25: install Debian's zlib1g"
+        "cannot load zlib (libz.so.1), which checks ledger rows of the older packed forms (versions 1 and 2): install Debian's zlib1g"
 }

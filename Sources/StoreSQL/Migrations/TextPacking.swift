@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// The compact stored form of the store's longer texts (issue 25, database size): a ledger row's
+/// The compact stored form of the store's longer texts (to keep the database small): a ledger row's
 /// `detail`, an audit row's before/after JSON, a fact's canonical JSON body. The same texts,
 /// rebuilt exactly.
 ///

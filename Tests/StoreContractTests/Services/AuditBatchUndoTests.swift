@@ -2,7 +2,7 @@ import Foundation
 import SubscriptionEngine
 import Testing
 
-/// `audit undo ID…` and `audit undo --ticket T` on every backend (#26): several rows in one
+/// `audit undo ID…` and `audit undo --ticket T` on every backend: several rows in one
 /// transaction, newest first, all or nothing; which rows were undone, and by which.
 @Suite("Services: audit undo of several rows")
 struct AuditBatchUndoTests {

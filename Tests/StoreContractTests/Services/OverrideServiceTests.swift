@@ -2,7 +2,7 @@ import Foundation
 import SubscriptionEngine
 import Testing
 
-/// Hand overrides (issue 23) on every backend: a hand change of a derived field holds over the
+/// Hand overrides on every backend: a hand change of a derived field holds over the
 /// facts until it is removed (`audit undo`, clearing it) or Apple signs a newer period.
 @Suite("Services: hand overrides")
 struct OverrideServiceTests {

@@ -3,7 +3,7 @@ import AppStoreJWS
 import IAPOperations
 
 extension AppStoreAPIError: CLIErrorConvertible {
-    /// Exit codes of cli.md: 401 and a bad key are configuration (78), unknown ids not found (3), Apple's
+    /// Exit codes of iapctl(1): 401 and a bad key are configuration (78), unknown ids not found (3), Apple's
     /// "invalid request" malformed input (65), a rate limit still in force "retry" (75), a server or network
     /// failure "unavailable" (69).
     public var cliError: CLIError {

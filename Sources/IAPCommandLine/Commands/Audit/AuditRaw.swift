@@ -23,7 +23,7 @@ enum AuditRaw {
         arguments: [id],
         handler: run)
 
-    /// One ledger item's raw text, exactly as received (issue 17: the ledger stores it packed).
+    /// One ledger item's raw text, exactly as received (the ledger stores it packed).
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let id = invocation[Self.id].value
         let found = try DbOpen.read(invocation) { session throws -> LedgerEntry? in

@@ -102,7 +102,7 @@ enum Corrections {
                 if result.changes.isEmpty {
                     invocation.print("\(head): no change")
                 } else {
-                    // The audit row's id: what `audit undo` takes (#26).
+                    // The audit row's id: what `audit undo` takes.
                     let audit = dryRun ? nil : result.auditId
                     invocation.print("\(head): \(verb)" + (audit.map { " (audit #\($0))" } ?? ""))
                     for change in RowRendering.displayed(result.changes) {

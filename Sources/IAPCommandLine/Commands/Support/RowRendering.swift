@@ -96,7 +96,7 @@ enum RowRendering {
     }
 
     /// The table columns of an event timeline. On a narrow terminal TRANSACTION stays (what support
-    /// looks up next); SOURCE and DETAIL give way first (#26).
+    /// looks up next); SOURCE and DETAIL give way first.
     static let ledgerColumns: [Column] = [
         Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT", important: true),
         Column("verdict", title: "VERDICT", important: true),
