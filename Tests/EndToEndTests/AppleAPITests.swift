@@ -66,14 +66,14 @@ struct AppleAPITests {
 
     /// On a terminal `apple lookup` shows the decoded purchase, not screens of base64; a pipe
     /// still gets one JWS per line.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func lookupOnATerminalShowsThePurchase() throws {
+    @Test(.enabled(if: Examples.hasPython)) func lookupOnATerminalShowsThePurchase() throws {
         let (cli, world, server) = try setUp()
         let jws = try world.signedTransaction(world.transaction("1000", original: "1000", token: token))
         try server.routes([
             ("sandbox", "GET", "/inApps/v1/lookup/MK5TTTVWJH", [:], [.ok(["status": 0, "signedTransactions": [jws]])])
         ])
         for columns in [80, 120] {
-            let r = try SupportUXTests.onTerminal(
+            let r = try Examples.onTerminal(
                 ["apple", "lookup", "MK5TTTVWJH"] + sandbox(world), input: "", columns: columns,
                 environment: cli.environment)
             #expect(r.status == 0, "\(r.screen)")

@@ -33,15 +33,15 @@ struct InterruptOnTerminalTests {
     /// 600 notifications already applied, piped again on a pipe left open: the progress line
     /// shows all 600, and after Ctrl-C the table comes whole, then "interrupted after 600 items:
     /// nothing changed (every item was a duplicate)", last.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func theStopLineComesAfterTheTable() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func theStopLineComesAfterTheTable() throws {
+        let cli = try Examples.exampleDatabase()
         let text = try String(
             contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
         // Lines 2–5 of the examples were applied by exampleDatabase: now each is a duplicate.
         let applied = text.split(separator: "\n")[1...4].joined(separator: "\n") + "\n"
         let input = String(repeating: applied, count: 150)
         let r = try Self.interruptedOnOpenPipe(
-            ["notify"] + SupportUXTests.exampleTrust, input: input, waitFor: "600 items", environment: cli.environment)
+            ["notify"] + Examples.exampleTrust, input: input, waitFor: "600 items", environment: cli.environment)
         #expect(r.status == 130, "\(r.screen.suffix(2000))")
         // The progress line reached the true count (it was left at the last multiple of 256).
         #expect(r.screen.contains("600 items… 600 duplicate"), "\(r.screen.suffix(2000))")

@@ -43,13 +43,13 @@ struct OpenPipeProgressTests {
     /// One notification written to a pipe that stays open: the terminal shows it counted as
     /// applied while `notify` still waits for more; closing the input ends the batch as usual
     /// (the table, then the summary), and the database has what the count said.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func theAppliedCountShowsBeforeTheInputEnds() throws {
+    @Test(.enabled(if: Examples.hasPython)) func theAppliedCountShowsBeforeTheInputEnds() throws {
         let cli = try CLI()
         try cli.ok(["db", "init", "-q"])
         try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
-        let line = try SupportUXTests.exampleNotification() + "\n"
+        let line = try Examples.exampleNotification() + "\n"
         let r = try Self.onOpenPipe(
-            ["notify"] + SupportUXTests.exampleTrust, input: line, waitFor: "1 item… 1 applied", environment: cli.environment)
+            ["notify"] + Examples.exampleTrust, input: line, waitFor: "1 item… 1 applied", environment: cli.environment)
         #expect(r.wasRunning, "the count showed while the pipe was still open: \(r.screen)")
         #expect(r.beforeClose.contains("1 item… 1 applied"), "\(r.beforeClose)")
         #expect(r.status == 0, "\(r.screen)")

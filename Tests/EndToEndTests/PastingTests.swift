@@ -36,18 +36,18 @@ struct PastingTests {
     }
 
     /// A row shows on the item's Enter, not at Ctrl-D; Ctrl-D is not echoed as `^D` glued to the header.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func eachRowShowsWhenItIsDecided() throws {
-        let jws = try SupportUXTests.exampleNotification()
-        let r = try Self.pasteThenEnd(["verify"] + SupportUXTests.exampleTrust, line: jws)
+    @Test(.enabled(if: Examples.hasPython)) func eachRowShowsWhenItIsDecided() throws {
+        let jws = try Examples.exampleNotification()
+        let r = try Self.pasteThenEnd(["verify"] + Examples.exampleTrust, line: jws)
         #expect(r.beforeEnd.contains("VALID"), "\(r.beforeEnd.suffix(1500))")
         #expect(!r.all.contains("^D"), "\(r.all.suffix(1500))")
         // A batch's table row too, its header on a line of its own.
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let restored = try String(
             contentsOf: CLI.packageRoot.appendingPathComponent("examples/restored.ndjson"), encoding: .utf8)
         let line = String(restored.split(separator: "\n")[0])
         let restore = try Self.pasteThenEnd(
-            ["restore", "--user", "alice"] + SupportUXTests.exampleTrust, line: line, environment: cli.environment)
+            ["restore", "--user", "alice"] + Examples.exampleTrust, line: line, environment: cli.environment)
         #expect(restore.beforeEnd.contains("restorable"), "\(restore.beforeEnd.suffix(1500))")
         #expect(!restore.all.contains("^D"))
         let lines = restore.all.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
@@ -58,14 +58,14 @@ struct PastingTests {
     /// verdict (2); the 4,095-byte terminal limit is named only when the copy stopped there.
     @Test func aJWSCutInsideItsSignatureIsCutShort() throws {
         let cli = try CLI()
-        let jws = try SupportUXTests.exampleNotification()
-        let cut = try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: String(jws.dropLast(30)) + "\n")
+        let jws = try Examples.exampleNotification()
+        let cut = try cli.run(["verify"] + Examples.exampleTrust, stdin: String(jws.dropLast(30)) + "\n")
         #expect(cut.status == 65, "\(cut)")
         #expect(cut.stdout.contains("this looks cut short") && cut.stdout.contains("not a forgery"), "\(cut)")
         #expect(!cut.stdout.contains("4,095"))
-        let short = try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: String(jws.prefix(5000)) + "\n")
+        let short = try cli.run(["verify"] + Examples.exampleTrust, stdin: String(jws.prefix(5000)) + "\n")
         #expect(short.status == 65 && short.stdout.contains("cut short") && !short.stdout.contains("4,095"), "\(short)")
-        let atLimit = try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: String(jws.prefix(4095)) + "\n")
+        let atLimit = try cli.run(["verify"] + Examples.exampleTrust, stdin: String(jws.prefix(4095)) + "\n")
         #expect(atLimit.stdout.contains("4,095"), "\(atLimit)")
         // Apple's notification whose signature lost its end (fixture 90, 58 of 64 bytes): the same.
         let real = try cli.run([
@@ -79,25 +79,25 @@ struct PastingTests {
         // Cut inside the signature at every length, 4n+1 ones (85, 43) included, which are not base64url.
         for kept in [85, 84, 43, 1] {
             let cutJWS = String(jws.dropLast(86 - kept))
-            let result = try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: cutJWS + "\n")
+            let result = try cli.run(["verify"] + Examples.exampleTrust, stdin: cutJWS + "\n")
             #expect(
                 result.status == 65 && result.stdout.contains("its signature has \(kept) of the 86 characters"),
                 "\(kept): \(result)")
         }
         // A whole JWS still verifies.
-        #expect(try cli.run(["verify"] + SupportUXTests.exampleTrust, stdin: jws + "\n").status == 0)
+        #expect(try cli.run(["verify"] + Examples.exampleTrust, stdin: jws + "\n").status == 0)
     }
 
     /// A JWS given where a file name goes is not echoed back 15 KB long: it is named as a JWS.
     @Test func aJWSAsTheArgumentIsNamed() throws {
         let cli = try CLI()
-        let jws = try SupportUXTests.exampleNotification()
-        let r = try cli.run(["verify", jws] + SupportUXTests.exampleTrust)
+        let jws = try Examples.exampleNotification()
+        let r = try cli.run(["verify", jws] + Examples.exampleTrust)
         #expect(r.status == 64, "\(r.stderr.prefix(500))")
         #expect(r.stderr.contains("looks like a JWS") && r.stderr.contains("paste it"), "\(r.stderr.prefix(500))")
         #expect(r.stderr.utf8.count < 1000)
         // A missing file is still a missing file.
-        let missing = try cli.run(["verify", "nope.jws"] + SupportUXTests.exampleTrust)
+        let missing = try cli.run(["verify", "nope.jws"] + Examples.exampleTrust)
         #expect(missing.status == 66 && missing.stderr.contains("cannot open nope.jws"))
     }
 }

@@ -153,14 +153,18 @@ struct ReceiptGuideTests {
         let root = CLI.packageRoot.path
         let line =
             "iapctl verify Tests/EndToEndTests/Fixtures/receipts/receipt-sandbox-g5 --bundle-id dev.bonzer.weeka.app --environment Sandbox"
-        let result = try cli.run(Guide.command(line, in: Guide.receipts, "docs/receipts.md").map { $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 })
+        let result = try cli.run(
+            Guide.command(line, in: Guide.receipts, "docs/receipts.md").map { $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 })
         #expect(result.status == 0, "\(result)")
         for printed in result.lines {
             #expect(
                 Guide.receipts.contains(printed.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")),
                 "docs/receipts.md lacks: \(printed)")
         }
-        let now = try cli.run(Guide.command(line, in: Guide.receipts, "docs/receipts.md").map { $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 } + ["--at", "now"])
+        let now = try cli.run(
+            Guide.command(line, in: Guide.receipts, "docs/receipts.md").map { $0.hasPrefix("Tests/") ? root + "/" + $0 : $0 } + [
+                "--at", "now",
+            ])
         #expect(now.status == 2)
     }
 }

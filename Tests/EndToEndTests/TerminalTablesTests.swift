@@ -9,7 +9,7 @@ struct TerminalTablesTests {
 
     /// The screen of `iapctl ARGS` at `columns` wide, escape codes removed, as lines.
     static func screen(_ cli: CLI, _ args: [String], columns: Int, status: Int32 = 0) throws -> [String] {
-        let r = try SupportUXTests.onTerminal(args, input: "", columns: columns, environment: cli.environment)
+        let r = try Examples.onTerminal(args, input: "", columns: columns, environment: cli.environment)
         #expect(r.status == status, "\(r.screen)")
         let plain = r.screen.replacingOccurrences(of: "\r\n", with: "\n")
             .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
@@ -23,8 +23,8 @@ struct TerminalTablesTests {
         return (lines[start].split(separator: " ").map(String.init), Array(rows))
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func ordersOfOneUserKeepStatusAndExpiry() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func ordersOfOneUserKeepStatusAndExpiry() throws {
+        let cli = try Examples.exampleDatabase()
         for columns in [80, 120] {
             let lines = try Self.screen(cli, ["orders", "list", "--user", "alice"], columns: columns)
             let (header, rows) = try Self.table(lines, header: "NO")
@@ -50,8 +50,8 @@ struct TerminalTablesTests {
 
     /// Unfiltered lists keep whose row it is (USER), the product, the state and the date; a product
     /// cut on screen never reads as the end of another product (`…monthly` vs `…premium.monthly`).
-    @Test(.enabled(if: SupportUXTests.hasPython)) func unfilteredListsKeepUserAndTellProductsApart() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func unfilteredListsKeepUserAndTellProductsApart() throws {
+        let cli = try Examples.exampleDatabase()
         for columns in [80, 100, 120] {
             for (command, first) in [("orders", "NO"), ("contracts", "CONTRACT_ID")] {
                 let lines = try Self.screen(cli, [command, "list"], columns: columns)
@@ -85,8 +85,8 @@ struct TerminalTablesTests {
 
     /// A hand override reads as one where people look: the row's own field says "by hand" and what
     /// Apple's facts say; the Overrides note wraps whole; an order table's cell says "by hand".
-    @Test(.enabled(if: SupportUXTests.hasPython)) func handOverridesReadAsSuch() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func handOverridesReadAsSuch() throws {
+        let cli = try Examples.exampleDatabase()
         try cli.ok(["contracts", "update", "2000000900000001", "--status", "revoked", "--reason", "chargeback", "-q"])
         try cli.ok(["orders", "update", Self.order, "--status", "refunded", "--reason", "refund by phone", "-q"])
         for columns in [80, 120] {
@@ -110,21 +110,21 @@ struct TerminalTablesTests {
 
     /// What a batch changed wraps whole on a terminal (`order cb049508-b4ed…` was all of it):
     /// notify's REFUND row and the audit trail's changes.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func batchChangesWrapWhole() throws {
+    @Test(.enabled(if: Examples.hasPython)) func batchChangesWrapWhole() throws {
         let cli = try CLI()
         try cli.ok(["db", "init", "-q"])
         try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
         let input = CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path
         for columns in [80, 120] {
             let lines = try Self.screen(
-                cli, ["notify", input, "--dry-run"] + SupportUXTests.exampleTrust, columns: columns, status: 1)
+                cli, ["notify", input, "--dry-run"] + Examples.exampleTrust, columns: columns, status: 1)
             let text = lines.joined(separator: " ").split(separator: " ").joined(separator: " ")
             #expect(
                 text.contains("updated: status paid → refunded; contract 2000000900000002 updated: status active → revoked"),
                 "\(columns): \(lines)")
             #expect(!lines.contains { $0.contains("would apply") && $0.hasSuffix("…") }, "\(lines)")
         }
-        _ = try cli.run(["notify", input, "-q"] + SupportUXTests.exampleTrust)
+        _ = try cli.run(["notify", input, "-q"] + Examples.exampleTrust)
         for columns in [80, 120] {
             let lines = try Self.screen(cli, ["audit", "list", "--contract", "2000000900000002"], columns: columns)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
@@ -133,8 +133,8 @@ struct TerminalTablesTests {
         }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func idsAndVerdictsAreNeverCutBelowSixteen() throws {
+        let cli = try Examples.exampleDatabase()
         for columns in [80, 120] {
             let lines = try Self.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
@@ -145,8 +145,8 @@ struct TerminalTablesTests {
         }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func explainShowsWhyOnATerminal() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func explainShowsWhyOnATerminal() throws {
+        let cli = try Examples.exampleDatabase()
         for columns in [80, 120] {
             let lines = try Self.screen(cli, ["contracts", "explain", "2000000900000001"], columns: columns)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
@@ -176,7 +176,7 @@ struct TerminalTablesTests {
 
     /// The entries of one receipt are all LINE 1: TRANSACTION tells them apart, whole, and the
     /// verdict is never cut (`owned-by-o…` was).
-    @Test(.enabled(if: SupportUXTests.hasPython)) func receiptRestoreRowsNameTheirTransaction() throws {
+    @Test(.enabled(if: Examples.hasPython)) func receiptRestoreRowsNameTheirTransaction() throws {
         let cli = try CLI()
         try cli.ok(["db", "init", "-q"])
         let file = try ReceiptE2ETests.derFile(cli)
@@ -190,10 +190,10 @@ struct TerminalTablesTests {
             #expect(transactions.count == 9 && Set(transactions).count == 9, "\(rows)")
             #expect(transactions.allSatisfy { $0.count == 16 && !$0.hasSuffix("…") }, "\(transactions)")
         }
-        let example = try SupportUXTests.exampleDatabase()
+        let example = try Examples.exampleDatabase()
         let restored = CLI.packageRoot.appendingPathComponent("examples/restored.ndjson").path
         let lines = try Self.screen(
-            example, ["restore", "--user", "bob", restored] + SupportUXTests.exampleTrust, columns: 80, status: 1)
+            example, ["restore", "--user", "bob", restored] + Examples.exampleTrust, columns: 80, status: 1)
         #expect(lines.contains { $0.contains("  owned-by-other  ") }, "\(lines)")
     }
 }

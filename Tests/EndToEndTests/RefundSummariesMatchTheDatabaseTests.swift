@@ -5,8 +5,8 @@ import Testing
 /// The summaries of `refunds answer` (one request, and `--all --policy`) and of a single
 /// `contracts update`, checked against what the database shows they wrote (on SQLite, and on
 /// MariaDB with `IAPCTL_E2E_BACKEND=mysql`); Apple is the loopback stand-in.
-@Suite("Every summary line true: refunds answer and contracts update")
-struct SummaryTruthRefundsTests {
+@Suite("refunds answer and contracts update: the summary matches what the database shows")
+struct RefundSummariesMatchTheDatabaseTests {
     let desk = RefundDeskTests()
 
     func status(_ cli: CLI) throws -> [String: Any] { try cli.ok(["db", "status", "-o", "json"]).jsonObject() }
@@ -118,10 +118,10 @@ struct SummaryTruthRefundsTests {
     /// A single `contracts update`: `updated 1 contract` is the one contract whose row changed, with
     /// one audit row per changed field set; `no change` writes nothing; the dry run writes nothing.
     @Test func aSingleContractUpdatesSummaryIsTheRowThatChanged() throws {
-        let cli = try SummaryTruthTests.ordersOnly()
+        let cli = try SummariesMatchTheDatabaseTests.ordersOnly()
         let input = try String(
             contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
-        _ = try cli.run(["notify", "-q"] + SupportUXTests.exampleTrust, stdin: input)
+        _ = try cli.run(["notify", "-q"] + Examples.exampleTrust, stdin: input)
         let contract = "2000000900000001"
         func rows() throws -> [String: String] {
             var rows: [String: String] = [:]

@@ -3,8 +3,8 @@ import Testing
 
 /// The summary line of each command that writes, checked against what the database shows it
 /// wrote (on SQLite, and on MariaDB with `IAPCTL_E2E_BACKEND=mysql`).
-@Suite("Every summary line true")
-struct SummaryTruthTests {
+@Suite("every summary line matches what the database shows")
+struct SummariesMatchTheDatabaseTests {
     /// A database with the examples' orders and no notification applied yet.
     static func ordersOnly() throws -> CLI {
         let cli = try CLI()
@@ -38,7 +38,7 @@ struct SummaryTruthTests {
             contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
         let before = try status(cli)
 
-        let dry = try cli.run(["notify", "--dry-run", "-o", "ndjson"] + SupportUXTests.exampleTrust, stdin: input)
+        let dry = try cli.run(["notify", "--dry-run", "-o", "ndjson"] + Examples.exampleTrust, stdin: input)
         let predicted = try Self.counts(dry.stderr, command: "notify")
         #expect(predicted.by["applied"] == nil, "a dry run never says applied: \(dry.stderr)")
         #expect((predicted.by["would apply"] ?? 0) > 0, "\(dry.stderr)")
@@ -46,7 +46,7 @@ struct SummaryTruthTests {
         #expect(try status(cli)["audit"] as? Int == before["audit"] as? Int, "the dry run wrote nothing")
         #expect(try status(cli)["ledger"] as? Int == before["ledger"] as? Int)
 
-        let run = try cli.run(["notify", "-o", "ndjson"] + SupportUXTests.exampleTrust, stdin: input)
+        let run = try cli.run(["notify", "-o", "ndjson"] + Examples.exampleTrust, stdin: input)
         let done = try Self.counts(run.stderr, command: "notify")
         #expect(done.by["would apply"] == nil, "\(run.stderr)")
         #expect(done.by["applied"] == predicted.by["would apply"], "\(dry.stderr)\n\(run.stderr)")
@@ -68,7 +68,7 @@ struct SummaryTruthTests {
         let cli = try Self.ordersOnly()
         let input = try String(
             contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
-        _ = try cli.run(["notify", "-q"] + SupportUXTests.exampleTrust, stdin: input)
+        _ = try cli.run(["notify", "-q"] + Examples.exampleTrust, stdin: input)
         let order = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e", contract = "2000000900000001"
         let orderStatus = try cli.order(order)["status"] as? String
         let contractStatus = try cli.ok(["contracts", "show", contract, "-o", "json"]).jsonObject()
@@ -100,7 +100,7 @@ struct SummaryTruthTests {
         let cli = try Self.ordersOnly()
         let examples = CLI.packageRoot.appendingPathComponent("examples")
         let input = try String(contentsOf: examples.appendingPathComponent("notifications.ndjson"), encoding: .utf8)
-        _ = try cli.run(["notify", "-q"] + SupportUXTests.exampleTrust, stdin: input)
+        _ = try cli.run(["notify", "-q"] + Examples.exampleTrust, stdin: input)
         let restored = examples.appendingPathComponent("restored.ndjson").path
         func owners() throws -> [String: String] {
             var owners: [String: String] = [:]
@@ -111,14 +111,14 @@ struct SummaryTruthTests {
         }
         let before = try owners()
         let args = ["restore", "--user", "carol", restored, "--apply", "--policy", "transfer", "--reason", "support ticket"]
-        let dry = try cli.run(args + ["--dry-run", "-o", "ndjson"] + SupportUXTests.exampleTrust)
+        let dry = try cli.run(args + ["--dry-run", "-o", "ndjson"] + Examples.exampleTrust)
         let predicted = try Self.counts(dry.stderr, command: "restore")
         #expect(predicted.by["transferred"] == nil, "nothing was transferred: \(dry.stderr)")
         #expect((predicted.by["would transfer"] ?? 0) > 0, "\(dry.stderr)")
         #expect(try dry.ndjson().allSatisfy { $0["dry_run"] as? Bool == true }, "\(dry.stdout)")
         #expect(try owners() == before, "the dry run wrote nothing")
 
-        let run = try cli.run(args + ["-o", "ndjson"] + SupportUXTests.exampleTrust)
+        let run = try cli.run(args + ["-o", "ndjson"] + Examples.exampleTrust)
         let done = try Self.counts(run.stderr, command: "restore")
         #expect(done.by["transferred"] == predicted.by["would transfer"], "\(dry.stderr)\n\(run.stderr)")
         let after = try owners()

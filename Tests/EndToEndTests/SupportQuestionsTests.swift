@@ -152,8 +152,8 @@ final class PowerHistory {
     func sql(_ statement: String) throws { try RealLifecycleE2ETests.sql(cli, statement) }
 }
 
-@Suite("support power tools, end to end")
-struct PowerToolsTests {
+@Suite("support questions answered on a realistic history, end to end")
+struct SupportQuestionsTests {
     // MARK: audit
 
     @Test func auditListShowAndUndo() throws {

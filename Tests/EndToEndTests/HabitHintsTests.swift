@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// What support types by habit from other tools, and the hint that points at the iapctl way.
-@Suite("support desk hints, end to end")
-struct SupportDeskHintsTests {
+@Suite("habits from other tools get the iapctl spelling, end to end")
+struct HabitHintsTests {
     @Test func habitsFromOtherToolsGetTheIapctlSpelling() throws {
         let cli = try CLI()
         try cli.ok(["db", "init", "-q"])

@@ -3,32 +3,32 @@ import Testing
 
 /// ASCII for a C locale, a semicolon CSV header named, doctor's fix for a trade_no
 /// cleared by hand.
-@Suite("Support fixes: C locale, semicolon CSV, a trade_no cleared by hand", .serialized)
-struct SupportFixesTests {
+@Suite("a C locale, a semicolon CSV header, a trade_no cleared by hand, settings and hints", .serialized)
+struct LocaleCSVAndHandEditTests {
     /// The number of alice's first renewal order (trade_no 2000000900000011; made by notify).
     static func renewalOrder(_ cli: CLI) throws -> String {
         let orders = try cli.ok(["orders", "list", "--user", "alice", "-o", "json"]).jsonArray()
         return try #require(orders.first { $0["trade_no"] as? String == "2000000900000011" }?["no"] as? String)
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func aCLocaleTerminalGetsASCII() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func aCLocaleTerminalGetsASCII() throws {
+        let cli = try Examples.exampleDatabase()
         let renewal = try Self.renewalOrder(cli)
         let args = ["orders", "update", renewal, "--trade-no", "", "--reason", "locale test"]
-        let r = try SupportUXTests.onTerminal(
+        let r = try Examples.onTerminal(
             args, input: "", columns: 100, environment: cli.environment.merging(["LC_ALL": "C"]) { $1 })
         #expect(r.status == 0, "\(r.screen)")
         #expect(r.screen.contains("trade_no: 2000000900000011 -> (none)"), "\(r.screen)")
         #expect(!r.screen.contains("→") && !r.screen.contains("∅"))
         // A UTF-8 locale keeps the symbols.
-        let utf8 = try SupportUXTests.onTerminal(
+        let utf8 = try Examples.onTerminal(
             ["orders", "update", renewal, "--trade-no", "2000000900000011", "--reason", "back"], input: "",
             columns: 100, environment: cli.environment)
         #expect(utf8.screen.contains("∅ → 2000000900000011"), "\(utf8.screen)")
     }
 
     @Test func aSemicolonHeaderIsNamed() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let file = cli.dir.appendingPathComponent("fix.csv").path
         try "trade_no;status\r\n2000000900000001;refunded\r\n".write(toFile: file, atomically: true, encoding: .utf8)
         let r = try cli.run(["orders", "update", "--from", file, "--reason", "x"])
@@ -38,7 +38,7 @@ struct SupportFixesTests {
     }
 
     @Test func aTradeNoClearedByHandIsUndoneNotDemoted() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let renewal = try Self.renewalOrder(cli)
         try cli.ok(["orders", "update", renewal, "--trade-no", "", "--reason", "cleared by mistake"])
         let doctor = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
@@ -49,7 +49,7 @@ struct SupportFixesTests {
         #expect(!fix.contains("--status pending"))
         #expect((finding["problem"] as? String ?? "").contains("cleared by hand"))
         // The fix, run as doctor wrote it, puts the transaction back and the finding goes.
-        let words = try SupportUXTests.shellWords(fix)
+        let words = try Examples.shellWords(fix)
         try cli.ok(Array(words.dropFirst()))
         #expect(try Self.renewalOrder(cli) == renewal)
         let again = try cli.run(["doctor", "--environment", "Sandbox", "-o", "json"])
@@ -74,7 +74,7 @@ struct SupportFixesTests {
 
     /// `orders update --from` names each change's audit row, the id `audit undo` takes.
     @Test func aBatchCorrectionPrintsItsAuditIds() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let file = cli.dir.appendingPathComponent("fix.csv").path
         try "trade_no,status\n2000000900000001,refunded\n".write(toFile: file, atomically: true, encoding: .utf8)
         let r = try cli.ok(["orders", "update", "--from", file, "--reason", "batch"])

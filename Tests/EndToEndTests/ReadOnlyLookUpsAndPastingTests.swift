@@ -3,8 +3,8 @@ import Testing
 
 /// What support staff meet on their first day: read-only access, pasting at a terminal, doctor's
 /// fixes, audit ids, first contact.
-@Suite("support staff UX, end to end")
-struct SupportUXTests {
+@Suite("read-only look-ups, pasting at a terminal, doctor's fixes, audit ids, end to end")
+struct ReadOnlyLookUpsAndPastingTests {
     static var canSwitchUser: Bool {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
             && E2EBackend.current == .sqlite
@@ -93,7 +93,7 @@ struct SupportUXTests {
         for fix in fixes {
             let command = String(fix.split(separator: "  # ").first ?? "")
             // What a shell makes of the pasted command: its words.
-            let words = try Self.shellWords(command)
+            let words = try Examples.shellWords(command)
             #expect(words.first == "iapctl", "\(fix)")
             let db = try #require(words.firstIndex(of: "--db"), "\(fix)")
             #expect(words[db + 1] == odd, "\(fix)")
@@ -104,84 +104,20 @@ struct SupportUXTests {
         }
     }
 
-    /// The words bash splits `command` into (nothing is run: printf shows them).
-    static func shellWords(_ command: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        let script = "set -- " + command + "; printf '%s\\0' \"$@\""
-        process.arguments = ["-c", script]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\0").map(String.init)
-    }
-
-    /// The example CA's trust options and a 15 KB notification of the examples.
-    static let exampleTrust = [
-        "--root-ca", CLI.packageRoot.appendingPathComponent("examples/ca/root.pem").path, "--bundle-id",
-        "com.example.iapctl", "--environment", "Sandbox",
-    ]
-    static func exampleNotification() throws -> String {
-        let text = try String(
-            contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
-        return String(text.split(separator: "\n")[1])
-    }
-
-    /// Runs `iapctl ARGS` on a pseudo-terminal (python3's pty), types `input`, and reports what
-    /// the terminal showed, the exit status and whether canonical mode was back on afterwards.
-    /// With `signal`, sends it instead of finishing the input; with `columns`, the terminal is
-    /// that wide; `environment` is added to the run's (a `CLI`'s, for its database).
-    static func onTerminal(
-        _ args: [String], input typed: String, signal: Int32? = nil, columns: Int = 0, environment: [String: String] = [:]
-    ) throws -> (screen: String, status: Int32, canonical: Bool) {
-        let body = """
-            unblock = lambda: signal.pthread_sigmask(signal.SIG_SETMASK, [])
-            p = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=slave, stderr=slave, close_fds=True,
-                preexec_fn=unblock)
-            data = sys.stdin.buffer.read()
-            sig = int(sys.argv[1])
-            time.sleep(0.5)
-            if sig:
-                drain(0.3)
-                p.send_signal(sig)
-            else:
-                for i in range(0, len(data), 1024):
-                    os.write(master, data[i:i+1024]); drain(0.01)
-                os.write(master, b"\\n\\x04")
-            deadline = time.time() + 60
-            while p.poll() is None and time.time() < deadline: drain(0.1)
-            if p.poll() is None: p.kill(); p.wait()
-            drain(0.2)
-            canonical = bool(termios.tcgetattr(slave)[3] & termios.ICANON)
-            sys.stdout.write("%d %d\\n" % (p.returncode, canonical))
-            sys.stdout.buffer.write(screen)
-            """
-        let data = try PseudoTerminal.run(
-            body, arguments: [String(signal ?? 0), CLI.binary.path] + args, input: Data(typed.utf8), columns: columns,
-            environment: environment)
-        let text = String(decoding: data, as: UTF8.self)
-        let first = text.prefix { $0 != "\n" }.split(separator: " ")
-        return (String(text.drop { $0 != "\n" }), Int32(first.first ?? "") ?? -1, first.last == "1")
-    }
-
-    static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") }
-
     /// A 15 KB notification pasted at a terminal is read whole (not cut at 4,095 bytes), a
     /// prompt says what to do, and the terminal is back in canonical mode afterwards, also after a signal.
-    @Test(.enabled(if: hasPython)) func pastingAtATerminalReadsTheWholeLine() throws {
-        let jws = try Self.exampleNotification()
+    @Test(.enabled(if: Examples.hasPython)) func pastingAtATerminalReadsTheWholeLine() throws {
+        let jws = try Examples.exampleNotification()
         #expect(jws.utf8.count > 8192)
-        let r = try Self.onTerminal(["verify"] + Self.exampleTrust, input: jws)
+        let r = try Examples.onTerminal(["verify"] + Examples.exampleTrust, input: jws)
         #expect(r.screen.contains("paste the input"), "\(r.screen.suffix(2000))")
         #expect(r.screen.contains("VALID"), "\(r.screen.suffix(2000))")
         #expect(!r.screen.contains("segments"))
         #expect(r.status == 0)
         #expect(r.canonical)
-        let interrupted = try Self.onTerminal(["verify"] + Self.exampleTrust, input: "", signal: SIGTERM)
+        let interrupted = try Examples.onTerminal(["verify"] + Examples.exampleTrust, input: "", signal: SIGTERM)
         #expect(interrupted.canonical)
-        let stopped = try Self.onTerminal(["verify"] + Self.exampleTrust, input: "", signal: SIGINT)
+        let stopped = try Examples.onTerminal(["verify"] + Examples.exampleTrust, input: "", signal: SIGINT)
         #expect(stopped.canonical)
     }
 
@@ -189,8 +125,8 @@ struct SupportUXTests {
     /// verdict; a byte-order mark is ignored.
     @Test func copyPasteDamageGetsAHint() throws {
         let cli = try CLI()
-        let jws = try Self.exampleNotification()
-        let cut = try cli.run(["verify"] + Self.exampleTrust, stdin: String(jws.prefix(4095)) + "\n")
+        let jws = try Examples.exampleNotification()
+        let cut = try cli.run(["verify"] + Examples.exampleTrust, stdin: String(jws.prefix(4095)) + "\n")
         #expect(cut.status == 65)
         #expect(cut.stdout.contains("this looks cut short: 4095 bytes"), "\(cut)")
         #expect(cut.stdout.contains("not a forgery"))
@@ -200,33 +136,22 @@ struct SupportUXTests {
             wrapped += rest.prefix(76) + "\n"
             rest = rest.dropFirst(76)
         }
-        let folded = try cli.run(["verify"] + Self.exampleTrust, stdin: wrapped + jws + "\n")
+        let folded = try cli.run(["verify"] + Examples.exampleTrust, stdin: wrapped + jws + "\n")
         #expect(folded.stdout.contains("wrapped at 76 columns"), "\(folded)")
         #expect(folded.stdout.contains("VALID"))  // the next line is read as usual
         #expect(folded.stdout.components(separatedBy: "REJECTED").count == 2)  // one error, not one per line
-        let bom = try cli.run(["verify"] + Self.exampleTrust, stdin: "\u{FEFF}" + jws + "\n")
+        let bom = try cli.run(["verify"] + Examples.exampleTrust, stdin: "\u{FEFF}" + jws + "\n")
         #expect(bom.status == 0, "\(bom)")
         let decoded = try cli.run(
-            ["verify"] + Self.exampleTrust, stdin: "{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"x\"}}\n")
+            ["verify"] + Examples.exampleTrust, stdin: "{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"x\"}}\n")
         #expect(decoded.stdout.contains("decoded payload"), "\(decoded)")
         #expect(!decoded.stdout.contains("signature"))
-    }
-
-    /// The examples replayed into a fresh database (alice's contract 2000000900000001).
-    static func exampleDatabase() throws -> CLI {
-        let cli = try CLI()
-        try cli.ok(["db", "init", "-q"])
-        try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
-        _ = try cli.run(
-            ["notify", CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path, "-q"]
-                + exampleTrust)
-        return cli
     }
 
     /// Audit ids where people look (orders show, contracts show, explain), audit list by
     /// user/order/contract/command, change sets undone whole or refused, a second undo named.
     @Test func auditIdsFiltersAndUndo() throws {
-        let cli = try Self.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let contract = "2000000900000001"
         let order = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"
         let shown = try cli.ok(["orders", "show", order, "-o", "json"]).jsonObject()
@@ -290,7 +215,7 @@ struct SupportUXTests {
         let notifications = CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson").path
         try cli.ok(["db", "init", "-q"])
         try cli.ok(["orders", "create", "--from", CLI.packageRoot.appendingPathComponent("examples/orders.ndjson").path, "-q"])
-        let ndjson = try cli.run(["notify", notifications, "-o", "ndjson"] + Self.exampleTrust)
+        let ndjson = try cli.run(["notify", notifications, "-o", "ndjson"] + Examples.exampleTrust)
         #expect(ndjson.status == 1)
         for item in try ndjson.ndjson() {
             for key in item.keys { #expect(key == key.lowercased(), "camelCase key \(key)") }
@@ -298,15 +223,15 @@ struct SupportUXTests {
         let renewal = try #require(try ndjson.ndjson().first { $0["subtype"] as? String == "AUTO_RENEW_DISABLED" })
         #expect((renewal["detail"] as? String)?.contains("auto_renew true → false") == true, "\(renewal)")
         // CSV: changes as text, the form audit rows use.
-        let csv = try cli.run(["notify", notifications, "-o", "csv", "--dry-run"] + Self.exampleTrust)
+        let csv = try cli.run(["notify", notifications, "-o", "csv", "--dry-run"] + Examples.exampleTrust)
         #expect(csv.stdout.hasPrefix("line,verdict,notification_uuid,"))
         #expect(!csv.stdout.contains("[{"))
         // -q: a run that exits non-zero still says why, in one line.
-        let quiet = try cli.run(["notify", notifications, "-q"] + Self.exampleTrust)
+        let quiet = try cli.run(["notify", notifications, "-q"] + Examples.exampleTrust)
         #expect(quiet.status == 1)
         #expect(quiet.stderr.split(separator: "\n").count == 1 && quiet.stderr.contains("unmatched"), "\(quiet)")
         // A chain that does not lead to the root in use: which root, and the option that sets it.
-        let jws = try Self.exampleNotification()
+        let jws = try Examples.exampleNotification()
         let untrusted = try cli.run(["verify", "--bundle-id", "com.example.iapctl", "--environment", "Sandbox"], stdin: jws)
         #expect(untrusted.status != 0)
         #expect(untrusted.stdout.contains("Apple Root CA - G3 (built in)"), "\(untrusted)")
@@ -316,7 +241,7 @@ struct SupportUXTests {
 
     /// `contracts show --as-of T` shows only values as of T.
     @Test func contractsShowAsOfShowsOnlyValuesOfThen() throws {
-        let cli = try Self.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let then: Int64 = 1_744_675_200_000  // 2025-04-15T00:00:00Z
         let shown = try cli.ok(["contracts", "show", "2000000900000001", "--as-of", "2025-04-15T00:00:00Z", "-o", "json"])
             .jsonObject()

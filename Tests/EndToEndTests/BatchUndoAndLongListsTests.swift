@@ -4,8 +4,8 @@ import Testing
 /// Corrections and long lists: `audit undo` of several rows or a ticket's batch (all or
 /// nothing, rows marked "undone by #N"), per-row reasons of `--from` batches, a default page at a
 /// terminal, hints that name the value they know.
-@Suite("Support: batch undo, per-row reasons, terminal pages, filled-in hints", .serialized)
-struct SupportBatchTests {
+@Suite("batch undo, per-row reasons, terminal pages, filled-in hints", .serialized)
+struct BatchUndoAndLongListsTests {
     static let alice = "7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"
     static let bob = "a9c8e7d6-5b4a-4c3d-9e2f-1a0b9c8d7e6f"
 
@@ -23,7 +23,7 @@ struct SupportBatchTests {
     }
 
     @Test func aTicketsBatchIsUndoneWholeAndMarked() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         try Self.move(cli, to: "zed", ticket: "T-5")
         #expect(try Self.user(cli, Self.alice) == "zed" && Self.user(cli, Self.bob) == "zed")
         let batch = try cli.ok(["audit", "list", "--ticket", "T-5", "-o", "json"]).jsonArray()
@@ -47,7 +47,7 @@ struct SupportBatchTests {
         #expect(table.contains("UNDONE BY"), "\(table)")
         for undo in undos { #expect(table.contains("#\(undo["id"] as! Int)"), "\(table)") }
         // On an 80-column terminal too, the mark stays (other columns give way).
-        if SupportUXTests.hasPython {
+        if Examples.hasPython {
             let narrow = try TerminalTablesTests.screen(cli, ["audit", "list", "--ticket", "T-5"], columns: 80)
             #expect(narrow.contains { $0.contains("UNDONE BY") }, "\(narrow)")
             #expect(narrow.filter { $0.contains("  #") }.count == 2, "\(narrow)")
@@ -68,7 +68,7 @@ struct SupportBatchTests {
     }
 
     @Test func severalIdsAreAllOrNothingAndTheRefusalNamesTheRow() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         try Self.move(cli, to: "zed", ticket: "T-6")
         let ids = try cli.ok(["audit", "list", "--ticket", "T-6", "-o", "json"]).jsonArray().compactMap { $0["id"] as? Int }
         #expect(ids.count == 2)
@@ -90,7 +90,7 @@ struct SupportBatchTests {
     }
 
     @Test func aBatchNeedsNoReasonWhenEveryRowHasOne() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         // One row without a reason and no --reason: refused, naming the line; nothing changed.
         let file = try cli.write(
             "half.ndjson",
@@ -111,18 +111,18 @@ struct SupportBatchTests {
         #expect(contracts.status == 64 && contracts.stderr.contains("--reason"), "\(contracts)")
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func longListsShowAPageAtATerminal() throws {
+    @Test(.enabled(if: Examples.hasPython)) func longListsShowAPageAtATerminal() throws {
         let cli = try CLI()
         try cli.ok(["db", "init", "-q"])
         let rows = (1...34).map { "{\"user\":\"u\($0)\",\"product\":\"com.example.iapctl.monthly\"}" }
         try cli.ok(["orders", "create", "--from", try cli.write("many.ndjson", rows.joined(separator: "\n") + "\n"), "-q"])
         for (args, noun) in [(["orders", "list"], "orders"), (["audit", "list"], "audit rows")] {
-            let r = try SupportUXTests.onTerminal(args, input: "", columns: 120, environment: cli.environment)
+            let r = try Examples.onTerminal(args, input: "", columns: 120, environment: cli.environment)
             #expect(r.status == 0, "\(r.screen)")
             #expect(Self.rows(r.screen, header: args[0] == "orders" ? "NO" : "ID") == 30, "\(r.screen)")
             #expect(r.screen.contains("showing 30 of 34 \(noun); --limit N to see more"), "\(r.screen)")
             // --limit: as many as asked, no page note.
-            let limited = try SupportUXTests.onTerminal(
+            let limited = try Examples.onTerminal(
                 args + ["--limit", "40"], input: "", columns: 120, environment: cli.environment)
             #expect(!limited.screen.contains("showing 30"), "\(limited.screen)")
             #expect(Self.rows(limited.screen, header: args[0] == "orders" ? "NO" : "ID") == 34, "\(limited.screen)")
@@ -145,7 +145,7 @@ struct SupportBatchTests {
     }
 
     @Test func hintsFillInTheValuesTheyKnow() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         // A user id given where an order is asked for: the hint lists that user's orders.
         let user = try cli.run(["orders", "show", "alice"])
         #expect(user.status == 3, "\(user)")
@@ -156,8 +156,8 @@ struct SupportBatchTests {
         #expect(unknown.status == 3 && unknown.stderr.contains("--user USER"), "\(unknown)")
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func contractEventsKeepTheTransactionAtEightyColumns() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func contractEventsKeepTheTransactionAtEightyColumns() throws {
+        let cli = try Examples.exampleDatabase()
         for columns in [80, 120] {
             let lines = try TerminalTablesTests.screen(cli, ["contracts", "show", "2000000900000001"], columns: columns)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
