@@ -5,27 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* IAPCTL_HIDE_LIBRARIES (a comma-separated list of sonames, for tests) makes iapctl behave as if
-   those libraries were not installed. It can only make iapctl refuse to work, never change what
-   it does otherwise. */
-static int iapctl_library_hidden(const char *soname) {
-    const char *list = getenv("IAPCTL_HIDE_LIBRARIES");
-    size_t length = strlen(soname);
-    while (list && *list) {
-        const char *end = strchr(list, ',');
-        size_t item = end ? (size_t)(end - list) : strlen(list);
-        if (item == length && memcmp(list, soname, length) == 0) return 1;
-        list = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
 /* Returns the new state: 1 loaded, 2 unavailable (with library->message set). */
 static int iapctl_library_open(struct iapctl_library *library) {
-    void *handle = iapctl_library_hidden(library->soname) ? NULL : dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
-        snprintf(library->message, sizeof library->message, "%s is not installed: apt-get install %s",
-                 library->soname, library->package);
+        /* Not found anywhere the dynamic loader looks: not installed. Found but not loadable (a
+           damaged file, another architecture, a library it needs missing): the loader's reason. */
+        const char *why = dlerror();
+        size_t length = strlen(library->soname);
+        if (!why || (strncmp(why, library->soname, length) == 0 && why[length] == ':' &&
+                     strstr(why, "No such file or directory")))
+            snprintf(library->message, sizeof library->message, "%s is not installed: apt-get install %s",
+                     library->soname, library->package);
+        else
+            snprintf(library->message, sizeof library->message, "%s cannot be loaded (%s): apt-get install --reinstall %s",
+                     library->soname, why, library->package);
         return 2;
     }
     void **found = calloc(library->count, sizeof *found);

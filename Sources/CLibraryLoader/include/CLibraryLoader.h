@@ -15,13 +15,14 @@ struct iapctl_library {
     const char *(*after_open)(void *const *slots); /* NULL or a first call; returns NULL or why it failed */
     pthread_mutex_t lock;
     int state;                      /* 0 not tried, 1 loaded, 2 unavailable */
-    char message[256];
+    char message[512];
 };
 
 #define IAPCTL_LIBRARY_LOCK PTHREAD_MUTEX_INITIALIZER
 
 /* Opens the library on the first call; NULL when it and every function were found, otherwise why
-   not ("libzstd.so.1 is not installed: apt-get install libzstd1"). The answer never changes. */
+   not ("libzstd.so.1 is not installed: apt-get install libzstd1"; for a library found but not
+   loadable, why, and `apt-get install --reinstall`). The answer never changes. */
 const char *iapctl_library_unavailable(struct iapctl_library *library);
 
 /* The address of function `index`, opening the library first if needed. When the library is
