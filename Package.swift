@@ -193,6 +193,11 @@ let package = Package(
             path: "Fuzz",
             exclude: ["corpus", "jws.dict", "make-seeds.py"]
         ),
+        // The loader the generated C bindings share.
+        .testTarget(
+            name: "CLibraryLoaderTests",
+            dependencies: ["CLibraryLoader"]
+        ),
         .testTarget(
             name: "IAPFoundationTests",
             dependencies: ["IAPFoundation"]

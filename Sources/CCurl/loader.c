@@ -27,7 +27,12 @@ static struct iapctl_library iapctl_curl_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_curl_unavailable(void) { return iapctl_library_unavailable(&iapctl_curl_library); }
-#define IAPCTL_CURL(function) ((__typeof__(&function))iapctl_library_function(&iapctl_curl_library, IAPCTL_CURL_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_curl(size_t index) {
+    void *function = __atomic_load_n(&iapctl_curl_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_curl_library, index);
+}
+#define IAPCTL_CURL(function) ((__typeof__(&function))iapctl_curl(IAPCTL_CURL_##function))
 enum {
     IAPCTL_CURL_curl_global_init = 0,
     IAPCTL_CURL_curl_easy_init = 1,

@@ -52,7 +52,12 @@ static struct iapctl_library iapctl_mysql_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_mysql_unavailable(void) { return iapctl_library_unavailable(&iapctl_mysql_library); }
-#define IAPCTL_MYSQL(function) ((__typeof__(&function))iapctl_library_function(&iapctl_mysql_library, IAPCTL_MYSQL_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_mysql(size_t index) {
+    void *function = __atomic_load_n(&iapctl_mysql_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_mysql_library, index);
+}
+#define IAPCTL_MYSQL(function) ((__typeof__(&function))iapctl_mysql(IAPCTL_MYSQL_##function))
 enum {
     IAPCTL_MYSQL_mysql_close = 0,
     IAPCTL_MYSQL_mysql_errno = 1,

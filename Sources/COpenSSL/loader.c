@@ -168,7 +168,12 @@ static struct iapctl_library iapctl_crypto_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_crypto_unavailable(void) { return iapctl_library_unavailable(&iapctl_crypto_library); }
-#define IAPCTL_CRYPTO(function) ((__typeof__(&function))iapctl_library_function(&iapctl_crypto_library, IAPCTL_CRYPTO_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_crypto(size_t index) {
+    void *function = __atomic_load_n(&iapctl_crypto_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_crypto_library, index);
+}
+#define IAPCTL_CRYPTO(function) ((__typeof__(&function))iapctl_crypto(IAPCTL_CRYPTO_##function))
 enum {
     IAPCTL_CRYPTO_ASN1_INTEGER_free = 0,
     IAPCTL_CRYPTO_ASN1_INTEGER_get = 1,

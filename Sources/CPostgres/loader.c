@@ -48,7 +48,12 @@ static struct iapctl_library iapctl_pq_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_pq_unavailable(void) { return iapctl_library_unavailable(&iapctl_pq_library); }
-#define IAPCTL_PQ(function) ((__typeof__(&function))iapctl_library_function(&iapctl_pq_library, IAPCTL_PQ_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_pq(size_t index) {
+    void *function = __atomic_load_n(&iapctl_pq_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_pq_library, index);
+}
+#define IAPCTL_PQ(function) ((__typeof__(&function))iapctl_pq(IAPCTL_PQ_##function))
 enum {
     IAPCTL_PQ_PQconnectdb = 0,
     IAPCTL_PQ_PQconnectdbParams = 1,

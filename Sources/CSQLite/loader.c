@@ -54,7 +54,12 @@ static struct iapctl_library iapctl_sqlite_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_sqlite_unavailable(void) { return iapctl_library_unavailable(&iapctl_sqlite_library); }
-#define IAPCTL_SQLITE(function) ((__typeof__(&function))iapctl_library_function(&iapctl_sqlite_library, IAPCTL_SQLITE_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_sqlite(size_t index) {
+    void *function = __atomic_load_n(&iapctl_sqlite_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_sqlite_library, index);
+}
+#define IAPCTL_SQLITE(function) ((__typeof__(&function))iapctl_sqlite(IAPCTL_SQLITE_##function))
 enum {
     IAPCTL_SQLITE_sqlite3_open_v2 = 0,
     IAPCTL_SQLITE_sqlite3_close_v2 = 1,

@@ -15,7 +15,12 @@ static struct iapctl_library iapctl_zlib_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_zlib_unavailable(void) { return iapctl_library_unavailable(&iapctl_zlib_library); }
-#define IAPCTL_ZLIB(function) ((__typeof__(&function))iapctl_library_function(&iapctl_zlib_library, IAPCTL_ZLIB_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_zlib(size_t index) {
+    void *function = __atomic_load_n(&iapctl_zlib_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_zlib_library, index);
+}
+#define IAPCTL_ZLIB(function) ((__typeof__(&function))iapctl_zlib(IAPCTL_ZLIB_##function))
 enum {
     IAPCTL_ZLIB_crc32 = 0,
 };

@@ -27,7 +27,12 @@ static struct iapctl_library iapctl_zstd_library = {
 
 #define IAPCTL_HIDDEN __attribute__((visibility("hidden")))
 IAPCTL_HIDDEN const char *iapctl_zstd_unavailable(void) { return iapctl_library_unavailable(&iapctl_zstd_library); }
-#define IAPCTL_ZSTD(function) ((__typeof__(&function))iapctl_library_function(&iapctl_zstd_library, IAPCTL_ZSTD_##function))
+/* Function `index`: its address once loaded (one load, inlined), else the loader's (which may refuse). */
+static inline void *iapctl_zstd(size_t index) {
+    void *function = __atomic_load_n(&iapctl_zstd_slots[index], __ATOMIC_ACQUIRE);
+    return function ? function : iapctl_library_function(&iapctl_zstd_library, index);
+}
+#define IAPCTL_ZSTD(function) ((__typeof__(&function))iapctl_zstd(IAPCTL_ZSTD_##function))
 enum {
     IAPCTL_ZSTD_ZSTD_createCCtx = 0,
     IAPCTL_ZSTD_ZSTD_createDCtx = 1,
