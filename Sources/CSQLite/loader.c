@@ -44,7 +44,7 @@ static const char *const iapctl_sqlite_names[36] = {
 };
 static void *iapctl_sqlite_slots[36];
 static const char *iapctl_sqlite_after_open(void *const *slots) {
-    if (!(((__typeof__(&sqlite3_config))slots[35])(SQLITE_CONFIG_STMTJRNL_SPILL, 8 << 20) == SQLITE_OK)) return "sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 8 << 20) == SQLITE_OK failed";
+    (void)(((__typeof__(&sqlite3_config))slots[35])(SQLITE_CONFIG_STMTJRNL_SPILL, 8 << 20));
     return NULL;
 }
 static struct iapctl_library iapctl_sqlite_library = {
