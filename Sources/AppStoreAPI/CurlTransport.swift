@@ -36,6 +36,13 @@ public struct HTTPResponse: Sendable {
 /// Sends requests; the client's only door to the network.
 public protocol HTTPTransport: AnyObject {
     func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse
+    /// Throws when no request could be sent at all (a library the transport needs is missing), before
+    /// anything is recorded as sent.
+    func prepare() throws(AppStoreAPIError)
+}
+
+extension HTTPTransport {
+    public func prepare() throws(AppStoreAPIError) {}
 }
 
 /// HTTPS over libcurl: TLS verification always on, HTTPS only, no redirects, connect and total timeouts,
@@ -76,6 +83,8 @@ public final class CurlTransport: HTTPTransport {
         var bytes: [UInt8] = []
         var overflow = false
     }
+
+    public func prepare() throws(AppStoreAPIError) { try Self.requireLibrary() }
 
     public func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
         try Self.requireLibrary()

@@ -104,4 +104,22 @@ struct MissingLibraryTests {
         Self.expectRefused(refused, "libcurl.so.4", "libcurl4")
         #expect(try server.requests().isEmpty)
     }
+
+    /// A write to Apple (`apple extend`) is recorded in the audit trail with Apple's answer: without
+    /// libcurl nothing was sent, so nothing is recorded and no "Apple may have received it" is said.
+    @Test func withoutLibcurlAWriteRecordsNothing() throws {
+        let cli = try CLI()
+        let world = try AppleWorld(cli: cli)
+        let server = try AppleAPIServer(cli: cli)
+        for (name, value) in server.environment { cli.environment[name] = value }
+        try world.database()
+        let env = try Self.unloadable("libcurl.so.4", cli)
+        let refused = try cli.run(
+            ["apple", "extend", "1000", "--days", "3", "--reason-code", "3", "--reason", "outage", "--environment", "sandbox"],
+            env: env)
+        Self.expectRefused(refused, "libcurl.so.4", "libcurl4")
+        #expect(!refused.stderr.contains("Apple may have received it"), "\(refused)")
+        #expect(try server.requests().isEmpty)
+        #expect(try cli.ok(["audit", "list", "-o", "json"]).jsonArray().isEmpty)
+    }
 }
