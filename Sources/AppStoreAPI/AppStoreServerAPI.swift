@@ -155,6 +155,10 @@ public final class AppStoreServerAPI {
         self.sleepMs = sleepMs
     }
 
+    /// Throws when no request could be sent at all (libcurl missing: exit 69), before anything is
+    /// recorded as sent.
+    public func prepare() throws(AppStoreAPIError) { try transport.prepare() }
+
     /// Sends `call` to the server(s) `environment` names.
     ///
     /// With `auto`, Production first; Sandbox when Production answers "not found" (if `sandboxOnNotFound`)

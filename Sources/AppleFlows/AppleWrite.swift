@@ -103,12 +103,14 @@ public struct AppleWrite: Sendable {
     }
 
     /// Sends it and records Apple's answer — or its refusal — in the audit trail (the store must be
-    /// open first: nothing is sent that cannot be recorded). `explain` rewords a refusal before it is
-    /// returned (given whether Sandbox was asked); the audit row keeps Apple's own code and message.
+    /// open first: nothing is sent that cannot be recorded; nothing is recorded when nothing can be
+    /// sent, as without libcurl). `explain` rewords a refusal before it is returned (given whether
+    /// Sandbox was asked); the audit row keeps Apple's own code and message.
     public func perform(
         _ api: AppStoreServerAPI, _ environment: APIEnvironment, store: any Store, actor: String, reason: String?,
         ticket: String?, explain: (AppStoreAPIError, _ sandboxTried: Bool) -> AppStoreAPIError = { error, _ in error }
     ) throws -> Outcome {
+        try api.prepare()
         let sent = send(api, environment)
         let result = sent.result.mapError { explain($0, sent.sandboxTried) }
         let auditId = try record(result, environment: environment, in: store, actor: actor, reason: reason, ticket: ticket)
