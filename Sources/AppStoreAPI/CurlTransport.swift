@@ -51,6 +51,9 @@ public final class CurlTransport: HTTPTransport {
     /// The largest answer accepted (4 MiB; the headers are bounded alike): Apple's pages hold at most 20
     /// signed items, tens of kilobytes.
     public static let maxBody = 4 << 20
+    /// Told, while an exchange has had no byte of the answer yet, how long it has waited (ms), about
+    /// once a second (libcurl's progress callback); told nil when the exchange ends, answered or not.
+    public var whileSilent: ((_ waitedMs: Int64?) -> Void)?
 
     /// libcurl, loaded (`dlopen`) and initialised on the first request of the process; see CCurl/shim.h.
     private nonisolated(unsafe) static let library: Result<UnsafePointer<iapctl_curl_api>, AppStoreAPIError> = {
@@ -77,6 +80,14 @@ public final class CurlTransport: HTTPTransport {
     private final class Sink {
         var bytes: [UInt8] = []
         var overflow = false
+    }
+
+    /// What the progress callback needs: when the exchange began, whether an answer's byte came, whom to tell.
+    private final class Silence {
+        let startedAt = Timestamp.now()
+        var told = false
+        let tell: (Int64?) -> Void
+        init(_ tell: @escaping (Int64?) -> Void) { self.tell = tell }
     }
 
     public func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
@@ -129,6 +140,24 @@ public final class CurlTransport: HTTPTransport {
             iapctl_curl_set_pointer(api, handle, CURLOPT_HEADERDATA, headerContext),
         ]
         if let caFile { setup.append(iapctl_curl_set_string(api, handle, CURLOPT_CAINFO, caFile)) }
+        let silence = whileSilent.map(Silence.init)
+        defer { if let silence, silence.told { silence.tell(nil) } }
+        if let silence {
+            let waited: iapctl_curl_xferinfo_callback = { context, _, received, _, _ in
+                guard let context else { return 0 }
+                let silence = Unmanaged<Silence>.fromOpaque(context).takeUnretainedValue()
+                if received == 0 {
+                    silence.told = true
+                    silence.tell(Timestamp.now() - silence.startedAt)
+                }
+                return 0
+            }
+            setup += [
+                iapctl_curl_set_xferinfo_function(api, handle, waited),
+                iapctl_curl_set_pointer(api, handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(silence).toOpaque()),
+                iapctl_curl_set_long(api, handle, CURLOPT_NOPROGRESS, 0),
+            ]
+        }
         if let payload = request.body {
             setup.append(iapctl_curl_set_long(api, handle, CURLOPT_POSTFIELDSIZE, payload.count))
             if payload.isEmpty {

@@ -97,6 +97,12 @@ static inline CURLcode iapctl_curl_set_write_function(const struct iapctl_curl_a
                                                       CURLoption option, iapctl_curl_write_callback callback) {
     return api->easy_setopt(handle, option, callback);
 }
+typedef int (*iapctl_curl_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t download_now,
+                                             curl_off_t upload_total, curl_off_t upload_now);
+static inline CURLcode iapctl_curl_set_xferinfo_function(const struct iapctl_curl_api *api, CURL *handle,
+                                                         iapctl_curl_xferinfo_callback callback) {
+    return api->easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
 static inline CURLcode iapctl_curl_get_long(const struct iapctl_curl_api *api, CURL *handle, CURLINFO info,
                                             long *value) {
     return api->easy_getinfo(handle, info, value);
