@@ -166,7 +166,7 @@ struct AppleMessagesTests {
                 == "the key id: --key-id B but the key file is AuthKey_A.p8")
         #expect(
             AppleSession.describe(.appNeverReleased)
-                == "an app never released on the App Store is known only to Sandbox: try --environment sandbox")
+                == "an app never released on the App Store is known only to Sandbox: try --environment Sandbox")
         #expect(
             AppleSession.describe(.issuerOrBundleId(bundleId: nil))
                 == "the issuer id (--issuer-id) or the bundle id (--bundle-id ?) does not belong to this key's team, "
