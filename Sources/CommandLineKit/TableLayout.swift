@@ -71,7 +71,8 @@ public struct TableLayout {
             case .null?, nil: break
             default: sawOther[index] = true
             }
-            let cell = OutputRenderer.tableText(value, key: column.key)
+            let text = OutputRenderer.tableText(value, key: column.key)
+            let cell = style.ascii ? AsciiFallback.apply(text) : text
             if style.width != nil {
                 if OutputRenderer.isInstruction(cell) { hasInstruction[index] = true }
                 widths[index] = max(widths[index], TextWidth.of(cell))
@@ -212,7 +213,8 @@ public struct TableLayout {
                     cell = lines.first ?? ""
                     continuation = lines.dropFirst().map { String(repeating: " ", count: column) + $0 }
                 } else {
-                    cell = TextWidth.shorten(cell, to: width, sharedPrefix: sharedPrefix[index])
+                    cell = TextWidth.shorten(
+                        cell, to: width, sharedPrefix: sharedPrefix[index], ellipsis: style.ascii ? "..." : "…")
                 }
             }
             let padded =
