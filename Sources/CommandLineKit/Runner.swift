@@ -19,7 +19,8 @@ public func runCommandLine(root: CommandSpec, arguments: [String]) -> Int32 {
         environment: environment,
         stdin: InputReader(fileDescriptor: 0, name: "stdin"),
         stdout: stdout,
-        stderr: stderr,
+        // The completion scripts' look-up prints names or nothing: its errors never reach the shell's line.
+        stderr: arguments.first == CompletionScripts.lookupCommand ? DiscardingSink() : stderr,
         isStdoutTTY: isatty(1) == 1)
 }
 
@@ -166,4 +167,10 @@ public struct CommandLineRunner {
             invocation.debug("setting \(option.long) = \(value) (\(source))")
         }
     }
+}
+
+/// A sink that keeps nothing (the stderr of the completion scripts' look-up).
+final class DiscardingSink: OutputSink {
+    func write(_ text: String) {}
+    func flush() throws(CLIError) {}
 }

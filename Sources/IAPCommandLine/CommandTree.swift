@@ -141,7 +141,7 @@ public enum CommandTree {
     static let applyOption = OptionSpec.flag("apply", help: "Apply the changes.")
 
     /// `--user USER`; commands give it their own help (`userOption(_:)`, `requiredUserOption(_:)`).
-    static let userOption = Option<String?>("user", valueName: "user", help: "The user.")
+    static let userOption = Option<String?>("user", valueName: "user", help: "The user.", completion: .lookup("users"))
 
     static func userOption(_ help: String) -> Option<String?> { userOption.with(help: help) }
 
@@ -285,7 +285,7 @@ public enum CommandTree {
         subcommands: [
             db, orders, contracts, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
             EntitledCommand.command, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
-            versionCommand, man,
+            versionCommand, man, LookupCommand.command,
         ],
         options: globalOptions + [StandardOptions.version],
         program: program

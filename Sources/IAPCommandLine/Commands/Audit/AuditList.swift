@@ -13,7 +13,8 @@ enum AuditList {
         "order", valueName: "key", help: "Only changes to this order (its number or its transactionId).")
 
     /// `--contract ID`.
-    static let contract = Option<String?>("contract", valueName: "id", help: "Only changes to this contract.")
+    static let contract = Option<String?>(
+        "contract", valueName: "id", help: "Only changes to this contract.", completion: .lookup("contracts"))
 
     /// `--command NAME`.
     static let commandName = Option<String?>(
