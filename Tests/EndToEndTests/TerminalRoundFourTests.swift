@@ -180,6 +180,9 @@ struct TerminalRoundFourTests {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", lines]
         process.currentDirectoryURL = cli.dir
+        // The run's own environment (a MySQL database's password among it), with the shell's PATH.
+        process.environment = cli.environment.merging(
+            ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
