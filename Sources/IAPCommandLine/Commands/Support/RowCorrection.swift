@@ -69,9 +69,14 @@ enum RowCorrection {
             requests = checked.requests
             // Every bad row at once (not one per run): the rows' shape, then their values and keys.
             var problems = checked.problems.map { CorrectionFileReport.Problem(line: $0.line, error: $0.cliError) }
-            problems += try DbOpen.read(invocation) { session in
-                try CorrectionFileReport.problems(requests, as: Row.self, in: session)
+            let lookUp = {
+                try DbOpen.read(invocation) { session in
+                    try CorrectionFileReport.problems(requests, as: Row.self, in: session)
+                }
             }
+            // Rows already refused: the batch stops whatever the look-ups say, so a database that
+            // cannot be read only leaves their problems out.
+            problems += checked.problems.isEmpty ? try lookUp() : (try? lookUp()) ?? []
             try CorrectionFileReport.check(problems, file: from == "-" ? "stdin" : from, rows: rows.count)
         } else {
             guard let key else {
