@@ -416,9 +416,10 @@ _iapctl() {
                 --actor) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --lapsed-before) return ;;
+                --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --limit --help' -- "$cur") )
             fi
             ;;
         'refunds')

@@ -164,7 +164,7 @@ complete -c iapctl -n '__iapctl_at "orders list"' -l csv-raw -d 'With -o csv, wr
 complete -c iapctl -n '__iapctl_at "orders list"' -l user -x -a '(__iapctl_lookup users)' -d 'Only this user\'s orders'
 complete -c iapctl -n '__iapctl_at "orders list"' -l status -x -a 'pending paid refunded revoked' -d 'Only orders in this status'
 complete -c iapctl -n '__iapctl_at "orders list"' -l product -x -d 'Only orders of this product id'
-complete -c iapctl -n '__iapctl_at "orders list"' -l limit -x -d 'Show at most this many rows'
+complete -c iapctl -n '__iapctl_at "orders list"' -l limit -x -d 'Show at most this many rows; \'all\' shows every row'
 complete -c iapctl -n '__iapctl_at "orders list"' -l as-of -x -d 'Show the state at this moment, reconstructed from the audit trail dated by the ledger: ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
 complete -c iapctl -n '__iapctl_at "orders list"' -s h -l help -d 'Show this help and exit'
 
@@ -233,7 +233,7 @@ complete -c iapctl -n '__iapctl_at "contracts list"' -l wide -d 'Never cut table
 complete -c iapctl -n '__iapctl_at "contracts list"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "contracts list"' -l user -x -a '(__iapctl_lookup users)' -d 'Only this user\'s contracts'
 complete -c iapctl -n '__iapctl_at "contracts list"' -l status -x -a 'active canceled grace_period billing_retry expired revoked' -d 'Only contracts in this status'
-complete -c iapctl -n '__iapctl_at "contracts list"' -l limit -x -d 'Show at most this many rows'
+complete -c iapctl -n '__iapctl_at "contracts list"' -l limit -x -d 'Show at most this many rows; \'all\' shows every row'
 complete -c iapctl -n '__iapctl_at "contracts list"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "contracts show"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -404,7 +404,7 @@ complete -c iapctl -n '__iapctl_at "audit list"' -l user -x -a '(__iapctl_lookup
 complete -c iapctl -n '__iapctl_at "audit list"' -l order -x -d 'Only changes to this order (its number or its transactionId)'
 complete -c iapctl -n '__iapctl_at "audit list"' -l contract -x -a '(__iapctl_lookup contracts)' -d 'Only changes to this contract'
 complete -c iapctl -n '__iapctl_at "audit list"' -l command -x -d 'Only changes made by this command (notify, orders update, audit undo, …; a prefix)'
-complete -c iapctl -n '__iapctl_at "audit list"' -l limit -x -d 'Show at most this many rows'
+complete -c iapctl -n '__iapctl_at "audit list"' -l limit -x -d 'Show at most this many rows; \'all\' shows every row'
 complete -c iapctl -n '__iapctl_at "audit list"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "audit show"' -l db -r -F -d 'The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv)'
@@ -458,6 +458,7 @@ complete -c iapctl -n '__iapctl_at "doctor"' -l wide -d 'Never cut table cells'
 complete -c iapctl -n '__iapctl_at "doctor"' -l csv-raw -d 'With -o csv, write cells as they are'
 complete -c iapctl -n '__iapctl_at "doctor"' -l environment -x -a 'Production Sandbox Xcode LocalTesting' -d 'An environment the database accepts; rows of others are findings'
 complete -c iapctl -n '__iapctl_at "doctor"' -l lapsed-before -x -d 'Report an active or canceled contract as lapsed when its paid period ended before this moment (default 24h: a day ago, while Apple may still be retrying a notification): ISO-8601 with a zone (2025-06-01T12:00:00Z, 2025-06-01T20:00:00+08:00) or a date (2025-06-01), milliseconds since 1970, now, or a span back from now (90m, 36h, 7d, 2w)'
+complete -c iapctl -n '__iapctl_at "doctor"' -l limit -x -d 'Show at most this many rows; \'all\' shows every row'
 complete -c iapctl -n '__iapctl_at "doctor"' -s h -l help -d 'Show this help and exit'
 
 complete -c iapctl -n '__iapctl_at "refunds"' -a list -d 'List the refund requests (CONSUMPTION_REQUEST) received, oldest deadline first'

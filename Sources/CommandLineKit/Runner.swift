@@ -141,8 +141,16 @@ public struct CommandLineRunner {
     /// Prints an error: `error:`, `hint:`, and for usage errors the usage line and where to get help.
     /// Control characters in either are made visible (they may quote input).
     func report(_ error: CLIError, path: [String]) {
-        stderr.writeLine("error: " + TerminalText.escape(error.message, keepNewlines: true))
-        if let hint = error.hint { stderr.writeLine("hint: " + TerminalText.escape(hint, keepNewlines: true)) }
+        // On a terminal, long lines break between words under their text, not mid-word at the edge.
+        let width = stderr.terminalColumns
+        for line in TextWrap.hanging(TerminalText.escape(error.message, keepNewlines: true), prefix: "error: ", width: width) {
+            stderr.writeLine(line)
+        }
+        if let hint = error.hint {
+            for line in TextWrap.hanging(TerminalText.escape(hint, keepNewlines: true), prefix: "hint: ", width: width) {
+                stderr.writeLine(line)
+            }
+        }
         if error.code == .usage {
             let help = HelpRenderer(root: root)
             stderr.writeLine("Usage: \(help.usage(for: path))")

@@ -207,8 +207,11 @@ public struct TableLayout {
                 column += 2
             }
             // Off a terminal the widths are the natural ones: nothing is ever cut.
-            if !header, plan.cuts, TextWidth.of(cell) > width, !OutputRenderer.isInstruction(cell) {
-                if isLast, columns[index].wraps, position > 0 {
+            // A wrapping last column breaks between words under itself, an instruction too (wrapping
+            // cuts nothing; left whole it would run on from the screen's left edge).
+            let wrapsHere = isLast && columns[index].wraps && position > 0
+            if !header, plan.cuts, TextWidth.of(cell) > width, wrapsHere || !OutputRenderer.isInstruction(cell) {
+                if wrapsHere {
                     let lines = TextWrap.fill(cell, width: width, indent: "")
                     cell = lines.first ?? ""
                     continuation = lines.dropFirst().map { String(repeating: " ", count: column) + $0 }

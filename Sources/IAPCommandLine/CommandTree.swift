@@ -148,8 +148,8 @@ public enum CommandTree {
     /// `--user USER` of a command that needs it.
     static func requiredUserOption(_ help: String) -> Option<String> { userOption.reading(String.self, help: help) }
 
-    static let limitOption = Option<Int?>(
-        "limit", valueName: "n", help: "Show at most this many rows.", validation: .positiveInteger)
+    /// `--limit N|all` (``TerminalPage``).
+    static let limitOption = Option<RowLimit?>("limit", valueName: "n|all", help: TerminalPage.help)
 
     /// `--from FILE`; commands give it their own help (`fromOption(_:)`).
     static let fromOption = Option<String?>("from", valueName: "file", help: "A file.", completion: .file)
