@@ -247,7 +247,8 @@ extension APIClientSetup.Refusal: CLIErrorConvertible {
                 "the App Store Server API settings are incomplete: "
                     + settings.map { "--\($0.rawValue)" }.joined(separator: ", ") + " not set",
                 hint: settings.map(Self.whereToSet).joined(separator: "; ")
-                    + "; see which are set, and from where: iapctl apple settings")
+                    + "; see which are set, and from where: iapctl apple settings; the App Store Connect steps: "
+                    + "iapctl help apple")
         case .credentials(let refusal): refusal.cliError
         case .keyFile(let refusal): refusal.cliError
         case .key(let error): error.cliError
