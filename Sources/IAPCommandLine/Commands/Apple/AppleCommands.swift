@@ -135,16 +135,18 @@ enum AppleCommands {
 
             Setting up the key, once, in App Store Connect:
 
-              1. Users and Access → Integrations → In-App Purchase: generate a key
-                 (the Admin or Account Holder role may).
-              2. Download it: AuthKey_KEYID.p8 (App Store Connect lets you download
-                 it only once). It signs requests as your team: keep it out of
-                 version control, readable by its owner only (chmod 600); iapctl
-                 refuses a key file its group or other users can read.
-              3. Note the key id (10 characters, shown next to the key; iapctl also
-                 reads it from the file name AuthKey_KEYID.p8) and the issuer id
-                 (the UUID shown above the list of keys).
-              4. The bundle id is the app's (Apps → the app → App Information).
+              1. Users and Access → Integrations → In-App Purchase:
+                 generate a key (the Admin or Account Holder role may).
+              2. Download it: AuthKey_KEYID.p8 (App Store Connect lets you
+                 download it only once). It signs requests as your team:
+                 keep it out of version control, readable by its owner
+                 only (chmod 600); iapctl refuses a key file its group or
+                 other users can read.
+              3. Note the key id (10 characters, shown next to the key;
+                 iapctl also reads it from the file name AuthKey_KEYID.p8)
+                 and the issuer id (the UUID shown above the list of keys).
+              4. The bundle id is the app's (Apps → the app → App
+                 Information).
 
             iapctl reads each setting from an option, the environment or the --config \
             JSON file (the option wins over the environment, the environment over the \
