@@ -80,4 +80,18 @@ struct WrappedLinesTests {
             #expect(Self.words(Array(detail)).joined(separator: " ").contains("`iapctl notify --replay-unmatched`"), "\(lines)")
         }
     }
+
+    @Test(.enabled(if: SupportUXTests.hasPython)) func restoreDetailWrapsInItsColumn() throws {
+        let cli = try SupportUXTests.exampleDatabase()
+        let bad = try cli.write("bad.jws", "eyJhbGciOiJFUzI1NiJ9.e30.abc\n")
+        let args = ["restore", "--user", "alice", bad] + SupportUXTests.exampleTrust
+        let piped = try cli.run(args)
+        // Off a terminal the row is one line, the error whole.
+        #expect(piped.stdout.contains("error: header has no x5c certificate chain"), "\(piped)")
+        for columns in [80, 120] {
+            let lines = try TerminalTablesTests.screen(cli, args, columns: columns, status: piped.status)
+            for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
+            #expect(Self.words(lines).joined(separator: " ").contains("error: header has no x5c certificate chain"), "\(lines)")
+        }
+    }
 }
