@@ -11,6 +11,23 @@ _iapctl_directories() {
     COMPREPLY=( $(compgen -d -- "$cur") )
 }
 
+# Names iapctl looks up (ids in the database given by --db --config on the line).
+_iapctl_lookup() {
+    local i word value
+    local -a given=()
+    for (( i = 1; i < ${#COMP_WORDS[@]} - 1; i++ )); do
+        (( i == COMP_CWORD )) && continue
+        word="${COMP_WORDS[i]}"
+        case "$word" in
+            --db|--config)
+                value="${COMP_WORDS[i+1]}"
+                if [[ "$value" == "=" ]]; then (( i++ )); value="${COMP_WORDS[i+1]}"; fi
+                given+=( "$word" "$value" ) ;;
+        esac
+    done
+    COMPREPLY=( $(iapctl __complete "$1" "$cur" "${given[@]}" 2>/dev/null) )
+}
+
 _iapctl() {
     local cur prev word path candidate i
     cur="${COMP_WORDS[COMP_CWORD]}"
@@ -111,7 +128,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --product) return ;;
                 --no) return ;;
                 --from) _iapctl_files; return ;;
@@ -126,7 +143,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --status) COMPREPLY=( $(compgen -W 'pending paid refunded revoked' -- "$cur") ); return ;;
                 --product) return ;;
                 --limit) return ;;
@@ -145,6 +162,8 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
+            else
+                _iapctl_lookup orders
             fi
             ;;
         'orders update')
@@ -154,7 +173,7 @@ _iapctl() {
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
                 --status) COMPREPLY=( $(compgen -W 'pending paid refunded revoked' -- "$cur") ); return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --product) return ;;
                 --expires) return ;;
                 --trade-no) return ;;
@@ -166,6 +185,8 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --user --product --expires --trade-no --origin-no --clear-override --reason --ticket --from --dry-run --help' -- "$cur") )
+            else
+                _iapctl_lookup orders
             fi
             ;;
         'contracts')
@@ -187,7 +208,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
                 --limit) return ;;
             esac
@@ -205,6 +226,8 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --as-of --help' -- "$cur") )
+            else
+                _iapctl_lookup contracts
             fi
             ;;
         'contracts explain')
@@ -216,6 +239,8 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --help' -- "$cur") )
+            else
+                _iapctl_lookup contracts
             fi
             ;;
         'contracts update')
@@ -233,6 +258,8 @@ _iapctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --reason --ticket --auto-renew --expires --clear-override --dry-run --help' -- "$cur") )
+            else
+                _iapctl_lookup contracts
             fi
             ;;
         'notify')
@@ -280,7 +307,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --policy) COMPREPLY=( $(compgen -W 'keep transfer transfer-if-inactive' -- "$cur") ); return ;;
                 --reason) return ;;
                 --order) return ;;
@@ -306,7 +333,7 @@ _iapctl() {
                 -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
                 --config) _iapctl_files; return ;;
                 --actor) return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --product) return ;;
                 --at) return ;;
                 --as-known-at) return ;;
@@ -336,9 +363,9 @@ _iapctl() {
                 --actor) return ;;
                 --since) return ;;
                 --ticket) return ;;
-                --user) return ;;
+                --user) _iapctl_lookup users; return ;;
                 --order) return ;;
-                --contract) return ;;
+                --contract) _iapctl_lookup contracts; return ;;
                 --command) return ;;
                 --limit) return ;;
             esac
@@ -389,9 +416,10 @@ _iapctl() {
                 --actor) return ;;
                 --environment) COMPREPLY=( $(compgen -W 'Production Sandbox Xcode LocalTesting' -- "$cur") ); return ;;
                 --lapsed-before) return ;;
+                --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --environment --lapsed-before --limit --help' -- "$cur") )
             fi
             ;;
         'refunds')
@@ -434,7 +462,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -470,7 +498,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -497,7 +525,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -522,7 +550,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -549,7 +577,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -574,7 +602,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -606,7 +634,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -631,7 +659,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -658,7 +686,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -684,7 +712,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -711,7 +739,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -736,7 +764,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -763,7 +791,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -793,7 +821,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -821,7 +849,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -846,7 +874,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -871,7 +899,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -903,7 +931,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -928,7 +956,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -958,7 +986,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -986,7 +1014,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -1013,7 +1041,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;
@@ -1023,8 +1051,8 @@ _iapctl() {
                 --root-ca) _iapctl_files; return ;;
                 --app-apple-id) return ;;
                 --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
-                --user) return ;;
-                --contract) return ;;
+                --user) _iapctl_lookup users; return ;;
+                --contract) _iapctl_lookup contracts; return ;;
                 --transaction) return ;;
                 --order-id) return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
@@ -1046,7 +1074,7 @@ _iapctl() {
                 --key-id) return ;;
                 --issuer-id) return ;;
                 --bundle-id) return ;;
-                --environment) COMPREPLY=( $(compgen -W 'production sandbox auto' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
                 --max-wait) return ;;
                 --deadline) return ;;
                 --walk-deadline) return ;;

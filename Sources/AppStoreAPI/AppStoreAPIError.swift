@@ -96,7 +96,7 @@ extension AppStoreAPIError {
         4040019: NamedCode(
             name: "AppTransactionDoesNotExistError",
             meaning: "no app transaction exists for this customer",
-            fix: "check the id and the environment (--environment sandbox for test purchases)"),
+            fix: "check the id and the environment (--environment Sandbox for test purchases)"),
     ]
 
     /// Apple's name and advice for `code`, when it is one support meets.

@@ -122,6 +122,9 @@ public final class AppStoreServerAPI {
         public init() {}
     }
 
+    /// The longest iapctl waits for an answer (ms; ``Policy/deadline``), nil: no limit.
+    public var deadlineMs: Int64? { policy.deadline }
+
     /// The bounds of a paginated walk this client was made with.
     public var walkLimits: WalkLimits { policy.walk }
 
@@ -136,6 +139,9 @@ public final class AppStoreServerAPI {
     let sleepMs: (Int64) -> Void
     /// Notes for stderr (retries, waits, fallbacks); never secrets.
     public var log: (String) -> Void = { _ in }
+    /// Told, while a server has sent no byte of its answer yet, which server and how long it has waited
+    /// (ms), about once a second; told nil when that exchange ends (``CurlTransport/whileSilent``).
+    public var whileSilent: ((_ server: APIServer, _ waitedMs: Int64?) -> Void)?
     /// Requests sent (tests and `-v`).
     public private(set) var requestCount = 0
     /// When the first request since Apple's last answer was sent (ms): the ``Policy/deadline`` counts from it.
@@ -162,14 +168,26 @@ public final class AppStoreServerAPI {
     /// Sends `call` to the server(s) `environment` names.
     ///
     /// With `auto`, Production first; Sandbox when Production answers "not found" (if `sandboxOnNotFound`)
-    /// or 401 (an app never released exists only in Sandbox).
+    /// or 401 (an app never released exists only in Sandbox). `storedIn`: the server the database has the
+    /// id from (a contract stored as Sandbox): with `auto` that server is asked first, and the other only
+    /// when it answers "not found" (Apple's guidance, 4040010 and the other 404s), as Production first would.
     /// `walk`: the walk the call belongs to (its total deadline bounds the call too).
-    public func send(_ call: APICall, _ environment: APIEnvironment, sandboxOnNotFound: Bool = true, within walk: PageWalk? = nil)
-        throws(AppStoreAPIError) -> APIAnswer
-    {
+    public func send(
+        _ call: APICall, _ environment: APIEnvironment, sandboxOnNotFound: Bool = true, storedIn: APIServer? = nil,
+        within walk: PageWalk? = nil
+    ) throws(AppStoreAPIError) -> APIAnswer {
         switch environment {
         case .production: return try send(call, to: .production, within: walk)
         case .sandbox: return try send(call, to: .sandbox, within: walk)
+        case .auto where storedIn == .sandbox && sandboxOnNotFound:
+            do {
+                return try send(call, to: .sandbox, within: walk)
+            } catch let error where error.kind == .notFound {
+                log(
+                    "Sandbox does not know it (\(error.appleCode.map { "Apple error \($0)" } ?? "404")), "
+                        + "though the database has it from Sandbox; trying Production")
+                return try send(call, to: .production, within: walk)
+            }
         case .auto:
             do {
                 return try send(call, to: .production, within: walk)
@@ -180,7 +198,7 @@ public final class AppStoreServerAPI {
                 log("Production refused the token; trying Sandbox (an app never released exists only there)")
                 do {
                     let answer = try send(call, to: .sandbox, within: walk)
-                    log("Sandbox accepted the token: the app is likely not released yet (use --environment sandbox)")
+                    log("Sandbox accepted the token: the app is likely not released yet (use --environment Sandbox)")
                     return answer
                 } catch let sandboxError where sandboxError.kind == .unauthorized {
                     throw error
@@ -339,6 +357,9 @@ public final class AppStoreServerAPI {
         requestCount += 1
         var request = HTTPRequest(method: call.method, url: endpoints.base(server) + call.target, headers: headers, body: body)
         request.timeoutMs = timeLeft()
+        if let curl = transport as? CurlTransport {
+            curl.whileSilent = whileSilent.map { tell in { tell(server, $0) } }
+        }
         return try transport.send(request)
     }
 

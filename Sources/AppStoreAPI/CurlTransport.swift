@@ -58,6 +58,9 @@ public final class CurlTransport: HTTPTransport {
     /// The largest answer accepted (4 MiB; the headers are bounded alike): Apple's pages hold at most 20
     /// signed items, tens of kilobytes.
     public static let maxBody = 4 << 20
+    /// Told, while an exchange has had no byte of the answer yet, how long it has waited (ms), about
+    /// once a second (libcurl's progress callback); told nil when the exchange ends, answered or not.
+    public var whileSilent: ((_ waitedMs: Int64?) -> Void)?
 
     /// Loads libcurl (and runs curl_global_init) on the first request of the process (see CCurl):
     /// a missing library is refused by name with the Debian package to install (exit 69), never
@@ -77,6 +80,9 @@ public final class CurlTransport: HTTPTransport {
 
     /// CURLOPT_WRITEFUNCTION's and CURLOPT_HEADERFUNCTION's callback.
     typealias WriteCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
+    /// CURLOPT_XFERINFOFUNCTION's callback: (context, download total, downloaded, upload total, uploaded).
+    typealias ProgressCallback =
+        @convention(c) (UnsafeMutableRawPointer?, curl_off_t, curl_off_t, curl_off_t, curl_off_t) -> Int32
 
     /// Collects bytes a callback hands over.
     private final class Sink {
@@ -85,6 +91,14 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func prepare() throws(AppStoreAPIError) { try Self.requireLibrary() }
+
+    /// What the progress callback needs: when the exchange began, whether an answer's byte came, whom to tell.
+    private final class Silence {
+        let startedAt = Timestamp.now()
+        var told = false
+        let tell: (Int64?) -> Void
+        init(_ tell: @escaping (Int64?) -> Void) { self.tell = tell }
+    }
 
     public func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
         try Self.requireLibrary()
@@ -136,6 +150,24 @@ public final class CurlTransport: HTTPTransport {
             iapctl_curl_set_pointer(handle, CURLOPT_HEADERDATA, headerContext),
         ]
         if let caFile { setup.append(iapctl_curl_set_string(handle, CURLOPT_CAINFO, caFile)) }
+        let silence = whileSilent.map(Silence.init)
+        defer { if let silence, silence.told { silence.tell(nil) } }
+        if let silence {
+            let waited: ProgressCallback = { context, _, received, _, _ in
+                guard let context else { return 0 }
+                let silence = Unmanaged<Silence>.fromOpaque(context).takeUnretainedValue()
+                if received == 0 {
+                    silence.told = true
+                    silence.tell(Timestamp.now() - silence.startedAt)
+                }
+                return 0
+            }
+            setup += [
+                iapctl_curl_set_xferinfo_function(handle, CURLOPT_XFERINFOFUNCTION, waited),
+                iapctl_curl_set_pointer(handle, CURLOPT_XFERINFODATA, Unmanaged.passUnretained(silence).toOpaque()),
+                iapctl_curl_set_long(handle, CURLOPT_NOPROGRESS, 0),
+            ]
+        }
         if let payload = request.body {
             setup.append(iapctl_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, payload.count))
             if payload.isEmpty {

@@ -93,13 +93,14 @@ extension AppStoreServerAPI {
     /// `page` as it arrives and then let go (a walk keeps one page in memory): the same query again with
     /// each answer's `revision` while `hasMore`. The server of the first answer serves the rest. Bounded
     /// by `limits` (``WalkLimits``; the policy's when nil): a repeated revision, the page cap and the
-    /// total deadline stop it with an error naming the page.
+    /// total deadline stop it with an error naming the page. `storedIn`: the server the database has the
+    /// id from (``send(_:_:sandboxOnNotFound:storedIn:within:)``).
     public func forEachRevisionPage(
-        _ call: APICall, _ environment: APIEnvironment, limits: WalkLimits? = nil,
+        _ call: APICall, _ environment: APIEnvironment, limits: WalkLimits? = nil, storedIn: APIServer? = nil,
         page: (_ server: APIServer, _ page: JSONValue, _ number: Int) throws -> Void
     ) throws {
         var walk = PageWalk(what: "\(call.method) \(call.path)", marker: "revision", limits: limits ?? policy.walk, now: nowMs())
-        var answer = try send(call, environment, within: walk)
+        var answer = try send(call, environment, storedIn: storedIn, within: walk)
         while true {
             guard let json = answer.json, case .array? = json["signedTransactions"] else {
                 throw AppStoreAPIError(.malformedResponse, "\(call.path): the answer has no signedTransactions array")
@@ -116,7 +117,7 @@ extension AppStoreServerAPI {
         }
     }
 
-    /// Every page of a revision-paginated endpoint, collected (``forEachRevisionPage(_:_:limits:page:)``).
+    /// Every page of a revision-paginated endpoint, collected (``forEachRevisionPage(_:_:limits:storedIn:page:)``).
     public func walkRevisions(
         _ call: APICall, _ environment: APIEnvironment, maxPages: Int? = nil, progress: (Int, Int) -> Void = { _, _ in }
     ) throws(AppStoreAPIError) -> (server: APIServer, pages: [JSONValue]) {
@@ -139,7 +140,7 @@ extension AppStoreServerAPI {
     /// The pages of Get Notification History, each handed to `page` as it arrives and then let go:
     /// `paginationToken` while `hasMore`. An expired token starts the walk again from the first page,
     /// once (`page` hears `restarted` true for that first page again). Bounded like
-    /// ``forEachRevisionPage(_:_:limits:page:)``.
+    /// ``forEachRevisionPage(_:_:limits:storedIn:page:)``.
     public func forEachNotificationHistoryPage(
         body: JSONValue, _ server: APIServer, limits: WalkLimits? = nil,
         page: (_ page: JSONValue, _ number: Int, _ restarted: Bool) throws -> Void

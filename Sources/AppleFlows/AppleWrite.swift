@@ -13,7 +13,7 @@ public struct AppleWrite: Sendable {
     /// The command the audit row names (`apple extend`, …).
     public var command: String
     /// It names a transaction: with `--environment auto` Sandbox is asked when Production does not
-    /// know the id. Otherwise it goes to Production (or Sandbox with `--environment sandbox`).
+    /// know the id. Otherwise it goes to Production (or Sandbox with `--environment Sandbox`).
     public var byTransaction: Bool
 
     public init(call: APICall, entity: EntityKind, key: String, command: String, byTransaction: Bool = true) {
@@ -77,7 +77,7 @@ public struct AppleWrite: Sendable {
     /// The `requestIdentifier` of its body (extensions), to repeat this very write on purpose.
     public var requestIdentifier: String? { call.body?["requestIdentifier"]?.stringValue }
 
-    /// The server it goes to when it names no transaction: Production, or Sandbox with `--environment sandbox`.
+    /// The server it goes to when it names no transaction: Production, or Sandbox with `--environment Sandbox`.
     public static func server(for environment: APIEnvironment) -> APIServer { environment.singleServer }
 
     /// Sends it. Apple's refusal is returned, not thrown (it is recorded too); `sandboxTried`: whether

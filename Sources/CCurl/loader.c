@@ -57,4 +57,5 @@ IAPCTL_HIDDEN CURLcode iapctl_curl_set_string(CURL *a0, CURLoption a1, const cha
 IAPCTL_HIDDEN CURLcode iapctl_curl_set_pointer(CURL *a0, CURLoption a1, void *a2) { return IAPCTL_CURL(curl_easy_setopt)(a0, a1, a2); }
 IAPCTL_HIDDEN CURLcode iapctl_curl_set_slist(CURL *a0, CURLoption a1, struct curl_slist *a2) { return IAPCTL_CURL(curl_easy_setopt)(a0, a1, a2); }
 IAPCTL_HIDDEN CURLcode iapctl_curl_set_write_function(CURL *a0, CURLoption a1, size_t (*a2)(char *, size_t, size_t, void *)) { return IAPCTL_CURL(curl_easy_setopt)(a0, a1, a2); }
+IAPCTL_HIDDEN CURLcode iapctl_curl_set_xferinfo_function(CURL *a0, CURLoption a1, int (*a2)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) { return IAPCTL_CURL(curl_easy_setopt)(a0, a1, a2); }
 IAPCTL_HIDDEN CURLcode iapctl_curl_get_long(CURL *a0, CURLINFO a1, long *a2) { return IAPCTL_CURL(curl_easy_getinfo)(a0, a1, a2); }

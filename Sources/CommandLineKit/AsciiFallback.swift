@@ -1,9 +1,10 @@
-/// Plain ASCII for the symbols iapctl writes (`→`, `∅`, `…` as `~` to keep table columns, `—`) when the locale says the
-/// terminal cannot show UTF-8 (`LC_ALL=C`).
+/// Plain ASCII for the symbols iapctl writes (`→`, `∅`, `…`, `—`) when the locale says the terminal cannot show
+/// UTF-8 (`LC_ALL=C`). Tables lay their cells out in this form (``OutputStyle/ascii``), so the wider
+/// replacements keep the columns aligned.
 public enum AsciiFallback {
     /// The replacements, in the order they are applied.
     static let replacements: [(String, String)] = [
-        ("→", "->"), ("←", "<-"), ("∅", "(none)"), ("…", "~"), ("—", "--"), ("–", "-"), ("‖", "||"),
+        ("→", "->"), ("←", "<-"), ("∅", "(none)"), ("…", "..."), ("—", "--"), ("–", "-"), ("‖", "||"),
         ("≥", ">="), ("≤", "<="), ("×", "x"), ("✓", "ok"), ("✗", "x"), ("·", "."), ("“", "\""), ("”", "\""),
         ("‘", "'"), ("’", "'"),
     ]

@@ -74,7 +74,7 @@ public struct HelpRenderer: Sendable {
             out.append("")
             out.append("Examples:")
             for example in spec.examples {
-                out.append("  \(example.commandLine)")
+                out += TextWrap.command(example.commandLine, width: width, indent: "  ", continuation: "    ")
                 out += TextWrap.fill(example.explanation, width: width, indent: "      ")
             }
         }

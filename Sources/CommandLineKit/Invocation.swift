@@ -83,7 +83,7 @@ public final class Invocation {
     public var outputStyle: OutputStyle {
         OutputStyle(
             color: colorEnabled, width: tableWidth, csvRaw: settings.flag(StandardOptions.csvRaw.long), csvEscapesControls: isStdoutTTY,
-            wrapWidth: terminalWidth)
+            wrapWidth: terminalWidth, ascii: isStdoutTTY && AsciiFallback.isNeeded(environment))
     }
 
     /// Writes a line of data to stdout (control characters made visible on a terminal).

@@ -170,4 +170,7 @@ public enum CompletionKind: Sendable, Equatable {
     case directory
     /// A fixed list of words.
     case values([String])
+    /// Names the program looks up when asked (`PROGRAM __complete KIND PREFIX`, e.g. user ids in the
+    /// database): quick, read-only, silent on error (``CompletionScripts/lookupCommand``).
+    case lookup(String)
 }

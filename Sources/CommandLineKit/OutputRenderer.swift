@@ -13,12 +13,16 @@ public struct OutputStyle: Sendable {
     /// The terminal's width also under `--wide` (nil off a terminal): a `wraps` column is wrapped
     /// to it rather than giving lines of hundreds of columns.
     public var wrapWidth: Int?
+    /// A terminal whose locale is not UTF-8 (`LC_ALL=C`): table cells are laid out in their ASCII form
+    /// (``AsciiFallback``), so `→` as `->` and a cut marked `...` keep the columns aligned.
+    public var ascii: Bool
 
     /// A style; the default is plain text for a file or a pipe.
     public init(
         color: Bool = false, width: Int? = nil, csvRaw: Bool = false, csvEscapesControls: Bool = false,
-        wrapWidth: Int? = nil
+        wrapWidth: Int? = nil, ascii: Bool = false
     ) {
+        self.ascii = ascii
         self.color = color
         self.width = width
         self.csvRaw = csvRaw

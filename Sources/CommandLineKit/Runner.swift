@@ -19,7 +19,8 @@ public func runCommandLine(root: CommandSpec, arguments: [String]) -> Int32 {
         environment: environment,
         stdin: InputReader(fileDescriptor: 0, name: "stdin"),
         stdout: stdout,
-        stderr: stderr,
+        // The completion scripts' look-up prints names or nothing: its errors never reach the shell's line.
+        stderr: arguments.first == CompletionScripts.lookupCommand ? DiscardingSink() : stderr,
         isStdoutTTY: isatty(1) == 1)
 }
 
@@ -140,8 +141,16 @@ public struct CommandLineRunner {
     /// Prints an error: `error:`, `hint:`, and for usage errors the usage line and where to get help.
     /// Control characters in either are made visible (they may quote input).
     func report(_ error: CLIError, path: [String]) {
-        stderr.writeLine("error: " + TerminalText.escape(error.message, keepNewlines: true))
-        if let hint = error.hint { stderr.writeLine("hint: " + TerminalText.escape(hint, keepNewlines: true)) }
+        // On a terminal, long lines break between words under their text, not mid-word at the edge.
+        let width = stderr.terminalColumns
+        for line in TextWrap.hanging(TerminalText.escape(error.message, keepNewlines: true), prefix: "error: ", width: width) {
+            stderr.writeLine(line)
+        }
+        if let hint = error.hint {
+            for line in TextWrap.hanging(TerminalText.escape(hint, keepNewlines: true), prefix: "hint: ", width: width) {
+                stderr.writeLine(line)
+            }
+        }
         if error.code == .usage {
             let help = HelpRenderer(root: root)
             stderr.writeLine("Usage: \(help.usage(for: path))")
@@ -166,4 +175,10 @@ public struct CommandLineRunner {
             invocation.debug("setting \(option.long) = \(value) (\(source))")
         }
     }
+}
+
+/// A sink that keeps nothing (the stderr of the completion scripts' look-up).
+final class DiscardingSink: OutputSink {
+    func write(_ text: String) {}
+    func flush() throws(CLIError) {}
 }

@@ -1,8 +1,8 @@
 /// "Did you mean …" suggestions by edit distance (optimal string alignment: a swap of two
 /// neighbouring letters counts as one edit).
-enum Suggestion {
+public enum Suggestion {
     /// The closest candidate to `input`, if it is close enough to be a plausible typo.
-    static func closest(to input: String, among candidates: [String]) -> String? {
+    public static func closest(to input: String, among candidates: [String]) -> String? {
         let word = input.lowercased()
         guard !word.isEmpty else { return nil }
         // Two edits from five letters on (payed → paid), one below (so short words stay apart).

@@ -71,7 +71,8 @@ public struct TableLayout {
             case .null?, nil: break
             default: sawOther[index] = true
             }
-            let cell = OutputRenderer.tableText(value, key: column.key)
+            let text = OutputRenderer.tableText(value, key: column.key)
+            let cell = style.ascii ? AsciiFallback.apply(text) : text
             if style.width != nil {
                 if OutputRenderer.isInstruction(cell) { hasInstruction[index] = true }
                 widths[index] = max(widths[index], TextWidth.of(cell))
@@ -206,13 +207,17 @@ public struct TableLayout {
                 column += 2
             }
             // Off a terminal the widths are the natural ones: nothing is ever cut.
-            if !header, plan.cuts, TextWidth.of(cell) > width, !OutputRenderer.isInstruction(cell) {
-                if isLast, columns[index].wraps, position > 0 {
+            // A wrapping last column breaks between words under itself, an instruction too (wrapping
+            // cuts nothing; left whole it would run on from the screen's left edge).
+            let wrapsHere = isLast && columns[index].wraps && position > 0
+            if !header, plan.cuts, TextWidth.of(cell) > width, wrapsHere || !OutputRenderer.isInstruction(cell) {
+                if wrapsHere {
                     let lines = TextWrap.fill(cell, width: width, indent: "")
                     cell = lines.first ?? ""
                     continuation = lines.dropFirst().map { String(repeating: " ", count: column) + $0 }
                 } else {
-                    cell = TextWidth.shorten(cell, to: width, sharedPrefix: sharedPrefix[index])
+                    cell = TextWidth.shorten(
+                        cell, to: width, sharedPrefix: sharedPrefix[index], ellipsis: style.ascii ? "..." : "…")
                 }
             }
             let padded =

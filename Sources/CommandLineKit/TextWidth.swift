@@ -47,31 +47,36 @@ public enum TextWidth {
         }
     }
 
-    /// `text` cut to at most `width` columns, ending in `…` when cut.
-    public static func truncate(_ text: String, to width: Int) -> String {
+    /// `text` cut to at most `width` columns, ending in `ellipsis` (`…`, or `...` for a terminal that
+    /// cannot show UTF-8) when cut.
+    public static func truncate(_ text: String, to width: Int, ellipsis: String = "…") -> String {
         guard of(text) > width else { return text }
+        let marker = of(ellipsis)
         if printableASCIICount(text) != nil {
-            return width > 0 ? String(text.prefix(width - 1)) + "…" : ""
+            return width >= marker ? String(text.prefix(width - marker)) + ellipsis : String(text.prefix(max(width, 0)))
         }
         guard width > 0 else { return "" }
+        guard width >= marker else { return String(repeating: ".", count: width) }
         var result = ""
         var used = 0
         for character in text {
             let w = TextWidth.width(of: character)
-            if used + w > width - 1 { break }
+            if used + w > width - marker { break }
             result.append(character)
             used += w
         }
-        return result + "…"
+        return result + ellipsis
     }
 
     /// `text` cut to at most `width` columns keeping the part that differs: the first
     /// `sharedPrefix` bytes (a prefix every cell of the column shares, such as `com.example.`)
     /// give way first, all but their last segment (`…iapctl.pro.monthly`); a dotted name shared by every cell loses its leading
     /// parts (`…iapctl.monthly`); what is still too long is cut at the end (`…`).
-    public static func shorten(_ text: String, to width: Int, sharedPrefix: Int) -> String {
+    public static func shorten(_ text: String, to width: Int, sharedPrefix: Int, ellipsis: String = "…") -> String {
         guard of(text) > width else { return text }
-        guard width > 4, printableASCIICount(text) != nil, !text.contains(" ") else { return truncate(text, to: width) }
+        guard width > 4, printableASCIICount(text) != nil, !text.contains(" ") else {
+            return truncate(text, to: width, ellipsis: ellipsis)
+        }
         if sharedPrefix >= 4, sharedPrefix < text.utf8.count {
             // The last shared segment stays (`…iapctl.monthly`, `…iapctl.premium.monthly`): a bare
             // `…monthly` would read as the end of `…premium.monthly` too.
@@ -79,16 +84,16 @@ public enum TextWidth {
             let start =
                 shared.lastIndex(where: { [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":")].contains($0) })
                 .map { text.utf8.distance(from: text.utf8.startIndex, to: $0) + 1 } ?? 0
-            let rest = "…" + String(text.utf8.dropFirst(start))!
+            let rest = ellipsis + String(text.utf8.dropFirst(start))!
             if of(rest) <= width { return rest }
         }
         var parts = text.split(separator: ".", omittingEmptySubsequences: false)
         while parts.count > 1 {
             parts.removeFirst()
-            let rest = "…" + parts.joined(separator: ".")
+            let rest = ellipsis + parts.joined(separator: ".")
             if of(rest) <= width { return rest }
         }
-        return truncate(text, to: width)
+        return truncate(text, to: width, ellipsis: ellipsis)
     }
 
     /// `text` padded with spaces to `width` columns (on the right, or on the left when `leading`).

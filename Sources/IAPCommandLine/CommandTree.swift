@@ -141,15 +141,15 @@ public enum CommandTree {
     static let applyOption = OptionSpec.flag("apply", help: "Apply the changes.")
 
     /// `--user USER`; commands give it their own help (`userOption(_:)`, `requiredUserOption(_:)`).
-    static let userOption = Option<String?>("user", valueName: "user", help: "The user.")
+    static let userOption = Option<String?>("user", valueName: "user", help: "The user.", completion: .lookup("users"))
 
     static func userOption(_ help: String) -> Option<String?> { userOption.with(help: help) }
 
     /// `--user USER` of a command that needs it.
     static func requiredUserOption(_ help: String) -> Option<String> { userOption.reading(String.self, help: help) }
 
-    static let limitOption = Option<Int?>(
-        "limit", valueName: "n", help: "Show at most this many rows.", validation: .positiveInteger)
+    /// `--limit N|all` (``TerminalPage``).
+    static let limitOption = Option<RowLimit?>("limit", valueName: "n|all", help: TerminalPage.help)
 
     /// `--from FILE`; commands give it their own help (`fromOption(_:)`).
     static let fromOption = Option<String?>("from", valueName: "file", help: "A file.", completion: .file)
@@ -285,7 +285,7 @@ public enum CommandTree {
         subcommands: [
             db, orders, contracts, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
             EntitledCommand.command, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
-            versionCommand, man,
+            versionCommand, man, LookupCommand.command,
         ],
         options: globalOptions + [StandardOptions.version],
         program: program

@@ -521,7 +521,7 @@ public final class SQLSession: StoreSession {
         mode == .write ? sql + dialect.forUpdate : sql
     }
 
-    private func query(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> SQLResult {
+    func query(_ sql: String, _ values: [SQLValue], shaped: Bool = false) throws(StoreError) -> SQLResult {
         try checkOpen()
         return try connection.query(sql, values, shaped: shaped)
     }

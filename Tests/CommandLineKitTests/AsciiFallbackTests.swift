@@ -26,3 +26,35 @@ struct AsciiFallbackTests {
         #expect(!AsciiFallback.isNeeded(["LANGUAGE": "C", "LANG": "en_US.UTF-8"]))
     }
 }
+
+/// Under `LC_ALL=C` a table is laid out in the ASCII it is written in: a cut ends in `...`, and `→` as
+/// `->` or `∅` as `(none)` never pushes a column out of line.
+@Suite("ASCII fallback: tables stay aligned")
+struct AsciiTableTests {
+    @Test func theEllipsisIsThreeDots() {
+        #expect(AsciiFallback.apply("waiting for Apple…") == "waiting for Apple...")
+        #expect(TextWidth.truncate("abcdefgh", to: 6, ellipsis: "...") == "abc...")
+        #expect(TextWidth.truncate("abcdefgh", to: 8, ellipsis: "...") == "abcdefgh")
+        #expect(TextWidth.truncate("漢字漢字", to: 6, ellipsis: "...") == "漢...")
+        #expect(TextWidth.shorten("com.example.pro.monthly", to: 14, sharedPrefix: 0, ellipsis: "...") == "...pro.monthly")
+    }
+
+    @Test func cutsAndArrowsKeepTheColumnsAligned() {
+        let columns = [
+            Column("no", title: "NO"), Column("change", title: "CHANGE", important: true),
+            Column("status", title: "STATUS", important: true),
+        ]
+        let records: [Record] = [
+            ["no": .string("7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e"), "change": .string("∅ → paid"), "status": .string("paid")],
+            ["no": .string("96cb4091-7e14-4ced-96cd-7853cfdd91b6"), "change": .string("paid → refunded"), "status": .string("refunded")],
+        ]
+        let lines = OutputRenderer.render(
+            records: records, columns: columns, format: .table, style: OutputStyle(width: 50, ascii: true)
+        ).split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } && $0.count <= 50 }, "\(lines)")
+        #expect(lines[1].contains("(none) -> paid") && lines[2].contains("paid -> refunded"), "\(lines)")
+        #expect(lines[1].contains("..."), "the order number is cut with three dots: \(lines)")
+        let status = lines[0].distance(from: lines[0].startIndex, to: lines[0].range(of: "STATUS")!.lowerBound)
+        #expect(lines[1].dropFirst(status).hasPrefix("paid") && lines[2].dropFirst(status).hasPrefix("refunded"), "\(lines)")
+    }
+}

@@ -120,15 +120,15 @@ struct BatchUndoAndLongListsTests {
             let r = try Examples.onTerminal(args, input: "", columns: 120, environment: cli.environment)
             #expect(r.status == 0, "\(r.screen)")
             #expect(Self.rows(r.screen, header: args[0] == "orders" ? "NO" : "ID") == 30, "\(r.screen)")
-            #expect(r.screen.contains("showing 30 of 34 \(noun); --limit N to see more"), "\(r.screen)")
+            #expect(r.screen.contains("30 of 34 \(noun) shown; 4 more: --limit all (or --limit N)"), "\(r.screen)")
             // --limit: as many as asked, no page note.
             let limited = try Examples.onTerminal(
                 args + ["--limit", "40"], input: "", columns: 120, environment: cli.environment)
-            #expect(!limited.screen.contains("showing 30"), "\(limited.screen)")
+            #expect(!limited.screen.contains("30 of 34"), "\(limited.screen)")
             #expect(Self.rows(limited.screen, header: args[0] == "orders" ? "NO" : "ID") == 34, "\(limited.screen)")
             // A pipe and the other formats: every row, as before.
             let piped = try cli.ok(args)
-            #expect(piped.lines.count == 35 && !piped.stderr.contains("showing"), "\(piped)")
+            #expect(piped.lines.count == 35 && !piped.stderr.contains("more: --limit"), "\(piped)")
             #expect(try cli.ok(args + ["-o", "json"]).jsonArray().count == 34)
         }
     }
@@ -140,7 +140,7 @@ struct BatchUndoAndLongListsTests {
             .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let start = lines.firstIndex(where: { $0.hasPrefix(first + " ") }) else { return -1 }
-        return lines[(start + 1)...].prefix { !$0.isEmpty && !$0.hasPrefix("showing ") && !$0.hasPrefix("iapctl") }
+        return lines[(start + 1)...].prefix { !$0.isEmpty && !$0.contains(" more: --limit") && !$0.hasPrefix("iapctl") }
             .filter { !$0.hasPrefix("    ") }.count
     }
 

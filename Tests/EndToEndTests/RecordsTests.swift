@@ -461,8 +461,8 @@ struct OrdersUpdateTests {
 
     @Test(arguments: [
         (
-            "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"status\": \"paid\"}\n{\"no\": \"A\", \"status\": \"payed\"}\n",
-            65, "line 3: unknown status 'payed' (allowed: pending, paid, refunded, revoked)"
+            "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"B\", \"status\": \"payed\"}\n",
+            65, "line 2: unknown status 'payed' (allowed: pending, paid, refunded, revoked)"
         ),
         (
             "{\"no\": \"A\", \"status\": \"paid\"}\n{\"no\": \"missing\", \"status\": \"paid\"}\n",

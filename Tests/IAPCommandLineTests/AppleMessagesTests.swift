@@ -81,7 +81,8 @@ struct AppleMessagesTests {
                 == "78 the App Store Server API settings are incomplete: --key-id, --bundle-id not set | "
                 + "--key-id: the 10-character id App Store Connect shows next to the key, or the KEYID of the file "
                 + "name AuthKey_KEYID.p8 (IAPCTL_APPLE_KEY_ID, 'apple-key-id'); --bundle-id: the app's bundle id "
-                + "(IAPCTL_BUNDLE_ID, 'bundle-id'); see which are set, and from where: iapctl apple settings")
+                + "(IAPCTL_BUNDLE_ID, 'bundle-id'); see which are set, and from where: iapctl apple settings; "
+                + "the App Store Connect steps: iapctl help apple")
         #expect(
             Self.text(APIClientSetup.Refusal.credentials(.keyId("a-b"))) == Self.text(APICredentials.Refusal.keyId("a-b")))
         #expect(
@@ -166,7 +167,7 @@ struct AppleMessagesTests {
                 == "the key id: --key-id B but the key file is AuthKey_A.p8")
         #expect(
             AppleSession.describe(.appNeverReleased)
-                == "an app never released on the App Store is known only to Sandbox: try --environment sandbox")
+                == "an app never released on the App Store is known only to Sandbox: try --environment Sandbox")
         #expect(
             AppleSession.describe(.issuerOrBundleId(bundleId: nil))
                 == "the issuer id (--issuer-id) or the bundle id (--bundle-id ?) does not belong to this key's team, "

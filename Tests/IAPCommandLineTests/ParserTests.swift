@@ -70,7 +70,7 @@ struct ParserTests {
         (["orders", "show"], "missing argument <key>"),
         (["orders", "show", "a", "b"], "unexpected argument 'b'"),
         (["orders", "list", "--limit"], "option '--limit' needs a value"),
-        (["orders", "list", "--limit", "0"], "'0' is not a positive integer"),
+        (["orders", "list", "--limit", "0"], "--limit: '0' would show no rows"),
         (["orders", "list", "--user", "--status", "paid"], "option '--user' needs a value"),
         (["orders", "list", "--dry-run"], "unknown option '--dry-run'"),
         (["orders", "list", "--quiet=yes"], "option '--quiet' takes no value"),

@@ -18,5 +18,6 @@ CURLcode iapctl_curl_set_string(CURL *a0, CURLoption a1, const char *a2);
 CURLcode iapctl_curl_set_pointer(CURL *a0, CURLoption a1, void *a2);
 CURLcode iapctl_curl_set_slist(CURL *a0, CURLoption a1, struct curl_slist *a2);
 CURLcode iapctl_curl_set_write_function(CURL *a0, CURLoption a1, size_t (*a2)(char *, size_t, size_t, void *));
+CURLcode iapctl_curl_set_xferinfo_function(CURL *a0, CURLoption a1, int (*a2)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
 CURLcode iapctl_curl_get_long(CURL *a0, CURLINFO a1, long *a2);
 #endif

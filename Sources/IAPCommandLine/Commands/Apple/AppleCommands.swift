@@ -43,9 +43,9 @@ enum AppleCommands {
     /// `--environment`.
     static let environmentOption = Option<APIEnvironment>(
         "environment", valueName: "env",
-        help: "Which server to ask: production, sandbox, or auto (Production, then Sandbox when Production "
-            + "does not know the id, as Apple advises).",
-        allowedValues: OptionSpec.choices(APIEnvironment.self), configKey: "apple-environment",
+        help: "Which server to ask: Production, Sandbox, or auto (Production, then Sandbox when Production "
+            + "does not know the id, as Apple advises; a contract the database has from Sandbox: Sandbox first).",
+        allowedValues: APIEnvironment.allCases.map(\.spelling), configKey: "apple-environment",
         defaultValue: "auto", isInherited: true, section: section)
 
     /// `--max-wait`.
@@ -119,7 +119,7 @@ enum AppleCommands {
         abstract: "Ask Apple's App Store Server API: look up orders, fetch history, fill gaps, extend, send data.",
         discussion: """
             Every command signs its requests with your In-App Purchase key (--key-file, --key-id, \
-            --issuer-id, --bundle-id; see README 'Talking to Apple'). By default the signed items Apple \
+            --issuer-id, --bundle-id; see "Setting up the key" below). By default the signed items Apple \
             returns are printed one per line, ready for 'iapctl notify', 'restore' or 'verify'; with -o \
             table|json|ndjson|csv they are shown decoded, after each one is verified like 'verify' does \
             (an item that does not verify is an error, never shown).
@@ -132,6 +132,36 @@ enum AppleCommands {
             it stops with exit 69 when it has taken --walk-deadline (30 minutes) in all. \
             Exit codes: 3 unknown id, 65 Apple refused the request as invalid, 69 Apple or the network \
             unavailable, 75 still rate limited, 78 the key, issuer or bundle id (401).
+
+            Setting up the key, once, in App Store Connect:
+
+              1. Users and Access → Integrations → In-App Purchase:
+                 generate a key (the Admin or Account Holder role may).
+              2. Download it: AuthKey_KEYID.p8 (App Store Connect lets you
+                 download it only once). It signs requests as your team:
+                 keep it out of version control, readable by its owner
+                 only (chmod 600); iapctl refuses a key file its group or
+                 other users can read.
+              3. Note the key id (10 characters, shown next to the key;
+                 iapctl also reads it from the file name AuthKey_KEYID.p8)
+                 and the issuer id (the UUID shown above the list of keys).
+              4. The bundle id is the app's (Apps → the app → App
+                 Information).
+
+            iapctl reads each setting from an option, the environment or the --config \
+            JSON file (the option wins over the environment, the environment over the \
+            file); the key itself never goes on the command line:
+
+              key file   --key-file    IAPCTL_APPLE_KEY_FILE   "apple-key-file"
+              key id     --key-id      IAPCTL_APPLE_KEY_ID     "apple-key-id"
+              issuer id  --issuer-id   IAPCTL_APPLE_ISSUER_ID  "apple-issuer-id"
+              bundle id  --bundle-id   IAPCTL_BUNDLE_ID        "bundle-id"
+              server     --environment                         "apple-environment"
+
+            'iapctl apple settings' checks them offline: which are set, from where, and \
+            whether the key file reads; nothing is sent to Apple. Purchases made in \
+            Xcode, TestFlight or with a Sandbox account are on Sandbox: --environment \
+            Sandbox (auto asks Production first, then Sandbox).
             """,
         examples: [
             CommandExample("iapctl apple lookup MK5TTTVWJH -o table", "The purchases of a receipt's order ID."),

@@ -39,7 +39,7 @@ enum AppleNotificationSync {
             """,
         examples: [
             CommandExample(
-                "iapctl apple notifications sync --since 7d --environment production",
+                "iapctl apple notifications sync --since 7d --environment Production",
                 "First run: apply the last week, then keep up from there."),
             CommandExample(
                 "*/5 * * * * iapctl apple notifications sync -q -o ndjson --config /etc/iapctl/iapctl.json >> /var/log/iapctl-sync.ndjson",

@@ -7,7 +7,7 @@ enum AppleNotificationsTest {
         name: "test",
         abstract: "Request a Test Notification: Apple sends a TEST notification to your server URL.",
         discussion: "Prints the testNotificationToken; pass it to 'apple notifications test-status'.",
-        examples: [CommandExample("iapctl apple notifications test --environment sandbox", "Ping the Sandbox URL.")],
+        examples: [CommandExample("iapctl apple notifications test --environment Sandbox", "Ping the Sandbox URL.")],
         handler: run)
 
     static func run(_ invocation: Invocation) throws -> ExitCode {

@@ -7,7 +7,8 @@ import SubscriptionEngine
 /// (dry run) or applies (`--apply`) the differences with the database (``AppleReconcile``).
 enum AppleReconcileCommand {
     static let contractOption = Option<String?>(
-        "contract", valueName: "id", help: "One subscription: its originalTransactionId (the contract id).")
+        "contract", valueName: "id", help: "One subscription: its originalTransactionId (the contract id).",
+        completion: .lookup("contracts"))
 
     static let transactionOption = Option<AppleTransactionId?>(
         "transaction", valueName: "id",
@@ -122,7 +123,7 @@ enum AppleReconcileCommand {
         let session = try AppleSession(invocation)
         let store = try DbOpen.existing(invocation)
         let reconcile = AppleReconcile(
-            store: store, source: APISource(session: session), verifier: { try session.verifier(for: $0) },
+            store: store, source: APISource(session: session, store: store), verifier: { try session.verifier(for: $0) },
             context: try Corrections.engineContext(invocation, command: "apple reconcile"), apply: apply)
         let plan: AppleReconcile.Plan
         do { plan = try reconcile.plan(scope) } catch let error as AppleReconcile.ScopeError { throw error.cliError }
@@ -248,19 +249,28 @@ enum AppleReconcileCommand {
     }
 
     /// Apple's answers through the `apple` session (its client paginates, waits out 429s and retries).
+    /// Under `--environment auto` a contract the database has from Sandbox is asked of Sandbox first.
     struct APISource: ReconcileSource {
         let session: AppleSession
+        let store: any Store
+
+        /// The server the database has contract `original` from (nil: not stored, or no environment).
+        func storedIn(_ original: String) -> APIServer? {
+            let stored = try? store.read { try $0.contract(contractId: original) }?.environment
+            return stored.flatMap { APIServer(rawValue: $0) }
+        }
 
         func statuses(_ transactionId: String) throws -> (server: APIServer, items: [SubscriptionStatusItem]) {
             let call = Endpoint.subscriptionStatuses(transactionId, statuses: [])
-            let answer = try session.send(call)
+            let answer = try session.send(call, storedIn: storedIn(transactionId))
             return (answer.server, try SubscriptionStatusItem.items(answer, call: call))
         }
 
         func history(_ transactionId: String, page: (SignedTransactions) throws -> Void) throws {
             let call = Endpoint.transactionHistory(transactionId, query: TransactionHistoryQuery().items)
             do {
-                try session.api.forEachRevisionPage(call, session.environment) { server, answer, number in
+                try session.api.forEachRevisionPage(call, session.environment, storedIn: storedIn(transactionId)) {
+                    server, answer, number in
                     let items = try SignedTransactions.list(answer["signedTransactions"], call: call, optional: false)
                     try page(SignedTransactions(server: server, items: items, pages: number))
                 }

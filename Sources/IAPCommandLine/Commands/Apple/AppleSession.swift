@@ -56,21 +56,23 @@ final class AppleSession {
             invocation.warn("talking to the test server \(base) (\(APIClientSetup.baseURLVariable)), not to Apple")
         }
         api.log = { [invocation] in invocation.note($0) }
+        api.whileSilent = { [weak self] server, waited in self?.silent(server, waitedMs: waited) }
         if let mismatch = setup.keyIdMismatch {
             invocation.warn(
                 "--key-id \(mismatch.keyId) differs from the key file's name \(mismatch.fileName); Apple will refuse a mismatch")
         }
     }
 
-    /// Sends one call to the server(s) of `--environment`; a 401 gets the likely cause.
-    func send(_ call: APICall, sandboxOnNotFound: Bool = true) throws -> APIAnswer {
+    /// Sends one call to the server(s) of `--environment`; a 401 gets the likely cause. `storedIn`: the
+    /// server the database has the id from, asked first under `auto`.
+    func send(_ call: APICall, sandboxOnNotFound: Bool = true, storedIn: APIServer? = nil) throws -> APIAnswer {
         do {
-            return try api.send(call, environment, sandboxOnNotFound: sandboxOnNotFound)
+            return try api.send(call, environment, sandboxOnNotFound: sandboxOnNotFound, storedIn: storedIn)
         } catch { throw explained(error, sandboxTried: environment.mayHaveAskedSandbox(followsEnvironment: true)) }
     }
 
     /// Runs `body`, explaining a 401; `followsEnvironment`: it asked the server(s) of `--environment`
-    /// (else Production, or Sandbox with `--environment sandbox`).
+    /// (else Production, or Sandbox with `--environment Sandbox`).
     func explaining<T>(followsEnvironment: Bool = false, _ body: () throws(AppStoreAPIError) -> T) throws -> T {
         do { return try body() } catch {
             throw explained(error, sandboxTried: environment.mayHaveAskedSandbox(followsEnvironment: followsEnvironment))
@@ -91,7 +93,7 @@ final class AppleSession {
     static func describe(_ cause: UnauthorizedCause) -> String {
         switch cause {
         case .keyIdDiffersFromFileName(let keyId, let fileName): "the key id: --key-id \(keyId) but the key file is \(fileName)"
-        case .appNeverReleased: "an app never released on the App Store is known only to Sandbox: try --environment sandbox"
+        case .appNeverReleased: "an app never released on the App Store is known only to Sandbox: try --environment Sandbox"
         case .issuerOrBundleId(let bundleId):
             "the issuer id (--issuer-id) or the bundle id (--bundle-id \(bundleId ?? "?")) "
                 + "does not belong to this key's team, or the key was revoked in App Store Connect"
@@ -99,15 +101,51 @@ final class AppleSession {
         }
     }
 
+    /// Whether progress and waiting lines are drawn: stderr is a terminal that can redraw a line, no `-q`.
+    var drawsOnStderr: Bool { invocation.isStderrTTY && !invocation.quiet && !invocation.dumbTerminal }
+
+    /// The progress line shown now (redrawn after a waiting line).
+    private var progressLine: String?
+    /// Whether a "waiting for Apple" line is on screen.
+    private var waitingShown = false
+
+    /// How long Apple may be silent before the waiting line shows (ms).
+    static let silenceShownAfter: Int64 = 1500
+
     /// A progress line on stderr, only on a terminal.
     func progress(_ text: String) {
-        guard invocation.isStderrTTY, !invocation.quiet else { return }
+        guard drawsOnStderr else { return }
+        progressLine = text
         invocation.stderr.write("\r\u{1B}[K" + text)
+        try? invocation.stderr.flush()
     }
 
     func endProgress() {
-        guard invocation.isStderrTTY, !invocation.quiet else { return }
+        guard drawsOnStderr else { return }
+        progressLine = nil
         invocation.stderr.write("\r\u{1B}[K")
+        try? invocation.stderr.flush()
+    }
+
+    /// On a terminal, while `server` has not answered for ``silenceShownAfter``: a line saying iapctl waits
+    /// for it, how long, and until when; erased (the progress line, if any, drawn again) when it answers.
+    func silent(_ server: APIServer, waitedMs: Int64?) {
+        guard drawsOnStderr else { return }
+        guard let waited = waitedMs else {
+            guard waitingShown else { return }
+            waitingShown = false
+            invocation.stderr.write("\r\u{1B}[K" + (progressLine ?? ""))
+            try? invocation.stderr.flush()
+            return
+        }
+        guard waited >= Self.silenceShownAfter else { return }
+        waitingShown = true
+        var line = "waiting for Apple (\(server.rawValue))… no answer for \(waited / 1000) s"
+        if let deadline = api.deadlineMs { line += " (deadline \(deadline / 1000) s)" }
+        // One line that \r can erase: never wider than the terminal.
+        let width = invocation.stderr.terminalColumns ?? 80
+        invocation.stderr.write("\r\u{1B}[K" + TextWidth.truncate(line, to: max(width - 1, 10)))
+        try? invocation.stderr.flush()
     }
 
     /// Whether to print the signed items as Apple sent them (no `-o` chosen anywhere).
@@ -209,7 +247,8 @@ extension APIClientSetup.Refusal: CLIErrorConvertible {
                 "the App Store Server API settings are incomplete: "
                     + settings.map { "--\($0.rawValue)" }.joined(separator: ", ") + " not set",
                 hint: settings.map(Self.whereToSet).joined(separator: "; ")
-                    + "; see which are set, and from where: iapctl apple settings")
+                    + "; see which are set, and from where: iapctl apple settings; the App Store Connect steps: "
+                    + "iapctl help apple")
         case .credentials(let refusal): refusal.cliError
         case .keyFile(let refusal): refusal.cliError
         case .key(let error): error.cliError

@@ -13,7 +13,8 @@ enum AuditList {
         "order", valueName: "key", help: "Only changes to this order (its number or its transactionId).")
 
     /// `--contract ID`.
-    static let contract = Option<String?>("contract", valueName: "id", help: "Only changes to this contract.")
+    static let contract = Option<String?>(
+        "contract", valueName: "id", help: "Only changes to this contract.", completion: .lookup("contracts"))
 
     /// `--command NAME`.
     static let commandName = Option<String?>(
@@ -42,7 +43,7 @@ enum AuditList {
 
     /// Audit rows newest first, filtered by actor, time and ticket.
     static func run(_ invocation: Invocation) throws -> ExitCode {
-        let limit = invocation[CommandTree.limitOption]
+        let limit = invocation[CommandTree.limitOption]?.count
         let filter = AuditFilter(
             // On this command --actor filters (command line only: IAPCTL_ACTOR is who *runs* iapctl).
             actor: invocation.source(of: CommandTree.actorOption) == .commandLine ? invocation[CommandTree.actorOption] : nil,

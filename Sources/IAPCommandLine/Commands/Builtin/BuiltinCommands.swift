@@ -1,5 +1,8 @@
 // `iapctl completion|help|version|__man`: the framework's own commands, whose handlers are in
-// CommandLineKit; the tree is assembled in CommandTree.swift.
+// CommandLineKit, and `__complete`, the completion scripts' look-up; the tree is assembled in
+// CommandTree.swift.
+import StoreSQL
+
 extension CommandTree {
     static let completion = CommandSpec(
         name: CompletionCommand.name,
@@ -53,4 +56,37 @@ extension CommandTree {
         inheritsOptions: false,
         isHidden: true
     )
+}
+
+/// `iapctl __complete KIND PREFIX` (hidden): what the completion scripts run to complete a user id,
+/// contract id or order number: the database's ids that start with PREFIX, one a line, at most
+/// ``limit``. It reads the database `--db` (IAPCTL_DB, `--config`) names on a read-only connection,
+/// creates and writes nothing, never reads stdin, and prints nothing on error (the runner gives it no
+/// stderr; its exit status says what happened).
+enum LookupCommand {
+    static let limit = 200
+
+    static let kind = Argument<String>(
+        "kind", help: "What to look up.", allowedValues: CompletedIds.allCases.map(\.rawValue))
+    static let prefix = Argument<String?>("prefix", help: "What the id starts with.")
+
+    static let command = CommandSpec(
+        name: CompletionScripts.lookupCommand,
+        abstract: "Print the ids of the database that start with PREFIX, one a line (for the completion scripts).",
+        arguments: [kind, prefix],
+        handler: run,
+        isHidden: true
+    )
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        guard let kind = CompletedIds(rawValue: invocation[kind]) else { return .usage }
+        let prefix = invocation[prefix] ?? ""
+        let ids = try DbOpen.read(invocation) { session in
+            try (session as? SQLSession)?.completedIds(kind, prefix: prefix, limit: limit) ?? []
+        }
+        for id in ids where !id.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) {
+            invocation.stdout.writeLine(id)
+        }
+        return .success
+    }
 }

@@ -23,5 +23,6 @@ enum ContractOptions {
         allowedValues: CommandTree.contractStatuses)
 
     /// `ID` of `contracts show|explain|update`.
-    static let id = Argument<String>("id", help: "The contract id (the originalTransactionId).")
+    static let id = Argument<String>(
+        "id", help: "The contract id (the originalTransactionId).", completion: .lookup("contracts"))
 }

@@ -25,8 +25,11 @@ enum ContractsExplain {
             ledger event of the contract in signedDate order with the rule that \
             fired (type/subtype → transition), the state before and after, and why an event \
             changed nothing (duplicate, stale against which newer event, ignored type), with \
-            the manual changes in between, ending in the current state. Readable in a \
-            ticket; -o json for scripts.
+            the manual changes in between, ending in the current state. WHY says the rule and \
+            names the audit rows with the changes (iapctl audit show ID, or iapctl audit list \
+            --contract ID). Each row of the field table is one event: SIGNED, FROM, STEP and \
+            FACT all of the fact that decides the field. Readable in a ticket; -o json for \
+            scripts (fact_step: that event's step; step: the step that last wrote the value).
             """,
         examples: [
             CommandExample("iapctl contracts explain 2000000100000001", "The derivation as a table."),
@@ -69,7 +72,8 @@ enum ContractsExplain {
                         columns: [
                             Column("field", title: "FIELD"), Column("value", title: "VALUE"),
                             Column("signed_date", title: "SIGNED"), Column("authority", title: "FROM"),
-                            Column("step", title: "STEP"), Column("fact", title: "FACT", maxWidth: 110, important: true, wraps: true),
+                            Column("fact_step", title: "STEP"),
+                            Column("fact", title: "FACT", maxWidth: 110, important: true, wraps: true),
                         ])),
                 DetailView.Section(
                     key: "trace", title: "Derivation of contract \(contract.contractId) (\(steps.count) steps, signedDate order)",
@@ -100,6 +104,8 @@ enum ContractsExplain {
                 r.append("source", "hand")
                 r.append("authority", EventSource.handAuthorityName)
                 r.append("step", explanation.credits[reason.field].map { $0 + 1 })
+                // The override's own step: SIGNED, FROM, STEP and FACT of one row tell one change.
+                r.append("fact_step", explanation.credits[reason.field].map { $0 + 1 })
                 r.append(
                     "fact",
                     OverrideRendering.sentence(shown) + " (override by \(o.actor)" + (o.reason.map { ": \($0)" } ?? "")
@@ -114,9 +120,30 @@ enum ContractsExplain {
             r.append("source", reason.source?.rawValue)
             r.append("authority", reason.source?.authorityName)
             r.append("step", explanation.credits[reason.field].map { $0 + 1 })
+            r.append("fact_step", factStep(reason, in: explanation.steps).map { $0 + 1 })
             r.append("fact", reason.fact)
             return r
         }
+    }
+
+    /// The trace step of the event that carried `reason`'s fact: the event of its source signed at
+    /// its signedDate (the applied delivery before a stale or duplicate one), nil when the ledger
+    /// shows none. (`step` is another question: which step last wrote the value the row holds.)
+    static func factStep(_ reason: FieldReason, in steps: [Explanation.Step]) -> Int? {
+        guard let signed = reason.signedDate, let source = reason.source else { return nil }
+        var candidates: [(index: Int, rank: Int)] = []
+        for (index, step) in steps.enumerated() {
+            guard case .event(let event, _, _, _) = step, event.signedDate == signed, event.source == source else { continue }
+            let rank: Int
+            switch event.verdict {
+            case .applied: rank = 0
+            case .stale, .ignored: rank = 1
+            case .duplicate, .unmatched, .conflict: rank = 2
+            case .rejected: continue
+            }
+            candidates.append((index, rank))
+        }
+        return candidates.min { ($0.rank, $0.index) < ($1.rank, $1.index) }?.index
     }
 
     /// One record per step, numbered.
@@ -143,10 +170,12 @@ enum ContractsExplain {
             r.append("status_after", AuditRows.status(contractAudit?.after))
             r.append("state", stateText(contractAudit, current: nil))
             let auditIds = audits.map(\.id).sorted()
+            // WHY is the rule; what each row's fields became is in the audit rows it names.
             r.append(
                 "why",
                 why(event, rule: rule, audits: audits, decidedBy: decidedBy)
-                    + (auditIds.isEmpty ? "" : " (audit " + auditIds.map { "#\($0)" }.joined(separator: ", ") + ")"))
+                    + (auditIds.isEmpty
+                        ? "" : " (changes: audit " + auditIds.map { "#\($0)" }.joined(separator: ", ") + ")"))
             r.append("audit_ids", .array(auditIds.map { JSONValue.int($0) }))
             r.append("transaction_id", event.transactionId)
             r.append("ledger_id", event.id)
@@ -175,12 +204,9 @@ enum ContractsExplain {
     static func why(_ event: LedgerEntry, rule: EventRule, audits: [AuditEntry], decidedBy newer: LedgerEntry?) -> String {
         switch event.verdict {
         case .applied:
-            let changes = audits.map { audit -> String in
-                let text = RowRendering.changeText(RowRendering.auditChanges(audit), separator: ", ")
-                return "\(audit.entity.rawValue) \(audit.before == nil ? "created" : "updated")"
-                    + (text.isEmpty ? "" : ": \(text)")
-            }
-            return rule.transition + (changes.isEmpty ? "" : " — " + changes.joined(separator: "; "))
+            // Which rows it touched, not each field (those are in `iapctl audit show ID`).
+            let touched = audits.map { "\($0.entity.rawValue) \($0.before == nil ? "created" : "updated")" }
+            return rule.transition + (touched.isEmpty ? "" : " — " + touched.joined(separator: ", "))
         case .stale:
             let against =
                 newer.map {

@@ -21,13 +21,15 @@ enum ContractsList {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let filter = ContractFilter(
             userId: invocation[user], status: invocation[ContractOptions.status],
-            limit: invocation[CommandTree.limitOption])
-        let contracts = try DbOpen.read(invocation) { try $0.contracts(matching: filter) }
+            limit: invocation[CommandTree.limitOption]?.count)
+        let (contracts, page) = TerminalPage.cut(
+            try DbOpen.read(invocation) { try $0.contracts(matching: filter) }, noun: "contracts", invocation: invocation)
         let now = Timestamp.now()
         invocation.emit(
             contracts.map { RowRendering.record($0, at: now, table: invocation.output == .table) },
             columns: invocation.output == .table ? RowRendering.contractColumns : RowRendering.allContractColumns)
         if contracts.isEmpty, invocation.output == .table { invocation.note("no contracts") }
+        if let page { invocation.note(page) }
         return .success
     }
 }

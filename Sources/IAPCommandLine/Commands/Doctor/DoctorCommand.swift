@@ -32,7 +32,7 @@ enum DoctorCommand {
             CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
             CommandExample("iapctl doctor --lapsed-before 2h", "Report contracts lapsed for more than two hours."),
         ],
-        options: [environment, lapsedBefore],
+        options: [environment, lapsedBefore, CommandTree.limitOption],
         handler: run
     )
 
@@ -97,6 +97,20 @@ enum DoctorCommand {
             findings[index].fix = carry(findings[index].fix, settings, notify: notifySettings)
         }
         for index in overrides.indices { overrides[index].fix = carry(overrides[index].fix, settings) }
+        // One page rule with the listing commands: at a terminal the first page, else --limit's rows.
+        let allOverrides = overrides.count
+        var pageNotes: [String] = []
+        if let limit = invocation[CommandTree.limitOption]?.count {
+            findings = Array(findings.prefix(limit))
+            overrides = Array(overrides.prefix(limit))
+        } else {
+            let (shown, note) = TerminalPage.cut(findings, noun: "findings", invocation: invocation)
+            findings = shown
+            pageNotes += note.map { [$0] } ?? []
+            let (held, heldNote) = TerminalPage.cut(overrides, noun: "hand overrides", invocation: invocation)
+            overrides = held
+            pageNotes += heldNote.map { [$0] } ?? []
+        }
         switch invocation.output {
         case .table:
             if !findings.isEmpty, invocation.tableWidth != nil {
@@ -133,6 +147,7 @@ enum DoctorCommand {
         case .ndjson, .csv:
             invocation.emit(findings.map(\.record), columns: ["check", "entity", "key", "problem", "fix"])
         }
+        for note in pageNotes { invocation.note("doctor: " + note) }
         let scannedText = scanned.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
         if invocation.output != .json {
             for held in overrides {
@@ -143,7 +158,7 @@ enum DoctorCommand {
         }
         if findings.isEmpty {
             let info =
-                overrides.isEmpty ? "" : "; \(overrides.count) hand override\(overrides.count == 1 ? "" : "s") in force (information)"
+                allOverrides == 0 ? "" : "; \(allOverrides) hand override\(allOverrides == 1 ? "" : "s") in force (information)"
             invocation.note("doctor: no findings (checked \(scannedText))\(info)")
             return .success
         }

@@ -11,6 +11,11 @@ enum OrdersList {
     static let command = CommandSpec(
         name: "list",
         abstract: "List orders, newest first.",
+        discussion: """
+            In JSON, NDJSON and CSV, price is Apple's integer in thousandths of the currency \
+            unit (9990 is 9.99) and price_decimal the same amount as a decimal (9.99), beside \
+            currency.
+            """,
         examples: [
             CommandExample("iapctl orders list --status paid --limit 20", "The 20 newest paid orders."),
             CommandExample("iapctl orders list --user u42 -o csv > u42.csv", "A user's orders as CSV."),
@@ -24,7 +29,7 @@ enum OrdersList {
         let user = invocation[user]
         let status = invocation[OrderOptions.status]
         let product = invocation[product]
-        let limit = invocation[CommandTree.limitOption]
+        let limit = invocation[CommandTree.limitOption]?.count
         let orders = try DbOpen.read(invocation) { session in
             try EntitlementQuery.orders(user: user, status: status, product: product, at: time, in: session)
         }
@@ -42,7 +47,7 @@ enum OrdersList {
     static func listNow(_ invocation: Invocation) throws -> ExitCode {
         let filter = OrderFilter(
             userId: invocation[user], status: invocation[OrderOptions.status], productId: invocation[product],
-            limit: invocation[CommandTree.limitOption])
+            limit: invocation[CommandTree.limitOption]?.count)
         let (orders, page) = TerminalPage.cut(
             try DbOpen.read(invocation) { try $0.orders(matching: filter) }, noun: "orders", invocation: invocation)
         invocation.emit(

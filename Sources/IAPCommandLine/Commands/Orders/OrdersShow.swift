@@ -6,7 +6,8 @@ import SubscriptionEngine
 enum OrdersShow {
     /// `KEY`.
     static let key = Argument<String>(
-        "key", help: "Order number, transactionId, originalTransactionId, or appTransactionId (every purchase carrying it).")
+        "key", help: "Order number, transactionId, originalTransactionId, or appTransactionId (every purchase carrying it).",
+        completion: .lookup("orders"))
 
     static let command = CommandSpec(
         name: "show",

@@ -23,7 +23,8 @@ enum OrdersUpdate {
     static let from = CommandTree.fromOption("Apply the corrections of this NDJSON or CSV file (all or nothing).")
 
     /// `[KEY]`.
-    static let key = Argument<String?>("key", help: "Order number or transactionId (leave out with --from).")
+    static let key = Argument<String?>(
+        "key", help: "Order number or transactionId (leave out with --from).", completion: .lookup("orders"))
 
     /// The options that set a field, and the field each sets.
     static let fields = [

@@ -126,12 +126,14 @@ enum RefundsAnswer {
         if request.claim?.state == .skipped {
             invocation.note("policy rule '\(request.claim?.rule ?? "?")' left it unanswered; answering it by hand")
         }
-        let write = try RefundDesk.answer(request, knowledge: knowledge, choices: choices)
+        // What the request is and its deadline first: also when the answer cannot be composed (a
+        // transaction the database has no order of needs --delivery-status), the deadline is what counts.
         let now = Timestamp.now()
         if now >= request.deadline {
             invocation.warn("Apple stopped waiting at \(Timestamp.iso8601(request.deadline)); it may refuse the answer")
         }
         for line in context(request, knowledge, choices) { invocation.note(line) }
+        let write = try RefundDesk.answer(request, knowledge: knowledge, choices: choices)
         let reason =
             invocation[reason].flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
             ?? "refund request \(request.request.notificationUUID ?? "ledger #\(request.request.id)")"

@@ -73,7 +73,7 @@ final class RestoreAsksApple {
         }
         do {
             let reconcile = AppleReconcile(
-                store: store, source: AppleReconcileCommand.APISource(session: session),
+                store: store, source: AppleReconcileCommand.APISource(session: session, store: store),
                 verifier: { try session.verifier(for: $0) },
                 context: EngineContext(actor: invocation.actor, command: "restore --apply (apple reconcile)", reason: reason),
                 apply: true, engine: service.engine)

@@ -72,7 +72,7 @@ enum RestoreCommand {
     /// ORDERS holds ids, never cut below 16.
     static let columns: [Column] = [
         "line", "transaction", Column("verdict", important: true), "basis", "orders",
-        "contract", "owner", "status", "expires", Column("detail", maxWidth: 90),
+        "contract", "owner", "status", "expires", Column("detail", maxWidth: 90, wraps: true),
     ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {

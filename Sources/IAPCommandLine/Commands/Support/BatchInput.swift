@@ -103,7 +103,10 @@ extension BatchFieldError: CLIErrorConvertible {
         case .notFlag(let field, let value):
             return CLIError(.dataError, "\(field) \(quoted(value)) is not on/off (use on, off, true or false)")
         case .unknownChoice(let field, let value, let allowed):
-            return CLIError(.dataError, "unknown \(field) \(quoted(value)) (allowed: \(allowed.joined(separator: ", ")))")
+            let closest = value.stringValue.flatMap { Suggestion.closest(to: $0, among: allowed) }
+            return CLIError(
+                .dataError, "unknown \(field) \(quoted(value)) (allowed: \(allowed.joined(separator: ", ")))",
+                hint: closest.map { "did you mean '\($0)'?" })
         }
     }
 }

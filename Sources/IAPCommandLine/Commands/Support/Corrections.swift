@@ -177,7 +177,8 @@ extension CorrectionRowError: CLIErrorConvertible {
                 hint: "every row needs \(keyFields.map { "\"\($0)\"" }.joined(separator: " or "))")
         case .unknownField(let line, let field, let allowed):
             return CLIError(
-                .dataError, BatchRow.prefix(line) + "unknown field '\(field)' (allowed: \(allowed.joined(separator: ", ")))")
+                .dataError, BatchRow.prefix(line) + "unknown field '\(field)' (allowed: \(allowed.joined(separator: ", ")))",
+                hint: Suggestion.closest(to: field, among: allowed).map { "did you mean '\($0)'?" })
         case .nothingToChange(let line, let editableFields):
             return CLIError(
                 .dataError, BatchRow.prefix(line) + "nothing to change (fields: \(editableFields.joined(separator: ", ")))")
@@ -200,7 +201,8 @@ extension CorrectionError: CLIErrorConvertible {
                 .notFound, prefix(line) + "no \(entity.rawValue) with \(fields) = \(key)",
                 hint: "list them with: iapctl \(entity == .order ? "orders" : "contracts") list")
         case .invalidValue(let line, let error):
-            return CLIError(.dataError, prefix(line) + error.cliError.message)
+            let cause = error.cliError
+            return CLIError(.dataError, prefix(line) + cause.message, hint: cause.hint)
         case .tradeNoTaken(let line, let tradeNo, let order):
             return CLIError(.conflict, prefix(line) + "trade_no \(tradeNo) already belongs to order \(order)")
         case .conflict(let line, let message):

@@ -65,9 +65,19 @@ enum RowCorrection {
                 throw CLIError.usage("with --from, put the fields in the file's rows, not in \(options)")
             }
             let rows = try BatchInput.read(invocation, from: from)
-            do { requests = try CorrectionRows.requests(rows, for: Row.self, reason: reason, ticket: ticket) } catch {
-                throw error.cliError
+            let checked = CorrectionRows.check(rows, for: Row.self, reason: reason, ticket: ticket)
+            requests = checked.requests
+            // Every bad row at once (not one per run): the rows' shape, then their values and keys.
+            var problems = checked.problems.map { CorrectionFileReport.Problem(line: $0.line, error: $0.cliError) }
+            let lookUp = {
+                try DbOpen.read(invocation) { session in
+                    try CorrectionFileReport.problems(requests, as: Row.self, in: session)
+                }
             }
+            // Rows already refused: the batch stops whatever the look-ups say, so a database that
+            // cannot be read only leaves their problems out.
+            problems += checked.problems.isEmpty ? try lookUp() : (try? lookUp()) ?? []
+            try CorrectionFileReport.check(problems, file: from == "-" ? "stdin" : from, rows: rows.count)
         } else {
             guard let key else {
                 throw CLIError.usage("missing argument <\(keyName)>", hint: "or give --from FILE for a batch")

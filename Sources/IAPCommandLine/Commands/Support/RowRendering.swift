@@ -23,8 +23,28 @@ enum RowRendering {
         return r
     }
 
-    /// Every column of an order, in schema order.
-    static func record(_ order: Order) -> Record { record(order, columns: Order.columns) }
+    /// Every column of an order, in schema order, and after `currency` the price as a decimal
+    /// (`price_decimal`): `price` is Apple's integer in thousandths of the currency unit (9990 is 9.99).
+    static func record(_ order: Order) -> Record {
+        var r = record(order, columns: Order.columns)
+        let decimal = order.price.map { JSONValue.string(priceDecimal($0)) } ?? .null
+        if let index = r.fields.firstIndex(where: { $0.key == "currency" }) {
+            r.fields.insert(("price_decimal", decimal), at: index + 1)
+        } else {
+            r.append("price_decimal", decimal)
+        }
+        return r
+    }
+
+    /// A price in thousandths of its currency unit (Apple's unit) as an exact decimal text with at
+    /// least two decimals: 9990 → `9.99`, 1000 → `1.00`, 1234 → `1.234`, -500 → `-0.50`.
+    static func priceDecimal(_ milli: Int64) -> String {
+        let magnitude = milli.magnitude
+        var fraction = String(magnitude % 1000)
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        if fraction.hasSuffix("0") { fraction.removeLast() }
+        return (milli < 0 ? "-" : "") + String(magnitude / 1000) + "." + fraction
+    }
 
     /// The table columns of `orders list`.
     static let orderColumns: [Column] = [
