@@ -6,8 +6,8 @@ import Testing
 /// a near miss meant, and write nothing while any row is bad.
 @Suite("Correction files: every bad row in one report", .serialized)
 struct CorrectionFileReportTests {
-    static let alice = SupportBatchTests.alice
-    static let bob = SupportBatchTests.bob
+    static let alice = BatchUndoAndLongListsTests.alice
+    static let bob = BatchUndoAndLongListsTests.bob
 
     /// The orders' (no, status, user) as stored, to show nothing changed.
     static func orders(_ cli: CLI) throws -> [String] {
@@ -17,7 +17,7 @@ struct CorrectionFileReportTests {
     }
 
     @Test func everyBadRowIsListedWithItsLineAndFix() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let before = try Self.orders(cli)
         let csv = """
             no,status,user_id
@@ -54,7 +54,7 @@ struct CorrectionFileReportTests {
     }
 
     @Test func rowShapeAndValueProblemsShareTheReport() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let before = try Self.orders(cli)
         let ndjson =
             [
@@ -72,7 +72,7 @@ struct CorrectionFileReportTests {
     }
 
     @Test func oneBadRowKeepsItsOwnErrorAndExitCode() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let missing = try cli.run(
             ["orders", "update", "--from", "-", "--reason", "r"],
             stdin: "{\"no\":\"00000000-0000-4000-8000-00000000dead\",\"status\":\"paid\"}\n")

@@ -9,7 +9,7 @@ struct ExplainTimelineTests {
     static let contract = "2000000900000001"
 
     @Test func whyIsTheRuleAndTheChangesAreInAudit() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let explained = try cli.ok(["contracts", "explain", Self.contract, "-o", "json"]).jsonObject()
         let trace = try #require(explained["trace"] as? [[String: Any]])
         let first = try #require(trace.first)
@@ -30,7 +30,7 @@ struct ExplainTimelineTests {
     }
 
     @Test func eachFieldRowIsOneEvent() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         // A renewal and a hand change after the purchase: facts, stored values and steps differ.
         try cli.ok(["contracts", "update", Self.contract, "--auto-renew", "off", "--reason", "asked", "-q"])
         let explained = try cli.ok(["contracts", "explain", Self.contract, "-o", "json"]).jsonObject()

@@ -40,7 +40,7 @@ struct PagingTests {
             .filter { $0.range(of: #"^ {0,3}[0-9A-Za-z]"#, options: .regularExpression) != nil }.count
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func everyListShowsOnePageAndTheWayToAll() throws {
+    @Test(.enabled(if: Examples.hasPython)) func everyListShowsOnePageAndTheWayToAll() throws {
         let cli = try Self.database()
         let lists: [(args: [String], header: String, noun: String, total: Int)] = [
             (["orders", "list"], "NO", "orders", 34), (["contracts", "list"], "CONTRACT_ID", "contracts", 34),
@@ -75,7 +75,7 @@ struct PagingTests {
         }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func doctorPagesItsFindings() throws {
+    @Test(.enabled(if: Examples.hasPython)) func doctorPagesItsFindings() throws {
         let cli = try Self.database()
         // 34 orders marked paid by hand, without a transaction proving it: 34 findings.
         let orders = try cli.ok(["orders", "list", "-o", "json"]).jsonArray().compactMap { $0["no"] as? String }

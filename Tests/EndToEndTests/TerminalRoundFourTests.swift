@@ -65,12 +65,12 @@ struct TerminalRoundFourTests {
 
     /// While Apple is silent a terminal gets a line saying so, that fits the terminal and is erased when
     /// the answer comes; a pipe never gets it.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func aSilentServerShowsAWaitingLineOnlyAtATerminal() throws {
+    @Test(.enabled(if: Examples.hasPython)) func aSilentServerShowsAWaitingLineOnlyAtATerminal() throws {
         let (cli, world, server) = try sandboxContract(delayMs: 2600)
         defer { withExtendedLifetime(server) {} }
         let args = ["apple", "reconcile", "--contract", "1000", "--root-ca", world.rootPath]
         for columns in [80, 120] {
-            let r = try SupportUXTests.onTerminal(args, input: "", columns: columns, environment: cli.environment)
+            let r = try Examples.onTerminal(args, input: "", columns: columns, environment: cli.environment)
             #expect(r.status == 0, "\(columns): \(r.screen)")
             let marker = "waiting for Apple (Sandbox)… no answer for "
             #expect(r.screen.contains(marker), "\(columns): \(r.screen)")
@@ -135,7 +135,7 @@ struct TerminalRoundFourTests {
     // MARK: G26
 
     @Test func theLookUpPrintsTheDatabasesIdsAndNothingElse() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let users = try cli.ok(["__complete", "users", "al"])
         #expect(users.stdout == "alice\n", "\(users)")
         #expect(users.stderr.isEmpty)
@@ -163,7 +163,7 @@ struct TerminalRoundFourTests {
     /// The generated scripts complete ids from the database the line names, as a shell runs them.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
     func bashCompletesUsersAndContractsFromTheDatabase() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+        let cli = try Examples.exampleDatabase()
         let db = try #require(cli.environment["IAPCTL_DB"])
         let script = try cli.write("iapctl.bash", try cli.ok(["completion", "bash"]).stdout)
         let bin = CLI.binary.deletingLastPathComponent().path
@@ -233,11 +233,11 @@ struct TerminalRoundFourTests {
 
     /// Under LC_ALL=C a cut cell ends in `...` (not `~`), and the table stays aligned: `->` and `...`
     /// are laid out as they are written.
-    @Test(.enabled(if: SupportUXTests.hasPython)) func aCLocaleTableCutsWithThreeDotsAndStaysAligned() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func aCLocaleTableCutsWithThreeDotsAndStaysAligned() throws {
+        let cli = try Examples.exampleDatabase()
         let environment = cli.environment.merging(["LC_ALL": "C"]) { $1 }
         for columns in [80, 120] {
-            let r = try SupportUXTests.onTerminal(["orders", "list"], input: "", columns: columns, environment: environment)
+            let r = try Examples.onTerminal(["orders", "list"], input: "", columns: columns, environment: environment)
             #expect(r.status == 0, "\(r.screen)")
             let lines = r.screen.replacingOccurrences(of: "\r\n", with: "\n")
                 .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")

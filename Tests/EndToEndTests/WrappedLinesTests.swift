@@ -11,8 +11,8 @@ struct WrappedLinesTests {
         lines.joined(separator: " ").split(separator: " ").map(String.init).filter { $0 != "\\" }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func helpStaysInsideTheScreen() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func helpStaysInsideTheScreen() throws {
+        let cli = try Examples.exampleDatabase()
         for args in [["--help"], ["doctor", "--help"], ["restore", "--help"], ["verify", "--help"], ["notify", "--help"]] {
             for columns in [80, 120] {
                 let lines = try TerminalTablesTests.screen(cli, args, columns: columns)
@@ -33,8 +33,8 @@ struct WrappedLinesTests {
         #expect(restore[broken + 1].hasPrefix("    ") && !restore[broken + 1].hasPrefix("      "), "\(restore)")
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func errorsWrapUnderTheirText() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func errorsWrapUnderTheirText() throws {
+        let cli = try Examples.exampleDatabase()
         for args in [["orders", "show", "nope"], ["verify", "no-such-file.jws"], ["restore", "--user", "u1", "missing.txt"]] {
             let piped = try cli.run(args)
             #expect(piped.status != 0)
@@ -62,7 +62,7 @@ struct WrappedLinesTests {
         #expect(long.count > 2 && long[1].hasPrefix("       "), "\(long)")
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func unmatchedDetailWrapsInItsColumn() throws {
+    @Test(.enabled(if: Examples.hasPython)) func unmatchedDetailWrapsInItsColumn() throws {
         let all = try String(
             contentsOf: CLI.packageRoot.appendingPathComponent("examples/notifications.ndjson"), encoding: .utf8)
         for columns in [80, 120] {
@@ -71,7 +71,7 @@ struct WrappedLinesTests {
             try cli.ok(["db", "init", "-q"])
             let one = try cli.write("one.ndjson", String(all.split(separator: "\n")[1]) + "\n")
             let lines = try TerminalTablesTests.screen(
-                cli, ["notify", one] + SupportUXTests.exampleTrust, columns: columns, status: 3)
+                cli, ["notify", one] + Examples.exampleTrust, columns: columns, status: 3)
             for line in lines { #expect(line.count <= columns, "\(columns): \(line)") }
             let row = try #require(lines.firstIndex { $0.contains("unmatched") }, "\(lines)")
             // Every line of the detail below its row is indented: none runs on from column 0.
@@ -81,10 +81,10 @@ struct WrappedLinesTests {
         }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func restoreDetailWrapsInItsColumn() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func restoreDetailWrapsInItsColumn() throws {
+        let cli = try Examples.exampleDatabase()
         let bad = try cli.write("bad.jws", "eyJhbGciOiJFUzI1NiJ9.e30.abc\n")
-        let args = ["restore", "--user", "alice", bad] + SupportUXTests.exampleTrust
+        let args = ["restore", "--user", "alice", bad] + Examples.exampleTrust
         let piped = try cli.run(args)
         // Off a terminal the row is one line, the error whole.
         #expect(piped.stdout.contains("error: header has no x5c certificate chain"), "\(piped)")
