@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// Reading the audit trail's before/after JSON of orders and contracts (``EngineAuditJSON`` writes
 /// it: the rows' property names as keys, sorted): the row's columns in schema order, the status, and

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// The canonical JSON of the engine's fact bodies (transactions, renewal infos, notifications)
 /// written member by member, without `JSONEncoder`: byte for byte what `JSONEncoder` with

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// Reads a transaction fact's body in the one shape ``FactCoding/encode(_:)`` writes it — an object
 /// of known keys, each once, with no whitespace, strings without escapes, integers without a

@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// `doctor`'s checks of the data's invariants, in report order.
 public enum DiagnosisCheck: String, CaseIterable, Sendable {
     case lapsed

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// What an event means for a subscription, derived from its notification type and subtype.
 enum Effect: Equatable {

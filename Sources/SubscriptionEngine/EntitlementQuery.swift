@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// `entitled`, `contracts show --as-of`, `orders list --as-of`: state at a past moment, reconstructed
 /// from the audit trail dated by the ledger and from the signed facts (``EntitlementAsOf``).
 /// Every method works inside the caller's read transaction.

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// The engine's input: facts from an already verified Apple payload.
 ///

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// Decodes a stored fact body (canonical JSON, as `FactCoding.encode` writes it) through
 /// IAPFoundation's parser instead of Foundation's `JSONDecoder`, which cost ~20 µs per fact: every

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 extension Diagnosis {
     /// The hand change (not the engine's) that cleared `order`'s trade_no most recently, and the

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// A subscription whose paid period ended while its status still says `active` or `canceled`:
 /// Apple signed no renewal, expiry, grace period or billing retry since (any of them would have

@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// `notify --gap-report` and `apple notifications --gaps`: which notifications Apple sent (per its
 /// notification history) that the ledger never applied, with Apple's send attempts; with `apply`,
 /// exactly those are replayed through the engine.

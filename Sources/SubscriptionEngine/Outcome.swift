@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

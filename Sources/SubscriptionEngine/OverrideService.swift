@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// Hand overrides kept, removed and shown (``Override``): the corrections and `audit undo` record and
 /// remove them in the caller's write transaction; the engine applies those in force
 /// (``EngineRun``); `show` and `explain` say what Apple's facts say beside them.

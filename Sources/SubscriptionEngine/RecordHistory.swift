@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// Orders, their contract, the ledger events that mention them and their audit trail: what
 /// `orders show`, `contracts show`, `contracts explain` and the as-of queries look at.
 public struct RecordHistory: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// What the restore look-up found for one transaction: reads only.
 struct RestoreMatch {

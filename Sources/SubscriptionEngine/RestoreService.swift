@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// `iapctl restore`: which order/contract a restored transaction is, whether it belongs to the
 /// restoring user, and (with `--apply`) making the database reflect it through the one engine.

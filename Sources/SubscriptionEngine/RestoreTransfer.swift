@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// Moves a purchase (its contract and all its orders) from its owner to another user, with one
 /// audit row per row moved. Runs in the caller's write transaction.
 struct RestoreTransfer {

@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// Vocabulary of `iapctl restore`: how a restored transaction matched, what it means for the user,
 /// and what an operator allows to happen to another user's purchase.
 

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionModel
 
 /// The product type Apple signed for a transaction, as the stored facts keep it: the newest
 /// signed version of the transaction that names one. Found through the transaction's order

@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// Versions of a subscription's renewal info or of what its notifications said, kept as stored
 /// (`signedDate`, source, body) and decoded only when a rule asks for them.
 ///

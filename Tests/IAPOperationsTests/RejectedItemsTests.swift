@@ -7,6 +7,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Issue #13, property 9: every JWS received is in the ledger with its verdict, rejected ones too

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import StoreSQL

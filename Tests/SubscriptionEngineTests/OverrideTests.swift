@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The engine and hand overrides (issue 23): applied over the derivation wherever rows are written

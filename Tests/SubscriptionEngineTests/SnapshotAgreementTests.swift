@@ -4,6 +4,7 @@ import StoreTestSupport
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// The per-subscription snapshot (issue 25): an event that only adds facts is decided from the
 /// facts the snapshot keeps. Applied event by event to two stores — one engine with the snapshot's

@@ -129,7 +129,7 @@ public struct ModelColumn<Row>: @unchecked Sendable {
         if let offset = MemoryLayout<Row>.offset(of: path) {
             // A stored property (every column table's): read at its offset. A key path applied at
             // run time goes through the runtime's generic projection, ~550 instructions a value, and
-            // rows are read column by column at every write and audit (issue 25).
+            // rows are read column by column at every write and audit.
             get = { row in
                 withUnsafePointer(to: row) {
                     UnsafeRawPointer($0).advanced(by: offset).assumingMemoryBound(to: V.self).pointee.columnValue
