@@ -74,7 +74,8 @@ let package = Package(
         // events, and the services over the rows (restore, corrections, overrides, audit, queries).
         .target(
             name: "SubscriptionEngine",
-            dependencies: ["IAPFoundation", "SubscriptionModel"]
+            dependencies: ["IAPFoundation", "SubscriptionModel"],
+            exclude: ["Rules/README.md"]
         ),
         // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
         .target(

@@ -36,11 +36,6 @@ public struct EngineContext: Sendable {
 public final class SubscriptionEventEngine: Sendable {
     let now: @Sendable () -> Int64
     let newOrderNo: @Sendable () -> String
-    /// Whether events that only add facts are decided from the subscription's snapshot (off: the
-    /// full derivation for every event and no snapshot kept; the tests' reference).
-    let usesSnapshots: Bool
-    /// Told each time an event was decided from a snapshot (tests).
-    let snapshotDecided: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - now: milliseconds since the epoch (injectable for tests).
@@ -51,18 +46,6 @@ public final class SubscriptionEventEngine: Sendable {
     ) {
         self.now = now
         self.newOrderNo = newOrderNo
-        self.usesSnapshots = true
-        self.snapshotDecided = nil
-    }
-
-    init(
-        now: @escaping @Sendable () -> Int64, newOrderNo: @escaping @Sendable () -> String, usesSnapshots: Bool,
-        snapshotDecided: (@Sendable () -> Void)? = nil
-    ) {
-        self.now = now
-        self.newOrderNo = newOrderNo
-        self.usesSnapshots = usesSnapshots
-        self.snapshotDecided = snapshotDecided
     }
 
     /// Applies `event` in its own write transaction, with its ledger and audit rows, under the
@@ -104,9 +87,7 @@ public final class SubscriptionEventEngine: Sendable {
     ) throws -> Outcome {
         var run = EngineRun(event: event, session: session, context: context, now: now(), newOrderNo: newOrderNo)
         run.replayingId = replaying
-        run.usesSnapshots = usesSnapshots
         let outcome = try run.decide()
-        if run.decidedFromSnapshot { snapshotDecided?() }
         return try run.record(outcome, replaying: replaying)
     }
 

@@ -50,19 +50,9 @@ struct EngineRun {
     var replayingId: Int64?
     /// The audit rows' reason when no event caused the change (re-derivation).
     var auditReason: String?
-    /// Whether events that only add facts are decided from the subscription's snapshot
-    /// (``SubscriptionSnapshot``); off, every event derives from every fact and no snapshot is kept.
-    var usesSnapshots = true
-    /// The event's facts the snapshot's path kept before it found one already stored.
-    var preInserted: [Fact]?
-    /// Whether the snapshot's path decided the event.
-    var decidedFromSnapshot = false
-    /// Whether this run has seen that the subscription has no override in force (the snapshot's
-    /// path asks first; nothing in the run adds one): not asked again.
+    /// Whether this run has seen that the subscription has no override in force (choosing the
+    /// snapshot's state asks first; nothing in the run adds one): not asked again.
     var overridesKnownNone = false
-    /// Every fact of the subscription as the full path read and added them, and the newest signed
-    /// date among them: what a new snapshot is made from.
-    private var snapshotSource: (facts: FactSet, newestStored: Int64?)?
     /// The derivation `reconcile` wrote.
     private var lastDerived: Derived?
 
@@ -98,69 +88,50 @@ struct EngineRun {
         // (The contract is read first: on MySQL FOR UPDATE, so a concurrent writer of the same
         // subscription waits here and then sees every fact committed before it.)
         let hasContract = try readContract(originalId) != nil
-        if hasContract, usesSnapshots, let outcome = try decideFromSnapshot(originalId, facts: facts) {
-            decidedFromSnapshot = true
-            return outcome
-        }
-        let outcome = try decideFromEveryFact(originalId, facts: facts, hasContract: hasContract, knownOrder: knownOrder)
-        if usesSnapshots, let source = snapshotSource, contractRow?.row != nil {
-            let derived = lastDerived ?? Derivation.derive(source.facts, now: now)
-            let snapshot = SubscriptionSnapshot.make(
-                facts: source.facts, derived: derived, carried: nil, newestStoredDate: source.newestStored)
-            try session.saveContractSnapshot(contractId: originalId, snapshot?.text)
-        }
+        let state = try decisionState(originalId, facts: facts, hasContract: hasContract)
+        var inserted: [Fact] = []
+        for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
+        var all = state.before
+        let outcome = try decide(
+            originalId, facts: facts, inserted: inserted, state: state, all: &all, hasContract: hasContract, knownOrder: knownOrder)
+        try saveSnapshot(originalId, facts: facts, all: all, state: state)
         return outcome
     }
 
-    /// The full path: every fact of the subscription read and derived.
-    private mutating func decideFromEveryFact(_ originalId: String, facts: [Fact], hasContract: Bool, knownOrder: Order?) throws
-        -> Outcome
-    {
-        var factsRead = try session.facts(originalTransactionId: originalId)
-        var inserted: [Fact] = []
-        if let kept = preInserted {
-            // Kept by the snapshot's path before it found a fact already stored: not "before".
-            factsRead.removeAll { stored in kept.contains { $0.isSameFact(as: stored) } }
-            for fact in facts {
-                if kept.contains(where: { $0.isSameFact(as: fact) }) {
-                    inserted.append(fact)
-                } else if try session.insertFact(fact) {
-                    inserted.append(fact)
-                }
-            }
-        } else {
-            for fact in facts where try session.insertFact(fact) { inserted.append(fact) }
-        }
-        var all = FactSet(factsRead)
+    /// Decides the event from `state` plus the facts it added (`inserted`, those of `facts` not
+    /// stored before); `all` (the state's facts) gets the added ones.
+    private mutating func decide(
+        _ originalId: String, facts: [Fact], inserted: [Fact], state: EngineState, all: inout FactSet, hasContract: Bool,
+        knownOrder: Order?
+    ) throws -> Outcome {
         var derivedAfter: Derived?
         let added = inserted.count
         let compares = hasContract && added > 0
         // A transaction the facts did not know before is one order more: the rows change whatever
         // else the facts say, so the rows before need not be derived (a renewal's usual case).
-        let unknown = Set(inserted.lazy.filter { $0.kind == .transaction && all.transactions[$0.key] == nil }.map(\.key))
+        let unknown = Set(inserted.lazy.filter { $0.kind == .transaction && state.before.transactions[$0.key] == nil }.map(\.key))
         // (Derived only when there is something new to compare it with: `all` is still the facts before.)
-        let before = compares && unknown.isEmpty ? Derivation.derive(all, now: now).rows : nil as RowValues?
+        let before = compares && unknown.isEmpty ? state.derive(all, now: now).rows : nil as RowValues?
         all.add(inserted)
-        snapshotSource = (all, (factsRead.map(\.signedDate) + inserted.map(\.signedDate)).max())
         let addsOrder = unknown.contains { all.transactions[$0] != nil }
-        // The subscription's order rows as read below, handed to `reconcile` (nothing writes them in between).
-        var storedOrders: [Order]?
+        // The subscription's order rows, handed to `reconcile` (nothing writes them in between).
+        var storedOrders = state.rows
         // New facts that derive the same rows as before change nothing (the stored rows are the
         // derivation with the hand overrides in force applied, and those stay in force)…
         if compares {
-            let after = Derivation.derive(all, now: now)
+            let after = (added == facts.count ? state.derivedWithEvent : nil) ?? state.derive(all, now: now)
             derivedAfter = after
             lastDerived = after
-            storedOrders = try session.orders(originNo: originalId)
+            if storedOrders == nil { storedOrders = try session.orders(originNo: originalId) }
             let stored = Set(storedOrders?.compactMap(\.tradeNo) ?? [])
             let everyOrderStored = after.orders.allSatisfy { stored.contains($0.transaction.transactionId) }
             // … unless they lift a hand override (a newer period): then the rows are written again.
             // (An unreadable new transaction adds no order: then the rows before are derived here.)
-            if !addsOrder, after.rows == before ?? Derivation.derive(FactSet(factsRead), now: now).rows, everyOrderStored,
+            if !addsOrder, after.rows == before ?? state.derive(state.before, now: now).rows, everyOrderStored,
                 try heldOverrides(originalId, facts: all, orders: []).lifted.isEmpty
             {
                 return try rowsUnchanged(
-                    originalId, derived: after, facts: facts, newestOther: Self.newestOther(factsRead, facts), knownOrder: knownOrder)
+                    originalId, derived: after, facts: facts, newestOther: state.newestOther(facts), knownOrder: knownOrder)
             }
         }
         // Nothing new to derive from, and rows to show for it: nothing changes (no override can
@@ -175,7 +146,11 @@ struct EngineRun {
                     ?? "every fact it carries was already recorded: nothing to change")
         }
 
-        guard try reconcile(originalId, facts: all, derived: derivedAfter, orders: storedOrders) != nil else {
+        guard
+            try reconcile(
+                originalId, facts: all, derived: derivedAfter ?? state.snapshot.map { _ in state.derive(all, now: now) },
+                orders: storedOrders, claimed: state.claimed) != nil
+        else {
             let tx = event.transaction
             let token = tx?.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
             let why =
@@ -198,7 +173,17 @@ struct EngineRun {
                     + kept)
         }
         return try reconciled(
-            originalId, facts: facts, added: added, newestOther: { Self.newestOther(factsRead, facts) }, knownOrder: knownOrder)
+            originalId, facts: facts, added: added, newestOther: { state.newestOther(facts) }, knownOrder: knownOrder)
+    }
+
+    /// Stores the subscription's snapshot of its facts now (`all`: the state's plus the event's),
+    /// when it has a contract: the next event that only adds facts is decided from it.
+    private mutating func saveSnapshot(_ originalId: String, facts: [Fact], all: FactSet, state: EngineState) throws {
+        guard contractRow?.row != nil else { return }
+        let derived = lastDerived ?? state.derive(all, now: now)
+        let snapshot = SubscriptionSnapshot.make(
+            facts: all, derived: derived, carried: state.snapshot, newestStoredDate: state.newestStored(with: facts))
+        try session.saveContractSnapshot(contractId: originalId, snapshot?.text)
     }
 
     /// New facts that derive the rows already stored: only the newest fact's date moves (kept, but
@@ -229,12 +214,6 @@ struct EngineRun {
         var outcome = try unchanged(originalId, facts: facts, newestOther: newestOther(), knownOrder: knownOrder)
         if !lifts.isEmpty { outcome.detail = ([outcome.detail] + lifts).joined(separator: "; ") }
         return outcome
-    }
-
-    /// The newest signed date of the facts kept now other than this event's: those read before
-    /// (`stored`) that are not one of this event's.
-    private static func newestOther(_ stored: [Fact], _ facts: [Fact]) -> Int64? {
-        stored.filter { fact in !facts.contains { $0.isSameFact(as: fact) } }.map(\.signedDate).max()
     }
 
     /// The verdict of new facts that changed no row: a payment already recorded is a duplicate;
