@@ -5,7 +5,7 @@ import SubscriptionModel
 /// written member by member, without `JSONEncoder`: byte for byte what `JSONEncoder` with
 /// `.sortedKeys` writes for them (keys in sorted order, nil members left out, strings escaped as
 /// it escapes them: ``JSONWriter/Escaping/foundation``). Every event encodes one to three bodies,
-/// and the generic encoder was about 5 % of the writer's CPU per notification (issue 25).
+/// and the generic encoder was about 5 % of the writer's CPU per notification.
 /// `CanonicalFactEncodingTests` holds it to `JSONEncoder` on random values of each type.
 enum CanonicalFactEncoding {
     /// The body of a value of one of the three fact types; nil for any other type.

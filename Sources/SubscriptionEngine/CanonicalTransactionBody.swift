@@ -6,7 +6,7 @@ import SubscriptionModel
 /// fraction or exponent — straight into ``TransactionFacts``, without building a `JSONValue` tree
 /// or going through the `Decoder` protocol. Every event decodes every transaction of its
 /// subscription (each is an order row), so this is the engine's largest per-period cost after
-/// reading the rows (issue 25).
+/// reading the rows.
 ///
 /// Anything else (an unknown key, `null` for a required field, an escape, a number with a fraction,
 /// whitespace, broken JSON) gives nil, and ``FactBodyDecoder`` then reads the body as before: what

@@ -3,7 +3,7 @@ import SubscriptionModel
 
 /// Decodes a stored fact body (canonical JSON, as `FactCoding.encode` writes it) through
 /// IAPFoundation's parser instead of Foundation's `JSONDecoder`, which cost ~20 µs per fact: every
-/// event decodes every fact of its subscription, so that cost grew with the history (issue 25).
+/// event decodes every fact of its subscription, so that cost grew with the history.
 ///
 /// It runs the types' own `Decodable` conformances, and it is strict: a string is read only from a
 /// JSON string, an integer only from a JSON integer that fits, a Bool only from `true`/`false`, and

@@ -6,7 +6,7 @@ import SubscriptionModel
 /// Every rule that reads them picks the newest statement (by `signedDate`, then source and
 /// content), which the stored row tells without decoding: a derivation decodes them newest first
 /// and stops once no older one can win, so an event of a long history decodes a few of them, not
-/// all (issue 25: the 120th renewal should cost what the 10th does).
+/// all (the 120th renewal should cost what the 10th does).
 struct StoredVersions<Value: StoredFactValue>: Sendable, Equatable {
     struct Row: Sendable, Equatable {
         var signedDate: Int64

@@ -6,7 +6,7 @@ import Testing
 @testable import SubscriptionEngine
 @testable import SubscriptionModel
 
-/// Fact bodies are written without `JSONEncoder` (issue 25); every stored body and digest depends
+/// Fact bodies are written without `JSONEncoder`; every stored body and digest depends
 /// on their bytes, so they must be exactly what `JSONEncoder` with sorted keys writes.
 @Suite("Fact bodies: the canonical writer agrees with JSONEncoder byte for byte")
 struct CanonicalFactEncodingTests {

@@ -5,7 +5,7 @@ import Testing
 @testable import SubscriptionEngine
 @testable import SubscriptionModel
 
-/// A transaction's canonical body is read straight into `TransactionFacts` (issue 25); what that
+/// A transaction's canonical body is read straight into `TransactionFacts`; what that
 /// reader accepts must decode to exactly what `FactBodyDecoder` gives, and what it does not accept
 /// it must leave to `FactBodyDecoder` (nil), never decode differently.
 @Suite("Transaction bodies: the canonical reader agrees with FactBodyDecoder")

@@ -57,7 +57,7 @@ struct LifecycleTests {
             ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", ContractStatus.canceled),
             ("DID_FAIL_TO_RENEW", "GRACE_PERIOD", .gracePeriod),
             ("DID_FAIL_TO_RENEW", nil, .billingRetry),
-            // Apple keeps retrying after the grace period: billing retry, not expired (issue #13).
+            // Apple keeps retrying after the grace period: billing retry, not expired.
             ("GRACE_PERIOD_EXPIRED", nil, .billingRetry),
             ("EXPIRED", "VOLUNTARY", .expired),
             ("EXPIRED", "BILLING_RETRY", .expired),

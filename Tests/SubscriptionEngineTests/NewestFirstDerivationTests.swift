@@ -6,7 +6,7 @@ import Testing
 @testable import SubscriptionModel
 
 /// The derivation decodes renewal infos and notifications newest first and stops once no older one
-/// can decide (issue 25). It must give exactly what deciding among all of them gives — rows,
+/// can decide. It must give exactly what deciding among all of them gives — rows,
 /// statuses and every reason (which fact, its source) — whatever the history: out-of-order
 /// signedDates, several statements at the same moment (ties broken by content, then by arrival
 /// order), refunds and revocations, receipts, unreadable bodies.

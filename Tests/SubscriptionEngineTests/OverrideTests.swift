@@ -3,7 +3,7 @@ import SubscriptionEngine
 import SubscriptionModel
 import Testing
 
-/// The engine and hand overrides (issue 23): applied over the derivation wherever rows are written
+/// The engine and hand overrides: applied over the derivation wherever rows are written
 /// (a new event, a re-derivation), lifted only by a newer period.
 @Suite("Engine: hand overrides")
 struct OverrideTests {

@@ -71,7 +71,7 @@ struct RealLifecycleTests {
     }
 
     /// Apple signed the genuine DID_RENEW (03) 34 s before its period's purchaseDate: in that window
-    /// the period before it still runs, so the customer is entitled (issue #23).
+    /// the period before it still runs, so the customer is entitled.
     @Test(arguments: Backend.available)
     func inTheRenewAheadWindowThePreviousPaidPeriodStillEntitles(backend: Backend) throws {
         let events = try Self.events().sorted { $0.signedDate! < $1.signedDate! }

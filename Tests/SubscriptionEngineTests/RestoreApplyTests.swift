@@ -98,7 +98,7 @@ struct RestoreApplyTests {
         #expect(try h.snapshot() == before)
     }
 
-    /// Every JWS received is kept (issue #13): an unknown restored item changes no row and is
+    /// Every JWS received is kept: an unknown restored item changes no row and is
     /// kept in the ledger as `unmatched`, for replay once its order exists.
     @Test func unknownChangesNoRowAndIsKeptInTheLedger() throws {
         let h = try Harness.subscribed(token: token)
@@ -179,7 +179,7 @@ struct RestoreApplyTests {
         #expect(try h.contract("3000")?.userId == "bob")
     }
 
-    /// `transfer-if-inactive` means "not entitled now" (issue #13): a canceled contract inside its
+    /// `transfer-if-inactive` means "not entitled now": a canceled contract inside its
     /// paid period is still the owner's; billing retry (no access) is inactive. An active or
     /// canceled one whose paid period ended with nothing from Apple since is lapsed: not inactive
     /// on our word, refused with the reconcile command that asks Apple.

@@ -3,7 +3,7 @@ import SubscriptionEngine
 import SubscriptionModel
 import Testing
 
-// The order-independence properties with hand overrides in the stream (issue 23): each lifecycle is
+// The order-independence properties with hand overrides in the stream: each lifecycle is
 // cut in two, support corrects the contract's status and the first order's status by hand in
 // between, and the facts of each half arrive in every adjacent swap and in reverse. The final rows
 // depend on which facts the overrides saw (the first half), never on the order the facts arrived in.

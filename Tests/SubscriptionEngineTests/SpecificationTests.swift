@@ -325,7 +325,7 @@ let scenarios: [Scenario] = [
         ],
         contract: row(.active, t0 + 30 * day), orders: ["1000": .paid], entitled: true),
 
-    // Every source of truth (issue #23): Apple pushed, Apple pulled, the app, a restore.
+    // Every source of truth: Apple pushed, Apple pulled, the app, a restore.
     Scenario(
         name: "DID_RENEW signed ahead of its period",
         why: "Apple signs DID_RENEW before the new period's purchaseDate; until it starts, the paid period before it runs",
