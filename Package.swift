@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "SubscriptionEngine",
             dependencies: ["IAPFoundation", "SubscriptionModel"],
-            exclude: ["Rules/README.md"]
+            exclude: ["Derivation/Rules/README.md"]
         ),
         // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
         .target(

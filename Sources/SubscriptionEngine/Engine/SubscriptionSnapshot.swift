@@ -79,7 +79,8 @@ struct SubscriptionSnapshot: Equatable {
                 $0.transaction.transactionId == currentId && $0.transaction.isAutoRenewable && $0.transaction.isUpgraded != true
             }), !current.onlyFromReceipts
         else { return nil }
-        let kept = Derivation.kept(facts, derived: derived)
+        var kept = Derivation.kept(facts, derived: derived)
+        if let since = kept.notificationsSince { kept.notificationsAt = kept.notificationsAt.filter { $0 < since } }
         var prunedTokens = carried?.prunedTokens ?? []
         var prunedLast = carried?.prunedLast
         for order in derived.orders where !kept.transactions.contains(order.transaction.transactionId) {

@@ -57,7 +57,8 @@ struct KeptFacts: Equatable {
     var transactions: Set<String> = []
     /// Notifications signed at or after it are kept (nil: none by date).
     var notificationsSince: Int64?
-    /// Notifications signed at exactly these moments are kept too.
+    /// Notifications signed at exactly these moments are kept too (those below `notificationsSince`
+    /// matter; ``SubscriptionSnapshot`` stores only those).
     var notificationsAt: Set<Int64> = []
     /// Renewal infos signed at or after it are kept (nil: none).
     var renewalsSince: Int64?
@@ -68,7 +69,6 @@ struct KeptFacts: Equatable {
         notificationsSince = Self.lower(notificationsSince, other.notificationsSince)
         notificationsAt.formUnion(other.notificationsAt)
         renewalsSince = Self.lower(renewalsSince, other.renewalsSince)
-        if let since = notificationsSince { notificationsAt = notificationsAt.filter { $0 < since } }
     }
 
     /// Whether a stored fact is kept. A transaction is all its versions or none.
