@@ -56,9 +56,19 @@ let package = Package(
             name: "AppStoreReceipt",
             dependencies: ["IAPFoundation", "COpenSSL", "AppStoreJWS"]
         ),
+        // The rows and the storage seam: models (orders, contracts, ledger, audit, facts, overrides,
+        // refund answer claims, checkpoints), their column tables, the `Store` protocol, the retry
+        // policy and batch fields. What StoreSQL and the backends import; knows nothing of deriving.
+        .target(
+            name: "SubscriptionModel",
+            dependencies: ["IAPFoundation"]
+        ),
+        // The subscription-event engine: the derivation of rows from facts, the engine that applies
+        // events, and the services over the rows (restore, corrections, overrides, audit, queries).
         .target(
             name: "SubscriptionEngine",
-            dependencies: ["IAPFoundation"]
+            dependencies: ["IAPFoundation", "SubscriptionModel"],
+            exclude: ["Derivation/Rules/README.md"]
         ),
         // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
         .target(
@@ -80,36 +90,39 @@ let package = Package(
         // compression by libzstd, loaded on first use).
         .target(
             name: "StoreSQL",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "CryptoDigest", "CZstd", "CZlib"],
+            dependencies: ["IAPFoundation", "SubscriptionModel", "CryptoDigest", "CZstd", "CZlib"],
             exclude: ["README.md", "FORMATS.md"]
         ),
         .target(
             name: "SQLiteStore",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CSQLite"]
+            dependencies: ["IAPFoundation", "SubscriptionModel", "StoreSQL", "CSQLite"]
         ),
         .target(
             name: "MySQLStore",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CMariaDB"]
+            dependencies: ["IAPFoundation", "SubscriptionModel", "StoreSQL", "CMariaDB"]
         ),
         // Verified payloads into the store: event mapping, stored-field limits, refused items, the
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
         .target(
             name: "IAPOperations",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "CryptoDigest"],
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "SubscriptionModel", "CryptoDigest"],
             exclude: ["README.md"]
         ),
         // What comes from outside as items and rows: command input framing (JWS lines, webhook bodies,
         // API answers, receipts) and `--from` batch and correction rows.
         .target(
             name: "ItemInput",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine"],
+            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "SubscriptionModel"],
             exclude: ["README.md"]
         ),
         // What an app's client sends: verification (trust settings, verifiers per kind), submissions,
         // restores, receipts, and the per-item report.
         .target(
             name: "ClientSubmissions",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "IAPOperations"],
+            dependencies: [
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SubscriptionModel",
+                "IAPOperations",
+            ],
             exclude: ["README.md"]
         ),
         // What iapctl does with Apple's API: reconcile, notification history and sync, writes
@@ -117,20 +130,21 @@ let package = Package(
         .target(
             name: "AppleFlows",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreAPI", "SubscriptionEngine", "IAPOperations", "ClientSubmissions",
+                "IAPFoundation", "AppStoreJWS", "AppStoreAPI", "SubscriptionEngine", "SubscriptionModel", "IAPOperations",
+                "ClientSubmissions",
             ],
             exclude: ["README.md"]
         ),
         // Masks personal data (ids, emails, free text) in what iapctl prints for support.
         .target(
             name: "PersonalData",
-            dependencies: ["IAPFoundation", "SubscriptionEngine"]
+            dependencies: ["IAPFoundation", "SubscriptionModel"]
         ),
         // Where the database is and how it is opened: the `--db` location, opening an existing, new or
         // read-only store, and `db init`'s plan and run (migrations, the facts rebuild) as typed results.
         .target(
             name: "StoreAccess",
-            dependencies: ["SubscriptionEngine", "StoreSQL", "SQLiteStore", "MySQLStore", "IAPOperations"]
+            dependencies: ["SubscriptionModel", "StoreSQL", "SQLiteStore", "MySQLStore", "IAPOperations"]
         ),
         // The command framework: command model → parser, help, completions, man pages, output
         // formats, terminal text, input reading. Knows nothing of iapctl.
@@ -142,13 +156,14 @@ let package = Package(
             name: "IAPCommandLine",
             dependencies: [
                 "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
+                "SubscriptionModel",
                 "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "StoreAccess", "StoreSQL",
             ]
         ),
         // Test support: fresh stores of each backend, scratch folders, programs run beside iapctl (not linked into iapctl).
         .target(
             name: "StoreTestSupport",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionModel"]
         ),
         // prctl(2)/setrlimit(2) for iapctl's start (not dumpable, no core file): a header of static
         // inline functions, nothing linked or loaded.
@@ -187,7 +202,8 @@ let package = Package(
         .executableTarget(
             name: "IAPFuzz",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "StoreSQL", "ItemInput",
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SubscriptionModel", "StoreSQL",
+                "ItemInput",
                 "CommandLineKit", "IAPCommandLine", "COpenSSL",
             ],
             path: "Fuzz",
@@ -214,7 +230,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SubscriptionEngineTests",
-            dependencies: ["SubscriptionEngine", "SQLiteStore", "MySQLStore", "StoreTestSupport"],
+            dependencies: ["SubscriptionEngine", "SubscriptionModel", "SQLiteStore", "MySQLStore", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -228,27 +244,30 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge", "StoreTestSupport"]
+            dependencies: [
+                "SQLiteStore", "MySQLStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "JWSForge", "StoreTestSupport",
+            ]
         ),
         .testTarget(
             name: "StoreSQLTests",
-            dependencies: ["StoreSQL", "SubscriptionEngine"]
+            dependencies: ["StoreSQL", "SubscriptionEngine", "SubscriptionModel"]
         ),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"],
+            dependencies: ["SQLiteStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "MySQLStoreTests",
-            dependencies: ["MySQLStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"],
+            dependencies: ["MySQLStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         // IAPOperations, ItemInput, ClientSubmissions, AppleFlows and PersonalData in-process on every Store backend.
         .testTarget(
             name: "IAPOperationsTests",
             dependencies: [
-                "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "SQLiteStore", "MySQLStore", "SubscriptionEngine", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
+                "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "SQLiteStore", "MySQLStore",
+                "SubscriptionEngine", "SubscriptionModel", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
                 "StoreTestSupport",
             ]
         ),
@@ -256,7 +275,8 @@ let package = Package(
         .testTarget(
             name: "StoreAccessTests",
             dependencies: [
-                "StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "IAPOperations", "StoreTestSupport",
+                "StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "SubscriptionModel", "IAPOperations",
+                "StoreTestSupport",
             ]
         ),
         .testTarget(
@@ -269,7 +289,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["JWSForge", "AppStoreAPI", "StoreTestSupport"],
+            dependencies: ["JWSForge", "AppStoreAPI", "StoreTestSupport", "SubscriptionModel"],
             resources: [.copy("Fixtures")]
         ),
     ]

@@ -25,6 +25,7 @@ import IAPFoundation
 import ItemInput
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -4,6 +4,7 @@ import ClientSubmissions
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Where `apple reconcile` gets Apple's answers: the App Store Server API through the command's
 /// client (pagination, 429 waits and retries are the client's), or a test's stand-in. A failure is

@@ -3,6 +3,7 @@ import ClientSubmissions
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 extension ItemReport {
     /// `apple reconcile`: one difference (or problem) of a subscription; `line`: the subscription's

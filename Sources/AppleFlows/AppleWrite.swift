@@ -3,6 +3,7 @@ import ClientSubmissions
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// A change at Apple (`apple extend`, `consumption`, `set-app-account-token`): the exact request, the
 /// entity it concerns, and recording Apple's answer — or its refusal — in the audit trail.

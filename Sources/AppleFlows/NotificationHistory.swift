@@ -2,6 +2,7 @@ import AppStoreJWS
 import ClientSubmissions
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// The gap report (`notify --gap-report FILE`, `apple notifications history --gap-report/--apply`):
 /// verifies and maps each notification of Apple's history, keeps the refused ones in the ledger

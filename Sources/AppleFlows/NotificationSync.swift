@@ -3,6 +3,7 @@ import AppStoreJWS
 import ClientSubmissions
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl apple notifications sync`: Notification History read from where the last run stopped (a
 /// checkpoint in the database), each notification verified and applied through the engine as Apple's

@@ -1,6 +1,7 @@
 import AppStoreAPI
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Answering a refund request at most once: the claim (``RefundAnswerClaim``, a unique key on the
 /// request) is taken in the database, in the same transaction as the check that the request is

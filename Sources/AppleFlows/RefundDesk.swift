@@ -4,6 +4,7 @@ import ClientSubmissions
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// The refund-request desk: what a kept request or withdrawn consent says (decoded from the ledger's
 /// raw JWS, verified when it was kept), what the database knows about the purchase, and the Send

@@ -1,6 +1,7 @@
 import AppStoreAPI
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// A refund policy (`refunds answer --all --policy FILE`): first-match rules on what iapctl knows
 /// about a refund request, each saying what to send to Apple — or not to answer.

@@ -3,6 +3,7 @@ import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// The client path through the one engine: `verify --apply` of a signed transaction or of a
 /// StoreKit 1 receipt's in-app entries, and `restore --apply` of a device's restored transactions.

@@ -3,6 +3,7 @@ import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// How one client item (`verify`, `restore`) ended, in the terms of the command-line contract's
 /// exit statuses; the command layer maps it to its exit code.

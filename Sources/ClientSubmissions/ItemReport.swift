@@ -3,6 +3,7 @@ import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// The result of one input item of `notify`, `verify --apply`, `restore` and
 /// `notify --replay-unmatched`, as the command-line contract promises it to scripts: line, verdict,

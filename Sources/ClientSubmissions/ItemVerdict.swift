@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 /// The verdict word of an ``ItemReport`` (the verdicts iapctl-notify(1) lists): the engine's, restore's, `unknown`
 /// for a subscription Apple does not know, or `not-applied` for a line of an aborted batch. The raw

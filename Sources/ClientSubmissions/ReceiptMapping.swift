@@ -3,6 +3,7 @@ import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Turns the in-app entries of a verified StoreKit 1 receipt into the engine's input: the same
 /// ``TransactionFacts`` a signed transaction gives (the client path of `verify --apply` and

@@ -3,6 +3,7 @@ import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `restore [--apply [--dry-run]]` of one user's input items: each a device's restored signed
 /// transaction or its StoreKit 1 app receipt (each in-app entry a restored transaction), verified,

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// The whole `iapctl` command line as data: every command, option, argument and help text.
 ///

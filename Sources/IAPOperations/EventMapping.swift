@@ -1,5 +1,6 @@
 import AppStoreJWS
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Turns verified Apple payloads into the engine's input. The only place that knows both.
 public enum EventMapping {

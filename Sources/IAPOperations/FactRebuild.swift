@@ -1,5 +1,6 @@
 import AppStoreJWS
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Upgrading a database made before the engine kept facts: the facts are rebuilt from the
 /// ledger's stored JWS (decoded only: each was verified when it was received) and every row is

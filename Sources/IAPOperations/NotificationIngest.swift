@@ -2,6 +2,7 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Why an input item was refused before the engine. Typed: the command layer words it (hints,
 /// exit codes).

@@ -2,6 +2,7 @@ import AppStoreJWS
 import CryptoDigest
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Keeps refused items in the ledger (every JWS received is in the ledger
 /// with its verdict, rejected ones too when their bytes can be read): a JWS that failed

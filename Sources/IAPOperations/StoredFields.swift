@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 /// What the store's columns hold, checked before any write: a signed item whose fields do not fit
 /// (a poison item) is refused on its own — verdict `rejected`, kept in the ledger — instead of

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import Dispatch
 import SubscriptionEngine
+import SubscriptionModel
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Why a `--from` row is not a hand correction (`orders update`, `contracts update`): the row's
 /// input line and what the command needs to say about it.

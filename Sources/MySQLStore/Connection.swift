@@ -1,6 +1,6 @@
 internal import CMariaDB
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(Glibc)
     import Glibc

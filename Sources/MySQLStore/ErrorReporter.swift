@@ -1,5 +1,5 @@
 internal import CMariaDB
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Turns the connection's and statements' native errors into ``StoreError`` values (never quoting
 /// an authentication failure's text: see ``MySQLErrorMapping/storeError(code:sqlState:message:context:)``),

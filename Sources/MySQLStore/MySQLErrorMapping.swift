@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Maps MySQL/MariaDB error numbers to ``StoreError`` cases (the commands map those to exit codes).
 enum MySQLErrorMapping {

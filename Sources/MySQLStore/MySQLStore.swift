@@ -1,6 +1,6 @@
 import IAPFoundation
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The ``Store`` over a MySQL 8 / MariaDB 10.5+ server (InnoDB), through MariaDB Connector/C.
 ///

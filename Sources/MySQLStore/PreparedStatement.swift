@@ -1,6 +1,6 @@
 internal import CMariaDB
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// One server-side prepared statement (`MYSQL_STMT`), owned here and closed once in `deinit`.
 ///

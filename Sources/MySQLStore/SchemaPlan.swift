@@ -1,5 +1,5 @@
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// What the connected database has: tables, columns and indexes (from `information_schema`).
 struct SchemaSnapshot {

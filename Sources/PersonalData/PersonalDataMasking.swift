@@ -1,5 +1,5 @@
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Masks personal data with stable aliases: user ids, order numbers (appAccountTokens),
 /// transaction and contract ids, notification UUIDs, actors, e-mail addresses and phone numbers

@@ -1,6 +1,6 @@
 internal import CSQLite
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// One SQLite connection; owns its `sqlite3*` and closes it once, in `deinit`.
 ///

@@ -1,5 +1,5 @@
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 internal import CSQLite
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 extension Database {
     /// The SQL function `iapctl_fact_digest(kind, fact_key, original_transaction_id, signed_date,

@@ -1,5 +1,5 @@
 internal import CSQLite
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Maps SQLite result codes to ``StoreError``; messages carry SQLite's text, never the SQL or bound values.
 enum SQLiteError {

@@ -1,7 +1,7 @@
 internal import CSQLite
 import IAPFoundation
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(Glibc)
     import Glibc

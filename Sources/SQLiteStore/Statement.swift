@@ -1,6 +1,6 @@
 internal import CSQLite
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// One prepared statement; owns its `sqlite3_stmt` and finalizes it once, in `deinit`.
 ///

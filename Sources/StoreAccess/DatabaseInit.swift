@@ -2,7 +2,7 @@ import IAPOperations
 import MySQLStore
 import SQLiteStore
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import MySQLStore
 import SQLiteStore
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Opens the store at a location: an existing one, a new one (`db init`), or one for look-ups.
 public struct StoreOpener: Sendable {

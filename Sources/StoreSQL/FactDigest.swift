@@ -1,6 +1,6 @@
 import CryptoDigest
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The digest a fact is kept under (with `fact_key`, the unique key that keeps a fact once): the
 /// SHA-256 of its ``Fact/identity``, the first 16 bytes as 22 characters of unpadded base64url

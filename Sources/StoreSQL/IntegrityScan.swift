@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Every stored row checked as its readers check it (`doctor`'s integrity check): each ledger
 /// row's digest and raw (the frame decodes and its checksum holds; a `raw_of` names a row that

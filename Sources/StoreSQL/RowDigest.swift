@@ -1,6 +1,6 @@
 import CryptoDigest
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The check of an audit or ledger row whose columns are plain text (`row_digest`): the SHA-256,
 /// as 64 lower-case hex digits, of the row's fields in a fixed order, each written as `~` when

@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// What one backend's connection offers the shared session and transaction runner. Values are
 /// always bound to `?` placeholders; statements are prepared once and reused by their text.

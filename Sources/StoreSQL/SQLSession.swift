@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// One open transaction on an SQL store, for every backend; valid only inside the closure it was
 /// passed to. What differs between engines comes from the connection's ``SQLDialect``.

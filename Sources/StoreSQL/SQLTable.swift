@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// A table of the store over a column table (``ModelColumn``: name ↔ property): the statements that read
 /// and write whole rows are generated from it, and rows are read back by column name.

@@ -1,5 +1,5 @@
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The one transaction runner of the SQL stores: closure transactions (a throw rolls back), nested
 /// reads joining the enclosing transaction, nested writes as savepoints, the engine's

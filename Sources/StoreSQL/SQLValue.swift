@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// A value bound to a `?` placeholder or read from a result column, in every backend.
 public enum SQLValue: Equatable, Sendable {

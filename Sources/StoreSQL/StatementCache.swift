@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// One connection's prepared statements by their text: each prepared once and reused. Texts whose
 /// shape varies with a number of values (IN lists) are kept apart, at most `shapedLimit` of them.

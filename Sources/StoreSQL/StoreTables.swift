@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// A ledger row as stored: the entry (its `raw` left empty) and what holds the raw: one zstd
 /// frame of its exact bytes (``ZstdCodec/rawFrame(_:)``), or the id of the first row holding the

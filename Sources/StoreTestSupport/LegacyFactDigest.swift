@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Facts as a schema-v6 database kept them: under the 64-bit FNV-1a digest iapctl used before the
 /// facts' digest became SHA-256 (the migration tests build such a database and upgrade it).

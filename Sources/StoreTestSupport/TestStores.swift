@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Testing) import MySQLStore
 import SQLiteStore
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The backends a test suite runs on, and a fresh store of each: shared by every test target that
 /// runs on both (not linked into iapctl).

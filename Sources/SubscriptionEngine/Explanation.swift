@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// `contracts explain ID`: why a contract is in its state — which signed fact decides each field
 /// (the engine's derivation), and every ledger event in signedDate order with the rule that fired
 /// and why it changed what it changed (or nothing), manual changes in between.

@@ -3,7 +3,7 @@ import JWSForge
 import MySQLStore
 import SQLiteStore
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// A realistic history replayed through the built binary, with times around *now* (so what is

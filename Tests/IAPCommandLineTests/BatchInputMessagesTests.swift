@@ -5,6 +5,7 @@ import IAPOperations
 import ItemInput
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import IAPCommandLine

@@ -5,6 +5,7 @@ import Testing
 
 @testable import IAPCommandLine
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// `notify`'s batching: chunks verified in parallel, applied in input order, one transaction per
 /// chunk with a savepoint per item; --atomic and --dry-run keep their meaning across chunks.

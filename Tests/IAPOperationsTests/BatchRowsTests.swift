@@ -5,6 +5,7 @@ import IAPOperations
 import ItemInput
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `--from` batches: NDJSON and CSV rows with their lines, each way a batch is refused, and the

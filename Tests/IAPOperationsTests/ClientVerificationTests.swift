@@ -8,6 +8,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `verify --apply`'s operation in process on every backend: each item verified as what it is,

@@ -5,6 +5,7 @@ import IAPOperations
 import ItemInput
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `--from` rows as hand corrections (`orders update --from`): the key field each row is looked up

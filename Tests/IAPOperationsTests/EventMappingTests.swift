@@ -5,6 +5,7 @@ import Foundation
 import ItemInput
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import IAPOperations

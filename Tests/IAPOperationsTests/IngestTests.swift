@@ -7,6 +7,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Ingest of verified notification batches, in-process on every backend: group commit, one

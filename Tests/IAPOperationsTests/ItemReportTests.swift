@@ -8,6 +8,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The per-item report of every client flow, made from the flows' typed results: ids, verdict

@@ -7,6 +7,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The gap report's core on every backend: which of Apple's history the ledger never applied, and

@@ -7,6 +7,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `apple notifications sync`'s core on every backend: Notification History read from a checkpoint,

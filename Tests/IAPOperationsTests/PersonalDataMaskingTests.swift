@@ -5,6 +5,7 @@ import IAPOperations
 import ItemInput
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `--redact`'s rules, in-process: what is personal data, how it is aliased, what is kept.

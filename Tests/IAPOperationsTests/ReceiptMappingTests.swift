@@ -3,6 +3,7 @@ import AppleFlows
 import ItemInput
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import ClientSubmissions

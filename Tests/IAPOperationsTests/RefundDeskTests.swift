@@ -7,6 +7,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `RefundDesk`: what a kept request says, what the database knows, and the Send Consumption

@@ -8,6 +8,7 @@ import ItemInput
 import JWSForge
 import PersonalData
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `restore`'s operation in process on every backend: a device's restored transactions verified,

@@ -9,6 +9,7 @@ import PersonalData
 import SQLiteStore
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The Store backends IAPOperations is tested on (SQLite always, MySQL/MariaDB when

@@ -1,6 +1,7 @@
 import StoreSQL
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @_spi(Testing) @testable import MySQLStore

@@ -1,6 +1,7 @@
 import Foundation
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import SQLiteStore

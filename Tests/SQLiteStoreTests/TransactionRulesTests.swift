@@ -1,6 +1,7 @@
 import Foundation
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import SQLiteStore

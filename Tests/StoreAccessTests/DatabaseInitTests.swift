@@ -4,6 +4,7 @@ import StoreAccess
 import StoreSQL
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import SQLiteStore

@@ -5,6 +5,7 @@ import StoreAccess
 import StoreSQL
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import SQLiteStore

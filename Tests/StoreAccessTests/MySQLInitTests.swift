@@ -4,6 +4,7 @@ import StoreAccess
 import StoreSQL
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `db init` and `db status` on MariaDB: runs when `IAPCTL_TEST_MYSQL_URL` is set

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Job checkpoints (`iap_checkpoints`): where Notification History sync and `apple reconcile --all`

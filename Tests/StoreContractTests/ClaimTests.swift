@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Exactly-once claims (`iap_notification_claims`): one holder per notification UUID, taken

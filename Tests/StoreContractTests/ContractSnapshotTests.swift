@@ -1,5 +1,6 @@
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Flat with history: the engine's per-subscription snapshot is kept with the contract

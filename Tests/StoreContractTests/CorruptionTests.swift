@@ -1,5 +1,6 @@
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Every stored byte is checked on read. A byte changed behind iapctl's back (here with

@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The engine's kept facts: added once, read back per subscription in signedDate order.

@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Sample rows with every optional field set, so round-trips check every column.
 enum Sample {

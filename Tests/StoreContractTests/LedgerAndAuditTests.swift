@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The ledger of received items and the audit trail of changes.

@@ -1,6 +1,7 @@
 import JWSForge
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The ledger stores each raw as one zstd frame (a re-delivery of the same

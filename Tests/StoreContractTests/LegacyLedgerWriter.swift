@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 @testable import StoreSQL
 

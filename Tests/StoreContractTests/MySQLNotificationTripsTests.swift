@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import MySQLStore

@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Orders and member contracts: round-trips, unique keys, filters and ordering.

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Refund-answer claims (`iap_refund_answers`): a unique key per refund request, taken before

@@ -3,6 +3,7 @@ import Foundation
 import SQLiteStore
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The `Store` backends the contract suite runs against (a fresh store each: `makeStore(label:)`).

@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteStore
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import StoreSQL

@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The store's seam is typed. Every `StoreSession` method, `schemaVersion()` and

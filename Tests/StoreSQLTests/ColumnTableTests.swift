@@ -1,5 +1,6 @@
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The column tables (row mapping by name) and the schema description (column types) are the two

@@ -1,5 +1,6 @@
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The digest a fact is kept under: SHA-256 of its identity, 128 bits as 22 characters of base64url.

@@ -1,5 +1,6 @@
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The shared session and transaction runner, over a recording connection: what each dialect's data

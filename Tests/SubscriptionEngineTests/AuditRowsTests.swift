@@ -2,6 +2,7 @@ import IAPFoundation
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// The audit trail's before/after JSON read back by the engine that writes it: columns in schema
 /// order, the status, and the field-level changes the commands show.

@@ -4,6 +4,7 @@ import StoreTestSupport
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// Fact bodies are written without `JSONEncoder`; every stored body and digest depends
 /// on their bytes, so they must be exactly what `JSONEncoder` with sorted keys writes.

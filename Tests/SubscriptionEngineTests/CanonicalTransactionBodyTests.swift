@@ -3,6 +3,7 @@ import StoreTestSupport
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// A transaction's canonical body is read straight into `TransactionFacts`; what that
 /// reader accepts must decode to exactly what `FactBodyDecoder` gives, and what it does not accept

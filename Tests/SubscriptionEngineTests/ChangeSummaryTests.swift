@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// The engine's one-line account of what an event changed (an outcome's detail, kept in the
 /// ledger): dates as ISO-8601 and `auto_renew` as true/false, as every output shows them.

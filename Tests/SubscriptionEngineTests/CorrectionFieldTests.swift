@@ -1,5 +1,6 @@
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Which fields of orders and contracts can be corrected by hand, and how a batch cell or option

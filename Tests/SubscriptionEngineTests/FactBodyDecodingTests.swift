@@ -2,6 +2,7 @@ import IAPFoundation
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// Stored fact bodies are decoded through IAPFoundation's parser (`FactBodyDecoder`) instead of
 /// Foundation's `JSONDecoder`: every body must decode to exactly what `JSONDecoder` gave, and the

@@ -2,6 +2,7 @@ import Foundation
 import IAPFoundation
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @Suite("Renewals, state changes, refunds and ordering")

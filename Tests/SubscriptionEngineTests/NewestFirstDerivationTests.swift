@@ -3,6 +3,7 @@ import StoreTestSupport
 import Testing
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// The derivation decodes renewal infos and notifications newest first and stops once no older one
 /// can decide. It must give exactly what deciding among all of them gives — rows,

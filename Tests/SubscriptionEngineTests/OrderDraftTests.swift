@@ -1,5 +1,6 @@
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `orders create`'s rules for a new order: which users, products and numbers are taken, and the

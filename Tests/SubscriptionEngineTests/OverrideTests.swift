@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The engine and hand overrides: applied over the derivation wherever rows are written

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @Suite("Purchases: SUBSCRIBED and the client path")

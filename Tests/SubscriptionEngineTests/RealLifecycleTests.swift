@@ -2,6 +2,7 @@ import Foundation
 import IAPFoundation
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The real Sandbox subscription 2000001024993299 (files 02–16): no appAccountToken anywhere,

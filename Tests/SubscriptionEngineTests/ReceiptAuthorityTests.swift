@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// In-app entries of a StoreKit 1 receipt reach the engine as client facts flagged

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `restore --apply`: the engine path for restorable transactions, the policies for other users'

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `restore --apply` says `restored` only when an order of the user holds the transaction, and the

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Restore look-ups: each basis, each verdict, the product fallback, and that look-ups write nothing.

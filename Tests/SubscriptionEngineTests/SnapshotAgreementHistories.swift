@@ -3,6 +3,7 @@ import IAPFoundation
 import StoreTestSupport
 
 @testable import SubscriptionEngine
+@testable import SubscriptionModel
 
 /// The random histories ``SnapshotAgreementTests`` applies to both stores. Each part of the
 /// snapshot's prune rule (``SubscriptionSnapshot/make``) is told apart by some history here:

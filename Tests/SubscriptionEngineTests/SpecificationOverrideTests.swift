@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 // The order-independence properties with hand overrides in the stream: each lifecycle is

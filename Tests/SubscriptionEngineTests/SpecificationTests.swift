@@ -1,6 +1,7 @@
 import Foundation
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 // The engine's specification, one Apple lifecycle per case: the items Apple (or the app) sends,

@@ -3,6 +3,7 @@ import IAPFoundation
 import SQLiteStore
 import StoreTestSupport
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// The backends the engine's properties are shown on: SQLite always, MySQL/MariaDB when

@@ -1,5 +1,5 @@
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 /// A ledger detail kept as a reference to the audit rows of its changes (to keep the database small).
 ///

@@ -1,6 +1,6 @@
 import CryptoDigest
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Schema v10's data step (``SchemaStep/convertStoredForms``), the same Swift code on every
 /// backend, and the only reader of the stored forms before it (the other files of this folder:

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `audit undo ID…` and `audit undo --ticket T` on every backend: several rows in one

@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `CorrectionService` and `AuditUndoService` on every backend: rows changed, audit rows, refusals.

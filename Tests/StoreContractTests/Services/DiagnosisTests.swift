@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `Diagnosis` (doctor's checks) on every backend: which findings, about which rows.

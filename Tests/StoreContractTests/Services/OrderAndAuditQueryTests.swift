@@ -1,5 +1,6 @@
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `OrderCreation` and `AuditQuery` on every backend.

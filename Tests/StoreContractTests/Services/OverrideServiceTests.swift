@@ -1,5 +1,6 @@
 import Foundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// Hand overrides on every backend: a hand change of a derived field holds over the

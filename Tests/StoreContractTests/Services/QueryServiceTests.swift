@@ -1,5 +1,6 @@
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `Explanation`, `EntitlementQuery`, `RecordHistory` and `NotificationGaps` on every backend.

@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 /// `RefundRequests` (the refund-request desk's reading of the store) on every backend: the requests

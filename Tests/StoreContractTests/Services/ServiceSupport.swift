@@ -1,6 +1,7 @@
 import Foundation
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Events and an engine for the service tests: one subscription "1000" bought at `T.start`.
 enum T {

@@ -2,6 +2,7 @@ import AppStoreAPI
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl apple consumption TRANSACTION`: Send Consumption Information — audited (``AppleWrites``).
 enum AppleConsumption {

@@ -2,6 +2,7 @@ import AppStoreAPI
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl apple notifications sync`: Notification History since the last run (a checkpoint in the
 /// database), applied through the engine as Apple's word; the job a cron runs every few minutes.

@@ -2,6 +2,7 @@ import AppStoreAPI
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl apple reconcile`: asks Apple what is true now about the subscriptions in scope and prints
 /// (dry run) or applies (`--apply`) the differences with the database (``AppleReconcile``).

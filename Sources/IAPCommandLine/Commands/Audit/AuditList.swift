@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl audit list`: the audit trail of every change, manual or by the engine, filtered.
 enum AuditList {

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl audit raw ID`: one ledger item exactly as it was received.
 enum AuditRaw {

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl audit show ID`: one audit row — who, when, why, the field changes, the row before and after.
 enum AuditShow {

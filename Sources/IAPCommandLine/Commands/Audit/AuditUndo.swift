@@ -1,5 +1,6 @@
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl audit undo ID…` (or `--ticket T` alone: the whole batch): puts back the values audited
 /// changes replaced, as new audited corrections (``AuditUndoService``); the checks and the writes are

@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 // `iapctl contracts`: member contracts, one per subscription. Each subcommand's spec, options and
 // handler are in its own file beside this one (List.swift, Show.swift, Explain.swift, Update.swift).

@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl contracts list`: contracts newest first, filtered.
 enum ContractsList {

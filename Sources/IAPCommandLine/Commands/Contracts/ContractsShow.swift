@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl contracts show ID`: the contract, its orders, its event timeline and its audit trail, now
 /// or as they were at `--as-of` (``EntitlementQuery``).

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl contracts update ID`: hand correction of one contract; audited (`RowCorrection`).
 enum ContractsUpdate {

@@ -2,6 +2,7 @@ import IAPFoundation
 import IAPOperations
 import StoreAccess
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl db init`: `StoreAccess` plans and runs the migrations; this prints.
 enum DbInit {

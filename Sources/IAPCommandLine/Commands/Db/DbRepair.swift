@@ -3,6 +3,7 @@ import IAPOperations
 import StoreAccess
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl db repair`: what `doctor`'s integrity check finds and iapctl can mend from the rows that
 /// are intact. A corrupt fact is set aside and the subscription's facts are decoded again from its

@@ -2,6 +2,7 @@ import IAPFoundation
 import IAPOperations
 import StoreAccess
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl db status`: `StoreAccess` inspects the database; this prints.
 enum DbStatus {

@@ -3,6 +3,7 @@ import IAPFoundation
 import IAPOperations
 import StoreSQL
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl doctor`: checks the data's invariants; each finding comes with the command that fixes it.
 ///

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl entitled`: whether a user was entitled at a moment (``EntitlementQuery``), with why.
 enum EntitledCommand {

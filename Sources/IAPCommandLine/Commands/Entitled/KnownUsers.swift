@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Whether a user appears in the database at all, so that `entitled --user typo` is not a plain "no".
 enum KnownUsers {

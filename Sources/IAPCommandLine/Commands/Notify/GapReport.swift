@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl notify --gap-report FILE [--apply]`: which notifications Apple sent (per saved Get
 /// Notification History responses) that the ledger never applied, with Apple's send attempts;

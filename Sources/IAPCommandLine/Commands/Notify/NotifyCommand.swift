@@ -2,6 +2,7 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl notify [FILE]`: verifies App Store Server Notifications V2 and applies them through
 /// the subscription-event engine, one result per input item, in input order.

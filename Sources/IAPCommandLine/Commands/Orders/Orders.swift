@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 // `iapctl orders`: orders, one per payment. Each subcommand's spec, options and handler are in
 // its own file beside this one (Create.swift, List.swift, Show.swift, Update.swift).

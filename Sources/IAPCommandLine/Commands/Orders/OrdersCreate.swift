@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl orders create`: one pending order, or one per row of `--from`.
 enum OrdersCreate {

@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl orders list`: orders newest first, or as they were at `--as-of`.
 enum OrdersList {

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl orders show KEY` and `iapctl contracts show ID`: rows, contract, event timeline, audit trail.
 enum OrdersShow {

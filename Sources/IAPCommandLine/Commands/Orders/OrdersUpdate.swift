@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl orders update`: hand correction of one order (KEY = no or trade_no) or of a `--from`
 /// batch; audited, all or nothing (`RowCorrection`).

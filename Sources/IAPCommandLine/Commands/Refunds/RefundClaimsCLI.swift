@@ -1,4 +1,5 @@
 import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(Glibc)
     import Glibc

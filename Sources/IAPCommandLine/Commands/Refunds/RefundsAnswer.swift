@@ -2,6 +2,7 @@ import AppStoreAPI
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl refunds answer TRANSACTION`: the Consumption Information for a refund request, composed
 /// from the database; sent with `--apply`.

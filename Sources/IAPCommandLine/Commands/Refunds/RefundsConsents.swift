@@ -2,6 +2,7 @@ import AppStoreAPI
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl refunds consents`: the RESCIND_CONSENT notifications received, oldest first.
 enum RefundsConsents {

@@ -2,6 +2,7 @@ import AppStoreAPI
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl refunds list`: the refund requests received, oldest deadline first, over the ledger and the audit trail.
 enum RefundsList {

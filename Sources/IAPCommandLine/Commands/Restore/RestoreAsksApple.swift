@@ -3,6 +3,7 @@ import AppleFlows
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `restore --apply --policy transfer-if-inactive` with the Apple API settings (`--key-file`,
 /// `--key-id`, `--issuer-id`, and the trust options' `--bundle-id`): before a restored transaction

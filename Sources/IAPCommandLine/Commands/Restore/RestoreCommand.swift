@@ -1,6 +1,7 @@
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// `iapctl restore --user U [FILE]`: which orders/contracts a device's restored transactions are,
 /// on what basis they matched, whether they belong to U; `--apply` makes the database reflect them.

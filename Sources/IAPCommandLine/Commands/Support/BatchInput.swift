@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 extension BatchRow {
     /// `line 3: ` — the prefix of every error about this row.

@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Hand corrections from the command line: batch rows to requests, ``CorrectionService`` in one
 /// write transaction (all or nothing), and the report.

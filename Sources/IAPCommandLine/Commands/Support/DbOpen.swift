@@ -1,6 +1,7 @@
 import IAPFoundation
 import StoreAccess
 import SubscriptionEngine
+import SubscriptionModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// How an item's ``ItemReport`` is printed: what the contract's `-o ndjson` promises (line,
 /// verdict, ids, changes, error) and what the table shows.

@@ -2,6 +2,7 @@ import AppStoreAPI
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 // The program's enumerations read as typed option values (`Option<OrderStatus?>`): their raw
 // values are the options' allowed values, so the parser has already checked the spelling.

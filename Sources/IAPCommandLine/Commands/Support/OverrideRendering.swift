@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Hand overrides as `orders show`, `contracts show` and `contracts explain` print them: one record
 /// per field under override, with the value Apple's facts give it and a sentence saying both.

@@ -2,6 +2,7 @@ import AppStoreJWS
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// An option of `orders update` or `contracts update` that sets a field of the row (`--status` →
 /// `status`); "" clears a nullable field.

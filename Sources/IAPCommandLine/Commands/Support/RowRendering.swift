@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// How the record-keeping commands show orders, contracts, ledger events and audit rows.
 ///

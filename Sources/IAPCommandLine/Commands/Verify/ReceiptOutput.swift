@@ -2,6 +2,7 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// How `verify` shows a StoreKit 1 receipt (like a JWS item: `valid`, `kind`, `checks`, `payload`)
 /// and what `--apply` did with its in-app entries (``ClientVerification``).

@@ -2,6 +2,7 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 extension ExitCode {
     /// The exit status of an item's (or a run's) outcome.

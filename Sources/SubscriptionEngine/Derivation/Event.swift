@@ -1,0 +1,163 @@
+import IAPFoundation
+import SubscriptionModel
+
+/// The engine's input: facts from an already verified Apple payload.
+///
+/// The command layer turns a verified notification, or a verified client/restore transaction,
+/// into one `SubscriptionEvent`; the engine never sees JWS bytes except to keep them in the ledger.
+public struct SubscriptionEvent: Sendable, Equatable {
+    public var source: EventSource
+    /// `notificationUUID` (nil for client and restore submissions).
+    public var notificationUUID: String?
+    /// `notificationType` (nil for client and restore submissions).
+    public var notificationType: NotificationType?
+    /// `subtype`.
+    public var subtype: NotificationSubtype?
+    /// `signedDate` of the notification (or of the transaction for client submissions).
+    public var signedDate: Int64?
+    public var environment: String?
+    public var bundleId: String?
+    /// The verified, decoded `signedTransactionInfo`.
+    public var transaction: TransactionFacts?
+    /// The verified, decoded `signedRenewalInfo`.
+    public var renewal: RenewalFacts?
+    /// The input exactly as received, for the ledger.
+    public var raw: String
+    /// The notification's `data.status` (1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked).
+    public var status: Int?
+
+    public init(
+        source: EventSource, notificationUUID: String? = nil, notificationType: NotificationType? = nil,
+        subtype: NotificationSubtype? = nil, signedDate: Int64? = nil, environment: String? = nil,
+        bundleId: String? = nil, transaction: TransactionFacts? = nil, renewal: RenewalFacts? = nil,
+        raw: String, status: Int? = nil
+    ) {
+        self.status = status
+        self.source = source
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.signedDate = signedDate
+        self.environment = environment
+        self.bundleId = bundleId
+        self.transaction = transaction
+        self.renewal = renewal
+        self.raw = raw
+    }
+}
+
+/// The fields of a signed transaction the engine uses.
+public struct TransactionFacts: Sendable, Equatable, Codable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var productId: String
+    /// The order number the app passed; nil or empty when absent.
+    public var appAccountToken: String?
+    public var purchaseDate: Int64?
+    public var originalPurchaseDate: Int64?
+    public var expiresDate: Int64?
+    public var revocationDate: Int64?
+    public var revocationReason: Int?
+    /// Apple's `type`: "Auto-Renewable Subscription", "Non-Consumable", …
+    public var type: ProductType?
+    public var environment: String?
+    public var price: Int64?
+    public var currency: String?
+    public var signedDate: Int64?
+    public var transactionReason: TransactionReason?
+    public var isUpgraded: Bool?
+    /// `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE`.
+    public var revocationType: RevocationType?
+    /// Thousandths of a percent refunded (prorated refunds).
+    public var revocationPercentage: Int?
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var inAppOwnershipType: OwnershipType?
+    public var offerType: Int?
+    public var offerIdentifier: String?
+    /// ISO-8601 duration of the offer.
+    public var offerPeriod: String?
+    public var appTransactionId: String?
+    /// True when these facts come from an in-app entry of a StoreKit 1 app receipt: a lower-authority
+    /// client submission that proves what was paid when the receipt was signed. The engine records
+    /// its payment and extends expiry dates, but never revokes, expires or reopens anything on it.
+    public var isFromReceipt = false
+
+    public init(
+        transactionId: String, originalTransactionId: String, productId: String,
+        appAccountToken: String? = nil, purchaseDate: Int64? = nil, originalPurchaseDate: Int64? = nil,
+        expiresDate: Int64? = nil, revocationDate: Int64? = nil, revocationReason: Int? = nil,
+        type: ProductType? = nil, environment: String? = nil, price: Int64? = nil, currency: String? = nil,
+        signedDate: Int64? = nil, transactionReason: TransactionReason? = nil, isUpgraded: Bool? = nil,
+        revocationType: RevocationType? = nil, revocationPercentage: Int? = nil, inAppOwnershipType: OwnershipType? = nil,
+        offerType: Int? = nil, offerIdentifier: String? = nil, offerPeriod: String? = nil,
+        appTransactionId: String? = nil
+    ) {
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.inAppOwnershipType = inAppOwnershipType
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.offerPeriod = offerPeriod
+        self.appTransactionId = appTransactionId
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.appAccountToken = appAccountToken
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.type = type
+        self.environment = environment
+        self.price = price
+        self.currency = currency
+        self.signedDate = signedDate
+        self.transactionReason = transactionReason
+        self.isUpgraded = isUpgraded
+    }
+
+    /// True for auto-renewable subscriptions (the only kind with a member contract). A receipt entry
+    /// does not state its type: it is a subscription period when it has an expiry date.
+    public var isAutoRenewable: Bool {
+        if let type { return type == .known(.autoRenewable) }
+        return !isFromReceipt || expiresDate != nil
+    }
+}
+
+/// The fields of a signed renewal info the engine uses.
+public struct RenewalFacts: Sendable, Equatable, Codable {
+    public var originalTransactionId: String?
+    /// 0 off, 1 on.
+    public var autoRenewStatus: Int?
+    public var autoRenewProductId: String?
+    public var productId: String?
+    public var gracePeriodExpiresDate: Int64?
+    public var isInBillingRetryPeriod: Bool?
+    public var expirationIntent: Int?
+    public var signedDate: Int64?
+    public var renewalDate: Int64?
+    public var offerType: Int?
+    public var offerIdentifier: String?
+    public var offerPeriod: String?
+
+    public init(
+        originalTransactionId: String? = nil, autoRenewStatus: Int? = nil, autoRenewProductId: String? = nil,
+        productId: String? = nil, gracePeriodExpiresDate: Int64? = nil, isInBillingRetryPeriod: Bool? = nil,
+        expirationIntent: Int? = nil, signedDate: Int64? = nil, renewalDate: Int64? = nil, offerType: Int? = nil,
+        offerIdentifier: String? = nil, offerPeriod: String? = nil
+    ) {
+        self.renewalDate = renewalDate
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.offerPeriod = offerPeriod
+        self.originalTransactionId = originalTransactionId
+        self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductId = autoRenewProductId
+        self.productId = productId
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.expirationIntent = expirationIntent
+        self.signedDate = signedDate
+    }
+}
