@@ -33,6 +33,12 @@ let package = Package(
             path: "Sources/CMariaDB",
             providers: [.apt(["libmariadb-dev"])]
         ),
+        // libpq (libpq.so.5 loaded on first use: see the shim).
+        .systemLibrary(
+            name: "CPostgres",
+            path: "Sources/CPostgres",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .systemLibrary(
             name: "CZstd",
             path: "Sources/CZstd",
@@ -98,6 +104,10 @@ let package = Package(
             name: "MySQLStore",
             dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CMariaDB"]
         ),
+        .target(
+            name: "PostgresStore",
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CPostgres"]
+        ),
         // Verified payloads into the store: event mapping, stored-field limits, refused items, the
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
         .target(
@@ -137,7 +147,7 @@ let package = Package(
         // read-only store, and `db init`'s plan and run (migrations, the facts rebuild) as typed results.
         .target(
             name: "StoreAccess",
-            dependencies: ["SubscriptionEngine", "StoreSQL", "SQLiteStore", "MySQLStore", "IAPOperations"]
+            dependencies: ["SubscriptionEngine", "StoreSQL", "SQLiteStore", "MySQLStore", "PostgresStore", "IAPOperations"]
         ),
         // The command framework: command model → parser, help, completions, man pages, output
         // formats, terminal text, input reading. Knows nothing of iapctl.
@@ -155,7 +165,7 @@ let package = Package(
         // Test support: fresh stores of each backend, scratch folders, programs run beside iapctl (not linked into iapctl).
         .target(
             name: "StoreTestSupport",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine"]
+            dependencies: ["SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionEngine"]
         ),
         // prctl(2)/setrlimit(2) for iapctl's start (not dumpable, no core file): a header of static
         // inline functions, nothing linked or loaded.
@@ -230,7 +240,9 @@ let package = Package(
         // One behaviour suite run against every Store backend.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionEngine", "StoreSQL", "JWSForge", "StoreTestSupport"]
+            dependencies: [
+                "SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionEngine", "StoreSQL", "JWSForge", "StoreTestSupport",
+            ]
         ),
         .testTarget(
             name: "StoreSQLTests",
@@ -240,6 +252,10 @@ let package = Package(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["PostgresStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"]
         ),
         .testTarget(
             name: "MySQLStoreTests",
@@ -258,7 +274,8 @@ let package = Package(
         .testTarget(
             name: "StoreAccessTests",
             dependencies: [
-                "StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "IAPOperations", "StoreTestSupport",
+                "StoreAccess", "SQLiteStore", "MySQLStore", "PostgresStore", "StoreSQL", "SubscriptionEngine", "IAPOperations",
+                "StoreTestSupport",
             ]
         ),
         .testTarget(
