@@ -52,26 +52,24 @@ public final class CurlTransport: HTTPTransport {
     /// signed items, tens of kilobytes.
     public static let maxBody = 4 << 20
 
-    /// libcurl, loaded (`dlopen`) and initialised on the first request of the process; see CCurl/shim.h.
-    private nonisolated(unsafe) static let library: Result<UnsafePointer<iapctl_curl_api>, AppStoreAPIError> = {
-        let api = UnsafeMutablePointer<iapctl_curl_api>.allocate(capacity: 1)
-        api.initialize(to: iapctl_curl_api())
-        switch iapctl_curl_load(api) {
-        case 0: return .success(UnsafePointer(api))
-        case -1:
-            let why = String(cString: iapctl_curl_load_error())
-            return .failure(
-                AppStoreAPIError(
-                    .internal, "cannot load libcurl (\(why)); install it (Debian: apt-get install libcurl4)"))
-        default: return .failure(AppStoreAPIError(.internal, "libcurl could not start"))
-        }
-    }()
+    /// Loads libcurl (and runs curl_global_init) on the first request of the process (see CCurl):
+    /// a missing library is refused by name with the Debian package to install (exit 69), never
+    /// retried.
+    static func requireLibrary() throws(AppStoreAPIError) {
+        guard let message = iapctl_curl_unavailable() else { return }
+        var error = AppStoreAPIError(.unavailable, String(cString: message))
+        error.isRetryable = false
+        throw error
+    }
 
     public init(connectTimeout: Int = 10, totalTimeout: Int = 60, caFile: String? = nil) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
         self.caFile = caFile
     }
+
+    /// CURLOPT_WRITEFUNCTION's and CURLOPT_HEADERFUNCTION's callback.
+    typealias WriteCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
 
     /// Collects bytes a callback hands over.
     private final class Sink {
@@ -80,15 +78,15 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) throws(AppStoreAPIError) -> HTTPResponse {
-        let api = try Self.library.get()
-        guard let handle = iapctl_curl_easy_init(api) else {
+        try Self.requireLibrary()
+        guard let handle = curl_easy_init() else {
             throw AppStoreAPIError(.internal, "libcurl could not start")
         }
-        defer { iapctl_curl_easy_cleanup(api, handle) }
+        defer { curl_easy_cleanup(handle) }
         var list: UnsafeMutablePointer<curl_slist>?
-        defer { iapctl_curl_slist_free_all(api, list) }
+        defer { curl_slist_free_all(list) }
         for (name, value) in request.headers {
-            guard let grown = iapctl_curl_slist_append(api, list, "\(name): \(value)") else {
+            guard let grown = curl_slist_append(list, "\(name): \(value)") else {
                 throw AppStoreAPIError(.internal, "libcurl: out of memory")
             }
             list = grown
@@ -97,7 +95,7 @@ public final class CurlTransport: HTTPTransport {
         let headers = Sink()
         let bodyContext = Unmanaged.passUnretained(body).toOpaque()
         let headerContext = Unmanaged.passUnretained(headers).toOpaque()
-        let collect: iapctl_curl_write_callback = { data, size, count, context in
+        let collect: WriteCallback = { data, size, count, context in
             guard let data, let context else { return 0 }
             let sink = Unmanaged<Sink>.fromOpaque(context).takeUnretainedValue()
             let length = size * count
@@ -111,46 +109,46 @@ public final class CurlTransport: HTTPTransport {
             return length
         }
         var setup: [CURLcode] = [
-            iapctl_curl_set_string(api, handle, CURLOPT_URL, request.url),
-            iapctl_curl_set_string(api, handle, CURLOPT_PROTOCOLS_STR, "https"),
-            iapctl_curl_set_long(api, handle, CURLOPT_SSL_VERIFYPEER, 1),
-            iapctl_curl_set_long(api, handle, CURLOPT_SSL_VERIFYHOST, 2),
-            iapctl_curl_set_long(api, handle, CURLOPT_FOLLOWLOCATION, 0),
-            iapctl_curl_set_long(api, handle, CURLOPT_NOSIGNAL, 1),
-            iapctl_curl_set_off_t(api, handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(Self.maxBody)),
-            iapctl_curl_set_long(api, handle, CURLOPT_CONNECTTIMEOUT_MS, Self.capped(connectTimeout, request.timeoutMs)),
-            iapctl_curl_set_long(api, handle, CURLOPT_TIMEOUT_MS, Self.capped(totalTimeout, request.timeoutMs)),
-            iapctl_curl_set_string(api, handle, CURLOPT_USERAGENT, "iapctl"),
-            iapctl_curl_set_string(api, handle, CURLOPT_CUSTOMREQUEST, request.method),
-            iapctl_curl_set_slist(api, handle, CURLOPT_HTTPHEADER, list),
-            iapctl_curl_set_write_function(api, handle, CURLOPT_WRITEFUNCTION, collect),
-            iapctl_curl_set_pointer(api, handle, CURLOPT_WRITEDATA, bodyContext),
-            iapctl_curl_set_write_function(api, handle, CURLOPT_HEADERFUNCTION, collect),
-            iapctl_curl_set_pointer(api, handle, CURLOPT_HEADERDATA, headerContext),
+            iapctl_curl_set_string(handle, CURLOPT_URL, request.url),
+            iapctl_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "https"),
+            iapctl_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1),
+            iapctl_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2),
+            iapctl_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            iapctl_curl_set_long(handle, CURLOPT_NOSIGNAL, 1),
+            iapctl_curl_set_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(Self.maxBody)),
+            iapctl_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.capped(connectTimeout, request.timeoutMs)),
+            iapctl_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Self.capped(totalTimeout, request.timeoutMs)),
+            iapctl_curl_set_string(handle, CURLOPT_USERAGENT, "iapctl"),
+            iapctl_curl_set_string(handle, CURLOPT_CUSTOMREQUEST, request.method),
+            iapctl_curl_set_slist(handle, CURLOPT_HTTPHEADER, list),
+            iapctl_curl_set_write_function(handle, CURLOPT_WRITEFUNCTION, collect),
+            iapctl_curl_set_pointer(handle, CURLOPT_WRITEDATA, bodyContext),
+            iapctl_curl_set_write_function(handle, CURLOPT_HEADERFUNCTION, collect),
+            iapctl_curl_set_pointer(handle, CURLOPT_HEADERDATA, headerContext),
         ]
-        if let caFile { setup.append(iapctl_curl_set_string(api, handle, CURLOPT_CAINFO, caFile)) }
+        if let caFile { setup.append(iapctl_curl_set_string(handle, CURLOPT_CAINFO, caFile)) }
         if let payload = request.body {
-            setup.append(iapctl_curl_set_long(api, handle, CURLOPT_POSTFIELDSIZE, payload.count))
+            setup.append(iapctl_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, payload.count))
             if payload.isEmpty {
-                setup.append(iapctl_curl_set_string(api, handle, CURLOPT_COPYPOSTFIELDS, ""))
+                setup.append(iapctl_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, ""))
             } else {
                 setup.append(
                     payload.withUnsafeBytes {
                         iapctl_curl_set_string(
-                            api, handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+                            handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress!.assumingMemoryBound(to: CChar.self))
                     })
             }
         }
         if let failed = setup.first(where: { $0 != CURLE_OK }) {
             throw AppStoreAPIError(.internal, "libcurl refused an option: \(Self.describe(failed))")
         }
-        let result = iapctl_curl_easy_perform(api, handle)
+        let result = curl_easy_perform(handle)
         if body.overflow || headers.overflow || result == CURLE_FILESIZE_EXCEEDED {
             throw Self.tooLarge(request)
         }
         guard result == CURLE_OK else { throw Self.transportError(result, url: request.url) }
         var status = 0
-        guard iapctl_curl_get_long(api, handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
+        guard iapctl_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK else {
             throw AppStoreAPIError(.internal, "libcurl has no response code")
         }
         return HTTPResponse(status: status, headers: Self.parseHeaders(headers.bytes), body: body.bytes)
@@ -172,8 +170,7 @@ public final class CurlTransport: HTTPTransport {
     }
 
     static func describe(_ code: CURLcode) -> String {
-        guard case .success(let api) = library else { return "curl error \(code.rawValue)" }
-        return String(cString: iapctl_curl_easy_strerror(api, code))
+        String(cString: curl_easy_strerror(code))
     }
 
     static func host(_ url: String) -> String {

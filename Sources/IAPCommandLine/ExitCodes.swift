@@ -26,7 +26,7 @@ extension ExitCode {
         case .usage: return "usage error"
         case .dataError: return "malformed input (not JWS, not JSON, wrong shape)"
         case .noInput: return "no input, or the database does not exist"
-        case .unavailable: return "database unavailable; Apple's API or the network unavailable"
+        case .unavailable: return "database unavailable; Apple's API or the network unavailable; a C library iapctl needs not installed"
         case .software: return "internal error"
         case .ioError: return "I/O error"
         case .tempFail: return "database busy or locked, or Apple's rate limit: retry"

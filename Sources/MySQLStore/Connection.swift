@@ -26,9 +26,6 @@ final class Connection {
     /// in between is checked to have run inside that transaction (``checkTransaction(after:)``).
     private var unitOpen = false
 
-    /// `mysql_library_init` once per process, before the first `mysql_init` (not thread-safe itself).
-    private static let libraryStatus: Int32 = iapctl_mysql_library_init()
-
     /// How long the client waits for the server, in seconds: to connect, and for each read or
     /// write of a statement (a stalled or frozen server then loses the connection: exit 69).
     struct Timeouts {
@@ -40,10 +37,9 @@ final class Connection {
     init(url: MySQLURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
         errors = ErrorReporter()
         label = url.description
-        guard Self.libraryStatus == 0 else {
-            throw .failure(
-                "cannot load or initialise the MariaDB client library (libmariadb.so.3: install Debian's libmariadb3)")
-        }
+        // libmariadb is loaded (and mysql_library_init run, once per process) here, on the first
+        // connection: see CMariaDB.
+        if let message = iapctl_mysql_unavailable() { throw .libraryUnavailable(String(cString: message)) }
         guard let handle = mysql_init(nil) else { throw .failure("cannot allocate a MariaDB client handle") }
         self.handle = handle
         // From here on deinit closes the handle, whatever fails below.

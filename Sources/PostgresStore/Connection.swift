@@ -42,9 +42,7 @@ final class Connection {
     /// (`PGPASSWORD`, `~/.pgpass`, a service file) apply when it is nil.
     init(url: PostgresURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
         label = url.description
-        guard iapctl_pq_loaded() != 0 else {
-            throw .unavailable("cannot load the PostgreSQL client library libpq.so.5: install Debian's libpq5")
-        }
+        if let message = iapctl_pq_unavailable() { throw .libraryUnavailable(String(cString: message)) }
         // Before the URL (which may set them otherwise): defaults. After it: what must hold.
         var pairs: [(String, String)] = [
             ("connect_timeout", String(timeouts.connect)),
@@ -66,7 +64,8 @@ final class Connection {
         }
         guard let connection else { throw .failure("cannot allocate a libpq connection") }
         handle = connection
-        iapctl_pq_silence_notices(handle)
+        // The server's notices ("relation … already exists, skipping") are not printed.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw Self.connectError(
                 PQerrorMessage(handle).map { String(cString: $0) } ?? "", context: "cannot connect to \(label)",
@@ -146,6 +145,14 @@ final class Connection {
         return (changed, id)
     }
 
+    /// Forgets every prepared statement (after DDL: a statement prepared before a column changed
+    /// fails when run, "cached plan must not change result type", and aborts the transaction).
+    func forgetPreparedStatements() throws(StoreError) {
+        guard !prepared.isEmpty else { return }
+        try execute("DEALLOCATE ALL")
+        prepared.removeAll()
+    }
+
     // MARK: transactions
 
     /// Whether a transaction is open (also one an error has aborted).
@@ -175,13 +182,23 @@ final class Connection {
         if let statement = prepared[key] { return statement }
         let server = PostgresSQL.ServerText(sql)
         let name = "iapctl_\(prepared.count + 1)"
+        // Inside a transaction a failed prepare (a probe for a column that may be missing) would
+        // abort the whole transaction: it is prepared under a savepoint, once per connection.
+        let guarded = inTransaction
+        if guarded { try execute("SAVEPOINT iapctl_prepare") }
         trips += 1
         RoundTrips.count("PREPARE " + sql)
         let result = types.withUnsafeBufferPointer { typeBuffer in
             PQprepare(handle, name, server.text, Int32(types.count), typeBuffer.baseAddress)
         }
         defer { PQclear(result) }
-        try check(result, sql: sql)
+        do {
+            try check(result, sql: sql)
+        } catch {
+            if guarded, aborted == nil { try? execute("ROLLBACK TO SAVEPOINT iapctl_prepare") }
+            throw error
+        }
+        if guarded { try execute("RELEASE SAVEPOINT iapctl_prepare") }
         let statement = Prepared(
             name: name, text: server.text, skipsDuplicate: server.skipsDuplicate, returnsId: server.returnsId)
         prepared[key] = statement

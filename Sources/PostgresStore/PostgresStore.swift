@@ -101,6 +101,8 @@ public final class PostgresStore: SQLStoreBackend {
             throw StoreError.failure("programmer error: migrate() called inside a transaction")
         }
         return try transactions.migration { session in
+            // Statements prepared before this migration may read columns it changes: prepared anew.
+            try connection.forgetPreparedStatements()
             try connection.execute(PostgresSQL.migrationLock)
             try connection.execute(PostgresSQL.migrationsTableDDL)
             let current = try transactions.currentVersion()
@@ -108,10 +110,12 @@ public final class PostgresStore: SQLStoreBackend {
             var applied: [String] = []
             for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
                 for statement in migration.statements { try connection.execute(statement) }
+                try connection.forgetPreparedStatements()
                 if migration.convertsStoredForms {
                     try StoredFormConversion.run(connection, afterBatch: { () throws(StoreError) in })
                 }
                 for statement in migration.afterData { try connection.execute(statement) }
+                if !migration.afterData.isEmpty { try connection.forgetPreparedStatements() }
                 try transactions.record(shared)
                 applied.append(migration.name)
             }

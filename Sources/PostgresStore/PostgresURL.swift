@@ -59,7 +59,7 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
 
     /// The keywords libpq reads from `text` (only those given), or nil when libpq is not installed.
     static func parsed(_ text: String) throws(ParseError) -> [String: String]? {
-        guard iapctl_pq_loaded() != 0 else { return nil }
+        guard iapctl_pq_unavailable() == nil else { return nil }
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(text, &error) else {
             let message = error.map { String(cString: $0) } ?? "not a valid connection URI"

@@ -13,8 +13,8 @@ final class Database {
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_*`); the error mapping is the caller's.
     init(path: String, flags: Int32) throws(StoreError) {
-        // libsqlite3 is loaded here, on the first database opened (CSQLite's shim), not at start.
-        guard iapctl_sqlite_load() == 1 else { throw SQLiteError.libraryMissing }
+        // libsqlite3 is loaded here, on the first database opened (CSQLite), not at start.
+        try SQLiteError.requireLibrary()
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_EXRESCODE, nil)
         guard rc == SQLITE_OK, let db else {

@@ -3,10 +3,11 @@ import SubscriptionEngine
 
 /// Maps SQLite result codes to ``StoreError``; messages carry SQLite's text, never the SQL or bound values.
 enum SQLiteError {
-    /// libsqlite3 (loaded on first use) or one of the functions iapctl calls is missing.
-    static let libraryMissing = StoreError.failure(
-        "cannot load the SQLite library (\(IAPCTL_SQLITE_LIBRARY)) that an SQLite database needs: "
-            + "install Debian's libsqlite3-0")
+    /// Loads libsqlite3 (on the first call; see CSQLite) and throws, naming the library and the Debian
+    /// package, when it or one of the functions iapctl calls is missing.
+    static func requireLibrary() throws(StoreError) {
+        if let message = iapctl_sqlite_unavailable() { throw .libraryUnavailable(String(cString: message)) }
+    }
 
     /// The error for result code `code` (extended) on connection `db`, raised while running `sql`.
     static func make(_ code: Int32, db: OpaquePointer?, sql: String?) -> StoreError {

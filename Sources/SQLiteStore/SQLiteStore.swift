@@ -43,7 +43,7 @@ public final class SQLiteStore: SQLStoreBackend {
         busyTimeoutMilliseconds: Int32 = SQLiteStore.defaultBusyTimeoutMilliseconds
     ) throws {
         // Before any file is created: without libsqlite3 nothing is touched (Database checks again).
-        guard iapctl_sqlite_load() == 1 else { throw SQLiteError.libraryMissing }
+        try SQLiteError.requireLibrary()
         self.path = path
         let inMemory = path == ":memory:" || path.isEmpty
         isReadOnly = readOnly && !inMemory && !create

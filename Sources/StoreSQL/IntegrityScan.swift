@@ -46,6 +46,7 @@ public enum IntegrityScan {
                                 originalTransactionId: nil))
                     }
                 } else if let frame = row.rawZstd {
+                    try ZstdCodec.requireLibrary()
                     if case .failure(let error) = ZstdCodec.rawContent(frame) {
                         report.findings.append(
                             Finding(

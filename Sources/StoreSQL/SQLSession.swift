@@ -115,7 +115,8 @@ public final class SQLSession: StoreSession {
     public func appendLedger(_ entry: LedgerEntry) throws(StoreError) -> Int64 {
         var row = LedgerRow(entry: entry)
         row.entry.raw = ""
-        guard let frame = ZstdCodec.rawFrame(Array(entry.raw.utf8)) else { throw .failure(ZstdCodec.unavailable) }
+        try ZstdCodec.requireLibrary()
+        guard let frame = ZstdCodec.rawFrame(Array(entry.raw.utf8)) else { throw .failure("zstd could not compress the raw") }
         if let uuid = entry.notificationUUID, !claimedWithoutCopy.contains(uuid),
             let first = try query(StoreSQL.ledgerFirstCopy, [.text(uuid), .bytes(frame)]).rows.first?.int(0)
         {
@@ -161,6 +162,7 @@ public final class SQLSession: StoreSession {
             guard let frame = holder.rawZstd else {
                 throw .corrupt(table: "iap_ledger", id: holder.entry.id, what: "it holds neither raw_zstd nor raw_of")
             }
+            try ZstdCodec.requireLibrary()
             switch ZstdCodec.rawContent(frame) {
             case .success(let bytes):
                 entry.raw = String(decoding: bytes, as: UTF8.self)

@@ -1,4 +1,5 @@
 internal import CZstd
+import SubscriptionEngine
 import Synchronization
 
 /// Zstandard (libzstd, loaded on first use). Two uses: the stored form of a ledger raw
@@ -15,8 +16,16 @@ enum ZstdCodec {
     /// A packed raw never decompresses to more than this (a ledger item is at most a few megabytes).
     static let maximumContent = 64 << 20
 
-    /// The library's contexts and one digested dictionary, made once per process and dictionary;
-    /// nil when libzstd.so.1 cannot be loaded.
+    /// Loads libzstd (on the first call; see CZstd) and throws, naming the library and the Debian
+    /// package, when it or one of the functions iapctl calls is missing. Asked before any frame is
+    /// made or read: without the library nothing is stored, and no stored frame is taken for corrupt.
+    static func requireLibrary() throws(StoreError) {
+        if let message = iapctl_zstd_unavailable() { throw .libraryUnavailable(String(cString: message)) }
+    }
+
+    /// The library's contexts and one digested dictionary, made once per process and dictionary
+    /// (loading libzstd: a missing library stops the process, exit 69, unless ``requireLibrary()``
+    /// was asked first); nil when zstd cannot allocate them.
     final class Shared: @unchecked Sendable {
         let cdict: OpaquePointer?
         let ddict: OpaquePointer?
@@ -28,7 +37,7 @@ enum ZstdCodec {
         /// `checksum`: the frame keeps an XXH64 of its content (4 bytes), checked on every read.
         /// `dictionary` nil: plain frames (no dictionary), which any zstd reads.
         init?(dictionary: [UInt8]?, level: Int32, checksum: Bool) {
-            guard iapctl_zstd_load() == 1, let cctx = ZSTD_createCCtx(), let dctx = ZSTD_createDCtx() else { return nil }
+            guard let cctx = ZSTD_createCCtx(), let dctx = ZSTD_createDCtx() else { return nil }
             self.cctx = cctx
             self.dctx = dctx
             if let dictionary {
@@ -57,7 +66,7 @@ enum ZstdCodec {
     static let rawLevel: Int32 = 9
 
     /// The stored form of a ledger raw: one standard zstd frame of its exact bytes (content size
-    /// and checksum on, no dictionary), or nil when the library cannot be loaded.
+    /// and checksum on, no dictionary), or nil when zstd fails.
     public static func rawFrame(_ bytes: [UInt8]) -> [UInt8]? { compress(bytes, with: plain) }
 
     /// The bytes of a frame ``rawFrame(_:)`` wrote, its checksum checked; the error says what failed.
@@ -76,10 +85,9 @@ enum ZstdCodec {
         public var description: String { reason }
     }
 
-    static let unavailable =
-        "cannot load the Zstandard library (libzstd.so.1) that packed ledger raws need: install Debian's libzstd1"
+    static let noContexts = "zstd could not allocate its contexts (out of memory)"
 
-    /// One zstd frame of `bytes` with the ledger's dictionary, or nil when the library cannot be loaded.
+    /// One zstd frame of `bytes` with the ledger's dictionary, or nil when zstd fails.
     static func compress(_ bytes: [UInt8]) -> [UInt8]? { compress(bytes, with: shared) }
 
     /// The content of the zstd frame `frame` written by ``compress(_:)``.
@@ -87,7 +95,7 @@ enum ZstdCodec {
         try decompress(frame, with: shared)
     }
 
-    /// One zstd frame of `bytes` with `shared`'s dictionary, or nil when the library cannot be loaded.
+    /// One zstd frame of `bytes` with `shared`'s dictionary, or nil when zstd fails.
     static func compress(_ bytes: [UInt8], with shared: Shared?) -> [UInt8]? {
         guard let shared else { return nil }
         return shared.lock.withLock { _ -> [UInt8]? in
@@ -109,7 +117,7 @@ enum ZstdCodec {
     static func decompress(
         _ frame: ArraySlice<UInt8>, with shared: Shared?
     ) throws(LedgerPacking.UnpackError) -> [UInt8] {
-        guard let shared else { throw .malformed(unavailable) }
+        guard let shared else { throw .malformed(noContexts) }
         let size = frame.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
         guard size != iapctl_zstd_contentsize_unknown(), size != iapctl_zstd_contentsize_error(),
             size <= UInt64(maximumContent)

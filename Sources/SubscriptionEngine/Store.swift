@@ -261,6 +261,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case busy(String, BusyReason)
     /// The server could not be reached or the connection was lost (exit 69).
     case unavailable(String)
+    /// A C library the store needs is not installed, or too old (exit 69): the message names it and
+    /// the Debian package to install. Nothing was read or written.
+    case libraryUnavailable(String)
     /// Credentials or privileges refused (exit 78).
     case accessDenied(String)
     /// Writing failed below the database: the disk is full, a file-size limit, an I/O error (exit 74).
@@ -275,7 +278,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m, _),
-            .unavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
+            .unavailable(let m), .libraryUnavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
             return m
         case .corrupt(let table, let id, let what):
             return "\(table) row \(id) is corrupt: \(what); it was not used"

@@ -110,3 +110,19 @@ struct GeneratedFilesTests {
         #expect(result.status == 0 && result.output.isEmpty, "\(result.output)")
     }
 }
+
+/// The committed C bindings (Sources/C*/include/C*.h and loader.c) must be what scripts/c-bindings
+/// makes of each target's bindings.list and the real headers (run scripts/c-bindings).
+@Suite("Generated C bindings")
+struct GeneratedBindingsTests {
+    @Test(
+        .enabled(
+            if: Programs.which("gcc") != nil && Programs.which("python3") != nil,
+            "scripts/c-bindings needs gcc and python3 (scripts/setup installs them)"))
+    func bindingsInSyncWithTheirLists() throws {
+        let script = packageRoot.appendingPathComponent("scripts/c-bindings").path
+        let check = try Programs.run(Programs.which("python3")!, [script, "--check"])
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.isEmpty, "\(check.output)")
+    }
+}

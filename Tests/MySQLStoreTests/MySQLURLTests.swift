@@ -214,6 +214,7 @@ struct MySQLURLTests {
             case .conflict: "conflict"
             case .busy: "busy"
             case .unavailable: "unavailable"
+            case .libraryUnavailable: "libraryUnavailable"
             case .ioFailure: "ioFailure"
             case .accessDenied: "accessDenied"
             case .notFound: "notFound"

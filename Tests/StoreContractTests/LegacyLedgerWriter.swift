@@ -24,9 +24,7 @@ enum LegacyLedgerWriter {
         offset += 32 * count
         let ops = try ZstdCodec.decompress(packed[offset...])
         var out = [version] + packed[1..<offset]
-        guard let crc = LegacyLedgerFormat.crc32(Array(text.utf8)) else {
-            throw LedgerPacking.UnpackError.malformed(LegacyLedgerFormat.zlibUnavailable)
-        }
+        let crc = try LegacyLedgerFormat.crc32(Array(text.utf8))
         out += [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)]
         if version == 1 {
             out += ops

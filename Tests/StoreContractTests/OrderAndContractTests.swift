@@ -198,8 +198,9 @@ struct OrderAndContractTests {
                 }
             }
             #expect(error?.description.contains("NUL character") == true, "\(String(describing: error))")
-            #expect(try store.read { try $0.counts() }.orders == 0)
-            #expect(try store.read { try $0.contract(contractId: "o-nul") } == nil)
+            let (orders, contract) = try store.read { s throws in (try s.counts().orders, try s.contract(contractId: "o-nul")) }
+            #expect(orders == 0)
+            #expect(contract == nil)
         }
     }
 

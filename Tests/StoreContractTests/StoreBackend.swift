@@ -21,7 +21,7 @@ struct Boom: Error, Equatable {}
 
 /// The case of a `StoreError`, ignoring the message.
 enum StoreErrorKind: Equatable {
-    case notFound, schemaMismatch, conflict, busy, unavailable, accessDenied, ioFailure, failure, corrupt
+    case notFound, schemaMismatch, conflict, busy, unavailable, libraryUnavailable, accessDenied, ioFailure, failure, corrupt
 
     init(_ error: StoreError) {
         switch error {
@@ -30,6 +30,7 @@ enum StoreErrorKind: Equatable {
         case .conflict: self = .conflict
         case .busy: self = .busy
         case .unavailable: self = .unavailable
+        case .libraryUnavailable: self = .libraryUnavailable
         case .ioFailure: self = .ioFailure
         case .accessDenied: self = .accessDenied
         case .failure: self = .failure

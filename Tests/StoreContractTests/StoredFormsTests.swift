@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 import SubscriptionEngine
 import Testing
 
@@ -391,6 +392,51 @@ struct PackedTextsTests {
             #expect(try Self.readBack(store, expected) == expected)
             #expect(try store.write { try $0.insertFact(Self.facts[3]) } == false, "found under its converted digest")
         }
+    }
+
+    /// The built iapctl (`swift build` first).
+    static let iapctl = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/iapctl")
+
+    /// Rows of format versions 1 and 2 are checked with zlib's crc32 when schema v10 converts them:
+    /// run by the built iapctl with an empty libz.so.1 found first (LD_LIBRARY_PATH), the migration
+    /// is refused naming the library and the package (exit 69), no row is taken for corrupt (65),
+    /// and the version is not recorded; with zlib the same database converts.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: iapctl.path), "build iapctl first"))
+    func withoutZlibTheConversionOfOldRowsIsRefusedByName() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("iapctl-zlib-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("v9.db").path
+        do {
+            let store = try SQLiteStore(path: path, create: true)
+            _ = try store.migrate()
+            try Self.makeV9(store, .sqlite)
+            _ = try Self.writeV9Rows(store)
+        }
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("lib/libz.so.1").path, contents: Data())
+        func dbInit(_ environment: [String: String]) throws -> (status: Int32, stderr: String) {
+            let process = Process()
+            process.executableURL = Self.iapctl
+            process.arguments = ["db", "init", "-q", "--db", path]
+            process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let refused = try dbInit(["LD_LIBRARY_PATH": dir.appendingPathComponent("lib").path])
+        #expect(refused.status == 69, "\(refused)")
+        #expect(refused.stderr.contains("error: libz.so.1 cannot be loaded ("), "\(refused)")
+        #expect(refused.stderr.contains("): apt-get install --reinstall zlib1g"), "\(refused)")
+        #expect(try SQLiteStore(path: path, create: false).schemaVersion().current == 9, "the version is not recorded")
+
+        let converted = try dbInit([:])
+        #expect(converted.status == 0, "\(converted)")
+        #expect(try SQLiteStore(path: path, create: false).schemaVersion().current > 9)
     }
 
     @Test(arguments: StoreBackend.available)

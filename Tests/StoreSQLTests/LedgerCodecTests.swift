@@ -24,11 +24,11 @@ struct LedgerCodecTests {
     }
 
     @Test("the legacy CRC-32 gives the standard check values (IEEE 802.3, as zip and PNG)")
-    func crcCheckValues() {
-        #expect(LegacyLedgerFormat.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
-        #expect(LegacyLedgerFormat.crc32([]) == 0)
-        #expect(LegacyLedgerFormat.crc32(Array("The quick brown fox jumps over the lazy dog".utf8)) == 0x414F_A339)
-        #expect(LegacyLedgerFormat.crc32([UInt8](repeating: 0, count: 32)) == 0x190A_55AD)
+    func crcCheckValues() throws {
+        #expect(try LegacyLedgerFormat.crc32(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(try LegacyLedgerFormat.crc32([]) == 0)
+        #expect(try LegacyLedgerFormat.crc32(Array("The quick brown fox jumps over the lazy dog".utf8)) == 0x414F_A339)
+        #expect(try LegacyLedgerFormat.crc32([UInt8](repeating: 0, count: 32)) == 0x190A_55AD)
     }
 
     @Test("the legacy LZ decoder: literals, matches into the dictionary and overlapping runs")

@@ -301,10 +301,7 @@ public enum LedgerPacking {
             reader = Reader(bytes: ops)
         }
         let text = try rebuild(&reader, digests: digests, chain: chain)
-        guard let crc = LegacyLedgerFormat.crc32(text) else {
-            throw UnpackError.malformed(LegacyLedgerFormat.zlibUnavailable)
-        }
-        guard crc == expectedCRC else {
+        guard try LegacyLedgerFormat.crc32(text) == expectedCRC else {
             throw UnpackError.malformed("the rebuilt text fails its CRC-32")
         }
         return text

@@ -1,4 +1,5 @@
-import CZlib
+internal import CZlib
+import SubscriptionEngine
 
 /// Reading packed raws written before issue 25 (format versions 1 and 2), decode only.
 ///
@@ -85,13 +86,19 @@ enum LegacyLedgerFormat {
     }
 
     /// CRC-32 (IEEE 802.3, as zip and PNG) by zlib's `crc32` (`CZlib`: libz.so.1 loaded on first use):
-    /// `crc32("123456789".utf8) == 0xCBF43926`; nil when zlib cannot be loaded.
-    static func crc32(_ bytes: [UInt8]) -> UInt32? {
-        var loaded: Int32 = 0
-        let crc = bytes.withUnsafeBufferPointer { iapctl_zlib_crc32($0.baseAddress, $0.count, &loaded) }
-        return loaded == 1 ? UInt32(truncatingIfNeeded: crc) : nil
+    /// `crc32("123456789".utf8) == 0xCBF43926`. Throws, naming the library and the Debian package,
+    /// when zlib is missing.
+    static func crc32(_ bytes: [UInt8]) throws(StoreError) -> UInt32 {
+        if let message = iapctl_zlib_unavailable() { throw .libraryUnavailable(String(cString: message)) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var crc = CZlib.crc32(0, nil, 0)
+            var rest = buffer[...]
+            while !rest.isEmpty {
+                let chunk = rest.prefix(Int(UInt32.max))
+                crc = CZlib.crc32(crc, UnsafeBufferPointer(rebasing: chunk).baseAddress, UInt32(chunk.count))
+                rest = rest.dropFirst(chunk.count)
+            }
+            return UInt32(truncatingIfNeeded: crc)
+        }
     }
-
-    static let zlibUnavailable =
-        "cannot load zlib (libz.so.1), which checks ledger rows written before issue 25: install Debian's zlib1g"
 }

@@ -19,7 +19,9 @@ import SubscriptionEngine
 /// Rows are read in batches by id. A converted row is never selected again (its `row_digest` is
 /// set, its packed column NULL), so the step can run again after an interruption; the columns the
 /// older forms used are read only while they exist. A row that cannot be read in its old form
-/// refuses the migration, naming table and id (``StoreError/corrupt(table:id:what:)``).
+/// refuses the migration, naming table and id (``StoreError/corrupt(table:id:what:)``). Old forms
+/// are zstd frames and every converted raw becomes one: without libzstd no row is converted (nor
+/// taken for corrupt), the migration is refused (``StoreError/libraryUnavailable(_:)``).
 public enum StoredFormConversion {
     static let batch = 500
 
@@ -57,6 +59,7 @@ public enum StoredFormConversion {
             "SELECT \(auditColumns)\(packed ? ", packed" : "") FROM iap_audit WHERE row_digest = '' AND id > ?",
             afterBatch: afterBatch
         ) { row throws(StoreError) in
+            try ZstdCodec.requireLibrary()
             var entry = try auditEntry(row)
             if packed, let bytes = try row.optionalBytes(11) {
                 let texts: [String?]
@@ -96,6 +99,7 @@ public enum StoredFormConversion {
             + (rawText ? "raw" : "NULL") + ", " + (rawPacked ? "raw_packed" : "NULL") + ", "
             + (detailPacked ? "detail_packed" : "NULL") + " FROM iap_ledger WHERE row_digest = '' AND id > ?"
         try each(connection, select, afterBatch: afterBatch) { row throws(StoreError) in
+            try ZstdCodec.requireLibrary()
             let id = try row.int(0)
             guard let source = EventSource(rawValue: try row.text(2)), let verdict = Verdict(rawValue: try row.text(10)) else {
                 throw .corrupt(table: "iap_ledger", id: id, what: "its source or verdict is not one iapctl writes")
@@ -123,7 +127,7 @@ public enum StoredFormConversion {
                 } else {
                     raw = Array((try row.optionalText(13) ?? "").utf8)
                 }
-                guard let made = ZstdCodec.rawFrame(raw) else { throw .failure(ZstdCodec.unavailable) }
+                guard let made = ZstdCodec.rawFrame(raw) else { throw .failure("zstd could not compress the raw") }
                 frame = made
             }
             return (
@@ -206,6 +210,7 @@ public enum StoredFormConversion {
             + (packed ? "body_packed" : "NULL") + " FROM iap_facts WHERE ("
             + (packed ? "body_packed IS NOT NULL OR " : "") + "length(digest) = 32) AND id > ?"
         try each(connection, select, afterBatch: afterBatch) { row throws(StoreError) in
+            try ZstdCodec.requireLibrary()
             let id = try row.int(0)
             guard let kind = Fact.Kind(rawValue: try row.text(1)), let source = EventSource(rawValue: try row.text(5)) else {
                 throw .corrupt(table: "iap_facts", id: id, what: "its kind or source is not one iapctl writes")

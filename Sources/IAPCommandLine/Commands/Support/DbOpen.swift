@@ -180,6 +180,7 @@ extension StoreError: CLIErrorConvertible {
         case .unavailable(let m):
             return CLIError(
                 .unavailable, Self.withoutSQL(m), hint: "check that the database server is running and reachable, then retry")
+        case .libraryUnavailable(let m): return CLIError(.unavailable, m)
         case .accessDenied(let m):
             return CLIError(
                 .config, Self.withoutSQL(m), hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
