@@ -101,6 +101,10 @@ let package = Package(
             name: "MySQLStore",
             dependencies: ["IAPFoundation", "SubscriptionModel", "StoreSQL", "CMariaDB"]
         ),
+        .target(
+            name: "PostgresStore",
+            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CPostgres"]
+        ),
         // Verified payloads into the store: event mapping, stored-field limits, refused items, the
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
         .target(
@@ -144,7 +148,7 @@ let package = Package(
         // read-only store, and `db init`'s plan and run (migrations, the facts rebuild) as typed results.
         .target(
             name: "StoreAccess",
-            dependencies: ["SubscriptionModel", "StoreSQL", "SQLiteStore", "MySQLStore", "IAPOperations"]
+            dependencies: ["SubscriptionModel", "StoreSQL", "SQLiteStore", "MySQLStore", "PostgresStore", "IAPOperations"]
         ),
         // The command framework: command model → parser, help, completions, man pages, output
         // formats, terminal text, input reading. Knows nothing of iapctl.
@@ -163,7 +167,7 @@ let package = Package(
         // Test support: fresh stores of each backend, scratch folders, programs run beside iapctl (not linked into iapctl).
         .target(
             name: "StoreTestSupport",
-            dependencies: ["SQLiteStore", "MySQLStore", "SubscriptionModel"]
+            dependencies: ["SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionModel"]
         ),
         // prctl(2)/setrlimit(2) for iapctl's start (not dumpable, no core file): a header of static
         // inline functions, nothing linked or loaded.
@@ -249,7 +253,7 @@ let package = Package(
         .testTarget(
             name: "StoreContractTests",
             dependencies: [
-                "SQLiteStore", "MySQLStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "JWSForge", "StoreTestSupport",
+                "SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "JWSForge", "StoreTestSupport",
             ]
         ),
         .testTarget(
@@ -260,6 +264,10 @@ let package = Package(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "StoreTestSupport"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["PostgresStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"]
         ),
         .testTarget(
             name: "MySQLStoreTests",
@@ -279,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "StoreAccessTests",
             dependencies: [
-                "StoreAccess", "SQLiteStore", "MySQLStore", "StoreSQL", "SubscriptionEngine", "SubscriptionModel", "IAPOperations",
+                "StoreAccess", "SQLiteStore", "MySQLStore", "PostgresStore", "StoreSQL", "SubscriptionEngine", "SubscriptionModel", "IAPOperations",
                 "StoreTestSupport",
             ]
         ),

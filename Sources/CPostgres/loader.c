@@ -4,7 +4,7 @@
 #include "CPostgres.h"
 #include "CLibraryLoader.h"
 
-static const char *const iapctl_pq_names[34] = {
+static const char *const iapctl_pq_names[38] = {
     "PQconnectdb",
     "PQconnectdbParams",
     "PQstatus",
@@ -39,10 +39,14 @@ static const char *const iapctl_pq_names[34] = {
     "PQconninfoParse",
     "PQconninfoFree",
     "PQping",
+    "PQcmdStatus",
+    "PQunescapeBytea",
+    "PQdb",
+    "PQbackendPID",
 };
-static void *iapctl_pq_slots[34];
+static void *iapctl_pq_slots[38];
 static struct iapctl_library iapctl_pq_library = {
-    "libpq.so.5", "libpq5", iapctl_pq_names, iapctl_pq_slots, 34, NULL,
+    "libpq.so.5", "libpq5", iapctl_pq_names, iapctl_pq_slots, 38, NULL,
     IAPCTL_LIBRARY_LOCK, 0, {0},
 };
 
@@ -89,6 +93,10 @@ enum {
     IAPCTL_PQ_PQconninfoParse = 31,
     IAPCTL_PQ_PQconninfoFree = 32,
     IAPCTL_PQ_PQping = 33,
+    IAPCTL_PQ_PQcmdStatus = 34,
+    IAPCTL_PQ_PQunescapeBytea = 35,
+    IAPCTL_PQ_PQdb = 36,
+    IAPCTL_PQ_PQbackendPID = 37,
 };
 IAPCTL_HIDDEN PGconn *PQconnectdb(const char *a0) { return IAPCTL_PQ(PQconnectdb)(a0); }
 IAPCTL_HIDDEN PGconn *PQconnectdbParams(const char *const *a0, const char *const *a1, int a2) { return IAPCTL_PQ(PQconnectdbParams)(a0, a1, a2); }
@@ -124,3 +132,7 @@ IAPCTL_HIDDEN PQnoticeProcessor PQsetNoticeProcessor(PGconn *a0, PQnoticeProcess
 IAPCTL_HIDDEN PQconninfoOption *PQconninfoParse(const char *a0, char **a1) { return IAPCTL_PQ(PQconninfoParse)(a0, a1); }
 IAPCTL_HIDDEN void PQconninfoFree(PQconninfoOption *a0) { IAPCTL_PQ(PQconninfoFree)(a0); }
 IAPCTL_HIDDEN PGPing PQping(const char *a0) { return IAPCTL_PQ(PQping)(a0); }
+IAPCTL_HIDDEN char *PQcmdStatus(PGresult *a0) { return IAPCTL_PQ(PQcmdStatus)(a0); }
+IAPCTL_HIDDEN unsigned char *PQunescapeBytea(const unsigned char *a0, size_t *a1) { return IAPCTL_PQ(PQunescapeBytea)(a0, a1); }
+IAPCTL_HIDDEN char *PQdb(const PGconn *a0) { return IAPCTL_PQ(PQdb)(a0); }
+IAPCTL_HIDDEN int PQbackendPID(const PGconn *a0) { return IAPCTL_PQ(PQbackendPID)(a0); }

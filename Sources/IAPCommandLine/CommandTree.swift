@@ -54,8 +54,10 @@ public enum CommandTree {
     /// `--db URL`.
     static let dbOption = Option<String>(
         "db", valueName: "url",
-        help: "The database: a path or sqlite:PATH for SQLite, or mysql://USER@HOST[:PORT]/NAME[?socket=PATH] "
-            + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv).",
+        help: "The database: a path or sqlite:PATH for SQLite, mysql://USER@HOST[:PORT]/NAME[?socket=PATH] "
+            + "for MySQL/MariaDB (its password only from IAPCTL_DB_PASSWORD or an option file, never argv), or "
+            + "postgres://USER@HOST[:PORT]/NAME[?…] for PostgreSQL (libpq's URI; the password from "
+            + "IAPCTL_DB_PASSWORD, PGPASSWORD, ~/.pgpass or a service file, never argv).",
         environmentVariable: "IAPCTL_DB", configKey: "db", defaultValue: "iapctl.db", isInherited: true,
         section: "Global options", completion: .file)
 
@@ -217,7 +219,7 @@ public enum CommandTree {
         manEnvironment: [
             .init(
                 "IAPCTL_DB_PASSWORD",
-                "The MySQL/MariaDB password (never taken from the command line). Like a key or a JWT, it never "
+                "The MySQL/MariaDB or PostgreSQL password (never taken from the command line). Like a key or a JWT, it never "
                     + "reaches a core dump: iapctl runs not dumpable with a core file size limit of 0, which also "
                     + "keeps other processes of the same user from reading its memory (ptrace, /proc/PID/mem)."),
             .init(

@@ -1,5 +1,6 @@
 import IAPOperations
 import MySQLStore
+import PostgresStore
 import SQLiteStore
 import StoreSQL
 import SubscriptionModel
@@ -122,6 +123,18 @@ public enum DatabaseInit {
                 action: pending.isEmpty && statements.isEmpty ? .upToDate : .migrate, current: current,
                 supported: supported, pending: pending, statements: statements,
                 rebuildFacts: FactRebuild.isNeeded(after: pending))
+        case .postgres(let url):
+            guard let store = try existingPostgres(opener, url) else {
+                return SchemaPlan(
+                    action: .create, current: 0, supported: all.count, pending: all,
+                    statements: [createPostgresDatabaseStatement(url)])
+            }
+            let (current, supported) = try store.schemaVersion()
+            guard current <= supported else { throw NewerSchema(current: current, supported: supported) }
+            let pending = Array(all.dropFirst(current))
+            return SchemaPlan(
+                action: pending.isEmpty ? .upToDate : .migrate, current: current, supported: supported, pending: pending,
+                statements: try store.plannedMigrationStatements(), rebuildFacts: FactRebuild.isNeeded(after: pending))
         }
     }
 
@@ -158,7 +171,34 @@ public enum DatabaseInit {
             let action: InitOutcome.Action = existing == nil ? .created : applied.isEmpty ? .upToDate : .migrated
             return InitOutcome(
                 action: action, before: before, current: current, applied: applied, added: added, rebuilt: rebuilt)
+        case .postgres(let url):
+            // Several `db init` at once: each may find the database missing; the first creates it
+            // and the others use it, and the migration's advisory lock runs them one at a time.
+            let existing = try existingPostgres(opener, url)
+            let store = try existing ?? opener.postgres(url, create: true)
+            let before = try store.schemaVersion().current
+            var rebuilt: FactRebuild.Summary?
+            let applied = try store.migrate { applied, session in
+                rebuilt = before == 0 ? nil : try rebuildFacts(session, applied: applied, actor: actor)
+            }
+            let (current, _) = try store.schemaVersion()
+            let action: InitOutcome.Action = before == 0 && !applied.isEmpty ? .created : applied.isEmpty ? .upToDate : .migrated
+            return InitOutcome(action: action, before: before, current: current, applied: applied, rebuilt: rebuilt)
         }
+    }
+
+    /// The PostgreSQL database when it exists; nil when it does not.
+    private static func existingPostgres(_ opener: StoreOpener, _ url: PostgresURL) throws -> PostgresStore? {
+        do {
+            return try opener.postgres(url, create: false)
+        } catch StoreError.notFound {
+            return nil
+        }
+    }
+
+    /// What `PostgresStore` runs to create a missing database.
+    static func createPostgresDatabaseStatement(_ url: PostgresURL) -> String {
+        "CREATE DATABASE \"\((url.database ?? "").replacing("\"", with: "\"\""))\" ENCODING 'UTF8'"
     }
 
     /// After the migration that adds the engine's facts to an existing database: the facts are
@@ -196,6 +236,7 @@ public struct DatabaseStatus: Equatable, Sendable {
     public enum Backend: String, Sendable {
         case sqlite
         case mysql
+        case postgres
     }
 
     public var backend: Backend
@@ -219,9 +260,11 @@ public struct DatabaseStatus: Equatable, Sendable {
         let (current, supported) = try store.schemaVersion()
         guard current <= supported else { throw NewerSchema(current: current, supported: supported) }
         let mysql = store as? MySQLStore
+        let postgres = store as? PostgresStore
         let pending = Array(DatabaseInit.migrations.dropFirst(current))
         return DatabaseStatus(
-            backend: mysql == nil ? .sqlite : .mysql, serverVersion: mysql?.serverVersion, current: current,
+            backend: postgres != nil ? .postgres : mysql == nil ? .sqlite : .mysql,
+            serverVersion: mysql?.serverVersion ?? postgres?.serverVersion, current: current,
             supported: supported, missing: try mysql?.missingSchemaItems(), incompatible: try mysql?.incompatibleColumns(),
             pending: pending, rebuildFacts: current > 0 && FactRebuild.isNeeded(after: pending))
     }

@@ -1,4 +1,5 @@
 import MySQLStore
+import PostgresStore
 
 /// Where the database is: the `--db` text (env `IAPCTL_DB`, config `db`) parsed.
 public enum DatabaseLocation: Equatable, Sendable {
@@ -6,6 +7,8 @@ public enum DatabaseLocation: Equatable, Sendable {
     case sqlite(path: String)
     /// A MySQL/MariaDB database (`mysql://…` or `mariadb://…`), its URL checked.
     case mysql(url: MySQLURL)
+    /// A PostgreSQL database (`postgres://…` or `postgresql://`): libpq's own URI.
+    case postgres(url: PostgresURL)
 
     /// Why a `--db` text names no database this build can open.
     public enum ParseError: Error, Equatable, Sendable {
@@ -18,11 +21,23 @@ public enum DatabaseLocation: Equatable, Sendable {
         case invalidMySQLURL(message: String, containedPassword: Bool)
         /// A `mysql://` URL that could not be read for another reason.
         case malformedMySQLURL
+        /// A `postgres://` URL that cannot be used: what is wrong (never repeating a password), and
+        /// whether it was refused for carrying a password.
+        case invalidPostgresURL(message: String, containedPassword: Bool)
     }
 
-    /// Parses `PATH`, `sqlite:PATH`, `sqlite://PATH` or `mysql://USER@HOST[:PORT]/NAME[?…]` (or `mariadb://`).
+    /// Parses `PATH`, `sqlite:PATH`, `sqlite://PATH`, `mysql://USER@HOST[:PORT]/NAME[?…]` (or `mariadb://`)
+    /// or `postgres://USER@HOST[:PORT]/NAME[?…]` (or `postgresql://`).
     public init(parsing text: String) throws(ParseError) {
-        if Self.namesServer(text) {
+        if PostgresURL.names(text) {
+            do {
+                self = .postgres(url: try PostgresURL(parsing: text))
+            } catch {
+                throw .invalidPostgresURL(message: error.message, containedPassword: error.containedPassword)
+            }
+            return
+        }
+        if text.hasPrefix("mysql://") || text.hasPrefix("mariadb://") {
             do {
                 self = .mysql(url: try MySQLURL(parsing: text))
             } catch let error as MySQLURL.ParseError {
@@ -45,15 +60,22 @@ public enum DatabaseLocation: Equatable, Sendable {
         self = .sqlite(path: text)
     }
 
-    /// Whether `text` names a MySQL/MariaDB server (`mysql://` or `mariadb://`), valid or not.
+    /// Whether `text` names a database server (`mysql://`, `mariadb://`, `postgres://` or
+    /// `postgresql://`), valid or not.
     public static func namesServer(_ text: String) -> Bool {
-        text.hasPrefix("mysql://") || text.hasPrefix("mariadb://")
+        text.hasPrefix("mysql://") || text.hasPrefix("mariadb://") || PostgresURL.names(text)
     }
 
     /// Whether this is a MySQL/MariaDB database.
     public var isMySQL: Bool {
         if case .mysql = self { return true }
         return false
+    }
+
+    /// Whether this is a database on a server (MySQL/MariaDB or PostgreSQL), not a file.
+    public var isServer: Bool {
+        if case .sqlite = self { return false }
+        return true
     }
 }
 

@@ -1,4 +1,5 @@
 import MySQLStore
+import PostgresStore
 import SQLiteStore
 import SubscriptionModel
 
@@ -36,7 +37,20 @@ public struct StoreOpener: Sendable {
             return try SQLiteStore(path: path, create: mode == .create, readOnly: mode == .readOnly)
         case .mysql(let url):
             return try mysql(url, create: mode == .create)
+        case .postgres(let url):
+            return try postgres(url, create: mode == .create)
         }
+    }
+
+    /// The PostgreSQL store itself (`db init` and `db status` use its schema plan). The password is
+    /// `IAPCTL_DB_PASSWORD` when set, else libpq's own (`PGPASSWORD`, `~/.pgpass`, a service file).
+    func postgres(_ url: PostgresURL, create: Bool) throws -> PostgresStore {
+        let seconds = timeout?.seconds
+        return try PostgresStore(
+            url: url, password: password, create: create,
+            connectTimeoutSeconds: seconds.map { min($0, PostgresStore.defaultConnectTimeoutSeconds) }
+                ?? PostgresStore.defaultConnectTimeoutSeconds,
+            ioTimeoutSeconds: seconds ?? PostgresStore.defaultIOTimeoutSeconds)
     }
 
     /// The MySQL store itself (`db init` and `db status` use its schema plan). The connect timeout

@@ -45,6 +45,10 @@ public struct SQLDialect: Sendable {
     /// Whether an INSERT can return a result (`INSERT … RETURNING`, MariaDB 10.5+): the claim of a
     /// notification then also says whether the ledger holds a copy of it (``StoreSQL/claimReturningCopy``).
     public var insertReturning = false
+    /// Whether a batch's rows are locked by one `SELECT … WHERE key IN (…) ORDER BY key FOR UPDATE`
+    /// (PostgreSQL: `FOR UPDATE` is not allowed in a `UNION`, and it locks rows in the order the
+    /// sort returns them, the same in every process) instead of one locking look-up per key.
+    public var locksRowsInOneSortedScan = false
 
     public init(
         beginRead: [String], beginWrite: [String], forUpdate: String, locksRows: Bool, noLimit: Int64,

@@ -239,7 +239,8 @@ public final class SQLSession: StoreSession {
             let slice = Array(sorted[start..<Swift.min(start + 256, sorted.count)])
             start += slice.count
             let lock = StoreSQL.lockRows(
-                table: table.name, column: column, count: Self.paddedCount(slice.count), forUpdate: dialect.forUpdate)
+                table: table.name, column: column, count: Self.paddedCount(slice.count), forUpdate: dialect.forUpdate,
+                oneSortedScan: dialect.locksRowsInOneSortedScan)
             let locked = try connection.query(lock, Self.padded(slice.map(SQLValue.text)), shaped: true).rows
                 .map { row throws(StoreError) in SQLValue.int(try row.int(0)) }
             guard !locked.isEmpty else { continue }

@@ -104,8 +104,15 @@ public enum StoreSQL {
     /// point look-up on the unique key per value, so no plan can scan the table instead. (An `IN`
     /// list of 256 values was run as a locking scan of the whole table while its statistics were
     /// stale, which waits for every row another batch holds: four processes took turns.)
-    public static func lockRows(table: String, column: String, count: Int, forUpdate: String) -> String {
-        Array(repeating: "(SELECT id FROM \(table) WHERE \(column) = ?\(forUpdate))", count: count)
+    /// `oneSortedScan` (``SQLDialect/locksRowsInOneSortedScan``): one look-up of every value, the
+    /// rows locked in the key's order.
+    public static func lockRows(
+        table: String, column: String, count: Int, forUpdate: String, oneSortedScan: Bool = false
+    ) -> String {
+        guard !oneSortedScan else {
+            return "SELECT id FROM \(table) WHERE \(column) IN (\(placeholders(count))) ORDER BY \(column)\(forUpdate)"
+        }
+        return Array(repeating: "(SELECT id FROM \(table) WHERE \(column) = ?\(forUpdate))", count: count)
             .joined(separator: " UNION ALL ")
     }
     /// The rows of `table` with one of `count` ids (a plain read: it never waits for a lock).

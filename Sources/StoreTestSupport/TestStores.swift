@@ -1,19 +1,24 @@
 import Foundation
 @_spi(Testing) import MySQLStore
+@_spi(Testing) import PostgresStore
 import SQLiteStore
 import SubscriptionModel
 
 /// The backends a test suite runs on, and a fresh store of each: shared by every test target that
 /// runs on both (not linked into iapctl).
 ///
-/// SQLite always; MySQL/MariaDB when `IAPCTL_TEST_MYSQL_URL` is set (`scripts/test` starts a private
-/// server): a new database per store, dropped by the cleanup.
+/// SQLite always; MySQL/MariaDB when `IAPCTL_TEST_MYSQL_URL` is set, PostgreSQL when
+/// `IAPCTL_TEST_POSTGRES_URL` is (`scripts/test` starts private servers): a new database per
+/// store, dropped by the cleanup.
 public enum TestBackend: String, Sendable, CaseIterable {
     case sqlite
     case mysql
+    case postgres
 
     /// Backends usable on this machine, in declaration order.
-    public static var available: [TestBackend] { TestMySQL.isConfigured ? [.sqlite, .mysql] : [.sqlite] }
+    public static var available: [TestBackend] {
+        [.sqlite] + (TestMySQL.isConfigured ? [.mysql] : []) + (TestPostgres.isConfigured ? [.postgres] : [])
+    }
 
     /// A new, empty, migrated store that nothing else uses, and how to dispose of it. `label` names
     /// its SQLite folder (`iapctl-LABEL-…`) or MySQL database (`iapctl_LABEL_…`).
@@ -31,7 +36,37 @@ public enum TestBackend: String, Sendable, CaseIterable {
             let store = try MySQLStore(url: url, password: password, create: true)
             _ = try store.migrate()
             return (store, { try? MySQLStore.dropDatabase(url: url, password: password) })
+        case .postgres:
+            let (url, password) = try TestPostgres.scratch(label: label)
+            let store = try PostgresStore(url: url, password: password, create: true)
+            _ = try store.migrate()
+            return (store, { try? PostgresStore.dropDatabase(url: url, password: password) })
         }
+    }
+}
+
+/// The PostgreSQL test server `IAPCTL_TEST_POSTGRES_URL` and `IAPCTL_TEST_POSTGRES_PASSWORD` name
+/// (`scripts/postgres-test-server start`).
+public enum TestPostgres {
+    /// Whether a test server is configured.
+    public static var isConfigured: Bool { ProcessInfo.processInfo.environment["IAPCTL_TEST_POSTGRES_URL"] != nil }
+
+    /// The server's URL with a database name nothing uses (`iapctl_LABEL_…`, not created), and the
+    /// password; drop it with `PostgresStore.dropDatabase(url:password:)`.
+    public static func scratch(label: String) throws -> (url: PostgresURL, password: String?) {
+        let env = ProcessInfo.processInfo.environment
+        let name = "iapctl_\(label)_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        return (try PostgresURL(parsing: url(database: name)), env["IAPCTL_TEST_POSTGRES_PASSWORD"])
+    }
+
+    /// The test server's URL with its database replaced by `database`.
+    public static func url(database: String) -> String {
+        let url = ProcessInfo.processInfo.environment["IAPCTL_TEST_POSTGRES_URL"] ?? ""
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        let end = rest.firstIndex(of: "?") ?? rest.endIndex
+        let slash = rest[..<end].firstIndex(of: "/") ?? end
+        return String(url[..<slash]) + "/" + database + String(url[end...])
     }
 }
 

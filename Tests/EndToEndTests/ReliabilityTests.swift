@@ -20,6 +20,8 @@ struct ReliabilityTests {
         let text: String?
         if let mysql = cli.mysql {
             text = try mysql.server.run(sql, database: mysql.database)
+        } else if let postgres = cli.postgres {
+            text = try postgres.server.run(sql, database: postgres.database)
         } else {
             text = try CrashSafetyTests.sqlite3(cli.path("iapctl.db"), sql)
         }
@@ -376,7 +378,7 @@ struct ReliabilityTests {
         }
         var generator = SplitMix(seed: 42)
         // SQLite serializes writers (each waits up to its 15 s busy timeout): fewer at once there.
-        let processes = E2EBackend.current == .mysql ? 16 : 8
+        let processes = E2EBackend.current == .sqlite ? 8 : 16
         let inputs = try (0..<processes).map { p in
             try cli.write("shuffled-\(p).ndjson", lines.shuffled(using: &generator).joined(separator: "\n") + "\n")
         }

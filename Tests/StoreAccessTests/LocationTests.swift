@@ -1,4 +1,5 @@
 import MySQLStore
+import PostgresStore
 import StoreAccess
 import Testing
 
@@ -22,10 +23,54 @@ struct LocationTests {
     }
 
     @Test(arguments: [
-        ("postgres://app@db/shop", "postgres"), ("MYSQL://app@db/shop", "MYSQL"), ("file:///tmp/x.db", "file"),
+        ("pgsql://app@db/shop", "pgsql"), ("MYSQL://app@db/shop", "MYSQL"), ("file:///tmp/x.db", "file"),
     ])
     func otherSchemesAreRefused(_ text: String, _ scheme: String) {
         #expect(throws: DatabaseLocation.ParseError.unsupportedScheme(scheme)) { try DatabaseLocation(parsing: text) }
+    }
+
+    /// libpq reads the URI; iapctl keeps it as given (sockets by folder, several hosts, TLS).
+    @Test(arguments: [
+        ("postgres://app@db/shop", "shop"), ("postgresql://app@/shop?host=/run/postgresql", "shop"),
+        ("postgres://app@pg1:5432,pg2:5433/shop?target_session_attrs=read-write", "shop"),
+        ("postgres://app@db.example/my%20shop?sslmode=verify-full&sslrootcert=/etc/ssl/ca.pem", "my shop"),
+    ])
+    func postgresURLsAreHandedToLibpq(_ text: String, _ database: String) throws {
+        let location = try DatabaseLocation(parsing: text)
+        guard case .postgres(let url) = location else {
+            Issue.record("expected a PostgreSQL location, got \(location)")
+            return
+        }
+        #expect(url.text == text)
+        #expect(url.database == database)
+        #expect(location.isServer && !location.isMySQL)
+        #expect(DatabaseLocation.namesServer(text))
+    }
+
+    @Test(arguments: [
+        "postgres://app:Kx9+2ZpQ@db/shop", "postgresql://app@db/shop?password=Kx9+2ZpQ",
+        "postgres://app:Kx9+2ZpQ@pg1,pg2/shop?target_session_attrs=read-write",
+    ])
+    func aPasswordInAPostgresURLIsRefusedWithoutRepeatingIt(_ text: String) throws {
+        let error = try #require(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: text) }
+        guard case .invalidPostgresURL(let message, let containedPassword) = error else {
+            Issue.record("expected invalidPostgresURL, got \(error)")
+            return
+        }
+        #expect(containedPassword)
+        #expect(!message.contains("Kx9"))
+    }
+
+    @Test(arguments: [
+        ("postgres://app@db/", "name the database"), ("postgres://app@db/shop?nosuchparameter=1", "libpq cannot read"),
+    ])
+    func aPostgresURLLibpqCannotUseIsRefused(_ text: String, _ why: String) throws {
+        let error = try #require(throws: DatabaseLocation.ParseError.self) { try DatabaseLocation(parsing: text) }
+        guard case .invalidPostgresURL(let message, false) = error else {
+            Issue.record("expected invalidPostgresURL, got \(error)")
+            return
+        }
+        #expect(message.contains(why), "\(message)")
     }
 
     @Test func mysqlURLsAreParsed() throws {

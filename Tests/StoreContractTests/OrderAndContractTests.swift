@@ -186,13 +186,34 @@ struct OrderAndContractTests {
         }
     }
 
+    /// PostgreSQL's text cannot hold a NUL character: such a value is refused with a typed error
+    /// that says so, and nothing of the transaction is kept.
+    @Test(arguments: StoreBackend.available.filter { $0 == .postgres })
+    func aNulCharacterIsRefusedWhereTextCannotHoldIt(backend: StoreBackend) throws {
+        try withStore(backend) { store in
+            let order = Order(no: "o-nul", userId: "u", productId: "p", status: .paid, tradeNo: "\u{0}nul", createdAt: 1, updatedAt: 1)
+            let error = expectStoreError(.failure) {
+                try store.write { s throws in
+                    _ = try s.insertContract(Sample.contract("o-nul"))
+                    _ = try s.insertOrder(order)
+                }
+            }
+            #expect(error?.description.contains("NUL character") == true, "\(String(describing: error))")
+            let (orders, contract) = try store.read { s throws in (try s.counts().orders, try s.contract(contractId: "o-nul")) }
+            #expect(orders == 0)
+            #expect(contract == nil)
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func sqlMetacharactersAreStoredVerbatim(backend: StoreBackend) throws {
         try withStore(backend) { store in
             let evil = "x'; DROP TABLE orders;--"
             let quotes = #"a"b\c`d%_e"#
+            // (PostgreSQL's text cannot hold a NUL: aNulCharacterIsRefusedWhereTextCannotHoldIt.)
+            let nul = backend == .postgres ? "nul" : "\u{0}nul"
             let order = Order(
-                no: evil, userId: quotes, productId: "p?1 OR 1=1", status: .paid, tradeNo: "\u{0}nul",
+                no: evil, userId: quotes, productId: "p?1 OR 1=1", status: .paid, tradeNo: nul,
                 originNo: "ünï😀", createdAt: 1, updatedAt: 1)
             let contract = Sample.contract(evil, user: quotes)
             let inserted = try store.write { s throws in
@@ -201,7 +222,7 @@ struct OrderAndContractTests {
             }
             try store.read { s throws in
                 #expect(try s.order(no: evil) == inserted)
-                #expect(try s.order(tradeNo: "\u{0}nul")?.no == evil)
+                #expect(try s.order(tradeNo: nul)?.no == evil)
                 #expect(try s.orders(matching: OrderFilter(userId: quotes)).map(\.no) == [evil])
                 #expect(try s.orders(matching: OrderFilter(productId: "p?1 OR 1=1")).count == 1)
                 #expect(try s.orders(matching: OrderFilter(userId: "%")).isEmpty)  // no LIKE semantics

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import MySQLStore
+@_spi(Testing) import PostgresStore
 import SQLiteStore
 import StoreTestSupport
 import SubscriptionEngine
@@ -74,6 +75,12 @@ extension StoreBackend {
             _ = try first.migrate()
             let second = try MySQLStore(url: url, password: password, create: false)
             return (first, second, { [url] in try? MySQLStore.dropDatabase(url: url, password: password) })
+        case .postgres:
+            let (url, password) = try TestPostgres.scratch(label: "c")
+            let first = try PostgresStore(url: url, password: password, create: true)
+            _ = try first.migrate()
+            let second = try PostgresStore(url: url, password: password, create: false)
+            return (first, second, { [url] in try? PostgresStore.dropDatabase(url: url, password: password) })
         }
     }
 }

@@ -92,7 +92,7 @@ func freshStore(_ backend: Backend, label: String) throws -> (store: any Store, 
         let store = try SQLiteStore(path: ":memory:", create: true)
         _ = try store.migrate()
         return (store, {})
-    case .mysql:
+    case .mysql, .postgres:
         return try backend.makeStore(label: label)
     }
 }

@@ -61,6 +61,8 @@ final class CLI {
     var environment: [String: String]
     /// The test server and this CLI's database on it, on the MySQL run.
     let mysql: (server: TestMySQLServer, database: String)?
+    /// The PostgreSQL test server and this CLI's database on it, on the PostgreSQL run.
+    let postgres: (server: TestPostgresServer, database: String)?
 
     /// A fresh temporary folder and the default environment.
     init() throws {
@@ -78,7 +80,20 @@ final class CLI {
         switch E2EBackend.current {
         case .sqlite:
             mysql = nil
+            postgres = nil
+        case .postgres:
+            guard let server = E2EBackend.postgresServer else {
+                throw HarnessError(
+                    "IAPCTL_E2E_BACKEND=postgres needs IAPCTL_TEST_POSTGRES_URL and IAPCTL_TEST_POSTGRES_PASSWORD "
+                        + "(eval \"$(scripts/postgres-test-server start)\")")
+            }
+            let database = TestPostgresServer.freshDatabaseName()
+            mysql = nil
+            postgres = (server, database)
+            environment["IAPCTL_DB"] = server.url(database: database)
+            environment["PGPASSWORD"] = server.password
         case .mysql:
+            postgres = nil
             guard let server = E2EBackend.server else {
                 throw HarnessError(
                     "IAPCTL_E2E_BACKEND=mysql needs IAPCTL_TEST_MYSQL_URL and IAPCTL_TEST_MYSQL_PASSWORD "
@@ -94,12 +109,14 @@ final class CLI {
     deinit {
         try? FileManager.default.removeItem(at: dir)
         if let mysql { mysql.server.drop(mysql.database) }
+        if let postgres { postgres.server.drop(postgres.database) }
     }
 
     /// The default database: the file `<dir>/iapctl.db` on SQLite, the database's URL on MySQL
     /// (as `iapctl` shows it: there is no password in it).
     var dbPath: String {
-        mysql.map { $0.server.url(database: $0.database) } ?? dir.appendingPathComponent("iapctl.db").path
+        mysql.map { $0.server.url(database: $0.database) } ?? postgres.map { $0.server.url(database: $0.database) }
+            ?? dir.appendingPathComponent("iapctl.db").path
     }
 
     /// A path inside the temp folder.

@@ -33,9 +33,11 @@ enum DbOpen {
     }
 
     /// The opener of `location`. MySQL/MariaDB: the password comes only from `IAPCTL_DB_PASSWORD` or
-    /// an option file, never argv; `IAPCTL_DB_TIMEOUT` is read (and checked) only for MySQL.
+    /// an option file, never argv; PostgreSQL: from `IAPCTL_DB_PASSWORD`, else libpq's own
+    /// (`PGPASSWORD`, `~/.pgpass`, a service file). `IAPCTL_DB_TIMEOUT` is read (and checked) only
+    /// for a server.
     static func opener(_ invocation: Invocation, _ location: DatabaseLocation) throws(CLIError) -> StoreOpener {
-        guard location.isMySQL else { return StoreOpener(location: location) }
+        guard location.isServer else { return StoreOpener(location: location) }
         return StoreOpener(
             location: location, password: invocation.environment["IAPCTL_DB_PASSWORD"], timeout: try timeout(invocation))
     }
@@ -56,7 +58,7 @@ enum DbOpen {
         let raw = raw(invocation)
         switch try? location(raw) {
         case .sqlite(let path)?: return path
-        case .mysql?, nil: return URLSecrets.redacted(raw)
+        case .mysql?, .postgres?, nil: return URLSecrets.redacted(raw)
         }
     }
 
@@ -137,7 +139,7 @@ extension DatabaseLocation.ParseError: CLIErrorConvertible {
         case .unsupportedScheme(let scheme):
             return CLIError.usage(
                 "unsupported database URL scheme '\(scheme)'",
-                hint: "use a file path, sqlite:PATH or mysql://USER@HOST[:PORT]/NAME")
+                hint: "use a file path, sqlite:PATH, mysql://USER@HOST[:PORT]/NAME or postgres://USER@HOST[:PORT]/NAME")
         case .invalidMySQLURL(let message, let containedPassword):
             return CLIError.usage(
                 "--db: \(message)",
@@ -146,6 +148,12 @@ extension DatabaseLocation.ParseError: CLIErrorConvertible {
                     : form)
         case .malformedMySQLURL:
             return CLIError.usage("--db: not a valid MySQL URL", hint: form)
+        case .invalidPostgresURL(let message, let containedPassword):
+            return CLIError.usage(
+                "--db: \(message)",
+                hint: containedPassword
+                    ? "put the password in PGPASSWORD, ~/.pgpass or a service file, never on the command line"
+                    : "the form is postgres://USER@HOST[:PORT]/NAME[?host=/SOCKET/FOLDER&sslmode=…]")
         }
     }
 }

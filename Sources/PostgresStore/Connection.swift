@@ -1,0 +1,397 @@
+internal import CPostgres
+import IAPFoundation
+import StoreSQL
+import SubscriptionEngine
+
+/// One libpq connection (`PGconn *`), owned here and closed once in `deinit`, with the names of
+/// the statements it prepared. Not thread-safe: one user at a time.
+///
+/// Values are sent as text (integers typed `int8`, texts `text`), bytes in binary (`bytea`);
+/// results come back as text and are read by each column's type. The shared layer's `?`
+/// placeholders become `$1`, `$2`… (``PostgresSQL/numbered(_:)``).
+final class Connection {
+    private let handle: OpaquePointer
+    /// Where we are connected, for messages (never holds a password).
+    let label: String
+    /// This connection's round trips to the server (prepares and executions; `connect` once).
+    private(set) var trips = 0
+    /// Prepared statements: the numbered text and the name, by the shared text and the types bound.
+    private var prepared: [String: Prepared] = [:]
+    /// Set when an error ended the unit's transaction as a whole (deadlock, serialization failure,
+    /// lost connection, a read-only server): nothing more may run or commit in it.
+    private(set) var aborted: StoreError?
+
+    private struct Prepared {
+        let name: String
+        let text: String
+        /// A single-row insert that skips a duplicate key (``PostgresSQL/ServerText``).
+        let skipsDuplicate: Bool
+        /// It returns the inserted row's id.
+        let returnsId: Bool
+    }
+
+    /// How long the client waits for the server, in seconds: to connect, and (TCP) for
+    /// unacknowledged data before the connection counts as lost.
+    struct Timeouts {
+        var connect: UInt32
+        var io: UInt32
+    }
+
+    /// Connects to `url`. `database` replaces the URL's database (nil: the URL's); `password` (from
+    /// `IAPCTL_DB_PASSWORD`) comes before the URL's own settings, and libpq's own sources
+    /// (`PGPASSWORD`, `~/.pgpass`, a service file) apply when it is nil.
+    init(url: PostgresURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
+        label = url.description
+        if let message = iapctl_pq_unavailable() { throw .libraryUnavailable(String(cString: message)) }
+        // Before the URL (which may set them otherwise): defaults. After it: what must hold.
+        var pairs: [(String, String)] = [
+            ("connect_timeout", String(timeouts.connect)),
+            ("tcp_user_timeout", String(UInt64(timeouts.io) * 1000)),
+            ("keepalives", "1"),
+            ("fallback_application_name", "iapctl"),
+        ]
+        if let password { pairs.append(("password", password)) }
+        pairs.append(("dbname", url.text))
+        if let database { pairs.append(("dbname", database)) }
+        // The client always speaks UTF-8, whatever PGCLIENTENCODING says.
+        pairs.append(("client_encoding", "UTF8"))
+        trips += 1
+        RoundTrips.count("connect")
+        let connection = Self.withCStrings(pairs.map(\.0)) { keywords in
+            Self.withCStrings(pairs.map(\.1)) { values in
+                PQconnectdbParams(keywords, values, 1)
+            }
+        }
+        guard let connection else { throw .failure("cannot allocate a libpq connection") }
+        handle = connection
+        // The server's notices ("relation … already exists, skipping") are not printed.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw Self.connectError(
+                PQerrorMessage(handle).map { String(cString: $0) } ?? "", context: "cannot connect to \(label)",
+                connectTimeout: Double(timeouts.connect))
+        }
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// The server's version (`PostgreSQL 15.4`).
+    var serverVersion: String {
+        let version = PQparameterStatus(handle, "server_version").map { String(cString: $0) } ?? "unknown"
+        return "PostgreSQL " + version
+    }
+
+    /// The server's process id of this connection (for `pg_terminate_backend` in tests).
+    var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// The database this connection uses.
+    var database: String { PQdb(handle).map { String(cString: $0) } ?? "" }
+
+    /// `name` quoted as an identifier by libpq.
+    func quotedIdentifier(_ name: String) throws(StoreError) -> String {
+        let utf8 = Array(name.utf8)
+        guard
+            let quoted = utf8.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
+                    PQescapeIdentifier(handle, $0, buffer.count)
+                }
+            })
+        else { throw .failure("cannot quote the name \(name)") }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    /// Runs `sql` (no values, any number of statements) with the simple query protocol.
+    func execute(_ sql: String) throws(StoreError) {
+        if sql != "ROLLBACK" { try refuseIfAborted() }
+        trips += 1
+        RoundTrips.count(sql)
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        // COMMIT of a transaction an error had aborted answers ROLLBACK: nothing was committed.
+        if sql == "COMMIT", let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
+            throw remember(
+                .busy(
+                    "\(label): the transaction had failed and was rolled back at COMMIT; nothing was committed: retry",
+                    .transactionLost))
+        }
+    }
+
+    /// The rows of `sql` with `values` bound.
+    func query(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> SQLResult {
+        let statement = try prepare(sql, values)
+        let result = try executePrepared(statement, values)
+        defer { PQclear(result) }
+        let rows = try Self.rows(result, source: sql)
+        if statement.skipsDuplicate, rows.rows.isEmpty { throw duplicate(sql) }
+        return rows
+    }
+
+    /// Runs an INSERT/UPDATE/DELETE: the rows it changed and the id of the row it inserted.
+    func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> (changed: Int64, insertId: Int64) {
+        let statement = try prepare(sql, values)
+        let result = try executePrepared(statement, values)
+        defer { PQclear(result) }
+        let changed = PQcmdTuples(result).flatMap { Int64(String(cString: $0)) } ?? 0
+        guard statement.skipsDuplicate else { return (changed, 0) }
+        // A single-row insert skips a duplicate key (`ON CONFLICT DO NOTHING`) instead of failing,
+        // which would abort the whole transaction; no row inserted means the key was taken.
+        guard changed > 0 else { throw duplicate(sql) }
+        guard statement.returnsId else { return (changed, 0) }
+        guard PQntuples(result) > 0, let id = Self.integer(result, 0, 0) else {
+            throw .failure("\(label): the insert returned no id [SQL: \(sql)]")
+        }
+        return (changed, id)
+    }
+
+    /// Forgets every prepared statement (after DDL: a statement prepared before a column changed
+    /// fails when run, "cached plan must not change result type", and aborts the transaction).
+    func forgetPreparedStatements() throws(StoreError) {
+        guard !prepared.isEmpty else { return }
+        try execute("DEALLOCATE ALL")
+        prepared.removeAll()
+    }
+
+    // MARK: transactions
+
+    /// Whether a transaction is open (also one an error has aborted).
+    var inTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+
+    var transactionAborted: StoreError? { aborted }
+
+    func transactionWillBegin() { aborted = nil }
+
+    // MARK: private
+
+    private func duplicate(_ sql: String) -> StoreError {
+        .conflict("\(label): duplicate key value violates a unique key (SQLSTATE 23505) [SQL: \(sql)]")
+    }
+
+    /// Inside a transaction an error ended (or on a lost connection): throws that error.
+    private func refuseIfAborted() throws(StoreError) {
+        if let aborted, PQtransactionStatus(handle) != PQTRANS_IDLE || PQstatus(handle) != CONNECTION_OK {
+            throw aborted
+        }
+    }
+
+    private func prepare(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Prepared {
+        try refuseIfAborted()
+        let types = values.map(Self.typeOid)
+        let key = sql + "\u{0}" + types.map(String.init).joined(separator: ",")
+        if let statement = prepared[key] { return statement }
+        let server = PostgresSQL.ServerText(sql)
+        let name = "iapctl_\(prepared.count + 1)"
+        // Inside a transaction a failed prepare (a probe for a column that may be missing) would
+        // abort the whole transaction: it is prepared under a savepoint, once per connection.
+        let guarded = inTransaction
+        if guarded { try execute("SAVEPOINT iapctl_prepare") }
+        trips += 1
+        RoundTrips.count("PREPARE " + sql)
+        let result = types.withUnsafeBufferPointer { typeBuffer in
+            PQprepare(handle, name, server.text, Int32(types.count), typeBuffer.baseAddress)
+        }
+        defer { PQclear(result) }
+        do {
+            try check(result, sql: sql)
+        } catch {
+            if guarded, aborted == nil { try? execute("ROLLBACK TO SAVEPOINT iapctl_prepare") }
+            throw error
+        }
+        if guarded { try execute("RELEASE SAVEPOINT iapctl_prepare") }
+        let statement = Prepared(
+            name: name, text: server.text, skipsDuplicate: server.skipsDuplicate, returnsId: server.returnsId)
+        prepared[key] = statement
+        return statement
+    }
+
+    private func executePrepared(_ statement: Prepared, _ values: [SQLValue]) throws(StoreError) -> OpaquePointer? {
+        var buffers: [[CChar]?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for value in values {
+            switch value {
+            case .null:
+                buffers.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .int(let number):
+                buffers.append(Array(String(number).utf8CString))
+                lengths.append(0)
+                formats.append(0)
+            case .text(let text):
+                guard !text.utf8.contains(0) else {
+                    throw .failure("\(label): a text value holds a NUL character, which PostgreSQL text cannot store")
+                }
+                buffers.append(Array(text.utf8CString))
+                lengths.append(0)
+                formats.append(0)
+            case .bytes(let bytes):
+                buffers.append(bytes.map { CChar(bitPattern: $0) })
+                lengths.append(Int32(bytes.count))
+                formats.append(1)
+            }
+        }
+        trips += 1
+        RoundTrips.count(statement.text)
+        let result = Self.withBuffers(buffers) { pointers in
+            PQexecPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0)
+        }
+        do {
+            try check(result, sql: statement.text)
+        } catch {
+            PQclear(result)
+            throw error
+        }
+        return result
+    }
+
+    /// Throws the error `result` holds (a nil result: the connection failed).
+    private func check(_ result: OpaquePointer?, sql: String) throws(StoreError) {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK, status != PGRES_EMPTY_QUERY else { return }
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        var message =
+            result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
+            ?? PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error"
+        message = PostgresURL.trimmed(message)
+        // No SQLSTATE but a bad connection: it was lost (libpq's own error).
+        let lost = state == nil && PQstatus(handle) != CONNECTION_OK
+        let error = PostgresErrorMapping.storeError(
+            state: lost ? nil : state ?? "XX000", message: message, context: "\(label) [SQL: \(sql)]")
+        if lost || PostgresErrorMapping.rollsBackUnit(state) { throw remember(error) }
+        throw error
+    }
+
+    private func remember(_ error: StoreError) -> StoreError {
+        if aborted == nil, PQtransactionStatus(handle) != PQTRANS_IDLE || PQstatus(handle) != CONNECTION_OK {
+            aborted = error
+        }
+        return error
+    }
+
+    /// The error for a failed connection attempt, by libpq's message (there is no SQLSTATE before
+    /// a session exists).
+    static func connectError(_ raw: String, context: String, connectTimeout: Double) -> StoreError {
+        let message = PostgresURL.trimmed(raw)
+        if message.contains("password authentication failed") || message.contains("no password supplied")
+            || message.contains("authentication failed")
+        {
+            return .accessDenied(
+                "\(context): the server refused the user's credentials; put the password in PGPASSWORD, "
+                    + "~/.pgpass or a service file (never in the URL)")
+        }
+        if message.contains("does not exist"), message.contains("database") {
+            return .notFound("\(context): \(message); create it (iapctl db init) or fix the database name")
+        }
+        if message.contains("is read-only") || message.contains("hot standby") || message.contains("not in recovery")
+            || message.contains("in recovery")
+        {
+            return .busy(
+                "\(context): \(message); no listed server accepts writes now (a failover in progress?): retry",
+                .clusterUnavailable(retryForSeconds: connectTimeout))
+        }
+        if message.contains("too many clients") || message.contains("remaining connection slots") {
+            return .busy("\(context): \(message); retry later", .tooManyConnections)
+        }
+        if message.contains("starting up") || message.contains("shutting down") {
+            return .busy("\(context): \(message); retry", .clusterUnavailable(retryForSeconds: connectTimeout))
+        }
+        if message.contains("permission denied") {
+            return .accessDenied("\(context): \(message)")
+        }
+        return .unavailable("\(context): \(message); is the server running and reachable? retry when it is")
+    }
+
+    /// The OID a value is typed with: `int8`, `text`, `bytea`; 0 (the server infers it) for NULL.
+    private static func typeOid(_ value: SQLValue) -> UInt32 {
+        switch value {
+        case .null: return 0
+        case .int: return 20
+        case .text: return 25
+        case .bytes: return 17
+        }
+    }
+
+    private static func integer(_ result: OpaquePointer?, _ row: Int32, _ column: Int32) -> Int64? {
+        guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else { return nil }
+        return Int64(String(cString: value))
+    }
+
+    /// Every row of `result`, each column read by its type.
+    static func rows(_ result: OpaquePointer?, source: String) throws(StoreError) -> SQLResult {
+        let columnCount = PQnfields(result)
+        let rowCount = PQntuples(result)
+        var names: [String] = []
+        var types: [UInt32] = []
+        for column in 0..<columnCount {
+            names.append(PQfname(result, column).map { String(cString: $0) } ?? "")
+            types.append(PQftype(result, column))
+        }
+        var rows: [SQLRow] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(columnCount))
+            for column in 0..<columnCount {
+                values.append(try value(result, row, column, type: types[Int(column)], source: source))
+            }
+            rows.append(SQLRow(values: values, source: source))
+        }
+        return SQLResult(columns: names, rows: rows)
+    }
+
+    private static func value(
+        _ result: OpaquePointer?, _ row: Int32, _ column: Int32, type: UInt32, source: String
+    ) throws(StoreError) -> SQLValue {
+        guard PQgetisnull(result, row, column) == 0, let raw = PQgetvalue(result, row, column) else { return .null }
+        let length = Int(PQgetlength(result, row, column))
+        switch type {
+        case 20, 21, 23, 26, 1700:  // int8, int2, int4, oid, numeric (an integral sum or count)
+            let text = String(cString: raw)
+            guard let number = Int64(text) else {
+                throw .failure("column \(column + 1) holds '\(text)', not a whole number [\(source)]")
+            }
+            return .int(number)
+        case 16:  // bool
+            return .int(raw.pointee == CChar(UInt8(ascii: "t")) ? 1 : 0)
+        case 17:  // bytea, in the server's text form: libpq decodes it
+            var count = 0
+            guard let bytes = raw.withMemoryRebound(to: UInt8.self, capacity: length + 1, { PQunescapeBytea($0, &count) })
+            else { throw .failure("cannot decode column \(column + 1)'s bytes [\(source)]") }
+            defer { PQfreemem(bytes) }
+            return .bytes(Array(UnsafeBufferPointer(start: bytes, count: count)))
+        default:
+            return .text(
+                String(decoding: UnsafeRawBufferPointer(start: raw, count: length).bindMemory(to: UInt8.self), as: UTF8.self))
+        }
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let buffers = strings.map { Array($0.utf8CString) }
+        return withBuffers(buffers + [nil]) { body($0) }
+    }
+
+    private static func withBuffers<R>(_ buffers: [[CChar]?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafePointer<CChar>?] = []
+        var owned: [UnsafeMutablePointer<CChar>] = []
+        defer { for pointer in owned { pointer.deallocate() } }
+        for buffer in buffers {
+            guard let buffer else {
+                pointers.append(nil)
+                continue
+            }
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(buffer.count, 1))
+            copy.initialize(from: buffer, count: buffer.count)
+            owned.append(copy)
+            pointers.append(UnsafePointer(copy))
+        }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+extension Connection: SQLConnection {
+    func query(_ sql: String, _ values: [SQLValue], shaped: Bool) throws(StoreError) -> SQLResult {
+        try query(sql, values)
+    }
+}

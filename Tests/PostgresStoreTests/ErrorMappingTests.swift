@@ -1,0 +1,103 @@
+import StoreSQL
+import SubscriptionEngine
+import Testing
+
+@testable import PostgresStore
+
+/// SQLSTATE codes to the store's typed errors: what the retry policy and the exit codes rest on.
+struct ErrorMappingTests {
+    static func busyReason(_ error: StoreError) -> BusyReason? {
+        if case .busy(_, let reason) = error { return reason }
+        return nil
+    }
+
+    @Test func deadlocksAndSerializationFailuresRetryTheWholeUnit() {
+        for state in ["40P01", "40001"] {
+            let error = PostgresErrorMapping.storeError(state: state, message: "m", context: "db")
+            #expect(Self.busyReason(error) == .deadlock, "\(state): \(error)")
+            #expect(PostgresErrorMapping.rollsBackUnit(state))
+        }
+    }
+
+    @Test func aLockTimeoutIsBusy() {
+        let error = PostgresErrorMapping.storeError(state: "55P03", message: "canceling statement due to lock timeout", context: "db")
+        #expect(Self.busyReason(error) == .lockWaitTimeout)
+    }
+
+    @Test func aShutdownAReadOnlyServerAndALostConnectionAreRetryableAndSaySo() {
+        let shutdown = PostgresErrorMapping.storeError(state: "57P01", message: "terminating connection", context: "db")
+        #expect(Self.busyReason(shutdown) == .transactionLost)
+        #expect(shutdown.description.contains("failover"))
+        let readOnly = PostgresErrorMapping.storeError(state: "25006", message: "read-only transaction", context: "db")
+        #expect(Self.busyReason(readOnly) == .transactionLost)
+        #expect(readOnly.description.contains("target_session_attrs=read-write"))
+        let lost = PostgresErrorMapping.storeError(state: nil, message: "server closed the connection", context: "db")
+        #expect(Self.busyReason(lost) == .transactionLost)
+        #expect(lost.description.contains("connection to the server was lost"))
+        for state in ["57P01", "25006", "08006", nil] { #expect(PostgresErrorMapping.rollsBackUnit(state)) }
+    }
+
+    @Test func theOtherClassesMapAsOnTheOtherBackends() {
+        #expect(PostgresErrorMapping.storeError(state: "23505", message: "dup", context: "db") == .conflict("db: dup (SQLSTATE 23505)"))
+        guard case .notFound = PostgresErrorMapping.storeError(state: "3D000", message: "m", context: "db") else {
+            Issue.record("3D000 is not notFound")
+            return
+        }
+        guard case .schemaMismatch = PostgresErrorMapping.storeError(state: "42P01", message: "m", context: "db") else {
+            Issue.record("42P01 is not schemaMismatch")
+            return
+        }
+        guard case .ioFailure = PostgresErrorMapping.storeError(state: "53100", message: "m", context: "db") else {
+            Issue.record("53100 is not ioFailure")
+            return
+        }
+        #expect(!PostgresErrorMapping.rollsBackUnit("23505"))
+    }
+
+    @Test func anAuthenticationFailureDoesNotEchoTheServersText() {
+        let error = PostgresErrorMapping.storeError(
+            state: "28P01", message: "password authentication failed for user \"x\" secret-ish", context: "db")
+        guard case .accessDenied(let message) = error else {
+            Issue.record("28P01 is not accessDenied: \(error)")
+            return
+        }
+        #expect(!message.contains("secret-ish"))
+    }
+
+    @Test func connectFailuresAreClassifiedByLibpqsMessage() {
+        #expect(
+            Self.busyReason(Connection.connectError("session is read-only", context: "db", connectTimeout: 3))
+                == .clusterUnavailable(retryForSeconds: 3))
+        guard case .unavailable = Connection.connectError("Connection refused", context: "db", connectTimeout: 3) else {
+            Issue.record("a refused connection is not unavailable")
+            return
+        }
+        guard case .notFound = Connection.connectError("database \"x\" does not exist", context: "db", connectTimeout: 3) else {
+            Issue.record("a missing database is not notFound")
+            return
+        }
+    }
+}
+
+/// The schema description rendered for PostgreSQL.
+struct SchemaRenderingTests {
+    @Test func everyMigrationRendersAndEveryDataStepHasAPostgresForm() {
+        #expect(Schema.migrations.map(\.version) == StoreSchema.migrations.map(\.version))
+        for migration in StoreSchema.migrations {
+            for step in migration.steps {
+                if case .update = step { #expect(Schema.updates[migration.version] != nil, "migration \(migration.version)") }
+            }
+        }
+    }
+
+    @Test func tablesGetTheirKeysChecksAndForeignKeys() {
+        let statements = Schema.migrations.flatMap(\.statements).joined(separator: "\n")
+        #expect(statements.contains("CONSTRAINT uq_orders_no UNIQUE (no)"))
+        #expect(statements.contains("CONSTRAINT ck_orders_status CHECK (status IN ('pending','paid','refunded','revoked'))"))
+        #expect(statements.contains("CONSTRAINT fk_iap_audit_ledger FOREIGN KEY (ledger_id) REFERENCES iap_ledger (id)"))
+        #expect(statements.contains("CREATE INDEX idx_iap_audit_ledger_id ON iap_audit (ledger_id)"))
+        #expect(statements.contains("id BIGINT GENERATED BY DEFAULT AS IDENTITY"))
+        #expect(statements.contains("no VARCHAR(255) COLLATE \"C\" NOT NULL"))
+        #expect(!statements.contains("MEDIUM") && !statements.contains("AUTO_INCREMENT"))
+    }
+}
