@@ -103,7 +103,7 @@ let package = Package(
         ),
         .target(
             name: "PostgresStore",
-            dependencies: ["IAPFoundation", "SubscriptionEngine", "StoreSQL", "CPostgres"]
+            dependencies: ["IAPFoundation", "SubscriptionModel", "StoreSQL", "CPostgres"]
         ),
         // Verified payloads into the store: event mapping, stored-field limits, refused items, the
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
@@ -267,7 +267,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "SubscriptionEngine", "StoreSQL", "StoreTestSupport"]
+            dependencies: ["PostgresStore", "SubscriptionModel", "StoreSQL", "StoreTestSupport"]
         ),
         .testTarget(
             name: "MySQLStoreTests",

@@ -1,7 +1,7 @@
 internal import CPostgres
 import IAPFoundation
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// One libpq connection (`PGconn *`), owned here and closed once in `deinit`, with the names of
 /// the statements it prepared. Not thread-safe: one user at a time.

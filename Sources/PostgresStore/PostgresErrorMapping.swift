@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Maps PostgreSQL's SQLSTATE codes (and a lost connection) to ``StoreError`` cases; the commands
 /// map those to exit codes. PostgreSQL aborts the whole transaction on any error; the store then

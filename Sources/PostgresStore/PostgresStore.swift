@@ -1,6 +1,6 @@
 import IAPFoundation
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The ``Store`` over a PostgreSQL server (12 or later), through libpq.
 ///

@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionModel
 
 /// The ids the shell completion scripts offer (`iapctl __complete KIND PREFIX`): distinct user ids,
 /// contract ids or order numbers that start with a prefix, in order, read through the indexes on

@@ -1,5 +1,5 @@
 internal import CZstd
-import SubscriptionEngine
+import SubscriptionModel
 import Synchronization
 
 /// Zstandard (libzstd, loaded on first use). Two uses: the stored form of a ledger raw

@@ -1,5 +1,5 @@
 import StoreSQL
-import SubscriptionEngine
+import SubscriptionModel
 import Testing
 
 @testable import PostgresStore

@@ -1,5 +1,5 @@
 internal import CZlib
-import SubscriptionEngine
+import SubscriptionModel
 
 /// Reading packed raws of format versions 1 and 2 (the LZ stream and CRC-32), decode only.
 ///

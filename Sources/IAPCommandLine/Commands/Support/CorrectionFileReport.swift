@@ -1,6 +1,7 @@
 import IAPFoundation
 import IAPOperations
 import SubscriptionEngine
+import SubscriptionModel
 
 /// Every bad row of a `--from` correction file in one report, before anything is written: rows
 /// that are not corrections, values a field does not take (with a suggestion for a near miss),
