@@ -131,7 +131,7 @@ public struct Column: Sendable, ExpressibleByStringLiteral {
     /// A name made of parts (`SUBSCRIBED/INITIAL_BUY`): on a terminal too narrow for it whole, it
     /// takes more lines in its column, broken after a `/` (or at a space; where that is not enough,
     /// after a `_`), never cut; the columns that are not `important` give way before it, and a
-    /// wrapping last column goes under the row before this one is narrowed.
+    /// wrapping last column that is not `important` goes under the row before this one is narrowed.
     public var folds: Bool
 
     /// A column; see the properties.

@@ -262,18 +262,13 @@ public enum OutputRenderer {
             let label = TextWidth.pad(key, to: width)
             var text = tableText(value, key: key)
             // On a terminal a long value wraps under itself rather than running hundreds of
-            // columns; a command to run (`fix`, an instruction) breaks only as a shell reads on.
+            // columns; a command to run (`fix`, an instruction) is kept whole for copying.
             let start = TextWidth.of(indent) + width + 2
-            if let wrapWidth = style.wrapWidth, start + TextWidth.of(text) > wrapWidth {
-                if key != "fix", !isInstruction(text) {
-                    let lines = TextWrap.fill(text, width: max(TableLayout.wrapFloor, wrapWidth - start), indent: "")
-                    text = lines.joined(separator: "\n" + String(repeating: " ", count: start))
-                } else if wrapWidth - start >= TableLayout.wrapFloor {
-                    // A command breaks only where a shell reads on (` \` at each line's end).
-                    let pad = String(repeating: " ", count: start)
-                    let lines = TextWrap.command(text, width: wrapWidth, indent: pad, continuation: pad + "    ")
-                    text = lines.joined(separator: "\n").dropFirst(start).description
-                }
+            if let wrapWidth = style.wrapWidth, start + TextWidth.of(text) > wrapWidth, key != "fix",
+                !isInstruction(text)
+            {
+                let lines = TextWrap.fill(text, width: max(TableLayout.wrapFloor, wrapWidth - start), indent: "")
+                text = lines.joined(separator: "\n" + String(repeating: " ", count: start))
             }
             return indent + (style.color ? bold + label + reset : label) + "  " + text + "\n"
         }.joined()

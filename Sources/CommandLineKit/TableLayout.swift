@@ -186,9 +186,10 @@ public struct TableLayout {
                     partFloors: kept.map { longestPart[$0] })
                 for (position, index) in kept.enumerated() { widths[index] = trial[position] }
                 hiddenNote = note
-                // A folding column (EVENT) keeps its width before a wrapping last column (DETAIL)
-                // takes the room beside it: that column goes under each row instead.
-                if below == nil, let last = kept.last, columns[last].wraps, kept.count > 2,
+                // A folding column (EVENT) keeps its width before a wrapping last column that is not
+                // what the table is read for (DETAIL) takes the room beside it: that column goes
+                // under each row instead. An `important` one (explain's WHY) stays beside; EVENT folds.
+                if below == nil, let last = kept.last, columns[last].wraps, !columns[last].important, kept.count > 2,
                     kept.contains(where: { columns[$0].folds && widths[$0] < natural[$0] })
                 {
                     below = last
