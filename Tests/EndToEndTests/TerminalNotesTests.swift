@@ -116,9 +116,14 @@ struct TerminalNotesTests {
         #expect(fix.contains("--clear-override"), "\(note)")
         for columns in [80, 120] {
             let lines = try TerminalTablesTests.screen(cli, ["doctor"], columns: columns, status: piped.status)
-            // The note's lines fit (a finding's `fix` line is kept whole on purpose, for copying).
+            // The note's lines fit (a finding's `fix` line is kept whole on purpose, for copying),
+            // but for one word of a command longer than a line (MariaDB's quoted `--db` URL),
+            // which is alone on its line rather than broken.
             let block = try Self.block(lines, startingWith: "doctor: information")
-            for line in block { #expect(line.count <= columns, "\(columns): \(line)") }
+            for line in block where line.count > columns {
+                let words = line.split(separator: " ").filter { $0 != "\\" }
+                #expect(words.count == 1, "\(columns): \(line)")
+            }
             #expect(block.count > 1, "\(columns): \(lines)")
             // Continuation lines hang under the note; no word is split or lost.
             for line in block.dropFirst() { #expect(line.hasPrefix("  "), "\(columns): \(block)") }
