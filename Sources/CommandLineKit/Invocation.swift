@@ -131,13 +131,20 @@ public final class Invocation {
     }
 
     /// A progress or summary note on stderr (not with `-q`); control characters made visible.
+    /// On a terminal a long note wraps at words, its continuation lines indented by two, a command
+    /// in it kept whole (`TextWrap.hanging`); elsewhere it is one line.
     public func note(_ message: String) {
-        if !quiet { stderr.writeLine(TerminalText.escape(message, keepNewlines: true)) }
+        guard !quiet else { return }
+        let text = TerminalText.escape(message, keepNewlines: true)
+        for line in TextWrap.hanging(text, prefix: "", width: stderr.terminalColumns, hang: 2) { stderr.writeLine(line) }
     }
 
-    /// `warning: …` on stderr (not with `-q`); control characters made visible.
+    /// `warning: …` on stderr (not with `-q`); control characters made visible; wrapped like `note`,
+    /// under the text after `warning: `.
     public func warn(_ message: String) {
-        if !quiet { stderr.writeLine("warning: " + TerminalText.escape(message, keepNewlines: true)) }
+        guard !quiet else { return }
+        let text = TerminalText.escape(message, keepNewlines: true)
+        for line in TextWrap.hanging(text, prefix: "warning: ", width: stderr.terminalColumns) { stderr.writeLine(line) }
     }
 
     /// A diagnostic on stderr, only with `-v`; control characters made visible.

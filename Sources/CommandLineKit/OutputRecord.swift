@@ -128,12 +128,18 @@ public struct Column: Sendable, ExpressibleByStringLiteral {
     /// Whose row it is (USER): kept like an `important` column, yet the first to be left out
     /// when every row shares it (a filter fixed it, so it answers nothing).
     public var owner: Bool
+    /// A name made of parts (`SUBSCRIBED/INITIAL_BUY`): on a terminal too narrow for it whole, it
+    /// takes more lines in its column, broken after a `/` (or at a space; where that is not enough,
+    /// after a `_`), never cut; the columns that are not `important` give way before it, and a
+    /// wrapping last column that is not `important` goes under the row before this one is narrowed.
+    public var folds: Bool
 
     /// A column; see the properties.
     public init(
         _ key: String, title: String? = nil, maxWidth: Int? = nil, alignment: Alignment = .automatic,
-        keepWhole: Bool = false, important: Bool = false, wraps: Bool = false, owner: Bool = false
+        keepWhole: Bool = false, important: Bool = false, wraps: Bool = false, owner: Bool = false, folds: Bool = false
     ) {
+        self.folds = folds
         self.key = key
         self.title = title
         self.maxWidth = maxWidth

@@ -209,9 +209,11 @@ public enum OutputRenderer {
     /// then the others down to 16 (ids and verdicts are never cut shorter); never below the
     /// header, never a date, a `keepWhole` column or the first column (the row's key: an order
     /// number or contract id is copied from here into a ticket) unless `firstFloor` lets it
-    /// give way. What still does not fit: `table` leaves out columns.
+    /// give way. With a `folds` column, the `important` columns are narrowed only after it, and it
+    /// only down to `partFloors` (its longest part). What still does not fit: `table` leaves out columns.
     static func fitted(
-        _ natural: [Int], columns: [Column], headers: [String], available: Int, firstFloor: Int? = nil
+        _ natural: [Int], columns: [Column], headers: [String], available: Int, firstFloor: Int? = nil,
+        partFloors: [Int] = []
     ) -> [Int] {
         var widths = natural
         var excess = widths.reduce(2 * (widths.count - 1), +) - available
@@ -225,9 +227,19 @@ public enum OutputRenderer {
                     ? nil : column.wraps ? TableLayout.wrapFloor : TableLayout.idFloor
             },
         ]
-        for (pass, floorOf) in passes.enumerated() where excess > 0 {
-            let floors = columns.enumerated().map { index, column in
-                (index > 0 ? floorOf(column) : pass == 1 ? firstFloor : nil).map {
+        // With a folding column: after the free text, the columns that are not `important` are
+        // narrowed, then the folding one (never below its longest part), then the important ones.
+        enum Pass { case freeText, others, folding, all }
+        let order: [Pass] = columns.contains(where: \.folds) ? [.freeText, .others, .folding, .all] : [.freeText, .all]
+        for pass in order where excess > 0 {
+            let floors = columns.enumerated().map { index, column -> Int? in
+                if column.folds, index > 0 {
+                    guard pass == .folding else { return nil }
+                    return max(partFloors.indices.contains(index) ? partFloors[index] : 0, TextWidth.of(headers[index]))
+                }
+                if pass == .folding || (pass == .others && column.important) { return nil }
+                let rule = passes[pass == .freeText ? 0 : 1]
+                return (index > 0 ? rule(column) : pass == .freeText ? nil : firstFloor).map {
                     max($0, TextWidth.of(headers[index]))
                 }
             }

@@ -22,6 +22,8 @@ public struct TableLayout {
     /// On a terminal: the prefix (in bytes, ending at a separator) that every distinct cell of
     /// the column shares (`com.example.app.`): a cut drops it first, keeping the part that differs.
     private var sharedPrefix: [Int]
+    /// On a terminal, for a `folds` column: the width of its longest part (see `parts`, `fine`).
+    private var longestPart: [Int]
     /// Rows added so far.
     public private(set) var count = 0
 
@@ -38,6 +40,49 @@ public struct TableLayout {
         firstCell = Array(repeating: nil, count: columns.count)
         constant = Array(repeating: true, count: columns.count)
         sharedPrefix = Array(repeating: 0, count: columns.count)
+        longestPart = sharedPrefix
+    }
+
+    /// The parts a folding cell may be broken into: after each `/` (and at spaces); with `fine`,
+    /// also after each `_` (`DID_CHANGE_RENEWAL_` over `STATUS/`, when a terminal is that narrow).
+    static func parts(_ cell: String, fine: Bool = false) -> [String] {
+        var parts: [String] = []
+        var part = ""
+        for character in cell {
+            if character == " " {
+                if !part.isEmpty { parts.append(part) }
+                part = ""
+                continue
+            }
+            part.append(character)
+            if character == "/" || (fine && character == "_") {
+                parts.append(part)
+                part = ""
+            }
+        }
+        if !part.isEmpty { parts.append(part) }
+        return parts
+    }
+
+    /// `cell` in lines of at most `width` columns, broken after a `/` where that is enough, else
+    /// also after a `_` (a part longer than the width is cut to it; the column's floor keeps that
+    /// from happening).
+    static func fold(_ cell: String, width: Int) -> [String] {
+        let pieces = parts(cell).flatMap { TextWidth.of($0) > width ? parts($0, fine: true) : [$0] }
+        var lines: [String] = []
+        var line = ""
+        for piece in pieces {
+            // A piece after `/` or `_` joins directly; after a space, with one.
+            let joiner = line.isEmpty || line.hasSuffix("/") || line.hasSuffix("_") ? "" : " "
+            if !line.isEmpty, TextWidth.of(line + joiner + piece) > width {
+                lines.append(line)
+                line = piece
+            } else {
+                line += joiner + piece
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.map { TextWidth.of($0) > width ? TextWidth.truncate($0, to: width) : $0 }
     }
 
     /// Tracks, for a terminal, whether `cell` keeps column `index` constant and its shared prefix.
@@ -77,6 +122,7 @@ public struct TableLayout {
                 if OutputRenderer.isInstruction(cell) { hasInstruction[index] = true }
                 widths[index] = max(widths[index], TextWidth.of(cell))
                 note(cell, at: index)
+                if column.folds { longestPart[index] = max(longestPart[index], Self.parts(cell, fine: true).map(TextWidth.of).max() ?? 0) }
             } else if index != last || column.alignment == .right || (column.wraps && style.wrapWidth != nil)
                 || (column.alignment == .automatic && !sawOther[index])
             {
@@ -136,9 +182,21 @@ public struct TableLayout {
                 let noteCost = { (lastWidth: Int) in max(0, lastHeader + TextWidth.of(note) - lastWidth) }
                 let trial = OutputRenderer.fitted(
                     kept.map { natural[$0] }, columns: kept.map { columns[$0] }, headers: kept.map { headers[$0] },
-                    available: room - noteCost(natural[kept.last!]), firstFloor: firstFloor)
+                    available: room - noteCost(natural[kept.last!]), firstFloor: firstFloor,
+                    partFloors: kept.map { longestPart[$0] })
                 for (position, index) in kept.enumerated() { widths[index] = trial[position] }
                 hiddenNote = note
+                // A folding column (EVENT) keeps its width before a wrapping last column that is not
+                // what the table is read for (DETAIL) takes the room beside it: that column goes
+                // under each row instead. An `important` one (explain's WHY) stays beside; EVENT folds.
+                if below == nil, let last = kept.last, columns[last].wraps, !columns[last].important, kept.count > 2,
+                    kept.contains(where: { columns[$0].folds && widths[$0] < natural[$0] })
+                {
+                    below = last
+                    belowWidth = max(Self.wrapFloor, room - 4)
+                    kept.removeLast()
+                    continue
+                }
                 if kept.count == 1 || trial.reduce(2 * (kept.count - 1), +) + noteCost(trial.last!) <= room { break }
                 let droppable = kept.dropFirst().filter { !columns[$0].keepWhole && !hasInstruction[$0] }
                 let stays = { (column: Column) in column.important || column.owner }
@@ -197,6 +255,14 @@ public struct TableLayout {
     func line(_ row: [String], plan: Plan, header: Bool) -> String {
         var text = indent
         var continuation: [String] = []
+        /// Puts `lines` on the continuation lines, starting at screen column `offset`.
+        func place(_ lines: [String], at offset: Int) {
+            for (number, piece) in lines.enumerated() {
+                if continuation.count <= number { continuation.append("") }
+                let gap = max(0, offset - TextWidth.of(continuation[number]))
+                continuation[number] += String(repeating: " ", count: gap) + piece
+            }
+        }
         var column = TextWidth.of(indent)
         for (position, index) in plan.kept.enumerated() {
             var cell = row[index]
@@ -214,7 +280,11 @@ public struct TableLayout {
                 if wrapsHere {
                     let lines = TextWrap.fill(cell, width: width, indent: "")
                     cell = lines.first ?? ""
-                    continuation = lines.dropFirst().map { String(repeating: " ", count: column) + $0 }
+                    place(Array(lines.dropFirst()), at: column)
+                } else if columns[index].folds {
+                    let lines = Self.fold(cell, width: width)
+                    cell = lines.first ?? ""
+                    place(Array(lines.dropFirst()), at: column)
                 } else {
                     cell = TextWidth.shorten(
                         cell, to: width, sharedPrefix: sharedPrefix[index], ellipsis: style.ascii ? "..." : "…")

@@ -72,7 +72,7 @@ enum AuditList {
     /// The table columns of `audit list`.
     static let columns: [Column] = [
         Column("id", title: "ID"), Column("changed_at", title: "WHEN"), Column("actor", title: "ACTOR"),
-        Column("command", title: "COMMAND", maxWidth: 24), Column("reason", title: "REASON", maxWidth: 32),
+        Column("command", title: "COMMAND", keepWhole: true), Column("reason", title: "REASON", maxWidth: 32),
         Column("ticket", title: "TICKET"), Column("entity", title: "ENTITY"), Column("key", title: "ROW"),
         Column("changes", title: "CHANGES", maxWidth: 80, important: true, wraps: true),
     ]

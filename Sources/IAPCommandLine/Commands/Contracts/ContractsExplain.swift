@@ -82,7 +82,7 @@ enum ContractsExplain {
                         steps,
                         columns: [
                             Column("step", title: "#"), Column("signed_date", title: "SIGNED", important: true),
-                            Column("event", title: "EVENT", important: true), Column("rule", title: "RULE"),
+                            Column("event", title: "EVENT", important: true, folds: true), Column("rule", title: "RULE"),
                             Column("verdict", title: "VERDICT", important: true),
                             Column("state", title: "STATE", important: true),
                             Column("why", title: "WHY", maxWidth: 110, important: true, wraps: true),

@@ -119,7 +119,7 @@ enum RowRendering {
     /// The table columns of an event timeline. On a narrow terminal TRANSACTION stays (what support
     /// looks up next); SOURCE and DETAIL give way first.
     static let ledgerColumns: [Column] = [
-        Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT", important: true),
+        Column("signed_date", title: "SIGNED"), Column("event", title: "EVENT", important: true, folds: true),
         Column("verdict", title: "VERDICT", important: true),
         Column("source", title: "SOURCE"), Column("transaction_id", title: "TRANSACTION", important: true),
         Column("detail", title: "DETAIL", maxWidth: 80, wraps: true),

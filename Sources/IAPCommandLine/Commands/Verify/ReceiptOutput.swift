@@ -28,8 +28,8 @@ enum ReceiptOutput {
         let out = invocation.stdout
         out.writeLine("line \(line): app receipt: \(report.isValid ? "VALID" : "INVALID")")
         VerifyCommand.writeCheckLines(report.checks, to: out, indent: "  ")
-        for warning in report.warnings { out.writeLine("  warning: \(warning)") }
-        if let failure = report.failure { out.writeLine("  error: \(failure.message)") }
+        for warning in report.warnings { VerifyCommand.writeWrapped(out, prefix: "  warning: ", warning) }
+        if let failure = report.failure { VerifyCommand.writeWrapped(out, prefix: "  error: ", failure.message) }
         guard let receipt = report.receipt else { return }
         func date(_ ms: Int64?) -> String { ms.map { Timestamp.iso8601($0) } ?? "-" }
         out.writeLine("  receipt:")
@@ -53,8 +53,9 @@ enum ReceiptOutput {
     ) {
         guard invocation.output == .table else { return }
         let result = ItemReport(line: line, entry: entry, applied)
-        invocation.stdout.writeLine(
-            "  apply\(dryRun ? " (dry run)" : "") \(entry.transactionId ?? "?"): \(result.verdict): \(result.detail ?? result.error ?? "")")
+        VerifyCommand.writeWrapped(
+            invocation.stdout, prefix: "  apply\(dryRun ? " (dry run)" : "") \(entry.transactionId ?? "?"): \(result.verdict): ",
+            result.detail ?? result.error ?? "", hang: 4)
     }
 
     /// The `apply` array of a receipt: one result per in-app entry (oldest purchase first).

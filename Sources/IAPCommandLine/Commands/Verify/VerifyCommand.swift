@@ -167,7 +167,7 @@ enum VerifyCommand {
         }
         let out = invocation.stdout
         guard let report else {
-            out.writeLine("line \(line): REJECTED (malformed): \(failure?.message ?? "")")
+            writeWrapped(out, prefix: "line \(line): REJECTED (malformed): ", failure?.message ?? "", hang: 2)
             return
         }
         let kind =
@@ -176,10 +176,10 @@ enum VerifyCommand {
             : report.kind.rawValue
         out.writeLine("line \(line): \(kind): \(report.isValid ? "VALID" : "INVALID")")
         writeChecks(report, to: out, indent: "  ")
-        for warning in report.warnings { out.writeLine("  warning: \(warning)") }
+        for warning in report.warnings { writeWrapped(out, prefix: "  warning: ", warning) }
         if let failure = report.failure {
-            out.writeLine("  error: \(failure.plainMessage)")
-            if let hint = NotifyCommand.hint(for: report, roots: roots) { out.writeLine("  hint: \(hint)") }
+            writeWrapped(out, prefix: "  error: ", failure.plainMessage)
+            if let hint = NotifyCommand.hint(for: report, roots: roots) { writeWrapped(out, prefix: "  hint: ", hint) }
         }
         if let payload = report.payload {
             out.writeLine("  payload:")
@@ -208,10 +208,14 @@ enum VerifyCommand {
             }
             // A failed chain in a person's words, not OpenSSL's.
             let detail = check.status == .failed && check.name == .chain ? VerificationFailure.plainWords(check.detail) : check.detail
-            out.writeLine(
-                "\(indent)[\(mark)] \(check.name.description + String(repeating: " ", count: width - check.name.description.count))  \(detail)"
-            )
+            let name = check.name.description + String(repeating: " ", count: width - check.name.description.count)
+            writeWrapped(out, prefix: "\(indent)[\(mark)] \(name)  ", detail)
         }
+    }
+
+    /// `prefix` + `text`; on a terminal wrapped at words under the text, a command kept whole.
+    static func writeWrapped(_ out: OutputSink, prefix: String, _ text: String, hang: Int? = nil) {
+        for line in TextWrap.hanging(text, prefix: prefix, width: out.terminalColumns, hang: hang) { out.writeLine(line) }
     }
 
     /// The payload for people: `…Date` fields as ISO-8601 with the raw milliseconds, nested JWS decoded.
@@ -240,7 +244,7 @@ enum VerifyCommand {
                 kind == .notification
                 ? "--apply takes a signed transaction; apply notifications with `iapctl notify`"
                 : "--apply takes a signed transaction, not \(kind.rawValue)"
-            if invocation.output == .table { invocation.stdout.writeLine("  apply: refused: \(message)") }
+            if invocation.output == .table { writeWrapped(invocation.stdout, prefix: "  apply: refused: ", message) }
             return .object([("verdict", .string("rejected")), ("error", .string(message))])
         case .incomplete:
             let message = "the transaction lacks transactionId, originalTransactionId or productId"
@@ -248,7 +252,7 @@ enum VerifyCommand {
         case .poison(let event, let why):
             // A poison item: refused on its own, kept in the ledger.
             if invocation.output == .table {
-                invocation.stdout.writeLine("  apply: refused: \(why)")
+                writeWrapped(invocation.stdout, prefix: "  apply: refused: ", why)
             } else {
                 invocation.stderr.writeLine("error: line \(line): \(why)")
             }
@@ -258,7 +262,9 @@ enum VerifyCommand {
             // A dry run says what would be done (`would apply`), and its object says `dry_run`.
             result.dryRun = dryRun
             if invocation.output == .table {
-                invocation.stdout.writeLine("  apply\(dryRun ? " (dry run)" : ""): \(result.tableVerdict): \(outcome.detail)")
+                writeWrapped(
+                    invocation.stdout, prefix: "  apply\(dryRun ? " (dry run)" : ""): \(result.tableVerdict): ", outcome.detail,
+                    hang: 4)
             }
             return result.record.jsonObject()
         }
