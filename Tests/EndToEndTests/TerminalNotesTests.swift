@@ -40,8 +40,8 @@ struct TerminalNotesTests {
         return false
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func eventNamesAreNeverCut() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func eventNamesAreNeverCut() throws {
+        let cli = try Examples.exampleDatabase()
         let names = try Self.eventNames(cli)
         #expect(names.contains { $0.contains("/") }, "\(names)")
         for columns in [80, 120] {
@@ -70,8 +70,8 @@ struct TerminalNotesTests {
         }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func auditListKeepsTheCommandWhole() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func auditListKeepsTheCommandWhole() throws {
+        let cli = try Examples.exampleDatabase()
         try cli.ok(["contracts", "update", Self.contract, "--status", "revoked", "--reason", "chargeback", "-q"])
         try cli.ok(["orders", "update", TerminalTablesTests.order, "--status", "refunded", "--reason", "refund by phone", "-q"])
         for columns in [80, 120] {
@@ -104,8 +104,8 @@ struct TerminalNotesTests {
             .replacingOccurrences(of: #"\n *"#, with: " ", options: .regularExpression)
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func doctorInformationWrapsWithItsCommandWhole() throws {
-        let cli = try SupportUXTests.exampleDatabase()
+    @Test(.enabled(if: Examples.hasPython)) func doctorInformationWrapsWithItsCommandWhole() throws {
+        let cli = try Examples.exampleDatabase()
         try cli.ok(["contracts", "update", Self.contract, "--status", "active", "--reason", "goodwill", "-q"])
         let piped = try cli.run(["doctor"])
         let note = try #require(
@@ -136,11 +136,11 @@ struct TerminalNotesTests {
         }
     }
 
-    @Test(.enabled(if: SupportUXTests.hasPython)) func verifyReportLinesWrapAtWords() throws {
+    @Test(.enabled(if: Examples.hasPython)) func verifyReportLinesWrapAtWords() throws {
         let cli = try CLI()
-        let jws = try SupportUXTests.exampleNotification()
+        let jws = try Examples.exampleNotification()
         let cut = try cli.write("cut.jws", String(jws.dropLast(1)) + "\n")
-        let args = ["verify", cut] + SupportUXTests.exampleTrust
+        let args = ["verify", cut] + Examples.exampleTrust
         let piped = try cli.run(args)
         #expect(piped.status == 65, "\(piped)")
         let report = piped.stdout.split(separator: "\n").map(String.init)
