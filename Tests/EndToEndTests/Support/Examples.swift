@@ -46,6 +46,12 @@ enum Examples {
             if sig:
                 drain(0.3)
                 p.send_signal(sig)
+            elif not data:
+                # Nothing to type: a run that ends by itself is never interrupted by an echoed
+                # newline landing in the middle of its output; one still reading gets an end of file.
+                wait = time.time() + 3
+                while p.poll() is None and time.time() < wait: drain(0.05)
+                if p.poll() is None: os.write(master, b"\\x04")
             else:
                 for i in range(0, len(data), 1024):
                     os.write(master, data[i:i+1024]); drain(0.01)
