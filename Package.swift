@@ -236,6 +236,12 @@ let package = Package(
             dependencies: ["AppStoreReceipt", "AppStoreJWS"],
             resources: [.copy("Fixtures")]
         ),
+        // The model alone: no engine, no store.
+        .testTarget(
+            name: "SubscriptionModelTests",
+            dependencies: ["SubscriptionModel"]
+        ),
+        // Folders as the sources': Derivation/, Engine/, Services/.
         .testTarget(
             name: "SubscriptionEngineTests",
             dependencies: ["SubscriptionEngine", "SubscriptionModel", "SQLiteStore", "MySQLStore", "StoreTestSupport"],
