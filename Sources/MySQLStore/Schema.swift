@@ -88,14 +88,7 @@ enum Schema {
     static let tableOptions = "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin ROW_FORMAT=DYNAMIC"
 
     static let migrationsTable = StoreSQL.migrationsTable
-    static let migrationsTableDDL = """
-        CREATE TABLE IF NOT EXISTS iap_schema_migrations (
-            version INT NOT NULL,
-            name VARCHAR(255) NOT NULL,
-            applied_at BIGINT NOT NULL,
-            PRIMARY KEY (version)
-        ) \(tableOptions)
-        """
+    static let migrationsTableDDL = StoreSQL.serverMigrationsTableDDL(tableOptions: tableOptions)
 
     private static let dialect = SQLDialect.mysql
 

@@ -41,14 +41,7 @@ enum PostgresSQL {
     /// The advisory lock `db init` holds for its transaction: one migration at a time per database.
     static let migrationLock = "SELECT pg_advisory_xact_lock(hashtext('iapctl.migrate'))"
 
-    static let migrationsTableDDL = """
-        CREATE TABLE IF NOT EXISTS iap_schema_migrations (
-            version INT NOT NULL,
-            name VARCHAR(255) NOT NULL,
-            applied_at BIGINT NOT NULL,
-            PRIMARY KEY (version)
-        )
-        """
+    static let migrationsTableDDL = StoreSQL.serverMigrationsTableDDL()
 
     /// A shared statement as the server gets it.
     struct ServerText: Equatable {

@@ -181,6 +181,18 @@ public enum StoreSQL {
 
     // MARK: schema
     public static let migrationsTable = "iap_schema_migrations"
+    /// The migrations table of the server backends (MySQL/MariaDB, PostgreSQL), each with its table
+    /// options after the closing parenthesis (none: PostgreSQL's defaults).
+    public static func serverMigrationsTableDDL(tableOptions: String = "") -> String {
+        """
+        CREATE TABLE IF NOT EXISTS iap_schema_migrations (
+            version INT NOT NULL,
+            name VARCHAR(255) NOT NULL,
+            applied_at BIGINT NOT NULL,
+            PRIMARY KEY (version)
+        )
+        """ + (tableOptions.isEmpty ? "" : " " + tableOptions)
+    }
     public static let maxMigration = "SELECT coalesce(max(version), 0) FROM iap_schema_migrations"
     public static let recordMigration = "INSERT INTO iap_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"
 
