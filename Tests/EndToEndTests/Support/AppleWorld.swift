@@ -26,9 +26,10 @@ final class AppleWorld {
     /// Trust options accepting this world's Sandbox data.
     var trust: [String] { ["--root-ca", rootPath, "--bundle-id", Self.bundleId, "--environment", "Sandbox"] }
 
-    /// `iapctl db init` plus one pending order per (token, user).
+    /// A database as `iapctl db init` makes it (``CLI/initializeDatabase()``) plus one pending order
+    /// per (token, user).
     func database(orders: [(token: String, user: String)] = []) throws {
-        try cli.ok(["db", "init"])
+        try cli.initializeDatabase()
         for (token, user) in orders {
             try cli.ok(["orders", "create", "--user", user, "--product", Self.product, "--no", token])
         }

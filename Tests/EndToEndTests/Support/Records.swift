@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 extension CLI {
-    /// A CLI whose default database has been created with `db init`.
+    /// A CLI whose default database is as `db init` creates it (``CLI/initializeDatabase()``).
     static func initialized() throws -> CLI {
         let cli = try CLI()
-        try cli.ok(["db", "init"])
+        try cli.initializeDatabase()
         return cli
     }
 
