@@ -149,9 +149,7 @@ public final class MySQLStore: SQLStoreBackend {
         let applied = try transactions.migration { session in
             for (shared, migration) in pending {
                 for statement in migration.statements { try connection.execute(statement) }
-                if shared.steps.contains(.convertStoredForms) {
-                    try StoredFormConversion.run(connection, afterBatch: { () throws(StoreError) in })
-                }
+                try StoreSchema.runSwiftDataSteps(shared, connection)
                 try transactions.record(shared)
             }
             let applied = pending.map(\.1.name)

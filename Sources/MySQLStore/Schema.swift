@@ -101,7 +101,8 @@ enum Schema {
                 case .insertIgnoring(let table, let columns, let select):
                     return "\(dialect.insertIgnore) INTO \(table) (\(columns.joined(separator: ", "))) " + select
                 case .update(_, let mysql): return mysql
-                case .createTable, .addColumns, .convertStoredForms, .withoutRowId, .dropColumns, .dropTable: return nil
+                case .createTable, .addColumns, .convertStoredForms, .rewriteFactBodies, .withoutRowId, .dropColumns, .dropTable:
+                    return nil
                 }
             },
             drops: migration.steps.flatMap { step -> [MySQLDrop] in

@@ -111,9 +111,7 @@ public final class PostgresStore: SQLStoreBackend {
             for (shared, migration) in zip(StoreSchema.migrations, Schema.migrations) where migration.version > current {
                 for statement in migration.statements { try connection.execute(statement) }
                 try connection.forgetPreparedStatements()
-                if migration.convertsStoredForms {
-                    try StoredFormConversion.run(connection, afterBatch: { () throws(StoreError) in })
-                }
+                try StoreSchema.runSwiftDataSteps(shared, connection)
                 for statement in migration.afterData { try connection.execute(statement) }
                 if !migration.afterData.isEmpty { try connection.forgetPreparedStatements() }
                 try transactions.record(shared)

@@ -85,7 +85,7 @@ enum Schema {
                 preconditionFailure("migration \(version) has a data step without a PostgreSQL form (Schema.updates)")
             }
             return [sql]
-        case .withoutRowId, .convertStoredForms, .dropColumns, .dropTable:
+        case .withoutRowId, .convertStoredForms, .rewriteFactBodies, .dropColumns, .dropTable:
             return []  // SQLite's storage only; the conversion and the drops run after the statements
         }
     }

@@ -78,7 +78,7 @@ enum Migrations {
                 + table.indexes.filter { !($0.unique && $0.columns == [key]) && !$0.forForeignKey }.map {
                     "CREATE \($0.unique ? "UNIQUE " : "")INDEX \($0.name) ON \(table.name) (\($0.columns.joined(separator: ", ")))"
                 }
-        case .convertStoredForms, .dropColumns, .dropTable:
+        case .convertStoredForms, .rewriteFactBodies, .dropColumns, .dropTable:
             return []  // after the script: see afterData(_:)
         }
     }

@@ -93,9 +93,7 @@ public final class SQLiteStore: SQLStoreBackend {
             var applied: [String] = []
             for (migration, rendered) in zip(StoreSchema.migrations, Migrations.all) where migration.version > current {
                 try database.executeScript(rendered.script)
-                if migration.steps.contains(.convertStoredForms) {
-                    try StoredFormConversion.run(database, afterBatch: { () throws(StoreError) in })
-                }
+                try StoreSchema.runSwiftDataSteps(migration, database)
                 try database.executeScript(rendered.afterData)
                 try transactions.record(migration)
                 applied.append(migration.name)

@@ -1,3 +1,5 @@
+import SubscriptionModel
+
 /// A column's type, named per engine by ``SQLDialect/typeNames``.
 public struct SQLType: Sendable, Equatable {
     public enum Kind: Sendable, Hashable {
@@ -116,6 +118,10 @@ public enum SchemaStep: Sendable, Equatable {
     /// Swift code, the same on every backend, idempotent). Runs after the migration's DDL and
     /// before its drops.
     case convertStoredForms
+    /// Rewrites every fact body of an earlier shape into the one ``FactBody`` writes, and refuses
+    /// the migration on a body that cannot be read, naming the row (``FactBodyConversion``: Swift
+    /// code, the same on every backend, idempotent). Runs after the migration's DDL.
+    case rewriteFactBodies
     /// Drops columns no longer used, after the migration's data step (only those that exist).
     case dropColumns(table: String, [String])
     /// Drops a table no longer used, after the migration's data step (if it exists).
@@ -169,7 +175,7 @@ public struct SchemaMigration: Sendable, Equatable {
                 guard let index = tables.firstIndex(where: { $0.name == name }) else { continue }
                 tables[index].columns += columns
                 if !touched.contains(name) { touched.append(name) }
-            case .insertIgnoring, .update, .convertStoredForms, .withoutRowId:
+            case .insertIgnoring, .update, .convertStoredForms, .rewriteFactBodies, .withoutRowId:
                 break
             }
         }
@@ -464,7 +470,15 @@ public enum StoreSchema {
                             SchemaIndex("idx_iap_refund_answers_audit_id", ["audit_id"], forForeignKey: true),
                         ]))
             ]),
+        // One fact codec: every stored body in the one shape FactBody writes and reads (keys matched
+        // by name, strict), so nothing reads a body any other way. Bodies of an earlier shape (a
+        // transaction written before `isFromReceipt` existed; other key orders, whitespace or
+        // escapes) are rewritten with their digest; one that cannot be read refuses the migration.
+        SchemaMigration(version: 12, name: factBodiesMigrationName, steps: [.rewriteFactBodies]),
     ]
+
+    /// The migration that rewrites every fact body into the one stored shape.
+    public static let factBodiesMigrationName = "fact bodies: one canonical shape, read by name"
 
     /// The migration that makes every stored form readable and checked (schema v10).
     public static let readableStorageMigrationName =
@@ -472,6 +486,18 @@ public enum StoreSchema {
 
     /// The newest version this build knows.
     public static var supported: Int { migrations.last?.version ?? 0 }
+
+    /// Runs the migration's data steps written in Swift (the same on every backend), in order;
+    /// after its DDL and before its drops, inside the migration's transaction.
+    public static func runSwiftDataSteps(_ migration: SchemaMigration, _ connection: any SQLConnection) throws(StoreError) {
+        for step in migration.steps {
+            switch step {
+            case .convertStoredForms: try StoredFormConversion.run(connection, afterBatch: { () throws(StoreError) in })
+            case .rewriteFactBodies: try FactBodyConversion.run(connection)
+            default: continue
+            }
+        }
+    }
 
     /// Each migration with the tables it creates or changes, as they are after it.
     public static var tablesByMigration: [(migration: SchemaMigration, tables: [SchemaTable])] {

@@ -62,12 +62,15 @@ struct PackedTextsTests {
             kind: .notification, key: "2000000000000200", originalTransactionId: "2000000000000200",
             signedDate: 1_738_281_804_000, source: .apple,
             body: #"{"notificationType":"DID_RENEW","status":1,"transactionId":"2000000000000399"}"#),
-        // Too short to pack, and a body with the escape byte and non-ASCII text.
-        Fact(kind: .transaction, key: "t-4", originalTransactionId: "o-4", signedDate: 43, source: .restore, body: "{}"),
+        // A short body, and one with non-ASCII text, escapes and the fact's own ids (every body is one
+        // a transaction can have: the fact-body migration refuses any other).
+        Fact(
+            kind: .transaction, key: "t-4", originalTransactionId: "o-4", signedDate: 43, source: .restore,
+            body: #"{"isFromReceipt":false,"originalTransactionId":"o-4","productId":"p","transactionId":"t-4"}"#),
         Fact(
             kind: .transaction, key: "t-5", originalTransactionId: "o-5", signedDate: 44, source: .client,
-            body: #"{"offerName":"été € \#u{1}\#u{1}","productId":"t-5 o-5 t-5","appTransactionId":"x","#
-                + #""appTransactionId":"705Ab3"}"#),
+            body: #"{"appTransactionId":"705Ab3","isFromReceipt":false,"offerIdentifier":"été € \u0001\u0001 a\/b","#
+                + #""originalTransactionId":"o-5","productId":"t-5 o-5 t-5","transactionId":"t-5"}"#),
     ]
 
     /// Writes every kind of row; returns the ledger ids and the audit ids written.

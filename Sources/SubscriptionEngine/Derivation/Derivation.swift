@@ -47,6 +47,8 @@ public struct FactSet: Sendable, Equatable {
     /// Renewal infos and notifications as stored, in arrival order.
     var storedRenewals = StoredVersions<RenewalFacts>()
     var storedNotifications = StoredVersions<NotificationFact>()
+    /// Transactions whose body cannot be read (left out; the derivation reports them).
+    public private(set) var unreadable: [FactBodyError] = []
 
     /// Every readable renewal info, decoded (in arrival order).
     public var renewals: [Versioned<RenewalFacts>] { storedRenewals.decodedAll }
@@ -63,8 +65,14 @@ public struct FactSet: Sendable, Equatable {
         for fact in facts where cutoff == nil || fact.signedDate <= cutoff! {
             switch fact.kind {
             case .transaction:
-                // An unreadable body is left out.
-                guard let tx = FactCoding.decode(TransactionFacts.self, fact.body) else { continue }
+                let tx: TransactionFacts
+                do {
+                    tx = try FactBody.transaction(fact.body, key: fact.key)
+                } catch {
+                    // Left out, and said so (``Derived/unreadable``).
+                    unreadable.append(error)
+                    continue
+                }
                 transactions[fact.key, default: []].append(
                     Versioned(value: tx, signedDate: fact.signedDate, source: fact.source, body: fact.body))
             case .renewal: storedRenewals.append(fact)
@@ -145,6 +153,12 @@ public struct DerivedContract: Sendable, Equatable {
 public struct Derived: Sendable, Equatable {
     public var contract: DerivedContract?
     public var orders: [DerivedOrder]
+    /// The facts the derivation needed and could not read (left out): the set's transactions, and
+    /// the renewal infos and notifications it decoded. Not compared by `==` (which compares the
+    /// rows and their reasons): how far a reading went decides which unreadable versions it met.
+    public var unreadable: [FactBodyError] = []
+
+    public static func == (a: Derived, b: Derived) -> Bool { a.contract == b.contract && a.orders == b.orders }
 
     /// The row values alone (not which fact decided them), to tell whether new facts change the rows.
     var rows: RowValues { RowValues(self) }
@@ -217,7 +231,9 @@ public enum Derivation {
         var reading = FactReading(facts, everything: decodingEverything)
         let orders = OrderRule.select(&reading)
         let contract = contract(orders: orders, reading: &reading, now: now)
-        return Derived(contract: contract, orders: orders)
+        return Derived(
+            contract: contract, orders: orders,
+            unreadable: facts.unreadable + reading.renewals.unreadable + reading.notes.unreadable)
     }
 
     /// What every rule keeps of `facts` (whose derivation is `derived`): the snapshot's facts.

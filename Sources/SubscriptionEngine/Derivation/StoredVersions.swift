@@ -12,35 +12,43 @@ struct StoredVersions<Value: StoredFactValue>: Sendable, Equatable {
         var signedDate: Int64
         var source: EventSource
         var body: String
+        /// The fact's key, named when its body cannot be read.
+        var key: String
     }
 
     /// In arrival order (the order the store returned them, then the order they were added).
     private(set) var rows: [Row] = []
 
     mutating func append(_ fact: Fact) {
-        rows.append(Row(signedDate: fact.signedDate, source: fact.source, body: fact.body))
+        rows.append(Row(signedDate: fact.signedDate, source: fact.source, body: fact.body, key: fact.key))
     }
 
     /// Every readable version, decoded, in arrival order (an unreadable body is left out).
     var decodedAll: [Versioned<Value>] {
         rows.compactMap { row in
-            Value.decodeStored(row.body).map { Versioned(value: $0, signedDate: row.signedDate, source: row.source, body: row.body) }
+            (try? Value.decodeStored(row.body, key: row.key)).map {
+                Versioned(value: $0, signedDate: row.signedDate, source: row.source, body: row.body)
+            }
         }
     }
 }
 
 /// A fact value kept undecoded in ``StoredVersions``.
 protocol StoredFactValue: Sendable, Equatable {
-    /// The stored body decoded (nil when unreadable: such a version is left out, as it always was).
-    static func decodeStored(_ body: String) -> Self?
+    /// The stored body decoded (``FactBody``).
+    static func decodeStored(_ body: String, key: String) throws(FactBodyError) -> Self
 }
 
 extension RenewalFacts: StoredFactValue {
-    static func decodeStored(_ body: String) -> RenewalFacts? { FactCoding.decode(RenewalFacts.self, body) }
+    static func decodeStored(_ body: String, key: String) throws(FactBodyError) -> RenewalFacts {
+        try FactBody.renewal(body, key: key)
+    }
 }
 
 extension NotificationFact: StoredFactValue {
-    static func decodeStored(_ body: String) -> NotificationFact? { FactCoding.decode(NotificationFact.self, body) }
+    static func decodeStored(_ body: String, key: String) throws(FactBodyError) -> NotificationFact {
+        try FactBody.notification(body, key: key)
+    }
 }
 
 /// One derivation's reading of ``StoredVersions``: each version decoded at most once, newest first.
@@ -58,6 +66,8 @@ struct VersionReader<Value: StoredFactValue> {
     private let newestFirst: [Int]
     /// Decoded values by index: nil not decoded yet, `.some(nil)` unreadable.
     private var decoded: [Versioned<Value>??]
+    /// The versions this reading decoded and could not read (left out, and reported by the derivation).
+    private(set) var unreadable: [FactBodyError] = []
 
     init(_ stored: StoredVersions<Value>, everything: Bool = false) {
         self.stored = stored
@@ -72,8 +82,13 @@ struct VersionReader<Value: StoredFactValue> {
     mutating func version(_ index: Int) -> Versioned<Value>? {
         if let known = decoded[index] { return known }
         let row = stored.rows[index]
-        let value = Value.decodeStored(row.body).map {
-            Versioned(value: $0, signedDate: row.signedDate, source: row.source, body: row.body)
+        var value: Versioned<Value>?
+        do {
+            value = Versioned(
+                value: try Value.decodeStored(row.body, key: row.key), signedDate: row.signedDate, source: row.source,
+                body: row.body)
+        } catch {
+            unreadable.append(error)
         }
         decoded[index] = .some(value)
         return value

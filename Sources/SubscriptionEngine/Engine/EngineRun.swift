@@ -320,6 +320,7 @@ struct EngineRun {
         let contract = try readContract(originalId)
         let facts = try known ?? FactSet(session.facts(originalTransactionId: originalId))
         let derived = made.flatMap { known == nil ? nil : $0 } ?? Derivation.derive(facts, now: now)
+        for unreadable in derived.unreadable { notes.append("\(unreadable); it was not used") }
         if event.transaction?.isFromReceipt == true, let dc = derived.contract, !dc.statusFromReceipts {
             notes.append("from an app receipt: contract state left to Apple's notifications")
         }

@@ -74,7 +74,7 @@ extension EngineRun {
         // kept one leaves its period as it was (dates, token) and revokes nothing.
         for fact in facts where fact.kind == .transaction {
             if let versions = before.transactions[fact.key] {
-                guard let tx = FactCoding.decode(TransactionFacts.self, fact.body),
+                guard let tx = try? FactBody.transaction(fact.body, key: fact.key),
                     versions.allSatisfy({ SubscriptionSnapshot.isSamePeriod($0.value, tx) })
                 else { return nil }
             } else {

@@ -108,13 +108,13 @@ struct SubscriptionSnapshot: Equatable {
         guard fact.originalTransactionId == originalId else { return false }
         switch fact.kind {
         case .transaction:
-            guard let tx = FactCoding.decode(TransactionFacts.self, fact.body) else { return false }
+            guard let tx = try? FactBody.transaction(fact.body, key: fact.key) else { return false }
             return tx.revocationDate == nil && tx.isUpgraded != true && !tx.isFromReceipt && tx.isAutoRenewable
                 && (transactions.contains(fact.key) || prunedLast.map { $0 < SortKey(tx) } ?? true)
         case .renewal:
             return true
         case .notification:
-            guard let note = FactCoding.decode(NotificationFact.self, fact.body) else { return false }
+            guard let note = try? FactBody.notification(fact.body, key: fact.key) else { return false }
             switch note.notificationType {
             case .known(.refund)?, .known(.revoke)?, .known(.refundReversed)?: return false
             default: return true

@@ -43,11 +43,11 @@ struct NewestFirstDerivationTests {
         for period in 0..<120 {
             let signed = Self.t0 + Int64(period) * 30 * Self.day
             facts.append(Self.transaction("\(8000 + period)", purchase: signed, signed: signed, source: .apple))
-            facts.append(Self.fact(.renewal, signed: signed, source: .apple, body: FactCoding.encode(RenewalFacts(autoRenewStatus: 1))))
+            facts.append(Self.fact(.renewal, signed: signed, source: .apple, body: FactBody.encode(RenewalFacts(autoRenewStatus: 1))))
             facts.append(
                 Self.fact(
                     .notification, signed: signed, source: .apple,
-                    body: FactCoding.encode(NotificationFact(notificationType: .init(rawValue: "DID_RENEW"), status: 1))))
+                    body: FactBody.encode(NotificationFact(notificationType: .init(rawValue: "DID_RENEW"), status: 1))))
         }
         // Old statements whose bodies cannot be read: deciding among everything leaves them out;
         // the newest-first reading never reaches them.
@@ -69,9 +69,9 @@ struct NewestFirstDerivationTests {
 
     static func readable(_ fact: Fact) -> Bool {
         switch fact.kind {
-        case .transaction: FactCoding.decode(TransactionFacts.self, fact.body) != nil
-        case .renewal: FactCoding.decode(RenewalFacts.self, fact.body) != nil
-        case .notification: FactCoding.decode(NotificationFact.self, fact.body) != nil
+        case .transaction: (try? FactBody.transaction(fact.body)) != nil
+        case .renewal: (try? FactBody.renewal(fact.body)) != nil
+        case .notification: (try? FactBody.notification(fact.body)) != nil
         }
     }
 
@@ -89,7 +89,7 @@ struct NewestFirstDerivationTests {
             type: receipt ? nil : .init(rawValue: "Auto-Renewable Subscription"), environment: "Sandbox", price: 9_990,
             currency: "EUR", isUpgraded: upgraded, revocationType: family ? .init(rawValue: "FAMILY_REVOKE") : nil)
         tx.isFromReceipt = receipt
-        return fact(.transaction, key: id, signed: signed, source: source, body: FactCoding.encode(tx))
+        return fact(.transaction, key: id, signed: signed, source: source, body: FactBody.encode(tx))
     }
 
     /// A history of 1–40 facts signed on few distinct days (so many share a moment), delivered in
@@ -126,7 +126,7 @@ struct NewestFirstDerivationTests {
                     autoRenewStatus: [nil, 0, 1].randomElement(using: &rng)!,
                     autoRenewProductId: [nil, "pro.monthly", "pro.yearly"].randomElement(using: &rng)!,
                     gracePeriodExpiresDate: Bool.random(using: &rng) ? at + 3 * day : nil)
-                let body = Int.random(in: 0..<12, using: &rng) == 0 ? "{\"autoRenewStatus\":" : FactCoding.encode(renewal)
+                let body = Int.random(in: 0..<12, using: &rng) == 0 ? "{\"autoRenewStatus\":" : FactBody.encode(renewal)
                 facts.append(fact(.renewal, signed: at, source: source, body: body))
             default:
                 let (type, subtype) = types.randomElement(using: &rng)!
@@ -135,7 +135,7 @@ struct NewestFirstDerivationTests {
                     subtype: subtype.map { NotificationSubtype(rawValue: $0) },
                     status: [nil, nil, 1, 2, 3, 4, 5, 9].randomElement(using: &rng)!,
                     transactionId: ids.randomElement(using: &rng)!)
-                let body = Int.random(in: 0..<12, using: &rng) == 0 ? "[]" : FactCoding.encode(note)
+                let body = Int.random(in: 0..<12, using: &rng) == 0 ? "[]" : FactBody.encode(note)
                 facts.append(fact(.notification, signed: at, source: type == nil ? .appleAPI : .apple, body: body))
             }
             // The same statement by another path, at the same moment.

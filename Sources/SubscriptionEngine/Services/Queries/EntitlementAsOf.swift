@@ -135,7 +135,8 @@ public enum EntitlementAsOf {
         var decoded: [Int: TransactionFacts] = [:]
         var firstRevoking: [String: Int64] = [:]
         for (index, fact) in facts.enumerated() where fact.kind == .transaction {
-            guard let tx = FactCoding.decode(TransactionFacts.self, fact.body) else { continue }
+            // An unreadable body is left out here; the derivation of these facts reports it.
+            guard let tx = try? FactBody.transaction(fact.body, key: fact.key) else { continue }
             decoded[index] = tx
             if tx.revocationDate != nil, !tx.isFromReceipt {
                 firstRevoking[fact.key] = Swift.min(firstRevoking[fact.key] ?? .max, fact.signedDate)

@@ -16,7 +16,7 @@ public enum StoredProductType {
                 .filter { $0.kind == .transaction && $0.key == transactionId }
                 .sorted { $0.signedDate > $1.signedDate }
             for fact in versions {
-                if case .known(let type)? = FactCoding.decode(TransactionFacts.self, fact.body)?.type { return type }
+                if case .known(let type)? = try FactBody.transaction(fact.body, key: fact.key).type { return type }
             }
         }
         return nil
