@@ -158,5 +158,5 @@ public final class PostgresStore: SQLStoreBackend {
 
     /// This connection's round trips so far.
     @_spi(Testing)
-    public var roundTripsForTesting: Int { connection.trips }
+    public var roundTripsForTesting: Int { connection.trips.count }
 }
