@@ -16,7 +16,9 @@ final class Connection {
     private let handle: UnsafeMutablePointer<MYSQL>
     let errors: ErrorReporter
     /// This connection's round trips to the server.
-    let trips = RoundTripCounter()
+    let trips = RoundTripCounter(Connection.roundTrips)
+    /// This process's round trips to MySQL/MariaDB servers (`IAPCTL_MYSQL_ROUND_TRIPS=1` reports them).
+    static let roundTrips = RoundTrips(backend: "mysql")
     /// Where we are connected, for messages (never holds a password).
     let label: String
     /// Prepared statements by text; those whose text varies with the number of values (IN lists)

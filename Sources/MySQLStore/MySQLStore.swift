@@ -24,12 +24,12 @@ public final class MySQLStore: SQLStoreBackend {
     public let transactions: SQLTransactions
 
     /// Seconds `mysql_real_connect` waits for the server by default.
-    public static let defaultConnectTimeoutSeconds: UInt32 = 10
+    public static let defaultConnectTimeoutSeconds = ServerOpening.defaultConnectTimeoutSeconds
     /// Seconds one read or write of a statement waits for a stalled server by default; then the
     /// connection counts as lost (``StoreError/unavailable(_:)``, exit 69) instead of hanging. Lock
     /// waits are kept shorter (``lockWaitSeconds(ioTimeout:)``) so a waiting statement is not taken
     /// for a stalled server.
-    public static let defaultIOTimeoutSeconds: UInt32 = 60
+    public static let defaultIOTimeoutSeconds = ServerOpening.defaultIOTimeoutSeconds
 
     /// The session's `innodb_lock_wait_timeout` for an I/O timeout: well inside it.
     static func lockWaitSeconds(ioTimeout: UInt32) -> Int { max(1, Int(ioTimeout) * 3 / 4) }
@@ -50,9 +50,15 @@ public final class MySQLStore: SQLStoreBackend {
     ) throws {
         self.url = url
         let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
-        // A cluster node not ready yet, or a server out of connections, is tried again (RetryPolicy).
-        connection = try RetryPolicy.run(retryingConflicts: false) {
-            try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        connection = try ServerOpening.connect(create: create) { () throws(StoreError) in
+            try Connection(url: url, password: password, database: url.database, timeouts: timeouts)
+        } createThenConnect: {
+            let connection = try Connection(url: url, password: password, database: nil, timeouts: timeouts)
+            // The name was checked by MySQLURL (letters, digits, _ and $): quoting it is enough.
+            try connection.execute(
+                "CREATE DATABASE IF NOT EXISTS `\(url.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+            try connection.selectDatabase(url.database)
+            return connection
         }
         transactions = SQLTransactions(
             connection: connection, dialect: connection.serverVersion.contains("MariaDB") ? .mariadb : .mysql, supported: Schema.supported,
@@ -64,27 +70,6 @@ public final class MySQLStore: SQLStoreBackend {
         } else {
             // The server's setting, unless it would outlast the I/O timeout.
             try connection.run(MySQLSQL.capLockWaitTimeout, [.int(Int64(cap))])
-        }
-    }
-
-    private static func connect(
-        url: MySQLURL, password: String?, create: Bool, timeouts: Connection.Timeouts
-    ) throws -> Connection {
-        let first: Result<Connection, StoreError> = Result {
-            () throws(StoreError) in
-            try Connection(url: url, password: password, database: url.database, timeouts: timeouts)
-        }
-        switch first {
-        case .success(let connection):
-            return connection
-        case .failure(let error):
-            guard create, case .notFound = error else { throw error }
-            let connection = try Connection(url: url, password: password, database: nil, timeouts: timeouts)
-            // The name was checked by MySQLURL (letters, digits, _ and $): quoting it is enough.
-            try connection.execute(
-                "CREATE DATABASE IF NOT EXISTS `\(url.database)` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
-            try connection.selectDatabase(url.database)
-            return connection
         }
     }
 

@@ -14,7 +14,9 @@ final class Connection {
     /// Where we are connected, for messages (never holds a password).
     let label: String
     /// This connection's round trips to the server (prepares and executions; `connect` once).
-    private(set) var trips = 0
+    let trips = RoundTripCounter(Connection.roundTrips)
+    /// This process's round trips to PostgreSQL servers (`IAPCTL_POSTGRES_ROUND_TRIPS=1` reports them).
+    static let roundTrips = RoundTrips(backend: "postgres")
     /// Prepared statements: the numbered text and the name, by the shared text and the types bound.
     private var prepared: [String: Prepared] = [:]
     /// Set when an error ended the unit's transaction as a whole (deadlock, serialization failure,
@@ -55,8 +57,7 @@ final class Connection {
         if let database { pairs.append(("dbname", database)) }
         // The client always speaks UTF-8, whatever PGCLIENTENCODING says.
         pairs.append(("client_encoding", "UTF8"))
-        trips += 1
-        RoundTrips.count("connect")
+        trips.add("connect")
         let connection = Self.withCStrings(pairs.map(\.0)) { keywords in
             Self.withCStrings(pairs.map(\.1)) { values in
                 PQconnectdbParams(keywords, values, 1)
@@ -104,8 +105,7 @@ final class Connection {
     /// Runs `sql` (no values, any number of statements) with the simple query protocol.
     func execute(_ sql: String) throws(StoreError) {
         if sql != "ROLLBACK" { try refuseIfAborted() }
-        trips += 1
-        RoundTrips.count(sql)
+        trips.add(sql)
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -186,8 +186,7 @@ final class Connection {
         // abort the whole transaction: it is prepared under a savepoint, once per connection.
         let guarded = inTransaction
         if guarded { try execute("SAVEPOINT iapctl_prepare") }
-        trips += 1
-        RoundTrips.count("PREPARE " + sql)
+        trips.add("PREPARE " + sql)
         let result = types.withUnsafeBufferPointer { typeBuffer in
             PQprepare(handle, name, server.text, Int32(types.count), typeBuffer.baseAddress)
         }
@@ -232,8 +231,7 @@ final class Connection {
                 formats.append(1)
             }
         }
-        trips += 1
-        RoundTrips.count(statement.text)
+        trips.add(statement.text)
         let result = Self.withBuffers(buffers) { pointers in
             PQexecPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0)
         }

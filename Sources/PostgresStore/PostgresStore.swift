@@ -29,10 +29,10 @@ public final class PostgresStore: SQLStoreBackend {
     public let transactions: SQLTransactions
 
     /// Seconds libpq waits to connect by default (the URL's `connect_timeout` wins).
-    public static let defaultConnectTimeoutSeconds: UInt32 = 10
+    public static let defaultConnectTimeoutSeconds = ServerOpening.defaultConnectTimeoutSeconds
     /// Seconds the network may hold unacknowledged data before the connection counts as lost
     /// (`tcp_user_timeout`; TCP only).
-    public static let defaultIOTimeoutSeconds: UInt32 = 60
+    public static let defaultIOTimeoutSeconds = ServerOpening.defaultIOTimeoutSeconds
 
     /// Connects to the database `url` names.
     ///
@@ -48,31 +48,20 @@ public final class PostgresStore: SQLStoreBackend {
     ) throws {
         self.url = url
         let timeouts = Connection.Timeouts(connect: connectTimeoutSeconds, io: ioTimeoutSeconds)
-        // A server out of connections, or no writable server during a failover, is tried again.
-        connection = try RetryPolicy.run(retryingConflicts: false) {
-            try Self.connect(url: url, password: password, create: create, timeouts: timeouts)
+        connection = try ServerOpening.connect(create: create) { () throws(StoreError) in
+            try Connection(url: url, password: password, database: nil, timeouts: timeouts)
+        } createThenConnect: {
+            // CREATE DATABASE runs outside a transaction, from the server's maintenance database.
+            guard let name = url.database else {
+                throw StoreError.notFound("\(url.description): the URL names no database")
+            }
+            let maintenance = try Connection(url: url, password: password, database: "postgres", timeouts: timeouts)
+            try Self.createDatabase(name, on: maintenance)
+            return try Connection(url: url, password: password, database: nil, timeouts: timeouts)
         }
         transactions = SQLTransactions(
             connection: connection, dialect: .postgresql, supported: Schema.supported, label: url.description,
             dbArgument: ShellWord.word(url.description))
-    }
-
-    private static func connect(
-        url: PostgresURL, password: String?, create: Bool, timeouts: Connection.Timeouts
-    ) throws -> Connection {
-        let first: Result<Connection, StoreError> = Result {
-            () throws(StoreError) in try Connection(url: url, password: password, database: nil, timeouts: timeouts)
-        }
-        switch first {
-        case .success(let connection):
-            return connection
-        case .failure(let error):
-            guard create, case .notFound = error, let name = url.database else { throw error }
-            // CREATE DATABASE runs outside a transaction, from the server's maintenance database.
-            let maintenance = try Connection(url: url, password: password, database: "postgres", timeouts: timeouts)
-            try createDatabase(name, on: maintenance)
-            return try Connection(url: url, password: password, database: nil, timeouts: timeouts)
-        }
     }
 
     /// Creates database `name`; one that another `db init` created meanwhile is fine.
@@ -156,5 +145,5 @@ public final class PostgresStore: SQLStoreBackend {
 
     /// This connection's round trips so far.
     @_spi(Testing)
-    public var roundTripsForTesting: Int { connection.trips }
+    public var roundTripsForTesting: Int { connection.trips.count }
 }

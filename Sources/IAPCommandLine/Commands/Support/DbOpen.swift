@@ -177,6 +177,12 @@ extension StoreError: CLIErrorConvertible {
         case .notFound(let m): return CLIError(.noInput, Self.withoutSQL(m))
         case .schemaMismatch(let m): return CLIError(.config, Self.withoutSQL(m))
         case .conflict(let m): return CLIError(.conflict, Self.withoutSQL(m))
+        case .busy(let m, .transactionLost), .busy(let m, .clusterUnavailable):
+            // The server ended the session or cannot take writes: a restart or failover, not a lock.
+            return CLIError(
+                .tempFail, Self.withoutSQL(m),
+                hint: "run the same command again once a server accepts writes: what was reported is committed, "
+                    + "the rest is not, duplicates are recognised")
         case .busy(let m, _): return CLIError(.tempFail, Self.withoutSQL(m), hint: "another process holds the database; retry")
         case .unavailable(let m):
             return CLIError(
