@@ -9,11 +9,11 @@ import Testing
 struct PostgresTests {
     let t0 = AppleWorld.t0
 
-    /// Runs `sql` in the CLI's database; `|`-separated rows.
+    /// Runs `sql` in the CLI's database; tab-separated rows.
     @discardableResult
     static func sql(_ cli: CLI, _ sql: String) throws -> String {
-        let postgres = try #require(cli.postgres, "not the PostgreSQL run")
-        return try postgres.server.run(sql, database: postgres.database)
+        _ = try #require(cli.postgres, "not the PostgreSQL run")
+        return try cli.sql(sql)
     }
 
     /// Four `db init` at once on a database that does not exist yet: one creates it, all succeed,
@@ -29,7 +29,7 @@ struct PostgresTests {
         }
         let versions = try Self.sql(cli, "SELECT version, count(*) FROM iap_schema_migrations GROUP BY version ORDER BY version")
         let rows = versions.split(separator: "\n")
-        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix("|1") }, "\(versions)")
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix("\t1") }, "\(versions)")
         let status = try cli.run(["db", "status", "-o", "json"])
         #expect(status.status == 0, "\(status)")
         #expect(status.stdout.contains("\"postgres\""), "\(status.stdout)")
