@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Bytes flipped behind iapctl's back (the sqlite3 shell, or the MariaDB client on the
-/// MySQL run) in an audit row, a fact body, a ledger detail and a ledger raw frame: each command
+/// Bytes flipped behind iapctl's back (the sqlite3 shell, or the server's client on the MySQL
+/// and PostgreSQL runs) in an audit row, a fact body, a ledger detail and a ledger raw frame: each command
 /// that reads the row exits 65 naming the table and row, changes nothing, and `doctor`'s
 /// integrity check lists every one.
 @Suite("stored bytes checked on read, end to end")
@@ -26,7 +26,7 @@ struct StoredCorruptionTests {
         return cli
     }
 
-    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test(.sqlClient)
     func eachFlippedRowIsNamedWithExit65AndDoctorFindsThemAll() throws {
         let cli = try Self.database()
         let before = try cli.run(["doctor", "--environment", "Sandbox", "-o", "ndjson"]).ndjson()
@@ -56,17 +56,27 @@ struct StoredCorruptionTests {
         // A ledger row's detail, and another's raw frame (one byte of its compressed data).
         try Self.sql(
             cli,
-            cli.mysql == nil
-                ? "UPDATE iap_ledger SET detail = coalesce(detail, '') || '!' WHERE id = 2"
-                : "UPDATE iap_ledger SET detail = concat(coalesce(detail, ''), '!') WHERE id = 2")
+            cli.dialect(
+                sqlite: "UPDATE iap_ledger SET detail = coalesce(detail, '') || '!' WHERE id = 2",
+                mysql: "UPDATE iap_ledger SET detail = concat(coalesce(detail, ''), '!') WHERE id = 2"))
         let detail = try cli.run(["audit", "raw", "2"])
         #expect(detail.status == 65 && detail.stderr.contains("iap_ledger row 2 is corrupt"), "\(detail)")
-        var frame = try Self.query(cli, "SELECT hex(raw_zstd) FROM iap_ledger WHERE id = 3")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var frame = try Self.query(
+            cli,
+            cli.dialect(
+                sqlite: "SELECT hex(raw_zstd) FROM iap_ledger WHERE id = 3",
+                mysql: "SELECT hex(raw_zstd) FROM iap_ledger WHERE id = 3",
+                postgres: "SELECT encode(raw_zstd, 'hex') FROM iap_ledger WHERE id = 3")
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(frame.count > 60)
         let at = frame.index(frame.startIndex, offsetBy: 40)
         frame.replaceSubrange(at...at, with: frame[at] == "0" ? "1" : "0")
-        try Self.sql(cli, "UPDATE iap_ledger SET raw_zstd = X'\(frame)' WHERE id = 3")
+        try Self.sql(
+            cli,
+            cli.dialect(
+                sqlite: "UPDATE iap_ledger SET raw_zstd = X'\(frame)' WHERE id = 3",
+                mysql: "UPDATE iap_ledger SET raw_zstd = X'\(frame)' WHERE id = 3",
+                postgres: "UPDATE iap_ledger SET raw_zstd = decode('\(frame)', 'hex') WHERE id = 3"))
         let raw = try cli.run(["audit", "raw", "3"])
         #expect(raw.status == 65 && raw.stderr.contains("iap_ledger row 3 is corrupt"), "\(raw)")
 
@@ -83,7 +93,7 @@ struct StoredCorruptionTests {
     /// `db repair` mends a corrupt fact from the subscription's intact ledger rows (the same body
     /// again, doctor clean, the subscription readable), and names what it cannot mend: a corrupt
     /// ledger row, with exit 1.
-    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test(.sqlClient)
     func dbRepairDecodesACorruptFactAgainFromTheLedger() throws {
         let cli = try Self.database()
         let fact = try #require(try Self.firstFact(cli))
@@ -113,9 +123,9 @@ struct StoredCorruptionTests {
         // A corrupt ledger row is the record itself: named, not mended, exit 1.
         try Self.sql(
             cli,
-            cli.mysql == nil
-                ? "UPDATE iap_ledger SET detail = coalesce(detail, '') || '!' WHERE id = 2"
-                : "UPDATE iap_ledger SET detail = concat(coalesce(detail, ''), '!') WHERE id = 2")
+            cli.dialect(
+                sqlite: "UPDATE iap_ledger SET detail = coalesce(detail, '') || '!' WHERE id = 2",
+                mysql: "UPDATE iap_ledger SET detail = concat(coalesce(detail, ''), '!') WHERE id = 2"))
         let left = try cli.run(["db", "repair", "-o", "ndjson"])
         #expect(left.status == 1, "\(left)")
         let named = try left.ndjson()
@@ -130,18 +140,7 @@ struct StoredCorruptionTests {
     }
 
     /// The rows of `sql`, tab-separated.
-    static func query(_ cli: CLI, _ sql: String) throws -> String {
-        if let mysql = cli.mysql { return try mysql.server.run(sql, database: mysql.database) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-separator", "\t", cli.dbPath, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func query(_ cli: CLI, _ sql: String) throws -> String { try cli.sql(sql) }
 }
 
 /// The contract's snapshot is checked against its own digest and the facts it came
@@ -165,8 +164,10 @@ struct SnapshotCheckTests {
         }
         for n in 0..<3 { try deliver(Int64(n)) }
         if edit {
+            let hexOfSnapshot = cli.dialect(
+                sqlite: "hex(snapshot)", mysql: "hex(snapshot)", postgres: "encode(convert_to(snapshot, 'UTF8'), 'hex')")
             let stored = try StoredCorruptionTests.query(
-                cli, "SELECT hex(snapshot) FROM member_contracts WHERE contract_id = '\(sub)'"
+                cli, "SELECT \(hexOfSnapshot) FROM member_contracts WHERE contract_id = '\(sub)'"
             ).trimmingCharacters(in: .whitespacesAndNewlines)
             var text = String(decoding: Self.bytes(hex: stored), as: UTF8.self)
             let newline = try #require(text.firstIndex(of: "\n"), "a snapshot with its check line: \(text)")
@@ -174,7 +175,9 @@ struct SnapshotCheckTests {
             let digit = try #require(text[newline...].firstIndex { $0.isNumber && $0 != "9" })
             text.replaceSubrange(digit...digit, with: String(text[digit].wholeNumberValue! + 1))
             let hex = Array(text.utf8).map { String(format: "%02X", $0) }.joined()
-            let value = cli.mysql == nil ? "CAST(X'\(hex)' AS TEXT)" : "CONVERT(X'\(hex)' USING utf8mb4)"
+            let value = cli.dialect(
+                sqlite: "CAST(X'\(hex)' AS TEXT)", mysql: "CONVERT(X'\(hex)' USING utf8mb4)",
+                postgres: "convert_from(decode('\(hex)', 'hex'), 'UTF8')")
             try StoredCorruptionTests.sql(cli, "UPDATE member_contracts SET snapshot = \(value) WHERE contract_id = '\(sub)'")
         }
         try deliver(3)
@@ -191,7 +194,7 @@ struct SnapshotCheckTests {
         return out
     }
 
-    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test(.sqlClient)
     func anEditedSnapshotIsNotUsedAndTheNextRenewalDerivesTheSameRows() throws {
         let intact = try Self.history(edit: false)
         #expect(intact.contains { $0.hasPrefix("contract \(Self.sub)") })

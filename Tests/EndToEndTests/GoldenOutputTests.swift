@@ -20,9 +20,11 @@ import Testing
 @Suite("golden output of every command")
 struct GoldenOutputTests {
     /// `Fixtures/golden/`, or `Fixtures/golden/mysql/` on the MySQL run (its audit ids have the gaps of
-    /// InnoDB's auto-increment, `db status` names the backend, a URL is quoted in a FIX command).
+    /// InnoDB's auto-increment, `db status` names the backend, a URL is quoted in a FIX command), or
+    /// `Fixtures/golden/postgres/` on the PostgreSQL run (its backend and URL, its identities' gaps).
     static let directory = CLI.packageRoot.appendingPathComponent(
-        "Tests/EndToEndTests/Fixtures/golden" + (E2EBackend.current == .mysql ? "/mysql" : ""))
+        "Tests/EndToEndTests/Fixtures/golden"
+            + [E2EBackend.sqlite: "", .mysql: "/mysql", .postgres: "/postgres"][E2EBackend.current]!)
     static let recording = ProcessInfo.processInfo.environment["IAPCTL_GOLDEN_RECORD"] == "1"
     static let formats = ["table", "json", "ndjson", "csv"]
 
@@ -113,8 +115,10 @@ struct GoldenOutputTests {
             self.format = format
             self.inputs = inputs
             normaliser = Normaliser(dir: cli.dir.path, database: cli.dbPath)
-            if let mysql = cli.mysql {
-                let version = (try? mysql.server.run("SELECT VERSION()"))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let (server, _) = cli.server {
+                // Asked in the server's test database: this run's own is not made yet.
+                let query = cli.dialect(sqlite: "", mysql: "SELECT VERSION()", postgres: "SHOW server_version")
+                let version = (try? server.run(query, database: nil))?.trimmingCharacters(in: .whitespacesAndNewlines)
                 normaliser.serverVersion = version?.isEmpty == false ? version : nil
             }
         }
@@ -261,7 +265,7 @@ struct GoldenOutputTests {
         let dir: String
         /// The database (`<tmp>/iapctl.db`, or a fresh database's URL on MySQL) → `<db>`.
         let database: String
-        /// The MySQL run's server version (`db status` shows it; it is the machine's, not iapctl's).
+        /// The server backend's version (`db status` shows it; it is the machine's, not iapctl's).
         var serverVersion: String?
         /// Order numbers the engine generated (random UUIDs) → `<order of TRANSACTIONID   >`.
         var generated: [String: String] = [:]

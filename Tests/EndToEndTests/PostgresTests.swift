@@ -9,11 +9,11 @@ import Testing
 struct PostgresTests {
     let t0 = AppleWorld.t0
 
-    /// Runs `sql` in the CLI's database; `|`-separated rows.
+    /// Runs `sql` in the CLI's database; tab-separated rows.
     @discardableResult
     static func sql(_ cli: CLI, _ sql: String) throws -> String {
-        let postgres = try #require(cli.postgres, "not the PostgreSQL run")
-        return try postgres.server.run(sql, database: postgres.database)
+        _ = try #require(cli.postgres, "not the PostgreSQL run")
+        return try cli.sql(sql)
     }
 
     /// Four `db init` at once on a database that does not exist yet: one creates it, all succeed,
@@ -29,7 +29,7 @@ struct PostgresTests {
         }
         let versions = try Self.sql(cli, "SELECT version, count(*) FROM iap_schema_migrations GROUP BY version ORDER BY version")
         let rows = versions.split(separator: "\n")
-        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix("|1") }, "\(versions)")
+        #expect(!rows.isEmpty && rows.allSatisfy { $0.hasSuffix("\t1") }, "\(versions)")
         let status = try cli.run(["db", "status", "-o", "json"])
         #expect(status.status == 0, "\(status)")
         #expect(status.stdout.contains("\"postgres\""), "\(status.stdout)")
@@ -43,6 +43,55 @@ struct PostgresTests {
         #expect(result.status == 66, "\(result)")
         #expect(result.stderr.contains("db init"), "\(result)")
         let postgres = try #require(cli.postgres)
+        let exists = try postgres.server.run("SELECT count(*) FROM pg_database WHERE datname = '\(postgres.database)'")
+        #expect(exists.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    /// Every command but `db init` on a database that does not exist: 66, the `db init` line to
+    /// paste, nothing created; `db init --dry-run` says it would create it and creates nothing.
+    @Test(arguments: [["orders", "list"], ["db", "status"], ["contracts", "show", "x"]])
+    func aMissingDatabaseIs66ForEveryCommandButInit(args: [String]) throws {
+        let cli = try CLI()
+        let postgres = try #require(cli.postgres)
+        let result = try cli.run(args)
+        #expect(result.status == 66, "\(result)")
+        #expect(result.stderr.contains("does not exist"), "\(result)")
+        #expect(result.stderr.contains("hint: create it with: iapctl db init --db '\(cli.dbPath)'"), "\(result)")
+        let dry = try cli.ok(["db", "init", "--dry-run"])
+        #expect(dry.stdout.contains("would create"), "\(dry)")
+        let exists = try postgres.server.run("SELECT count(*) FROM pg_database WHERE datname = '\(postgres.database)'")
+        #expect(exists.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    /// No server behind the socket folder: 69 with a retry hint, for every command.
+    @Test func anUnreachableServerIs69WithARetryHint() throws {
+        let cli = try CLI()
+        let url = "postgres://iapctl@/iapctl_nowhere?host=\(cli.path("no-server"))"
+        for args in [["db", "status"], ["db", "init"], ["orders", "list"]] {
+            let result = try cli.run(args + ["--db", url])
+            #expect(result.status == 69, "\(args): \(result)")
+            #expect(result.stderr.contains("retry"), "\(result)")
+        }
+    }
+
+    /// A password in the URL (user:secret@ or ?password=) is a usage error (64), never echoed,
+    /// and nothing is created.
+    @Test func aPasswordInTheURLIsRefusedAndNotEchoed() throws {
+        let cli = try CLI()
+        let postgres = try #require(cli.postgres)
+        let secret = "S3cret-\(UUID().uuidString.prefix(8))"
+        let url = cli.dbPath
+        let withUser = url.replacingOccurrences(of: "://iapctl@", with: "://iapctl:\(secret)@")
+        let withParameter = url + (url.contains("?") ? "&" : "?") + "password=\(secret)"
+        #expect(withUser != url)
+        for bad in [withUser, withParameter] {
+            for args in [["db", "init"], ["orders", "list"]] {
+                let result = try cli.run(args + ["--db", bad])
+                #expect(result.status == 64, "\(result)")
+                #expect(result.stderr.contains("PGPASSWORD"), "\(result)")
+                #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
+            }
+        }
         let exists = try postgres.server.run("SELECT count(*) FROM pg_database WHERE datname = '\(postgres.database)'")
         #expect(exists.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }

@@ -172,7 +172,7 @@ struct ReceiptGuideTests {
 /// docs/database.md: a hand change's reason and before/after, straight from SQL.
 @Suite("docs/database.md: reading a hand change in SQL")
 struct DatabaseGuideTests {
-    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test(.sqlClient)
     func aHandChangeReadsInSQLAsShown() throws {
         let cli = try CLI()
         let root = CLI.packageRoot.path
@@ -187,9 +187,9 @@ struct DatabaseGuideTests {
             "SELECT actor, command, reason, ticket, before_json, after_json FROM iap_audit WHERE ticket = 'T-1042'"
         #expect(Guide.database.contains(#"sqlite3 -line iapctl.db ""# + query + #"""#))
         let output: String
-        if let mysql = cli.mysql {
-            // The client's batch output: one tab-separated row, the columns in the query's order.
-            let row = try mysql.server.run(query, database: mysql.database).trimmingCharacters(in: .newlines)
+        if cli.server != nil {
+            // The server client's batch output: one tab-separated row, the columns in the query's order.
+            let row = try cli.sql(query).trimmingCharacters(in: .newlines)
             let keys = ["actor", "command", "reason", "ticket", "before_json", "after_json"]
             output = zip(keys, row.split(separator: "\t", omittingEmptySubsequences: false)).map { "\($0) = \($1)" }.joined(
                 separator: "\n")

@@ -58,29 +58,12 @@ struct RealLifecycleE2ETests {
     }
 
     /// Runs SQL on the CLI's database, whichever backend the run uses.
-    static func sql(_ cli: CLI, _ statements: String) throws {
-        if let mysql = cli.mysql {
-            _ = try mysql.server.run(statements, database: mysql.database)
-        } else {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [cli.dbPath]
-            let input = Pipe()
-            process.standardInput = input
-            try process.run()
-            // The shell runs only complete statements: the last one ends with ';'.
-            let script = statements.trimmingCharacters(in: .whitespacesAndNewlines)
-            input.fileHandleForWriting.write(Data((script.hasSuffix(";") ? script : script + ";").utf8))
-            try input.fileHandleForWriting.close()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "sqlite3 failed: \(statements)")
-        }
-    }
+    static func sql(_ cli: CLI, _ statements: String) throws { try cli.sql(statements) }
 
     /// A database from before the engine kept facts (schema v1, rows as the old engine left
     /// them: the 3-month product, a later expiry) upgrades in place: `db init` rebuilds the facts
     /// from the ledger's stored JWS, re-derives every row, and doctor finds nothing.
-    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test(.sqlClient)
     func aDatabaseWithoutFactsUpgradesInPlace() throws {
         let (cli, world, _) = try Self.replay(Self.signedOrder)
         let derived = try #require(try world.contract("2000001024993299"))
@@ -123,7 +106,8 @@ struct RealLifecycleE2ETests {
             raws.append((raws.count + 1, read.stdout))
         }
         #expect(raws.count > 5)
-        let (text, bytes) = cli.mysql == nil ? ("TEXT", "BLOB") : ("MEDIUMTEXT", "MEDIUMBLOB")
+        let text = cli.dialect(sqlite: "TEXT", mysql: "MEDIUMTEXT")
+        let bytes = cli.dialect(sqlite: "BLOB", mysql: "MEDIUMBLOB", postgres: "BYTEA")
         try sql(
             cli,
             """
@@ -146,7 +130,7 @@ struct RealLifecycleE2ETests {
 
     /// `db init --dry-run` and `db status` on such a database say that the upgrade also rebuilds
     /// the facts from the ledger and re-derives the rows; once upgraded, neither says so.
-    @Test(.enabled(if: E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    @Test(.sqlClient)
     func theUpgradePlanSaysTheFactsAreRebuilt() throws {
         let (cli, _, _) = try Self.replay(Self.signedOrder)
         try Self.withoutFacts(cli)

@@ -32,7 +32,7 @@ struct DatabaseTests {
         #expect(try cli.permissions("other.db") == 0o600)
     }
 
-    @Test(.sqliteOnly("checks that no file appears; MySQLTests checks the database is not created"))
+    @Test(.sqliteOnly("checks that no file appears; MySQLTests and PostgresTests check the database is not created"))
     func dryRunListsMigrationsAndWritesNothing() throws {
         let cli = try CLI()
         let dry = try cli.ok(["db", "init", "--dry-run"])
@@ -81,7 +81,7 @@ struct DatabaseTests {
         ["contracts", "update", "x", "--status", "revoked", "--reason", "r"],
     ]
 
-    @Test(.sqliteOnly("checks the folder for stray files; MySQLTests checks 66 on MySQL"), arguments: commandsNeedingTheDatabase)
+    @Test(.sqliteOnly("stray files; MySQLTests and PostgresTests check 66 on a server"), arguments: commandsNeedingTheDatabase)
     func missingDatabaseIs66AndCreatesNothing(args: [String]) throws {
         let cli = try CLI()
         let result = try cli.run(args)

@@ -13,18 +13,11 @@ import Testing
 struct ReliabilityTests {
     let t0 = AppleWorld.t0
 
-    /// Ledger rows as `uuid verdict` lines (SQLite through the sqlite3 CLI, MariaDB through its
+    /// Ledger rows as `uuid verdict` lines (SQLite through the sqlite3 CLI, a server through its
     /// client), in id order; nil when the SQLite CLI is missing.
     static func ledger(_ cli: CLI, where condition: String = "1 = 1") throws -> [String]? {
         let sql = "SELECT notification_uuid, verdict FROM iap_ledger WHERE \(condition) ORDER BY id;"
-        let text: String?
-        if let mysql = cli.mysql {
-            text = try mysql.server.run(sql, database: mysql.database)
-        } else if let postgres = cli.postgres {
-            text = try postgres.server.run(sql, database: postgres.database)
-        } else {
-            text = try CrashSafetyTests.sqlite3(cli.path("iapctl.db"), sql)
-        }
+        let text = cli.server != nil ? try cli.sql(sql) : try CrashSafetyTests.sqlite3(cli.path("iapctl.db"), sql)
         return text?.split(separator: "\n").map { $0.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "|", with: " ") }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import JWSForge
 import MySQLStore
+import PostgresStore
 import SQLiteStore
 import StoreSQL
 import SubscriptionModel
@@ -124,9 +125,9 @@ final class PowerHistory {
     func at(_ days: Int64, hours: Int64 = 0) -> String { Self.iso(s + days * Self.day + hours * 3_600_000) }
 
     /// Whether raw SQL can be run on the test database (to age ledger rows for doctor): the
-    /// sqlite3 shell on SQLite, the mariadb client on the MySQL run.
+    /// sqlite3 shell on SQLite, the server's client on the MySQL and PostgreSQL runs.
     static var hasSQLite3: Bool {
-        E2EBackend.current == .mysql || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+        E2EBackend.current != .sqlite || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
     }
 
     /// Writes every ledger row's `row_digest` again, as iapctl would have for the rows a test
@@ -136,6 +137,10 @@ final class PowerHistory {
         if let mysql = cli.mysql {
             store = try MySQLStore(
                 url: try MySQLURL(parsing: mysql.server.url(database: mysql.database)), password: mysql.server.password)
+        } else if let postgres = cli.postgres {
+            store = try PostgresStore(
+                url: try PostgresURL(parsing: postgres.server.url(database: postgres.database)),
+                password: postgres.server.password)
         } else {
             store = try SQLiteStore(path: cli.dbPath, create: false)
         }

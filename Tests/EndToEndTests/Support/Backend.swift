@@ -23,6 +23,9 @@ enum E2EBackend: String, Sendable {
     /// The PostgreSQL test server, when the run is on PostgreSQL (nil otherwise, or when its
     /// variables are missing).
     static let postgresServer: TestPostgresServer? = current == .postgres ? TestPostgresServer.fromEnvironment() : nil
+
+    /// The run's test server, whichever server backend it is (nil on SQLite).
+    static var testServer: (any TestDatabaseServer)? { server ?? postgresServer }
 }
 
 extension Trait where Self == ConditionTrait {
@@ -38,6 +41,22 @@ extension Trait where Self == ConditionTrait {
             "PostgreSQL only: run with IAPCTL_E2E_BACKEND=postgres and a test server (scripts/postgres-test-server start)")
     }
 
+    /// Runs a test that reads or changes the database with SQL behind iapctl's back (``CLI/sql(_:)``):
+    /// always on a server backend (its client comes with the test server), on SQLite when the
+    /// `sqlite3` shell is installed.
+    static var sqlClient: Self {
+        .enabled(
+            if: E2EBackend.current != .sqlite || FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"),
+            "the sqlite3 shell is not installed (apt-get install sqlite3)")
+    }
+
+    /// Runs a test only on a server backend's run (MySQL or PostgreSQL, with its test server).
+    static func serverOnly(_ reason: String) -> Self {
+        .enabled(
+            if: E2EBackend.testServer != nil,
+            Comment(rawValue: "MySQL and PostgreSQL only (IAPCTL_E2E_BACKEND=mysql or postgres, a test server): \(reason)"))
+    }
+
     /// Runs a test only on the MySQL run (`IAPCTL_E2E_BACKEND=mysql` with a test server).
     static var mysqlOnly: Self {
         .enabled(
@@ -46,8 +65,35 @@ extension Trait where Self == ConditionTrait {
     }
 }
 
+/// A test server of a server backend, whichever it is: what a test needs to make, use and drop a
+/// database of its own on it.
+protocol TestDatabaseServer: Sendable {
+    /// The test user's password (iapctl reads it from `IAPCTL_DB_PASSWORD`).
+    var password: String { get }
+    /// The server's URL for database `database`, as iapctl takes it (no password in it).
+    func url(database: String) -> String
+    /// Runs `sql` (one or more statements) with the server's client in `database` (nil: the
+    /// server's test database); tab-separated rows, no header, NULL as `NULL`.
+    @discardableResult
+    func run(_ sql: String, database: String?) throws -> String
+    /// Drops `database` if it exists (errors ignored: cleanup).
+    func drop(_ database: String)
+}
+
+extension TestDatabaseServer {
+    /// A new database name the test user may create (`db init` creates it).
+    static func freshDatabaseName() -> String {
+        "iapctl_e2e_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+    }
+
+    /// The environment that points iapctl at `database` on this server, with the password.
+    func environment(database: String) -> [String: String] {
+        ["IAPCTL_DB": url(database: database), "IAPCTL_DB_PASSWORD": password]
+    }
+}
+
 /// The private MariaDB server of `scripts/mariadb-test-server`, reached with the `mariadb` client.
-struct TestMySQLServer: Sendable {
+struct TestMySQLServer: TestDatabaseServer {
     /// `mysql://USER@HOST[:PORT]/NAME[?socket=PATH]` as exported by the script.
     let url: String
     let password: String
@@ -97,39 +143,16 @@ struct TestMySQLServer: Sendable {
         return String(url[...slash]) + database + String(url[end...])
     }
 
-    /// A new database name the test user may create (`iapctl_%`).
-    static func freshDatabaseName() -> String {
-        "iapctl_e2e_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-    }
-
     /// Runs `sql` with the `mariadb` client (password through `MYSQL_PWD`, never argv); returns its
-    /// output (tab-separated rows, no header). Throws when the client fails.
+    /// output (tab-separated rows, no header, NULL as `NULL`). Throws when the client fails.
     @discardableResult
     func run(_ sql: String, database: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.client())
         var args = ["--no-defaults", "--batch", "--skip-column-names", "--user=\(user)"]
         if let socket { args.append("--socket=\(socket)") } else { args.append("--host=\(host)") }
         if let port { args.append("--port=\(port)") }
         if let database { args.append("--database=\(database)") }
-        args += ["--execute", sql]
-        process.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["MYSQL_PWD"] = password
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("mariadb client failed on \(sql): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: output, as: UTF8.self)
+        return try runDatabaseClient(
+            try Self.client(), args, passwordVariable: "MYSQL_PWD", password: password, sql: sql)
     }
 
     /// Drops `database` if it exists (errors ignored: cleanup).
@@ -147,7 +170,7 @@ struct TestMySQLServer: Sendable {
 }
 
 /// The private PostgreSQL server of `scripts/postgres-test-server`, reached with `psql`.
-struct TestPostgresServer: Sendable {
+struct TestPostgresServer: TestDatabaseServer {
     /// `postgres://iapctl@/iapctl_test?host=FOLDER` as exported by the script.
     let url: String
     let password: String
@@ -169,38 +192,103 @@ struct TestPostgresServer: Sendable {
         return String(url[..<slash]) + "/" + database + String(url[end...])
     }
 
-    /// A new database name (`db init` creates it).
-    static func freshDatabaseName() -> String {
-        "iapctl_e2e_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-    }
-
     /// Runs `sql` with `psql` (password through `PGPASSWORD`, never argv) in `database` (nil: the
-    /// server's test database); returns its output (unaligned, `|`-separated rows, no header).
+    /// server's test database); returns its output as the `mariadb` client's batch mode gives it:
+    /// tab-separated rows, no header, NULL as `NULL` (a `bytea` shows as `\x` and hex digits).
+    /// Several statements each print their rows.
     @discardableResult
     func run(_ sql: String, database: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql, database.map(url(database:)) ?? url]
-        var env = ProcessInfo.processInfo.environment
-        env["PGPASSWORD"] = password
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("psql failed on \(sql): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: output, as: UTF8.self)
+        let args = [
+            "-X", "-q", "-A", "-t", "-F", "\t", "-P", "null=NULL", "-v", "ON_ERROR_STOP=1", "-f", "-",
+            database.map(url(database:)) ?? url,
+        ]
+        return try runDatabaseClient("/usr/bin/psql", args, passwordVariable: "PGPASSWORD", password: password, sql: sql)
     }
 
     /// Drops `database` if it exists (errors ignored: cleanup).
     func drop(_ database: String) {
         _ = try? run("DROP DATABASE IF EXISTS \"\(database)\" WITH (FORCE)")
+    }
+}
+
+/// Runs a database server's command-line client (`mariadb`, `psql`) with its password in the
+/// environment variable that client reads (never argv, where `ps` shows it) and `sql` on its
+/// standard input (from a file: no pipe to fill however long the statements or the output).
+/// Returns standard output; throws with the client's errors.
+func runDatabaseClient(
+    _ executable: String, _ arguments: [String], passwordVariable: String, password: String, sql: String
+) throws -> String {
+    let input = FileManager.default.temporaryDirectory.appendingPathComponent("iapctl-sql-\(UUID().uuidString).sql")
+    try Data(sql.utf8).write(to: input)
+    defer { try? FileManager.default.removeItem(at: input) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env[passwordVariable] = password
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    let stdin = try FileHandle(forReadingFrom: input)
+    defer { try? stdin.close() }
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = stdin
+    try process.run()
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        let name = URL(fileURLWithPath: executable).lastPathComponent
+        throw HarnessError("\(name) failed on \(sql): \(String(decoding: errors, as: UTF8.self))")
+    }
+    return String(decoding: output, as: UTF8.self)
+}
+
+extension CLI {
+    /// The test server and this CLI's database on it, on a server backend's run (nil on SQLite).
+    var server: (server: any TestDatabaseServer, database: String)? {
+        if let mysql { return (mysql.server, mysql.database) }
+        if let postgres { return (postgres.server, postgres.database) }
+        return nil
+    }
+
+    /// The text of the run's SQL dialect: `sqlite`, `mysql` or `postgres` (nil: the same as `sqlite`,
+    /// standard SQL both take), for the few statements the three write differently.
+    func dialect(sqlite: String, mysql: String, postgres: String? = nil) -> String {
+        if self.mysql != nil { return mysql }
+        if self.postgres != nil { return postgres ?? sqlite }
+        return sqlite
+    }
+
+    /// Runs `sql` (one or more statements) on this CLI's database behind iapctl's back: the
+    /// `sqlite3` shell on SQLite, the server's client otherwise. The rows of every statement,
+    /// tab-separated, no header, NULL as `NULL`. Tests that call it carry ``Trait/sqlClient``.
+    @discardableResult
+    func sql(_ sql: String) throws -> String {
+        if let server { return try server.server.run(sql, database: server.database) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-batch", "-bail", "-separator", "\t", "-nullvalue", "NULL", dbPath]
+        let input = path(".sql-\(UUID().uuidString)")
+        // The shell runs only complete statements: the last one ends with ';'.
+        let script = sql.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Data((script.hasSuffix(";") ? script : script + ";").utf8).write(to: URL(fileURLWithPath: input))
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        let stdin = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
+        defer { try? stdin.close() }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw HarnessError("sqlite3 failed on \(sql): \(String(decoding: errors, as: UTF8.self))")
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }

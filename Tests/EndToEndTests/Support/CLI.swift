@@ -4,9 +4,10 @@ import Testing
 /// Runs the built `iapctl` binary (`.build/debug/iapctl`) in a fresh temporary folder.
 ///
 /// Each `CLI` owns one temp dir (removed when the `CLI` goes away); runs start there, with a
-/// small clean environment in which `IAPCTL_DB` points at `<dir>/iapctl.db` — or, on the MySQL run
-/// (``E2EBackend``), at a fresh database `iapctl_e2e_<random>` on the test server (created by
-/// `db init`, dropped when the `CLI` goes away; `IAPCTL_DB_PASSWORD` is set). Build first
+/// small clean environment in which `IAPCTL_DB` points at `<dir>/iapctl.db` — or, on the MySQL and
+/// PostgreSQL runs (``E2EBackend``), at a fresh database `iapctl_e2e_<random>` on the test server
+/// (created by `db init`, dropped when the `CLI` goes away; the password is set: `IAPCTL_DB_PASSWORD`
+/// on MySQL, `PGPASSWORD` on PostgreSQL). Build first
 /// (`swift build`; `scripts/test` does it).
 final class CLI {
     /// What one run printed and how it ended.
