@@ -95,19 +95,20 @@ enum EntitledCommand {
                 ?? (known
                     ? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))"
                     : unknown))
-        // Whether a grant by hand (iap_grants) gives the answer, and which (a table shows them only then).
+        r.append("transaction_id", grant == nil ? best?.answer.covering?.tradeNo : nil)
+        if invocation.output != .table {
+            // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
+            r.append("lapsed", grant == nil && best?.answer.lapse != nil)
+            r.append("paid_until_date", grant == nil ? best?.answer.lapse?.paidUntil : nil)
+        }
+        // Whether a grant by hand (iap_grants) gives the answer, and which (a table shows them only
+        // then; after the older keys, so CSV columns keep their places).
         if invocation.output != .table || grant != nil {
             r.append("granted", grant != nil)
             r.append("grant_id", grant?.id)
             r.append("grant_until_date", grant?.untilDate)
             r.append("grant_audit_id", grant?.auditId)
             r.append("grant_ticket", grant?.ticket)
-        }
-        r.append("transaction_id", grant == nil ? best?.answer.covering?.tradeNo : nil)
-        if invocation.output != .table {
-            // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
-            r.append("lapsed", grant == nil && best?.answer.lapse != nil)
-            r.append("paid_until_date", grant == nil ? best?.answer.lapse?.paidUntil : nil)
         }
         switch invocation.output {
         case .table:

@@ -58,7 +58,10 @@ enum GrantsAdd {
         let now = Timestamp.now()
         let requests: [GrantRequest]
         if let path = invocation[from] {
-            let given = [user.spec, product.spec, until.spec, span.spec].filter { invocation.value($0) != nil }
+            let given = [
+                (user.spec, invocation[user] != nil), (product.spec, invocation[product] != nil),
+                (until.spec, invocation[until] != nil), (span.spec, invocation[span] != nil),
+            ].filter(\.1).map(\.0)
             if !given.isEmpty {
                 throw CLIError.usage(
                     "with --from, put \(given.map { "--\($0.long)" }.joined(separator: ", ")) in the file's rows",
