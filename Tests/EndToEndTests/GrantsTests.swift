@@ -117,6 +117,7 @@ struct GrantsE2ETests {
         #expect(try cli.run(["grants", "revoke", id]).status == 64)  // no --reason
 
         let revoked = try cli.ok(["grants", "revoke", id, "--reason", "restored", "--ticket", "T-2", "-o", "json"]).jsonArray()
+        #expect(revoked.first?["result"] as? String == "updated", "\(revoked)")
         let revokeAudit = try #require(revoked.first?["audit_id"] as? Int)
         #expect(try entitled(cli, "u2", []).status == 1)
         #expect(try cli.ok(["grants", "list", "-o", "json"]).jsonArray().isEmpty)

@@ -144,7 +144,7 @@ enum Corrections {
 
     /// `updated`, or for a grant given (nothing before) `added` (`would …` in a dry run).
     static func verb(_ result: CorrectionResult, dryRun: Bool) -> String {
-        let added = result.entity == .grant && result.changes.allSatisfy { $0.before == nil }
+        let added = result.entity == .grant && result.changes.contains { $0.column == "user_id" && $0.before == nil }
         return (dryRun ? "would " : "") + (added ? (dryRun ? "add" : "added") : (dryRun ? "update" : "updated"))
     }
 
