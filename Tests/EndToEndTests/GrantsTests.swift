@@ -110,6 +110,9 @@ struct GrantsE2ETests {
         let addAudit = try #require(added.first?["audit_id"] as? Int)
         let id = try #require(added.first?["key"] as? String)
         #expect(try entitled(cli, "u2", []).status == 0)
+        // The grant's audit row says how to undo it (a grant given is undone by revoking it).
+        let shown = try cli.ok(["audit", "show", String(addAudit)])
+        #expect(shown.stdout.contains("iapctl audit undo \(addAudit)"), "\(shown)")
 
         // A dry run of the revoke changes nothing.
         try cli.ok(["grants", "revoke", id, "--reason", "restored", "--dry-run"])
