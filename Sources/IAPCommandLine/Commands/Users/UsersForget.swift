@@ -30,7 +30,9 @@ enum UsersForget {
             16 hex digits of the SHA-256 of a salt kept in the database and the id, the same \
             alias each time. Audit and ledger rows are checked against their row digests before \
             the rewrite and get new digests after; the audit row of the forget says how many, and \
-            keeps the full salted hash, never the id.
+            keeps the full salted hash, never the id. On SQLite the file is then vacuumed and its \
+            write-ahead log emptied, so no free page keeps the id; a server (MariaDB, PostgreSQL) \
+            may keep old row versions in its logs and backups until they rotate.
 
             Kept: Apple's signed records (the ledger's raw JWS and the facts, which carry no user \
             id of ours) and the orders and contracts themselves (money records, now under the \
