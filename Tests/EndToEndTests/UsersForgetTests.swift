@@ -84,7 +84,16 @@ struct UsersForgetE2ETests {
     func contains(_ data: Data, _ text: String) -> Bool { data.range(of: Data(text.utf8)) != nil }
 
     @Test func aForgottenIdIsNowhereAndTheMoneyRecordsStay() throws {
-        let (cli, _) = try shop()
+        let (cli, world) = try shop()
+        // A renewal of erin's subscription carrying dave's order number: a conflict whose ledger
+        // detail names erin (the owner).
+        var renewal = purchase("8101", token: tokenDave)
+        renewal.originalTransactionId = "8100"
+        renewal.signedDate = now - day
+        let conflict = try cli.run(
+            ["notify", "-o", "ndjson"] + world.trust,
+            stdin: try world.notification("DID_RENEW", signed: now - day, tx: renewal))
+        #expect(conflict.stdout.contains(gone), "\(conflict)")
         #expect(contains(try everything(cli), gone))
 
         // The dry run says what would change and writes nothing.
@@ -109,6 +118,9 @@ struct UsersForgetE2ETests {
         #expect(rows("iap_grants.user_id") == 1)
         #expect((rows("iap_audit.after_json") ?? 0) >= 2, "\(columns)")
         #expect((done["redigested_audit_rows"] as? Int ?? 0) >= 3, "\(done)")
+        #expect((done["redigested_ledger_rows"] as? Int ?? 0) >= 1, "\(done)")
+        #expect(rows("iap_ledger.detail") ?? 0 >= 1, "\(columns)")
+        #expect(rows("iap_overrides.reason") == 1, "\(columns)")
 
         // Nowhere in the database, in any table, text or page.
         #expect(!contains(try everything(cli), gone))
