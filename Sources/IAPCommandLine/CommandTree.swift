@@ -287,7 +287,7 @@ public enum CommandTree {
         ],
         subcommands: [
             db, orders, contracts, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
-            EntitledCommand.command, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
+            EntitledCommand.command, grants, users, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
             versionCommand, man, LookupCommand.command,
         ],
         options: globalOptions + [StandardOptions.version],

@@ -2,7 +2,13 @@ import StoreSQL
 
 /// SQLite's dialect: what differs from the other engines, as data.
 extension SQLDialect {
-    static let sqlite = SQLDialect(
+    static let sqlite: SQLDialect = {
+        var dialect = sqliteBase
+        dialect.afterErasure = ["VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"]
+        return dialect
+    }()
+
+    private static let sqliteBase = SQLDialect(
         beginRead: ["BEGIN DEFERRED"],
         // IMMEDIATE takes the write lock up front, so check-then-insert is safe across processes.
         beginWrite: ["BEGIN IMMEDIATE"],

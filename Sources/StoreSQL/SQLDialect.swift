@@ -49,6 +49,10 @@ public struct SQLDialect: Sendable {
     /// (PostgreSQL: `FOR UPDATE` is not allowed in a `UNION`, and it locks rows in the order the
     /// sort returns them, the same in every process) instead of one locking look-up per key.
     public var locksRowsInOneSortedScan = false
+    /// Statements run after a committed erasure (`users forget`), outside any transaction, so the
+    /// replaced bytes are gone from the files too, not only from the rows: SQLite rewrites the
+    /// file (its free pages may still hold them) and empties its write-ahead log.
+    public var afterErasure: [String] = []
 
     public init(
         beginRead: [String], beginWrite: [String], forUpdate: String, locksRows: Bool, noLimit: Int64,

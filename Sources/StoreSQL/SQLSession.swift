@@ -347,6 +347,88 @@ public final class SQLSession: StoreSession {
         try rows(StoreTables.overrides, StoreSQL.overridesInForce, [.text(originalTransactionId)])
     }
 
+    // MARK: grants
+
+    public func insertGrant(_ grant: Grant) throws(StoreError) -> Int64 { try insert(StoreTables.grants, grant) }
+
+    public func updateGrant(_ grant: Grant) throws(StoreError) {
+        try update(StoreTables.grants, grant, "grant", id: grant.id)
+    }
+
+    public func grant(id: Int64) throws(StoreError) -> Grant? {
+        try rows(StoreTables.grants, locking(StoreSQL.grantById), [.int(id)]).first
+    }
+
+    public func grants(matching filter: GrantFilter) throws(StoreError) -> [Grant] {
+        let values = [SQLValue(filter.userId), SQLValue(filter.userId), SQLValue(filter.productId), SQLValue(filter.productId)]
+        return try rows(StoreTables.grants, StoreSQL.grantsMatching, values)
+    }
+
+    // MARK: forgetting a user
+
+    public func forgetUser(_ userId: String, alias: String, rewrite: (String) -> String?) throws(StoreError)
+        -> ForgottenRows
+    {
+        var result = ForgottenRows()
+        for (table, column) in StoreSchema.userIdColumns {
+            let changed = try write("UPDATE \(table) SET \(column) = ? WHERE \(column) = ?", [.text(alias), .text(userId)])
+            result.ids.append(("\(table).\(column)", Int(changed.changed)))
+        }
+        // The engine's snapshot of a contract may name its owner: the next event derives a new one.
+        _ = try write(StoreSQL.clearSnapshotsOfUser, [.text(alias)])
+        let pattern = "%" + StoreSQL.likeEscaped(userId) + "%"
+        var counts: [String: Int] = [:]
+        // The audit trail: each row checked, its texts rewritten, a new digest.
+        let auditColumns = StoreSchema.userTextColumns.filter { $0.table == StoreTables.audit.name }.map(\.column)
+        let auditSQL = StoreTables.audit.select(
+            "WHERE " + auditColumns.map { "\($0) LIKE ? ESCAPE '!'" }.joined(separator: " OR ") + " ORDER BY id")
+        for var entry in try auditEntries(auditSQL, Array(repeating: .text(pattern), count: auditColumns.count)) {
+            var changed = false
+            func apply(_ text: inout String?, _ column: String) {
+                guard let old = text, let new = rewrite(old), new != old else { return }
+                text = new
+                changed = true
+                counts["iap_audit.\(column)", default: 0] += 1
+            }
+            var command: String? = entry.command
+            apply(&command, "command")
+            entry.command = command ?? entry.command
+            apply(&entry.reason, "reason")
+            apply(&entry.ticket, "ticket")
+            apply(&entry.before, "before_json")
+            apply(&entry.after, "after_json")
+            guard changed else { continue }
+            let values: [SQLValue] = [
+                .text(entry.command), SQLValue(entry.reason), SQLValue(entry.ticket), SQLValue(entry.before),
+                SQLValue(entry.after), .text(RowDigest.audit(entry)), .int(entry.id),
+            ]
+            try expectOneRow(try write(StoreSQL.rewriteAuditTexts, values).changed, "audit row", id: entry.id)
+            result.redigestedAudit += 1
+        }
+        // The ledger: only iapctl's own detail (Apple's signed raw is kept as received).
+        for row in try checkedLedgerRows(StoreSQL.ledgerDetailLike, [.text(pattern)]) {
+            guard let detail = row.entry.detail, let new = rewrite(detail), new != detail else { continue }
+            try updateLedger(id: row.entry.id, verdict: row.entry.verdict, detail: new)
+            counts["iap_ledger.detail", default: 0] += 1
+            result.redigestedLedger += 1
+        }
+        // Every other text marked as naming users: no digest to keep.
+        for (table, column) in StoreSchema.userTextColumns
+        where table != StoreTables.audit.name && table != StoreTables.ledger.name {
+            let found = try query("SELECT id, \(column) FROM \(table) WHERE \(column) LIKE ? ESCAPE '!'", [.text(pattern)])
+            for row in found.rows {
+                let id = try row.int(0)
+                guard let text = try row.optionalText(1), let new = rewrite(text), new != text else { continue }
+                _ = try write("UPDATE \(table) SET \(column) = ? WHERE id = ?", [.text(new), .int(id)])
+                counts["\(table).\(column)", default: 0] += 1
+            }
+        }
+        result.texts = StoreSchema.userTextColumns.compactMap { table, column in
+            counts["\(table).\(column)"].map { ("\(table).\(column)", $0) }
+        }
+        return result
+    }
+
     // MARK: audit
 
     public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {

@@ -172,6 +172,31 @@ public enum StoreSQL {
     public static let overridesInForce = StoreTables.overrides.select(
         "WHERE original_transaction_id = ? AND lifted_at IS NULL ORDER BY id")
 
+    // MARK: grants
+    public static let grantById = StoreTables.grants.select("WHERE id = ?")
+    /// Grants of a user and/or product (NULL: any), oldest first.
+    public static let grantsMatching = StoreTables.grants.select(
+        "WHERE (? IS NULL OR user_id = ?) AND (? IS NULL OR product_id = ?) ORDER BY id")
+
+    // MARK: forgetting a user
+    public static let clearSnapshotsOfUser = "UPDATE member_contracts SET snapshot = NULL WHERE user_id = ?"
+    /// Rewrites an audit row's texts and its digest (`users forget`).
+    public static let rewriteAuditTexts =
+        "UPDATE iap_audit SET command = ?, reason = ?, ticket = ?, before_json = ?, after_json = ?, row_digest = ? WHERE id = ?"
+    /// Ledger rows whose detail matches a LIKE pattern (escape character `!`).
+    public static let ledgerDetailLike = ledger.select("WHERE detail LIKE ? ESCAPE '!' ORDER BY id")
+
+    /// `text` as a LIKE pattern's literal part, with `!` as the escape character (`ESCAPE '!'`: a
+    /// backslash would need escaping in MySQL's string literals).
+    public static func likeEscaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if character == "!" || character == "%" || character == "_" { out.append("!") }
+            out.append(character)
+        }
+        return out
+    }
+
     // MARK: counts
     public static let counts = """
         SELECT (SELECT count(*) FROM orders), (SELECT count(*) FROM member_contracts), \

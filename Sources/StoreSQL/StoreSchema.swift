@@ -53,10 +53,17 @@ public struct SchemaColumn: Sendable, Equatable {
     /// The only values allowed (a CHECK constraint), in order.
     public let allowed: [String]?
     public let references: SchemaReference?
+    /// The column holds a user's id (your account id, as `orders create --user` took it): `users
+    /// forget` replaces it with the user's alias. Marking a column here is all a new table needs.
+    public let holdsUserId: Bool
+    /// The column holds free text iapctl or support writes that may name a user (a reason, a
+    /// detail, a row's JSON): `users forget` rewrites each mention of the user's id as the alias.
+    public let namesUsers: Bool
 
     public init(
         _ name: String, _ type: SQLType, nullable: Bool = false, defaultForExistingRows: String? = nil,
-        allowed: [String]? = nil, references: SchemaReference? = nil
+        allowed: [String]? = nil, references: SchemaReference? = nil, holdsUserId: Bool = false,
+        namesUsers: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -64,6 +71,15 @@ public struct SchemaColumn: Sendable, Equatable {
         self.defaultForExistingRows = defaultForExistingRows
         self.allowed = allowed
         self.references = references
+        self.holdsUserId = holdsUserId
+        self.namesUsers = namesUsers
+    }
+
+    /// The same column, marked as free text that may name a user (``namesUsers``).
+    func namingUsers() -> SchemaColumn {
+        SchemaColumn(
+            name, type, nullable: nullable, defaultForExistingRows: defaultForExistingRows, allowed: allowed,
+            references: references, holdsUserId: holdsUserId, namesUsers: true)
     }
 
     /// `name IN ('a','b')`.
@@ -189,6 +205,10 @@ public enum StoreSchema {
     private static func key(_ name: String) -> SchemaColumn {
         SchemaColumn(name, .string(255), defaultForExistingRows: "''")
     }
+    /// A user id column (``SchemaColumn/holdsUserId``).
+    private static func userKey(_ name: String) -> SchemaColumn {
+        SchemaColumn(name, .string(255), defaultForExistingRows: "''", holdsUserId: true)
+    }
     private static func optionalKey(_ name: String) -> SchemaColumn { SchemaColumn(name, .string(255), nullable: true) }
     private static func date(_ name: String) -> SchemaColumn { SchemaColumn(name, .integer, nullable: true) }
     private static func stamp(_ name: String) -> SchemaColumn {
@@ -199,7 +219,7 @@ public enum StoreSchema {
     static let orders = SchemaTable(
         "orders",
         columns: [
-            id, key("no"), key("user_id"), key("product_id"),
+            id, key("no"), userKey("user_id"), key("product_id"),
             SchemaColumn(
                 "status", .string(16), defaultForExistingRows: "'pending'",
                 allowed: ["pending", "paid", "refunded", "revoked"]),
@@ -221,7 +241,7 @@ public enum StoreSchema {
     static let memberContracts = SchemaTable(
         "member_contracts",
         columns: [
-            id, key("contract_id"), key("user_id"), key("product_id"),
+            id, key("contract_id"), userKey("user_id"), key("product_id"),
             SchemaColumn(
                 "status", .string(16), defaultForExistingRows: "'active'",
                 allowed: ["active", "canceled", "grace_period", "billing_retry", "expired", "revoked"]),
@@ -246,7 +266,7 @@ public enum StoreSchema {
             optionalKey("transaction_id"), optionalKey("original_transaction_id"), optionalKey("app_account_token"),
             date("signed_date"),
             SchemaColumn("verdict", .string(16), defaultForExistingRows: "'rejected'"),
-            SchemaColumn("detail", .longText, nullable: true),
+            SchemaColumn("detail", .longText, nullable: true).namingUsers(),
             SchemaColumn("raw", .longText),
         ],
         indexes: [
@@ -261,13 +281,13 @@ public enum StoreSchema {
         "iap_audit",
         columns: [
             id, stamp("at"), key("actor"),
-            SchemaColumn("command", .text),
-            SchemaColumn("reason", .text, nullable: true),
-            optionalKey("ticket"),
+            SchemaColumn("command", .text).namingUsers(),
+            SchemaColumn("reason", .text, nullable: true).namingUsers(),
+            optionalKey("ticket").namingUsers(),
             SchemaColumn("entity", .string(16), defaultForExistingRows: "'order'"),
             key("entity_key"),
-            SchemaColumn("before_json", .longText, nullable: true),
-            SchemaColumn("after_json", .longText, nullable: true),
+            SchemaColumn("before_json", .longText, nullable: true).namingUsers(),
+            SchemaColumn("after_json", .longText, nullable: true).namingUsers(),
             SchemaColumn(
                 "ledger_id", .integer, nullable: true,
                 references: SchemaReference(name: "fk_iap_audit_ledger", table: "iap_ledger", column: "id")),
@@ -367,13 +387,13 @@ public enum StoreSchema {
                                 "audit_id", .integer, defaultForExistingRows: "0",
                                 references: SchemaReference(name: "fk_iap_overrides_audit", table: "iap_audit", column: "id")),
                             key("actor"),
-                            SchemaColumn("reason", .text, nullable: true),
-                            optionalKey("ticket"),
+                            SchemaColumn("reason", .text, nullable: true).namingUsers(),
+                            optionalKey("ticket").namingUsers(),
                             stamp("at"),
                             date("seen_period"),
                             SchemaColumn("seen_facts", .integer, defaultForExistingRows: "0"),
                             date("lifted_at"),
-                            SchemaColumn("lifted_by", .text, nullable: true),
+                            SchemaColumn("lifted_by", .text, nullable: true).namingUsers(),
                         ],
                         indexes: [
                             SchemaIndex("idx_iap_overrides_entity", ["entity", "entity_key"]),
@@ -475,10 +495,50 @@ public enum StoreSchema {
         // transaction written before `isFromReceipt` existed; other key orders, whitespace or
         // escapes) are rewritten with their digest; one that cannot be read refuses the migration.
         SchemaMigration(version: 12, name: factBodiesMigrationName, steps: [.rewriteFactBodies]),
+        // Access given by hand for a time, in a table of its own: the orders and contracts keep
+        // Apple's word. A grant ends by itself (`starts_at <= now < until_date`, not revoked): no
+        // job. Plain columns: support reads them with SELECT.
+        SchemaMigration(
+            version: 13, name: grantsMigrationName,
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_grants",
+                        columns: [
+                            id, userKey("user_id"), key("product_id"), stamp("starts_at"),
+                            SchemaColumn("until_date", .integer, defaultForExistingRows: "0"),
+                            key("actor"), SchemaColumn("reason", .text).namingUsers(), optionalKey("ticket").namingUsers(),
+                            SchemaColumn(
+                                "audit_id", .integer, nullable: true,
+                                references: SchemaReference(name: "fk_iap_grants_audit", table: "iap_audit", column: "id")),
+                            date("revoked_at"),
+                            SchemaColumn("revoked_by", .text, nullable: true).namingUsers(),
+                        ],
+                        indexes: [
+                            SchemaIndex("idx_iap_grants_user", ["user_id", "until_date"]),
+                            SchemaIndex("idx_iap_grants_until", ["until_date"]),
+                            SchemaIndex("idx_iap_grants_audit_id", ["audit_id"], forForeignKey: true),
+                        ]))
+            ]),
     ]
 
     /// The migration that rewrites every fact body into the one stored shape.
     public static let factBodiesMigrationName = "fact bodies: one canonical shape, read by name"
+
+    /// Every (table, column) of the current schema whose free text may name a user
+    /// (``SchemaColumn/namesUsers``): what `users forget` rewrites mention by mention.
+    public static var userTextColumns: [(table: String, column: String)] {
+        currentTables.flatMap { table in table.columns.filter(\.namesUsers).map { (table.name, $0.name) } }
+    }
+
+    /// Every (table, column) of the current schema that holds a user's id (``SchemaColumn/holdsUserId``):
+    /// what `users forget` rewrites.
+    public static var userIdColumns: [(table: String, column: String)] {
+        currentTables.flatMap { table in table.columns.filter(\.holdsUserId).map { (table.name, $0.name) } }
+    }
+
+    /// The migration that adds grants of access by hand (`iap_grants`).
+    public static let grantsMigrationName = "grants of access by hand (iap_grants)"
 
     /// The migration that makes every stored form readable and checked (schema v10).
     public static let readableStorageMigrationName =

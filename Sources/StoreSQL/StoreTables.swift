@@ -124,6 +124,12 @@ public enum StoreTables {
             ModelColumn("answered_at", \.answeredAt),
         ])
 
+    /// Grants of access by hand: the model's column table.
+    public static let grants = SQLTable(
+        "iap_grants",
+        blank: Grant(userId: "", productId: "", startsAt: 0, untilDate: 0, actor: "", reason: "", ticket: nil),
+        Grant.columns)
+
     /// Columns of `member_contracts` outside the contract row: the engine's snapshot
     /// (``StoreSQL/contractSnapshot``, ``StoreSQL/saveContractSnapshot``), read and written by its own
     /// statements, never with the row (a contract read or written whole leaves it alone).
@@ -138,6 +144,7 @@ public enum StoreTables {
             (checkpoints.name, checkpoints.columnNames),
             (overrides.name, overrides.columnNames),
             (refundAnswers.name, refundAnswers.columnNames),
+            (grants.name, grants.columnNames),
         ]
     }
 }

@@ -195,6 +195,10 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
 /// What kind of row an audit entry or change is about.
 public enum EntityKind: String, Sendable, Codable {
     case order, contract
+    /// A grant of access by hand (`iap_grants`, key: the grant's id).
+    case grant
+    /// A user as a whole (`users forget`; key: the user's alias).
+    case user
 }
 
 /// One audited change: who, when, why, before and after.

@@ -234,6 +234,24 @@ public protocol StoreSession: AnyObject {
     /// The overrides in force of one subscription's rows (its contract and orders), oldest first.
     func overridesInForce(originalTransactionId: String) throws(StoreError) -> [Override]
 
+    // MARK: grants
+    /// Keeps a grant (its `id` is ignored) and returns its id.
+    func insertGrant(_ grant: Grant) throws(StoreError) -> Int64
+    /// Rewrites a grant (found by `id`): its audit row, its revocation.
+    func updateGrant(_ grant: Grant) throws(StoreError)
+    /// One grant by its id.
+    func grant(id: Int64) throws(StoreError) -> Grant?
+    /// The grants `filter` selects, in force or not, oldest first.
+    func grants(matching filter: GrantFilter) throws(StoreError) -> [Grant]
+
+    // MARK: forgetting a user
+    /// Replaces `userId` with `alias` in every column the schema marks as holding a user id, and
+    /// rewrites each free text the schema marks as naming users with `rewrite` (nil: unchanged).
+    /// An audit or ledger row is checked against its row digest before it is rewritten and gets a
+    /// new digest after (a row that fails its check stops the whole change: nothing is laundered).
+    /// The engine snapshots of the user's contracts are cleared. Returns what changed.
+    func forgetUser(_ userId: String, alias: String, rewrite: (String) -> String?) throws(StoreError) -> ForgottenRows
+
     // MARK: batches
     /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
     /// sorted), the existing rows a batch of events is about to update, so concurrent batches over

@@ -111,6 +111,7 @@ struct RealLifecycleE2ETests {
         try sql(
             cli,
             """
+            DROP TABLE IF EXISTS iap_grants;
             DROP TABLE IF EXISTS iap_refund_answers;
             DROP TABLE IF EXISTS iap_overrides;
             DROP TABLE IF EXISTS iap_checkpoints;

@@ -53,9 +53,10 @@ enum AuditShow {
         return .success
     }
 
-    /// `iapctl audit undo N …` for rows that can be undone; nil for inserts.
+    /// `iapctl audit undo N …` for rows that can be undone; nil for inserts (a grant given is
+    /// undone: it is revoked) and for a forgotten user (never undone).
     static func undoHint(_ entry: AuditEntry) -> String? {
-        guard entry.before != nil else { return nil }
+        guard entry.entity != .user, entry.before != nil || entry.entity == .grant else { return nil }
         return "iapctl audit undo \(entry.id) --reason '…'"
     }
 

@@ -127,6 +127,8 @@ extension AuditUndoError: CLIErrorConvertible {
                 hint: "only \(editable.joined(separator: ", ")) can be corrected")
         case .refused(_, let error):
             return error.cliError
+        case .notUndoable(let id, let why):
+            return CLIError(.conflict, "audit row \(id) cannot be undone: \(why)")
         case .changeSet(let id, let ledgerId, let members, let because):
             var error = because.cliError
             let rows = members.map { "#\($0.id) (\($0.entity.rawValue))" }.joined(separator: ", ")

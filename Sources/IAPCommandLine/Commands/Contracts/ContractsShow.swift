@@ -78,18 +78,21 @@ enum ContractsShow {
     static func showNow(_ invocation: Invocation) throws -> ExitCode {
         let id = invocation[ContractOptions.id]
         let now = Timestamp.now()
-        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride])? in
+        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride], [Grant])? in
             guard let history = try RecordHistory.contract(id, in: session) else { return nil }
-            return (history, try OverrideRendering.gather(history, now: now, in: session))
+            let grants = try history.contract.map {
+                try GrantService.inForce(user: $0.userId, product: $0.productId, at: now, in: session)
+            }
+            return (history, try OverrideRendering.gather(history, now: now, in: session), grants ?? [])
         }
-        guard let (history, overrides) = found else {
+        guard let (history, overrides, grants) = found else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
                 hint:
                     "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list"
             )
         }
-        OrdersShow.emit(history, overrides: overrides, invocation: invocation, primary: .contract)
+        OrdersShow.emit(history, overrides: overrides, grants: grants, invocation: invocation, primary: .contract)
         return .success
     }
 }

@@ -19,6 +19,13 @@ enum DoctorCommand {
             + "(default 24h: a day ago, while Apple may still be retrying a notification): \(CommandTree.timeForms).",
         defaultValue: "24h")
 
+    /// `--grants-ending-within SPAN`: which grants in force doctor says end soon.
+    static let grantsEnding = Option<String>(
+        "grants-ending-within", valueName: "span",
+        help: "List grants by hand in force that end within this span from now (information, not findings): "
+            + "\(GrantOptions.spanForms).",
+        defaultValue: "7d")
+
     static let command = CommandSpec(
         name: "doctor",
         abstract: "Check the data's invariants; print each finding with the command that fixes it.",
@@ -26,14 +33,17 @@ enum DoctorCommand {
             Read-only: doctor never changes anything; review the FIX commands and run the ones \
             you agree with. Exit 0 when clean, 1 with findings. A status held by a hand override \
             in force (contracts/orders update --status) is information, not a finding: doctor \
-            lists it with the command that lifts it and still exits 0. Checks:
+            lists it with the command that lifts it and still exits 0. So are grants by hand \
+            (iapctl grants add) in force that end within --grants-ending-within (7d), and grants \
+            of users with no order and no contract (a typo in the user id, or a trial by hand): \
+            listed as information (JSON: grants), never findings. Checks:
             """ + "\n\n" + DoctorCommand.checks.map { "  \($0.name): \($0.about)" }.joined(separator: "\n"),
         examples: [
             CommandExample("iapctl doctor", "Check iapctl.db; findings as a table."),
             CommandExample("iapctl doctor -o json --environment Sandbox", "Check a Sandbox database, as JSON."),
             CommandExample("iapctl doctor --lapsed-before 2h", "Report contracts lapsed for more than two hours."),
         ],
-        options: [environment, lapsedBefore, CommandTree.limitOption],
+        options: [environment, lapsedBefore, grantsEnding, CommandTree.limitOption],
         handler: run
     )
 
@@ -92,6 +102,12 @@ enum DoctorCommand {
         } catch StoreError.corrupt(let table, let id, _) where !findings.isEmpty {
             invocation.note("doctor: the other checks stopped at \(table) row \(id), which is corrupt: fix the integrity findings first")
         }
+        guard let ending = GrantOptions.span(invocation[grantsEnding]) else {
+            throw CLIError.usage(
+                "--\(grantsEnding.spec.long) '\(TerminalText.escape(invocation[grantsEnding]))' is not a span",
+                hint: "use \(GrantOptions.spanForms)")
+        }
+        let grantNotes = try DbOpen.read(invocation) { session in try grantInformation(session, now: now, within: ending) }
         let settings = carriedSettings(invocation)
         let notifySettings = explicitEnvironment ? accepted.sorted().map { " --environment \($0)" }.joined() : ""
         for index in findings.indices where findings[index].fix.hasPrefix("iapctl ") {
@@ -143,6 +159,7 @@ enum DoctorCommand {
                 ("scanned", .object(scanned.map { ($0.0, JSONValue.int(Int64($0.1))) })),
                 ("findings", .array(findings.map { $0.record.jsonObject() })),
                 ("overrides", .array(overrides.map { $0.record.jsonObject() })),
+                ("grants", .array(grantNotes.map { $0.jsonObject() })),
             ])
             invocation.emit(json: document)
         case .ndjson, .csv:
@@ -157,9 +174,15 @@ enum DoctorCommand {
                         + "to go back to the facts: \(held.fix)")
             }
         }
+        if invocation.output != .json {
+            for note in grantNotes {
+                invocation.note("doctor: information, not a finding: " + (note["note"]?.stringValue ?? ""))
+            }
+        }
         if findings.isEmpty {
-            let info =
+            var info =
                 allOverrides == 0 ? "" : "; \(allOverrides) hand override\(allOverrides == 1 ? "" : "s") in force (information)"
+            if !grantNotes.isEmpty { info += "; \(grantNotes.count) grant note\(grantNotes.count == 1 ? "" : "s") (information)" }
             invocation.note("doctor: no findings (checked \(scannedText))\(info)")
             return .success
         }
@@ -170,6 +193,42 @@ enum DoctorCommand {
             "doctor: \(everyFinding.count) finding\(everyFinding.count == 1 ? "" : "s") (\(parts.joined(separator: ", "))); "
                 + "nothing was changed: run the FIX commands you agree with")
         return .failure
+    }
+
+    /// Grants by hand in force that end within `within` ms of `now` (`ending-soon`), and those of
+    /// users with no order and no contract (`no-purchase`): one record each, with a sentence.
+    static func grantInformation(_ session: any StoreSession, now: Int64, within: Int64) throws -> [Record] {
+        var notes: [Record] = []
+        var purchased: [String: Bool] = [:]
+        for grant in try session.grants(matching: GrantFilter()) where grant.inForce(at: now) {
+            var kinds: [(String, String)] = []
+            if grant.untilDate <= now + within {
+                kinds.append(("ending-soon", "ends at \(Timestamp.iso8601(grant.untilDate))"))
+            }
+            let hasPurchase =
+                try purchased[grant.userId]
+                ?? {
+                    try !session.orders(matching: OrderFilter(userId: grant.userId, limit: 1)).isEmpty
+                        || !session.contracts(matching: ContractFilter(userId: grant.userId, limit: 1)).isEmpty
+                }()
+            purchased[grant.userId] = hasPurchase
+            if !hasPurchase { kinds.append(("no-purchase", "the user has no order and no contract (check the user id)")) }
+            for (kind, text) in kinds {
+                var r = Record()
+                r.append("kind", kind)
+                r.append("grant_id", grant.id)
+                r.append("user_id", grant.userId)
+                r.append("product_id", grant.productId)
+                r.append("until_date", grant.untilDate)
+                r.append("audit_id", grant.auditId)
+                r.append(
+                    "note",
+                    "grant \(grant.id) of \(grant.userId) for \(grant.productId) (\(grant.label)) \(text); "
+                        + "to end it now: iapctl grants revoke \(grant.id) --reason …")
+                notes.append(r)
+            }
+        }
+        return notes
     }
 
     /// The `integrity` check's name (not one of ``DiagnosisCheck``: it reads the stored bytes, not the rows' meaning).

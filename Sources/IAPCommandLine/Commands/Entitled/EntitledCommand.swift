@@ -35,7 +35,10 @@ enum EntitledCommand {
             extension of expires_date, a hand revoke) decides over the facts until a newer Apple \
             period lifts it. Entitled means: the user held the contract then, and a paid, \
             not-refunded period (or a hand extension) covered that moment, or the contract was in \
-            its billing grace period. A user with no orders and no contracts in the database (a \
+            its billing grace period. A grant by hand in force then (`iapctl grants add`) \
+            answers yes when no purchase does, and says so: "yes: granted by hand until T, audit \
+            #N, ticket T-1" (JSON: granted, grant_id, grant_until_date, grant_audit_id, \
+            grant_ticket; status "granted"). A user with no orders and no contracts in the database (a \
             typo, another database) is not a "no": it is "unknown user", exit 3.
             """,
         examples: [
@@ -63,43 +66,59 @@ enum EntitledCommand {
         }
         let question: EntitlementAsOf.Question = invocation[asKnownAt] == nil ? .asKnownNow : .asKnownThen
         let time = (invocation[asKnownAt] ?? invocation[at])?.at(now) ?? now
-        let (verdict, known) = try DbOpen.read(invocation) { session in
+        let (verdict, grants, known) = try DbOpen.read(invocation) { session in
             let verdict = try EntitlementQuery.entitled(
                 user: user, product: product, at: time, question: question, in: session)
-            return (verdict, try !verdict.subjects.isEmpty || KnownUsers.contains(user, in: session))
+            let grants = try GrantService.inForce(user: user, product: product, at: time, in: session)
+            return (
+                verdict, grants,
+                try !verdict.subjects.isEmpty || !grants.isEmpty || KnownUsers.contains(user, in: session)
+            )
         }
         let (subjects, best) = (verdict.subjects, verdict.best)
+        // Apple's word first; a grant in force answers only when no purchase does.
+        let grant = verdict.entitled ? nil : grants.first
+        let entitled = verdict.entitled || grant != nil
         var r = Record()
-        r.append("entitled", best?.answer.entitled ?? false)
+        r.append("entitled", entitled)
         r.append("user_id", user)
-        r.append("product_id", best?.answer.contract.productId ?? product)
+        r.append("product_id", grant?.productId ?? best?.answer.contract.productId ?? product)
         r.append("as_of_date", time)
         // Which question the answer is to: true at T as known now, or what the database knew at T.
         r.append("question", question.rawValue)
-        r.append("contract_id", best?.answer.contract.contractId)
-        r.append("status", best?.answer.status)
+        r.append("contract_id", grant == nil ? best?.answer.contract.contractId : nil)
+        r.append("status", grant == nil ? best?.answer.status : "granted")
         let unknown = "no user \(user) in the database (no orders, no contracts): check the spelling"
         r.append(
             "reason",
-            best?.answer.reason
+            grant.map(GrantOptions.sentence) ?? best?.answer.reason
                 ?? (known
                     ? "no contract of \(user)\(product.map { " for \($0)" } ?? "") at \(Timestamp.iso8601(time))"
                     : unknown))
-        r.append("transaction_id", best?.answer.covering?.tradeNo)
+        r.append("transaction_id", grant == nil ? best?.answer.covering?.tradeNo : nil)
         if invocation.output != .table {
             // Derived (``Lapse``): paid until a past moment, nothing from Apple since; `status` says `lapsed`.
-            r.append("lapsed", best?.answer.lapse != nil)
-            r.append("paid_until_date", best?.answer.lapse?.paidUntil)
+            r.append("lapsed", grant == nil && best?.answer.lapse != nil)
+            r.append("paid_until_date", grant == nil ? best?.answer.lapse?.paidUntil : nil)
+        }
+        // Whether a grant by hand (iap_grants) gives the answer, and which (a table shows them only
+        // then; after the older keys, so CSV columns keep their places).
+        if invocation.output != .table || grant != nil {
+            r.append("granted", grant != nil)
+            r.append("grant_id", grant?.id)
+            r.append("grant_until_date", grant?.untilDate)
+            r.append("grant_audit_id", grant?.auditId)
+            r.append("grant_ticket", grant?.ticket)
         }
         switch invocation.output {
         case .table:
-            let yes = best?.answer.entitled ?? false
+            let yes = entitled
             // The answer first (scripts read "yes:"/"no:"), then which question it answers.
             let when = known ? " (at \(Timestamp.iso8601(time)), \(question.words))" : ""
             invocation.print(
                 (yes ? "yes: " : known ? "no: " : "unknown user: ") + (r["reason"]?.stringValue ?? "") + when)
             invocation.emit(document: r)
-            if let best, best.answer.lapse != nil {
+            if grant == nil, let best, best.answer.lapse != nil {
                 // Lapsed: our data stops at the paid period's end; Apple knows what happened since.
                 invocation.note(
                     "next step: ask Apple: iapctl apple reconcile --contract \(ShellWord.word(best.answer.contract.contractId))")
@@ -119,11 +138,12 @@ enum EntitledCommand {
                         c.append("paid_until_date", s.answer.lapse?.paidUntil)
                         return c.jsonObject()
                     }))
+            r.append("grants", .array(grants.map { GrantOptions.record($0, now: time).jsonObject() }))
             invocation.emit(document: r)
         case .ndjson, .csv:
             invocation.emit(document: r)
         }
         guard known else { return .notFound }
-        return best?.answer.entitled == true ? .success : .failure
+        return entitled ? .success : .failure
     }
 }

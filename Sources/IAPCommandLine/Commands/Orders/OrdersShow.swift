@@ -69,7 +69,12 @@ enum OrdersShow {
 
     /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
     /// JSON: one document `{orders, contract, overrides, events, changes}`.
-    static func emit(_ history: RecordHistory, overrides: [ShownOverride], invocation: Invocation, primary: EntityKind) {
+    /// `grants`: the grants in force of the contract's user for its product (`contracts show`; nil:
+    /// the command does not show them).
+    static func emit(
+        _ history: RecordHistory, overrides: [ShownOverride], grants: [Grant]? = nil, invocation: Invocation,
+        primary: EntityKind
+    ) {
         for shown in overrides { _ = invocation.redactor?.alias(shown.override.actor, .actor) }
         let orders = history.orders.map(RowRendering.record)
         let now = Timestamp.now()
@@ -86,8 +91,9 @@ enum OrdersShow {
             } else {
                 members += [("contract", contractValue), ("orders", ordersValue)]
             }
+            members += [("overrides", .array(overrides.map { OverrideRendering.record($0).jsonObject() }))]
+            if let grants { members.append(("grants", .array(grants.map { GrantOptions.record($0, now: now).jsonObject() }))) }
             members += [
-                ("overrides", .array(overrides.map { OverrideRendering.record($0).jsonObject() })),
                 ("events", .array(events.map { $0.jsonObject() })),
                 ("changes", .array(audit.map { $0.jsonObject() })),
             ]
@@ -115,6 +121,13 @@ enum OrdersShow {
                 key: "contract", title: "Contract", content: .fields(shownContract ?? Record()))
             var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
             sections += OverrideRendering.sections(overrides)
+            if let grants, !grants.isEmpty {
+                // Access by hand beside Apple's word: the contract's own fields stay as Apple signed them.
+                sections.append(
+                    DetailView.Section(
+                        key: "grants", title: "Grants by hand in force (\(grants.count), iap_grants)",
+                        content: .table(grants.map { GrantOptions.record($0, now: now) }, columns: GrantOptions.columns)))
+            }
             sections.append(
                 DetailView.Section(
                     key: "events", title: "Events (\(events.count), ledger)",

@@ -105,7 +105,7 @@ enum Corrections {
                 } else {
                     // The audit row's id: what `audit undo` takes.
                     let audit = dryRun ? nil : result.auditId
-                    invocation.print("\(head): \(verb)" + (audit.map { " (audit #\($0))" } ?? ""))
+                    invocation.print("\(head): \(self.verb(result, dryRun: dryRun))" + (audit.map { " (audit #\($0))" } ?? ""))
                     for change in RowRendering.displayed(result.changes) {
                         invocation.print("  " + RowRendering.changeText([change], separator: ""))
                     }
@@ -118,7 +118,7 @@ enum Corrections {
                 r.append("entity", result.entity.rawValue)
                 r.append("key", result.key)
                 r.append("line", result.line)
-                r.append("result", result.changes.isEmpty ? "no change" : verb)
+                r.append("result", result.changes.isEmpty ? "no change" : self.verb(result, dryRun: dryRun))
                 r.append("dry_run", dryRun)
                 r.append("audit_id", dryRun ? nil : result.auditId)
                 let changes = RowRendering.displayed(result.changes)
@@ -142,19 +142,24 @@ enum Corrections {
         }
     }
 
+    /// `updated`, or for a grant given (nothing before) `added` (`would …` in a dry run).
+    static func verb(_ result: CorrectionResult, dryRun: Bool) -> String {
+        let added = result.entity == .grant && result.changes.contains { $0.column == "user_id" && $0.before == nil }
+        return (dryRun ? "would " : "") + (added ? (dryRun ? "add" : "added") : (dryRun ? "update" : "updated"))
+    }
+
     /// The rows of `results` that changed, counted by what they are: `2 orders and 1 contract`,
     /// `0 orders` (a correction or undo can change both kinds: the summary names each).
     static func changedRows(_ results: [CorrectionResult]) -> String {
         let changed = results.filter { !$0.changes.isEmpty }
-        let orders = changed.count { $0.entity == .order }
-        let contracts = changed.count - orders
         func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-        switch (orders, contracts) {
-        case (0, 0): return counted(0, results.first?.entity == .contract ? "contract" : "order")
-        case (_, 0): return counted(orders, "order")
-        case (0, _): return counted(contracts, "contract")
-        default: return counted(orders, "order") + " and " + counted(contracts, "contract")
+        let kinds: [EntityKind] = [.order, .contract, .grant, .user]
+        let parts = kinds.compactMap { kind -> String? in
+            let count = changed.count { $0.entity == kind }
+            return count == 0 ? nil : counted(count, kind.rawValue)
         }
+        guard !parts.isEmpty else { return counted(0, results.first?.entity.rawValue ?? "order") }
+        return parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + parts.last!
     }
 
     /// The row as the audit trail stores it (sorted keys, as the engine writes it).

@@ -26,6 +26,8 @@ public indirect enum AuditUndoError: Error, Equatable, Sendable {
     case refused(Int64, CorrectionError)
     /// A member of the engine's change set of one ledger event could not be undone, so none was.
     case changeSet(Int64, ledgerId: Int64, members: [AuditUndoService.Member], because: AuditUndoError)
+    /// The row records a change that cannot be undone (why).
+    case notUndoable(Int64, why: String)
 }
 
 /// `audit undo ID`: puts back the values an audited change replaced, as a new audited correction.
@@ -153,6 +155,11 @@ public enum AuditUndoService {
         case .contract:
             result = try undo(
                 member, as: Contract.self, reason: reason, ticket: ticket, context, in: session, keepsOverrides: made.isEmpty)
+        case .grant:
+            return [try GrantService.undo(member, reason: reason, ticket: ticket, context: context, in: session)]
+        case .user:
+            throw AuditUndoError.notUndoable(
+                member.id, why: "forgetting a user cannot be undone: iapctl keeps no copy of the old id")
         }
         var results = [result]
         if !made.isEmpty {
