@@ -286,7 +286,7 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
+            db, orders, contracts, CustomerCommand.command, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
             EntitledCommand.command, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
             versionCommand, man, LookupCommand.command,
         ],

@@ -347,6 +347,16 @@ public final class SQLSession: StoreSession {
         try rows(StoreTables.overrides, StoreSQL.overridesInForce, [.text(originalTransactionId)])
     }
 
+    // MARK: customer notes
+
+    public func insertCustomerNote(_ note: CustomerNote) throws(StoreError) -> Int64 {
+        try insert(StoreTables.customerNotes, note)
+    }
+
+    public func customerNotes(userId: String) throws(StoreError) -> [CustomerNote] {
+        try rows(StoreTables.customerNotes, StoreSQL.customerNotesByUser, [.text(userId)])
+    }
+
     // MARK: audit
 
     public func appendAudit(_ entry: AuditEntry) throws(StoreError) -> Int64 {

@@ -124,6 +124,14 @@ public enum StoreTables {
             ModelColumn("answered_at", \.answeredAt),
         ])
 
+    public static let customerNotes = SQLTable(
+        "iap_customer_notes", blank: CustomerNote(userId: "", at: 0, actor: "", text: ""),
+        [
+            ModelColumn("id", \.id), ModelColumn("user_id", \.userId), ModelColumn("at", \.at),
+            ModelColumn("actor", \.actor), ModelColumn("text", \.text), ModelColumn("ticket", \.ticket),
+            ModelColumn("audit_id", \.auditId),
+        ])
+
     /// Columns of `member_contracts` outside the contract row: the engine's snapshot
     /// (``StoreSQL/contractSnapshot``, ``StoreSQL/saveContractSnapshot``), read and written by its own
     /// statements, never with the row (a contract read or written whole leaves it alone).
@@ -138,6 +146,7 @@ public enum StoreTables {
             (checkpoints.name, checkpoints.columnNames),
             (overrides.name, overrides.columnNames),
             (refundAnswers.name, refundAnswers.columnNames),
+            (customerNotes.name, customerNotes.columnNames),
         ]
     }
 }

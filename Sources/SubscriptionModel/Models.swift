@@ -195,6 +195,8 @@ public struct LedgerEntry: Sendable, Equatable, Codable {
 /// What kind of row an audit entry or change is about.
 public enum EntityKind: String, Sendable, Codable {
     case order, contract
+    /// A customer note (`iap_customer_notes`); the audit row's key is the user id.
+    case note
 }
 
 /// One audited change: who, when, why, before and after.

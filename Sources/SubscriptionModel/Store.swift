@@ -234,6 +234,12 @@ public protocol StoreSession: AnyObject {
     /// The overrides in force of one subscription's rows (its contract and orders), oldest first.
     func overridesInForce(originalTransactionId: String) throws(StoreError) -> [Override]
 
+    // MARK: customer notes
+    /// Keeps a customer note (its `id` is ignored) and returns its id.
+    func insertCustomerNote(_ note: CustomerNote) throws(StoreError) -> Int64
+    /// The notes about one user, newest first (by id).
+    func customerNotes(userId: String) throws(StoreError) -> [CustomerNote]
+
     // MARK: batches
     /// Locks, in one fixed order (contracts by contract id, then orders by order number, each
     /// sorted), the existing rows a batch of events is about to update, so concurrent batches over

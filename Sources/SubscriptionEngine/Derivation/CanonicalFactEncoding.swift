@@ -51,6 +51,7 @@ enum CanonicalFactEncoding {
         var w = JSONObjectWriter(escaping: .foundation, capacity: 256)
         w.addIfPresent("autoRenewProductId", r.autoRenewProductId)
         w.addIfPresent("autoRenewStatus", r.autoRenewStatus.map(Int64.init))
+        w.addIfPresent("currency", r.currency)
         w.addIfPresent("expirationIntent", r.expirationIntent.map(Int64.init))
         w.addIfPresent("gracePeriodExpiresDate", r.gracePeriodExpiresDate)
         w.addIfPresent("isInBillingRetryPeriod", r.isInBillingRetryPeriod)
@@ -58,8 +59,10 @@ enum CanonicalFactEncoding {
         w.addIfPresent("offerPeriod", r.offerPeriod)
         w.addIfPresent("offerType", r.offerType.map(Int64.init))
         w.addIfPresent("originalTransactionId", r.originalTransactionId)
+        w.addIfPresent("priceIncreaseStatus", r.priceIncreaseStatus.map(Int64.init))
         w.addIfPresent("productId", r.productId)
         w.addIfPresent("renewalDate", r.renewalDate)
+        w.addIfPresent("renewalPrice", r.renewalPrice)
         w.addIfPresent("signedDate", r.signedDate)
         return w.json
     }

@@ -69,7 +69,10 @@ enum OrdersShow {
 
     /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
     /// JSON: one document `{orders, contract, overrides, events, changes}`.
-    static func emit(_ history: RecordHistory, overrides: [ShownOverride], invocation: Invocation, primary: EntityKind) {
+    static func emit(
+        _ history: RecordHistory, overrides: [ShownOverride], invocation: Invocation, primary: EntityKind,
+        risk: RenewalRisk? = nil
+    ) {
         for shown in overrides { _ = invocation.redactor?.alias(shown.override.actor, .actor) }
         let orders = history.orders.map(RowRendering.record)
         let now = Timestamp.now()
@@ -84,7 +87,9 @@ enum OrdersShow {
             if primary == .order {
                 members += [("orders", ordersValue), ("contract", contractValue)]
             } else {
-                members += [("contract", contractValue), ("orders", ordersValue)]
+                members += [("contract", contractValue)]
+                if let risk { members.append(("renewal_risk", RenewalRiskRendering.record(risk, structured: true).jsonObject())) }
+                members.append(("orders", ordersValue))
             }
             members += [
                 ("overrides", .array(overrides.map { OverrideRendering.record($0).jsonObject() })),
@@ -113,7 +118,9 @@ enum OrdersShow {
             }
             let contractSection = DetailView.Section(
                 key: "contract", title: "Contract", content: .fields(shownContract ?? Record()))
-            var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
+            let riskSections = risk.map { [RenewalRiskRendering.section($0, structured: false)] } ?? []
+            var sections =
+                primary == .order ? [orderSection, contractSection] : [contractSection] + riskSections + [orderSection]
             sections += OverrideRendering.sections(overrides)
             sections.append(
                 DetailView.Section(

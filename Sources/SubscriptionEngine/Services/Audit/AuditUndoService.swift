@@ -153,6 +153,9 @@ public enum AuditUndoService {
         case .contract:
             result = try undo(
                 member, as: Contract.self, reason: reason, ticket: ticket, context, in: session, keepsOverrides: made.isEmpty)
+        case .note:
+            // A note is only ever added: a correction is another note.
+            throw AuditUndoError.creation(member.id, member.entity, key: member.key)
         }
         var results = [result]
         if !made.isEmpty {

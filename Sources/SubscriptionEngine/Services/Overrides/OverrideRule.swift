@@ -9,6 +9,7 @@ public enum OverrideRule {
         switch entity {
         case .order: return ["status", "product_id", "expires_date"]
         case .contract: return ["status", "auto_renew", "expires_date", "product_id"]
+        case .note: return []
         }
     }
 
@@ -17,6 +18,7 @@ public enum OverrideRule {
         switch entity {
         case .contract: return newestPeriod(facts)?.purchaseDate
         case .order: return tradeNo.flatMap { facts.transactions[$0]?.map(\.signedDate).max() }
+        case .note: return nil
         }
     }
 
@@ -35,6 +37,8 @@ public enum OverrideRule {
             let after = max(override.seenPeriod ?? Int64.min, override.at)
             guard let newer = versions.map(\.signedDate).filter({ $0 > after }).max() else { return nil }
             return "Apple signed a newer version of transaction \(tradeNo) (signed \(Timestamp.iso8601(newer)))"
+        case .note:
+            return nil
         }
     }
 

@@ -89,6 +89,7 @@ public enum OverrideService {
             case .contract: value = derived.contract.map { DerivedValues.contract($0, field) }
             case .order:
                 value = derived.orders.first { $0.transaction.transactionId == tradeNo }.map { DerivedValues.order($0, field) }
+            case .note: value = nil
             }
             return ShownOverride(override: override, derivedValue: value ?? nil, derivedKnown: value != nil)
         }
