@@ -18,6 +18,7 @@ struct MigrationKillTests {
         ("iap_schema_migrations", "version"), ("orders", "id"), ("member_contracts", "id"), ("iap_facts", "id"),
         ("iap_ledger", "id"), ("iap_audit", "id"), ("iap_notification_claims", "notification_uuid"),
         ("iap_checkpoints", "id"), ("iap_overrides", "id"), ("iap_refund_answers", "id"),
+        ("iap_customer_notes", "id"),
     ]
     /// Not compared: the clock (when a row was written or a version recorded) and ids a rolled-back
     /// InnoDB transaction may have used up (rows are still compared in id order).

@@ -127,6 +127,7 @@ struct RealLifecycleE2ETests {
         try sql(
             cli,
             """
+            DROP TABLE IF EXISTS iap_customer_notes;
             DROP TABLE IF EXISTS iap_refund_answers;
             DROP TABLE IF EXISTS iap_overrides;
             DROP TABLE IF EXISTS iap_checkpoints;
