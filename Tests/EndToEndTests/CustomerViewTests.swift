@@ -189,6 +189,20 @@ struct CustomerViewTests {
             try cli.ok(["audit", "list", "-o", "json"]).jsonArray().filter { $0["command"] as? String == "customer note add" }.count == 1)
     }
 
+    /// A note changed outside iapctl no longer holds what its audit row recorded: it is refused
+    /// (exit 65), never shown.
+    @Test func aNoteChangedOutsideIapctlIsRefused() throws {
+        let (cli, _, _) = try world()
+        try cli.ok(["customer", "note", "add", "alice", "--text", "goodwill month promised"])
+        try RealLifecycleE2ETests.sql(cli, "UPDATE iap_customer_notes SET text = 'refund promised'")
+        for args in [["customer", "note", "list", "alice"], ["customer", "alice"]] {
+            let result = try cli.run(args)
+            #expect(result.status == 65, "\(args): \(result)")
+            #expect(result.stderr.contains("iap_customer_notes row"), "\(result)")
+            #expect(!result.stdout.contains("refund promised"), "\(result)")
+        }
+    }
+
     /// On a terminal of 80 columns the view stays inside the screen, ids whole, and fits one screen.
     @Test(.enabled(if: Examples.hasPython)) func fitsOneScreenAt80Columns() throws {
         let (cli, _, _) = try world()

@@ -83,7 +83,7 @@ enum CustomerNoteCommand {
         let key = invocation[CustomerResolve.key]
         let found = try CustomerResolve.resolve(invocation, key: key)
         let user = try CustomerResolve.one(found, key: key, invocation: invocation).userId
-        let notes = try DbOpen.read(invocation) { session in try session.customerNotes(userId: user) }
+        let notes = try DbOpen.read(invocation) { session in try CustomerNotes.list(user: user, in: session) }
         for note in notes { _ = invocation.redactor?.alias(note.actor, .actor) }
         invocation.emit(
             notes.map { note in

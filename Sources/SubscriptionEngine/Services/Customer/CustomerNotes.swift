@@ -47,4 +47,26 @@ public enum CustomerNotes {
         note.id = try session.insertCustomerNote(note)
         return note
     }
+
+    /// The notes about `user`, newest first, each checked against the audit row that recorded it
+    /// (itself checked by its digest): a note whose user, text or ticket differ from what its audit
+    /// row says was changed outside iapctl and is refused (``StoreError/corrupt(table:id:what:)``).
+    public static func list(user: String, in session: any StoreSession) throws -> [CustomerNote] {
+        let notes = try session.customerNotes(userId: user)
+        guard !notes.isEmpty else { return [] }
+        var recorded: [Int64: AuditEntry] = [:]
+        for entry in try session.audit(entity: .note, key: user) { recorded[entry.id] = entry }
+        for note in notes {
+            guard let entry = recorded[note.auditId], let after = entry.after,
+                let json = try? JSONParser.parse(after),
+                json["user_id"]?.stringValue == note.userId, json["text"]?.stringValue == note.text,
+                json["ticket"]?.stringValue == note.ticket, entry.actor == note.actor, entry.at == note.at
+            else {
+                throw StoreError.corrupt(
+                    table: "iap_customer_notes", id: note.id,
+                    what: "it does not hold what its audit row #\(note.auditId) recorded")
+            }
+        }
+        return notes
+    }
 }

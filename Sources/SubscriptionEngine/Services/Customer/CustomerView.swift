@@ -70,6 +70,6 @@ public struct CustomerView: Sendable {
         return CustomerView(
             userId: user, entitlement: entitlement, contracts: risks, orders: Array(orders.prefix(recentOrders)),
             orderCount: orders.count, refunds: refunds, overrides: overrides,
-            unmatched: unmatched, audit: Array(audit.prefix(recentAudit)), notes: try session.customerNotes(userId: user))
+            unmatched: unmatched, audit: Array(audit.prefix(recentAudit)), notes: try CustomerNotes.list(user: user, in: session))
     }
 }
