@@ -27,7 +27,7 @@ public struct CustomerView: Sendable {
 
     /// How many orders and audit rows the view shows.
     public static let recentOrders = 5
-    public static let recentAudit = 5
+    public static let recentAudit = 3
 
     /// The view of `user` at `now`.
     public static func of(_ user: String, now: Int64, in session: any StoreSession) throws -> CustomerView {
