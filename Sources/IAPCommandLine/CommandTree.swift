@@ -286,8 +286,9 @@ public enum CommandTree {
                 "Apply a notification Apple posted to your webhook."),
         ],
         subcommands: [
-            db, orders, contracts, NotifyCommand.command, VerifyCommand.command, RestoreCommand.command,
-            EntitledCommand.command, grants, users, audit, DoctorCommand.command, refunds, AppleCommands.group, completion, help,
+            db, orders, contracts, CustomerCommand.command, NotifyCommand.command, VerifyCommand.command,
+            RestoreCommand.command, EntitledCommand.command, grants, users, audit, DoctorCommand.command, refunds,
+            AppleCommands.group, completion, help,
             versionCommand, man, LookupCommand.command,
         ],
         options: globalOptions + [StandardOptions.version],

@@ -51,7 +51,8 @@ public enum EventMapping {
             autoRenewProductId: r.autoRenewProductId, productId: r.productId,
             gracePeriodExpiresDate: r.gracePeriodExpiresDate, isInBillingRetryPeriod: r.isInBillingRetryPeriod,
             expirationIntent: r.expirationIntent.map(Int.init), signedDate: r.signedDate, renewalDate: r.renewalDate,
-            offerType: r.offerType.map { Int($0.rawValue) }, offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod)
+            offerType: r.offerType.map { Int($0.rawValue) }, offerIdentifier: r.offerIdentifier, offerPeriod: r.offerPeriod,
+            priceIncreaseStatus: r.priceIncreaseStatus.map(Int.init), renewalPrice: r.renewalPrice, currency: r.currency)
     }
 }
 

@@ -36,6 +36,7 @@ public enum StoredFields {
                 ("signedRenewalInfo.originalTransactionId", renewal.originalTransactionId, maxId),
                 ("autoRenewProductId", renewal.autoRenewProductId, maxId),
                 ("signedRenewalInfo.productId", renewal.productId, maxId),
+                ("signedRenewalInfo.currency", renewal.currency, maxCurrency),
             ]
         }
         return fields

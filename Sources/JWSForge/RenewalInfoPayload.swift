@@ -25,6 +25,11 @@ public struct RenewalInfoPayload: Sendable, Equatable {
     public var gracePeriodExpiresDate: Int64?
     /// The order number (UUID string); omitted when nil.
     public var appAccountToken: String?
+    /// 0 not yet consented to a price increase, 1 consented (or told of one needing none); omitted when nil.
+    public var priceIncreaseStatus: Int64? = nil
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back; omitted when nil.
+    public var offerType: Int64? = nil
+    public var offerIdentifier: String? = nil
 
     /// Renewal info; unspecified optional fields are omitted.
     public init(
@@ -66,6 +71,9 @@ public struct RenewalInfoPayload: Sendable, Equatable {
         w.addIfPresent("renewalDate", renewalDate)
         w.addIfPresent("gracePeriodExpiresDate", gracePeriodExpiresDate)
         w.addIfPresent("appAccountToken", appAccountToken)
+        w.addIfPresent("priceIncreaseStatus", priceIncreaseStatus)
+        w.addIfPresent("offerType", offerType)
+        w.addIfPresent("offerIdentifier", offerIdentifier)
         return w.json
     }
 }

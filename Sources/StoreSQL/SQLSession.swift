@@ -427,6 +427,14 @@ public final class SQLSession: StoreSession {
             counts["\(table).\(column)"].map { ("\(table).\(column)", $0) }
         }
         return result
+    // MARK: customer notes
+
+    public func insertCustomerNote(_ note: CustomerNote) throws(StoreError) -> Int64 {
+        try insert(StoreTables.customerNotes, note)
+    }
+
+    public func customerNotes(userId: String) throws(StoreError) -> [CustomerNote] {
+        try rows(StoreTables.customerNotes, StoreSQL.customerNotesByUser, [.text(userId)])
     }
 
     // MARK: audit

@@ -168,6 +168,7 @@ public enum StoreSQL {
         """
 
     // MARK: overrides
+    public static let customerNotesByUser = StoreTables.customerNotes.select("WHERE user_id = ? ORDER BY id DESC")
     public static let overridesByEntity = StoreTables.overrides.select("WHERE entity = ? AND entity_key = ? ORDER BY id")
     public static let overridesInForce = StoreTables.overrides.select(
         "WHERE original_transaction_id = ? AND lifted_at IS NULL ORDER BY id")

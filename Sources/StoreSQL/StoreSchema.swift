@@ -520,6 +520,26 @@ public enum StoreSchema {
                             SchemaIndex("idx_iap_grants_audit_id", ["audit_id"], forForeignKey: true),
                         ]))
             ]),
+        // What support learned about a customer, plain text with the audit row that recorded it.
+        SchemaMigration(
+            version: 14, name: customerNotesMigrationName,
+            steps: [
+                .createTable(
+                    SchemaTable(
+                        "iap_customer_notes",
+                        columns: [
+                            id, userKey("user_id"), stamp("at"), key("actor"), SchemaColumn("text", .text).namingUsers(),
+                            optionalKey("ticket").namingUsers(),
+                            SchemaColumn(
+                                "audit_id", .integer, defaultForExistingRows: "0",
+                                references: SchemaReference(
+                                    name: "fk_iap_customer_notes_audit", table: "iap_audit", column: "id")),
+                        ],
+                        indexes: [
+                            SchemaIndex("idx_iap_customer_notes_user", ["user_id"]),
+                            SchemaIndex("idx_iap_customer_notes_audit_id", ["audit_id"], forForeignKey: true),
+                        ]))
+            ]),
     ]
 
     /// The migration that rewrites every fact body into the one stored shape.
@@ -539,6 +559,9 @@ public enum StoreSchema {
 
     /// The migration that adds grants of access by hand (`iap_grants`).
     public static let grantsMigrationName = "grants of access by hand (iap_grants)"
+
+    /// The migration that adds customer notes (`iap_customer_notes`).
+    public static let customerNotesMigrationName = "customer notes (iap_customer_notes)"
 
     /// The migration that makes every stored form readable and checked (schema v10).
     public static let readableStorageMigrationName =

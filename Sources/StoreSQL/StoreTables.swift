@@ -129,6 +129,13 @@ public enum StoreTables {
         "iap_grants",
         blank: Grant(userId: "", productId: "", startsAt: 0, untilDate: 0, actor: "", reason: "", ticket: nil),
         Grant.columns)
+    public static let customerNotes = SQLTable(
+        "iap_customer_notes", blank: CustomerNote(userId: "", at: 0, actor: "", text: ""),
+        [
+            ModelColumn("id", \.id), ModelColumn("user_id", \.userId), ModelColumn("at", \.at),
+            ModelColumn("actor", \.actor), ModelColumn("text", \.text), ModelColumn("ticket", \.ticket),
+            ModelColumn("audit_id", \.auditId),
+        ])
 
     /// Columns of `member_contracts` outside the contract row: the engine's snapshot
     /// (``StoreSQL/contractSnapshot``, ``StoreSQL/saveContractSnapshot``), read and written by its own
@@ -145,6 +152,7 @@ public enum StoreTables {
             (overrides.name, overrides.columnNames),
             (refundAnswers.name, refundAnswers.columnNames),
             (grants.name, grants.columnNames),
+            (customerNotes.name, customerNotes.columnNames),
         ]
     }
 }

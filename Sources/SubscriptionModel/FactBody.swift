@@ -73,6 +73,7 @@ public enum FactBody {
         var w = JSONObjectWriter(escaping: .foundation, capacity: 256)
         w.addIfPresent("autoRenewProductId", r.autoRenewProductId)
         w.addIfPresent("autoRenewStatus", r.autoRenewStatus.map(Int64.init))
+        w.addIfPresent("currency", r.currency)
         w.addIfPresent("expirationIntent", r.expirationIntent.map(Int64.init))
         w.addIfPresent("gracePeriodExpiresDate", r.gracePeriodExpiresDate)
         w.addIfPresent("isInBillingRetryPeriod", r.isInBillingRetryPeriod)
@@ -80,8 +81,10 @@ public enum FactBody {
         w.addIfPresent("offerPeriod", r.offerPeriod)
         w.addIfPresent("offerType", r.offerType.map(Int64.init))
         w.addIfPresent("originalTransactionId", r.originalTransactionId)
+        w.addIfPresent("priceIncreaseStatus", r.priceIncreaseStatus.map(Int64.init))
         w.addIfPresent("productId", r.productId)
         w.addIfPresent("renewalDate", r.renewalDate)
+        w.addIfPresent("renewalPrice", r.renewalPrice)
         w.addIfPresent("signedDate", r.signedDate)
         return w.json
     }
@@ -160,8 +163,9 @@ enum TransactionKey: String, FactBodyKey {
 }
 
 enum RenewalKey: String, FactBodyKey {
-    case autoRenewProductId, autoRenewStatus, expirationIntent, gracePeriodExpiresDate, isInBillingRetryPeriod
-    case offerIdentifier, offerPeriod, offerType, originalTransactionId, productId, renewalDate, signedDate
+    case autoRenewProductId, autoRenewStatus, currency, expirationIntent, gracePeriodExpiresDate, isInBillingRetryPeriod
+    case offerIdentifier, offerPeriod, offerType, originalTransactionId, priceIncreaseStatus, productId, renewalDate
+    case renewalPrice, signedDate
 }
 
 enum NotificationKey: String, FactBodyKey {
@@ -476,6 +480,7 @@ struct FactBodyReader {
             switch key {
             case .autoRenewProductId: r.autoRenewProductId = try reader.optionalString(f)
             case .autoRenewStatus: r.autoRenewStatus = try reader.optionalInt(f)
+            case .currency: r.currency = try reader.optionalString(f)
             case .expirationIntent: r.expirationIntent = try reader.optionalInt(f)
             case .gracePeriodExpiresDate: r.gracePeriodExpiresDate = try reader.optionalInteger(f)
             case .isInBillingRetryPeriod: r.isInBillingRetryPeriod = try reader.optionalBool(f)
@@ -483,8 +488,10 @@ struct FactBodyReader {
             case .offerPeriod: r.offerPeriod = try reader.optionalString(f)
             case .offerType: r.offerType = try reader.optionalInt(f)
             case .originalTransactionId: r.originalTransactionId = try reader.optionalString(f)
+            case .priceIncreaseStatus: r.priceIncreaseStatus = try reader.optionalInt(f)
             case .productId: r.productId = try reader.optionalString(f)
             case .renewalDate: r.renewalDate = try reader.optionalInteger(f)
+            case .renewalPrice: r.renewalPrice = try reader.optionalInteger(f)
             case .signedDate: r.signedDate = try reader.optionalInteger(f)
             }
         }

@@ -97,13 +97,23 @@ public struct RenewalFacts: Sendable, Equatable {
     public var offerType: Int?
     public var offerIdentifier: String?
     public var offerPeriod: String?
+    /// 0: the customer has not (yet) consented to a price increase that needs consent; 1: consented,
+    /// or told of one that needs none. Absent: no price increase (or kept before iapctl kept it).
+    public var priceIncreaseStatus: Int?
+    /// The price of the next renewal, in milliunits of `currency` (Apple's unit).
+    public var renewalPrice: Int64?
+    public var currency: String?
 
     public init(
         originalTransactionId: String? = nil, autoRenewStatus: Int? = nil, autoRenewProductId: String? = nil,
         productId: String? = nil, gracePeriodExpiresDate: Int64? = nil, isInBillingRetryPeriod: Bool? = nil,
         expirationIntent: Int? = nil, signedDate: Int64? = nil, renewalDate: Int64? = nil, offerType: Int? = nil,
-        offerIdentifier: String? = nil, offerPeriod: String? = nil
+        offerIdentifier: String? = nil, offerPeriod: String? = nil, priceIncreaseStatus: Int? = nil,
+        renewalPrice: Int64? = nil, currency: String? = nil
     ) {
+        self.priceIncreaseStatus = priceIncreaseStatus
+        self.renewalPrice = renewalPrice
+        self.currency = currency
         self.renewalDate = renewalDate
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier

@@ -199,6 +199,8 @@ public enum EntityKind: String, Sendable, Codable {
     case grant
     /// A user as a whole (`users forget`; key: the user's alias).
     case user
+    /// A customer note (`iap_customer_notes`); the audit row's key is the user id.
+    case note
 }
 
 /// One audited change: who, when, why, before and after.

@@ -251,6 +251,11 @@ public protocol StoreSession: AnyObject {
     /// new digest after (a row that fails its check stops the whole change: nothing is laundered).
     /// The engine snapshots of the user's contracts are cleared. Returns what changed.
     func forgetUser(_ userId: String, alias: String, rewrite: (String) -> String?) throws(StoreError) -> ForgottenRows
+    // MARK: customer notes
+    /// Keeps a customer note (its `id` is ignored) and returns its id.
+    func insertCustomerNote(_ note: CustomerNote) throws(StoreError) -> Int64
+    /// The notes about one user, newest first (by id).
+    func customerNotes(userId: String) throws(StoreError) -> [CustomerNote]
 
     // MARK: batches
     /// Locks, in one fixed order (contracts by contract id, then orders by order number, each

@@ -256,6 +256,8 @@ struct GoldenOutputTests {
             try cli.ok(["notify"] + trust, stdin: request + "\n" + rescind + "\n")
             try step("41-refunds-list", ["refunds", "list"])
             try step("42-refunds-consents", ["refunds", "consents"])
+            try step("43-customer-by-transaction", ["customer", "1000"])
+            try step("44-contracts-list-risk", ["contracts", "list", "--risk", "auto-renew-off"])
         }
     }
 

@@ -20,6 +20,7 @@ struct MigrationKillTests {
         ("iap_ledger", "id"), ("iap_audit", "id"), ("iap_notification_claims", "notification_uuid"),
         ("iap_checkpoints", "id"), ("iap_overrides", "id"), ("iap_refund_answers", "id"),
         ("iap_grants", "id"),
+        ("iap_customer_notes", "id"),
     ]
     /// Not compared: the clock (when a row was written or a version recorded) and ids a rolled-back
     /// InnoDB transaction may have used up (rows are still compared in id order).

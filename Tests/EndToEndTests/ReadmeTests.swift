@@ -142,6 +142,16 @@ struct ReadmeTests {
         let redacted = try run("iapctl orders show 7b1f0c1e-2d3a-4b5c-8d6e-0f1a2b3c4d5e --redact")
         #expect(redacted.status == 0, "\(redacted)")
         #expect(!redacted.stdout.contains("7b1f0c1e"), "\(redacted)")
+
+        // One customer from any id, a note, and a risk filter.
+        let customer = try run("iapctl customer 2000000900000002 --redact")
+        #expect(customer.status == 0, "\(customer)")
+        #expect(customer.stdout.contains("Contracts (1)") && !customer.stdout.contains("bob"), "\(customer)")
+        let note = try run("iapctl customer note add alice --text \"charged twice, refund asked from Apple\" --ticket T-1042")
+        #expect(note.status == 0, "\(note)")
+        #expect(try run("iapctl customer note list alice").stdout.contains("charged twice"))
+        let risk = try run("iapctl contracts list --risk billing-retry")
+        #expect(risk.status == 0 && risk.stderr.contains("no contracts at risk billing-retry"), "\(risk)")
     }
 }
 

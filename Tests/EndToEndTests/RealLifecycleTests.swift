@@ -112,6 +112,7 @@ struct RealLifecycleE2ETests {
             cli,
             """
             DROP TABLE IF EXISTS iap_grants;
+            DROP TABLE IF EXISTS iap_customer_notes;
             DROP TABLE IF EXISTS iap_refund_answers;
             DROP TABLE IF EXISTS iap_overrides;
             DROP TABLE IF EXISTS iap_checkpoints;

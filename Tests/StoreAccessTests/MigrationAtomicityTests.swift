@@ -23,8 +23,8 @@ struct MigrationAtomicityTests {
     /// Turns a current database into one from before the engine's facts, with one client ledger row
     /// and a contract an older engine left expired.
     static let downgrade = [
-        "DROP TABLE iap_grants", "DROP TABLE iap_refund_answers", "DROP TABLE iap_overrides", "DROP TABLE iap_checkpoints",
-        "DROP TABLE iap_facts",
+        "DROP TABLE iap_customer_notes", "DROP TABLE iap_grants", "DROP TABLE iap_refund_answers",
+        "DROP TABLE iap_overrides", "DROP TABLE iap_checkpoints", "DROP TABLE iap_facts",
         "ALTER TABLE iap_ledger ADD COLUMN raw TEXT NULL", "ALTER TABLE iap_ledger ADD COLUMN raw_packed BLOB NULL",
         "ALTER TABLE iap_ledger DROP COLUMN raw_zstd", "ALTER TABLE iap_ledger DROP COLUMN row_digest",
         "ALTER TABLE iap_audit DROP COLUMN row_digest", "ALTER TABLE member_contracts DROP COLUMN snapshot",

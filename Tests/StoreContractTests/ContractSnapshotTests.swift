@@ -92,6 +92,7 @@ struct ContractSnapshotTests {
             try store.write { _ in _ = try connection.run("DELETE FROM iap_schema_migrations WHERE version >= 9", []) }
             try connection.execute("ALTER TABLE member_contracts DROP COLUMN snapshot")
             try connection.execute("DROP TABLE IF EXISTS iap_grants")
+            try connection.execute("DROP TABLE IF EXISTS iap_customer_notes")
             try connection.execute("DROP TABLE IF EXISTS iap_refund_answers")
             #expect(try store.schemaVersion().current == 8)
 

@@ -180,6 +180,7 @@ struct PackedTextsTests {
         }
         // Later migrations' tables go too: the database is as schema v9 left it.
         try connection.execute("DROP TABLE IF EXISTS iap_grants")
+        try connection.execute("DROP TABLE IF EXISTS iap_customer_notes")
         try connection.execute("DROP TABLE IF EXISTS iap_refund_answers")
         try store.write { _ in _ = try connection.run("DELETE FROM iap_schema_migrations WHERE version >= 10", []) }
     }

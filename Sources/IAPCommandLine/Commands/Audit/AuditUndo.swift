@@ -105,6 +105,10 @@ extension AuditUndoError: CLIErrorConvertible {
         case .alreadyUndone(let id, let undo):
             return CLIError(
                 .conflict, "audit row \(id) was already undone by #\(undo)", hint: "see it with: iapctl audit show \(undo)")
+        case .creation(let id, .note, let key):
+            return CLIError(
+                .conflict, "audit row \(id) recorded a note about customer \(key): notes are only ever added",
+                hint: "add a note that corrects it: iapctl customer note add \(ShellWord.word(key)) --text '…'")
         case .creation(let id, let entity, let key):
             return CLIError(
                 .conflict,

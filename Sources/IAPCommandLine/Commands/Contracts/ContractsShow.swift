@@ -9,6 +9,15 @@ enum ContractsShow {
     static let command = CommandSpec(
         name: "show",
         abstract: "Show a contract, its orders and its event timeline with each event's verdict.",
+        discussion: """
+            Under the contract, its renewal risk in words, from the newest renewal info Apple signed: \
+            why it ended (the customer cancelled, a billing error, a price increase not consented, \
+            the product not for sale), or why it may not renew — a billing error with its grace \
+            period and billing retry window (dates), a price increase not consented and when it \
+            takes effect, auto-renew turned off — and what changes at the next renewal (another \
+            product, an offer). A field Apple did not send is not guessed. JSON: renewal_risk \
+            (kinds, ended, notes, and Apple's values they come from).
+            """,
         examples: [
             CommandExample("iapctl contracts show 2000000100000001", "As sections of a table."),
             CommandExample("iapctl contracts show 2000000100000001 -o json", "As one JSON document."),
@@ -78,21 +87,26 @@ enum ContractsShow {
     static func showNow(_ invocation: Invocation) throws -> ExitCode {
         let id = invocation[ContractOptions.id]
         let now = Timestamp.now()
-        let found = try DbOpen.read(invocation) { session -> (RecordHistory, [ShownOverride], [Grant])? in
+        let found = try DbOpen.read(invocation) {
+            session -> (RecordHistory, [ShownOverride], [Grant], RenewalRisk?)? in
             guard let history = try RecordHistory.contract(id, in: session) else { return nil }
             let grants = try history.contract.map {
                 try GrantService.inForce(user: $0.userId, product: $0.productId, at: now, in: session)
             }
-            return (history, try OverrideRendering.gather(history, now: now, in: session), grants ?? [])
+            let risk = try history.contract.map {
+                RenewalRisk.of($0, facts: try session.facts(originalTransactionId: $0.contractId), now: now)
+            }
+            return (history, try OverrideRendering.gather(history, now: now, in: session), grants ?? [], risk)
         }
-        guard let (history, overrides, grants) = found else {
+        guard let (history, overrides, grants, risk) = found else {
             throw CLIError(
                 .notFound, "no contract with contract_id = \(id)",
                 hint:
                     "a contract's id is the subscription's originalTransactionId; list them with: iapctl contracts list"
             )
         }
-        OrdersShow.emit(history, overrides: overrides, grants: grants, invocation: invocation, primary: .contract)
+        OrdersShow.emit(
+            history, overrides: overrides, grants: grants, invocation: invocation, primary: .contract, risk: risk)
         return .success
     }
 }

@@ -70,10 +70,10 @@ enum OrdersShow {
     /// Table/CSV: titled sections (an Overrides section when a field is under a hand override);
     /// JSON: one document `{orders, contract, overrides, events, changes}`.
     /// `grants`: the grants in force of the contract's user for its product (`contracts show`; nil:
-    /// the command does not show them).
+    /// the command does not show them); `risk`: the contract's renewal risk in words.
     static func emit(
         _ history: RecordHistory, overrides: [ShownOverride], grants: [Grant]? = nil, invocation: Invocation,
-        primary: EntityKind
+        primary: EntityKind, risk: RenewalRisk? = nil
     ) {
         for shown in overrides { _ = invocation.redactor?.alias(shown.override.actor, .actor) }
         let orders = history.orders.map(RowRendering.record)
@@ -89,7 +89,9 @@ enum OrdersShow {
             if primary == .order {
                 members += [("orders", ordersValue), ("contract", contractValue)]
             } else {
-                members += [("contract", contractValue), ("orders", ordersValue)]
+                members += [("contract", contractValue)]
+                if let risk { members.append(("renewal_risk", RenewalRiskRendering.record(risk, structured: true).jsonObject())) }
+                members.append(("orders", ordersValue))
             }
             members += [("overrides", .array(overrides.map { OverrideRendering.record($0).jsonObject() }))]
             if let grants { members.append(("grants", .array(grants.map { GrantOptions.record($0, now: now).jsonObject() }))) }
@@ -119,7 +121,9 @@ enum OrdersShow {
             }
             let contractSection = DetailView.Section(
                 key: "contract", title: "Contract", content: .fields(shownContract ?? Record()))
-            var sections = primary == .order ? [orderSection, contractSection] : [contractSection, orderSection]
+            let riskSections = risk.map { [RenewalRiskRendering.section($0, structured: false)] } ?? []
+            var sections =
+                primary == .order ? [orderSection, contractSection] : [contractSection] + riskSections + [orderSection]
             sections += OverrideRendering.sections(overrides)
             if let grants, !grants.isEmpty {
                 // Access by hand beside Apple's word: the contract's own fields stay as Apple signed them.

@@ -11,6 +11,7 @@ extension OrderStatus: OptionValue {}
 extension ContractStatus: OptionValue {}
 extension EnvironmentName: OptionValue {}
 extension RestorePolicy: OptionValue {}
+extension RenewalRisk.Kind: OptionValue {}
 extension CommandTree.Switch: OptionValue {}
 extension APIEnvironment: OptionValue {
     /// As `--environment` spells it: Apple's names of the servers (Production, Sandbox, as `notify`'s and

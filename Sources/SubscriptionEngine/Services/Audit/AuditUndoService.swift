@@ -160,6 +160,9 @@ public enum AuditUndoService {
         case .user:
             throw AuditUndoError.notUndoable(
                 member.id, why: "forgetting a user cannot be undone: iapctl keeps no copy of the old id")
+        case .note:
+            // A note is only ever added: a correction is another note.
+            throw AuditUndoError.creation(member.id, member.entity, key: member.key)
         }
         var results = [result]
         if !made.isEmpty {

@@ -10,6 +10,7 @@ public enum OverrideRule {
         case .order: return ["status", "product_id", "expires_date"]
         case .contract: return ["status", "auto_renew", "expires_date", "product_id"]
         case .grant, .user: return []
+        case .note: return []
         }
     }
 
@@ -19,6 +20,7 @@ public enum OverrideRule {
         case .contract: return newestPeriod(facts)?.purchaseDate
         case .order: return tradeNo.flatMap { facts.transactions[$0]?.map(\.signedDate).max() }
         case .grant, .user: return nil
+        case .note: return nil
         }
     }
 
@@ -38,6 +40,8 @@ public enum OverrideRule {
             guard let newer = versions.map(\.signedDate).filter({ $0 > after }).max() else { return nil }
             return "Apple signed a newer version of transaction \(tradeNo) (signed \(Timestamp.iso8601(newer)))"
         case .grant, .user: return nil
+        case .note:
+            return nil
         }
     }
 

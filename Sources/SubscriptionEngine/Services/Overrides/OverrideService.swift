@@ -90,6 +90,7 @@ public enum OverrideService {
             case .order:
                 value = derived.orders.first { $0.transaction.transactionId == tradeNo }.map { DerivedValues.order($0, field) }
             case .grant, .user: value = nil
+            case .note: value = nil
             }
             return ShownOverride(override: override, derivedValue: value ?? nil, derivedKnown: value != nil)
         }
