@@ -378,6 +378,16 @@ public final class SQLSession: StoreSession {
         _ = try write(StoreSQL.clearSnapshotsOfUser, [.text(alias)])
         let pattern = "%" + StoreSQL.likeEscaped(userId) + "%"
         var counts: [String: Int] = [:]
+        // A customer note's audit row is keyed by the note's user: its key follows the user's id
+        // (checked first, a new digest after), so the note is still found and checked by it.
+        let noteRows = StoreTables.audit.select("WHERE entity = ? AND entity_key = ? ORDER BY id")
+        for var entry in try auditEntries(noteRows, [.text(EntityKind.note.rawValue), .text(userId)]) {
+            entry.key = alias
+            let values: [SQLValue] = [.text(alias), .text(RowDigest.audit(entry)), .int(entry.id)]
+            try expectOneRow(try write(StoreSQL.rekeyAuditRow, values).changed, "audit row", id: entry.id)
+            counts["iap_audit.entity_key", default: 0] += 1
+            result.redigestedAudit += 1
+        }
         // The audit trail: each row checked, its texts rewritten, a new digest.
         let auditColumns = StoreSchema.userTextColumns.filter { $0.table == StoreTables.audit.name }.map(\.column)
         let auditSQL = StoreTables.audit.select(
@@ -423,10 +433,13 @@ public final class SQLSession: StoreSession {
                 counts["\(table).\(column)", default: 0] += 1
             }
         }
-        result.texts = StoreSchema.userTextColumns.compactMap { table, column in
-            counts["\(table).\(column)"].map { ("\(table).\(column)", $0) }
-        }
+        result.texts =
+            StoreSchema.userTextColumns.compactMap { table, column in
+                counts["\(table).\(column)"].map { ("\(table).\(column)", $0) }
+            } + (counts["iap_audit.entity_key"].map { [("iap_audit.entity_key", $0)] } ?? [])
         return result
+    }
+
     // MARK: customer notes
 
     public func insertCustomerNote(_ note: CustomerNote) throws(StoreError) -> Int64 {

@@ -182,6 +182,8 @@ public enum StoreSQL {
     // MARK: forgetting a user
     public static let clearSnapshotsOfUser = "UPDATE member_contracts SET snapshot = NULL WHERE user_id = ?"
     /// Rewrites an audit row's texts and its digest (`users forget`).
+    /// A customer note's audit row moved to the user's alias (`users forget`), with its new digest.
+    public static let rekeyAuditRow = "UPDATE iap_audit SET entity_key = ?, row_digest = ? WHERE id = ?"
     public static let rewriteAuditTexts =
         "UPDATE iap_audit SET command = ?, reason = ?, ticket = ?, before_json = ?, after_json = ?, row_digest = ? WHERE id = ?"
     /// Ledger rows whose detail matches a LIKE pattern (escape character `!`).

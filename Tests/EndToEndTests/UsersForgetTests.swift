@@ -173,4 +173,26 @@ struct UsersForgetE2ETests {
         // dave has no open request: his forget goes through.
         try cli.ok(["users", "forget", "dave", "--reason", "erasure", "--ticket", "GDPR-4", "--apply"])
     }
+
+    /// A customer's notes, their audit rows and the customer view follow the alias: the notes still
+    /// pass their check against the audit rows that recorded them, and nothing keeps the old id.
+    @Test func notesAndTheCustomerViewFollowTheAlias() throws {
+        let (cli, _) = try shop()
+        try cli.ok(["customer", "note", "add", gone, "--text", "\(gone) called about billing", "--ticket", "T-5"])
+        let before = try cli.ok(["customer", gone, "-o", "json"]).jsonObject()
+        let grants = try #require(before["grants"] as? [[String: Any]], "\(before)")
+        #expect(grants.count == 1)
+        let done = try cli.ok([
+            "users", "forget", gone, "--reason", "erasure request", "--ticket", "GDPR-2", "--apply", "-o", "json",
+        ]).jsonObject()
+        let alias = try #require(done["alias"] as? String)
+        #expect(!contains(try everything(cli), gone))
+        let notes = try cli.ok(["customer", "note", "list", alias, "-o", "json"]).jsonArray()
+        #expect(notes.map { $0["text"] as? String } == ["\(alias) called about billing"], "\(notes)")
+        let view = try cli.ok(["customer", alias, "-o", "json"]).jsonObject()
+        #expect((view["notes"] as? [[String: Any]])?.count == 1, "\(view)")
+        #expect((view["grants"] as? [[String: Any]])?.first?["user_id"] as? String == alias, "\(view)")
+        #expect(try cli.run(["customer", gone]).status == 3)
+    }
+
 }

@@ -5,7 +5,7 @@ import SubscriptionModel
 /// How `customer` shows a ``CustomerView``: titled sections that fit one screen at 80 columns (ids
 /// never cut; long texts wrap), the same sections as members of one JSON document.
 enum CustomerRendering {
-    /// The view's sections, in reading order. (A block of grants in force belongs beside the overrides.)
+    /// The view's sections, in reading order.
     static func view(_ view: CustomerView, match: CustomerLookup.Match, now: Int64, structured: Bool) -> DetailView {
         var sections = [head(view, match: match, structured: structured)]
         sections.append(
@@ -29,6 +29,10 @@ enum CustomerRendering {
                 content: .table(view.overrides.map(OverrideRendering.record), columns: overrideColumns)))
         sections.append(
             DetailView.Section(
+                key: "grants", title: "Grants in force (\(view.grants.count))",
+                content: .table(view.grants.map { GrantOptions.record($0, now: now) }, columns: GrantOptions.columns)))
+        sections.append(
+            DetailView.Section(
                 key: "unmatched", title: "Unmatched items with the customer's ids (\(view.unmatched.count))",
                 content: .table(view.unmatched.map(RowRendering.record), columns: unmatchedColumns)))
         sections.append(
@@ -46,8 +50,10 @@ enum CustomerRendering {
         let best = view.entitlement.best?.answer
         var r = Record()
         r.append("user_id", view.userId)
-        r.append("entitled", best?.entitled ?? false)
-        r.append("why", best?.reason ?? "no contract of \(view.userId)")
+        // As `entitled` answers: a purchase first; a grant in force when no purchase entitles.
+        let grant = best?.entitled == true ? nil : view.grants.first
+        r.append("entitled", best?.entitled ?? false || grant != nil)
+        r.append("why", grant.map(GrantOptions.sentence) ?? best?.reason ?? "no contract of \(view.userId)")
         r.append("contract_id", best?.contract.contractId)
         if structured {
             r.append("status", best?.status)

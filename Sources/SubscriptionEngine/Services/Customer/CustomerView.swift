@@ -2,7 +2,7 @@ import SubscriptionModel
 
 /// Everything support needs about one user in one read (`iapctl customer KEY`): entitlement now
 /// and why, contracts with their state and renewal risk, recent orders, open refund requests with
-/// their deadlines, hand overrides in force, unmatched items carrying any of the user's ids, the
+/// their deadlines, hand overrides and grants in force, unmatched items carrying any of the user's ids, the
 /// last audit rows and the notes. Read in the caller's read transaction.
 public struct CustomerView: Sendable {
     public var userId: String
@@ -17,6 +17,8 @@ public struct CustomerView: Sendable {
     public var refunds: [RefundRequest]
     /// Hand overrides in force over the user's contracts and orders, each with what the facts say.
     public var overrides: [ShownOverride]
+    /// Grants of access by hand in force for the user (``GrantService/inForce(user:product:at:in:)``).
+    public var grants: [Grant]
     /// Unmatched ledger items that carry one of the user's transaction ids, originalTransactionIds
     /// or order numbers (appAccountTokens).
     public var unmatched: [LedgerEntry]
@@ -57,6 +59,7 @@ public struct CustomerView: Sendable {
                 entity: .order, key: order.no, tradeNo: order.tradeNo, originalTransactionId: order.originNo, now: now,
                 in: session)
         }
+        let grants = try GrantService.inForce(user: user, at: now, in: session)
         let originalSet = Set(originals)
         let unmatched = try session.unmatchedLedger(limit: nil).filter { entry in
             entry.transactionId.map { tradeNos.contains($0) || originalSet.contains($0) } == true
@@ -66,10 +69,11 @@ public struct CustomerView: Sendable {
         var audit: [AuditEntry] = try session.audit(entity: .note, key: user)
         for contract in contracts { audit += try session.audit(entity: .contract, key: contract.contractId) }
         for order in orders { audit += try session.audit(entity: .order, key: order.no) }
+        for grant in grants { audit += try session.audit(entity: .grant, key: String(grant.id)) }
         audit.sort { $0.id > $1.id }
         return CustomerView(
             userId: user, entitlement: entitlement, contracts: risks, orders: Array(orders.prefix(recentOrders)),
-            orderCount: orders.count, refunds: refunds, overrides: overrides,
+            orderCount: orders.count, refunds: refunds, overrides: overrides, grants: grants,
             unmatched: unmatched, audit: Array(audit.prefix(recentAudit)), notes: try CustomerNotes.list(user: user, in: session))
     }
 }
