@@ -45,7 +45,7 @@ struct RenewalRiskWordsTests {
         #expect(RenewalRisk.of(contract, facts: [], now: Self.t0).summary == "none known")
     }
 
-    @Test func newFieldsRoundTripThroughTheCanonicalBody() {
+    @Test func newFieldsRoundTripThroughTheCanonicalBody() throws {
         let r = RenewalFacts(autoRenewStatus: 1, priceIncreaseStatus: 0, renewalPrice: 12990, currency: "EUR")
         let body = FactBody.encode(r)
         #expect(body.contains(#""priceIncreaseStatus":0"#) && body.contains(#""renewalPrice":12990"#), "\(body)")
