@@ -44,7 +44,7 @@ _iapctl() {
         word="${COMP_WORDS[i]}"
         candidate="${path:+$path }$word"
         case "$candidate" in
-            'db'|'db init'|'db status'|'db repair'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'notify'|'verify'|'restore'|'entitled'|'grants'|'grants add'|'grants list'|'grants revoke'|'users'|'users forget'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple app-transaction'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple finish-transaction'|'apple reconcile'|'apple settings'|'completion'|'help'|'version') path="$candidate" ;;
+            'db'|'db init'|'db status'|'db repair'|'orders'|'orders create'|'orders list'|'orders show'|'orders update'|'contracts'|'contracts list'|'contracts show'|'contracts explain'|'contracts update'|'customer'|'customer note'|'customer note add'|'customer note list'|'notify'|'verify'|'restore'|'entitled'|'grants'|'grants add'|'grants list'|'grants revoke'|'users'|'users forget'|'audit'|'audit list'|'audit show'|'audit raw'|'audit undo'|'doctor'|'refunds'|'refunds list'|'refunds answer'|'refunds consents'|'apple'|'apple lookup'|'apple transactions'|'apple transactions get'|'apple transactions history'|'apple app-transaction'|'apple subscriptions'|'apple subscriptions status'|'apple refunds'|'apple refunds history'|'apple notifications'|'apple notifications history'|'apple notifications sync'|'apple notifications test'|'apple notifications test-status'|'apple extend'|'apple extend-status'|'apple consumption'|'apple set-app-account-token'|'apple finish-transaction'|'apple reconcile'|'apple settings'|'completion'|'help'|'version') path="$candidate" ;;
         esac
     done
     case "$path" in
@@ -58,7 +58,7 @@ _iapctl() {
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --version --help' -- "$cur") )
             else
-                COMPREPLY=( $(compgen -W 'db orders contracts notify verify restore entitled grants users audit doctor refunds apple completion help version' -- "$cur") )
+                COMPREPLY=( $(compgen -W 'db orders contracts customer notify verify restore entitled grants users audit doctor refunds apple completion help version' -- "$cur") )
             fi
             ;;
         'db')
@@ -210,10 +210,11 @@ _iapctl() {
                 --actor) return ;;
                 --user) _iapctl_lookup users; return ;;
                 --status) COMPREPLY=( $(compgen -W 'active canceled grace_period billing_retry expired revoked' -- "$cur") ); return ;;
+                --risk) COMPREPLY=( $(compgen -W 'billing-retry grace price-consent auto-renew-off' -- "$cur") ); return ;;
                 --limit) return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --status --limit --help' -- "$cur") )
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --user --status --risk --limit --help' -- "$cur") )
             fi
             ;;
         'contracts show')
@@ -260,6 +261,95 @@ _iapctl() {
                 COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --status --reason --ticket --auto-renew --expires --clear-override --dry-run --help' -- "$cur") )
             else
                 _iapctl_lookup contracts
+            fi
+            ;;
+        'customer')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --by) COMPREPLY=( $(compgen -W 'user order transaction original app-transaction receipt-order' -- "$cur") ); return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --app-apple-id) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --by --key-file --key-id --issuer-id --bundle-id --app-apple-id --root-ca --at --environment --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'note' -- "$cur") )
+            fi
+            ;;
+        'customer note')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --app-apple-id) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --app-apple-id --root-ca --at --environment --help' -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W 'add list' -- "$cur") )
+            fi
+            ;;
+        'customer note add')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --app-apple-id) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
+                --text) return ;;
+                --ticket) return ;;
+                --by) COMPREPLY=( $(compgen -W 'user order transaction original app-transaction receipt-order' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --app-apple-id --root-ca --at --environment --text --ticket --dry-run --by --help' -- "$cur") )
+            else
+                _iapctl_lookup users
+            fi
+            ;;
+        'customer note list')
+            case "$prev" in
+                --db) _iapctl_files; return ;;
+                -o|--output) COMPREPLY=( $(compgen -W 'table json ndjson csv' -- "$cur") ); return ;;
+                --config) _iapctl_files; return ;;
+                --actor) return ;;
+                --key-file) _iapctl_files; return ;;
+                --key-id) return ;;
+                --issuer-id) return ;;
+                --bundle-id) return ;;
+                --app-apple-id) return ;;
+                --root-ca) _iapctl_files; return ;;
+                --at) COMPREPLY=( $(compgen -W 'signed now' -- "$cur") ); return ;;
+                --environment) COMPREPLY=( $(compgen -W 'Production Sandbox auto' -- "$cur") ); return ;;
+                --by) COMPREPLY=( $(compgen -W 'user order transaction original app-transaction receipt-order' -- "$cur") ); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=( $(compgen -W '--db --output --quiet --verbose --config --actor --redact --no-color --wide --csv-raw --key-file --key-id --issuer-id --bundle-id --app-apple-id --root-ca --at --environment --by --help' -- "$cur") )
+            else
+                _iapctl_lookup users
             fi
             ;;
         'notify')

@@ -23,6 +23,15 @@ enum AppleLookup {
     static func run(_ invocation: Invocation) throws -> ExitCode {
         let session = try AppleSession(invocation)
         let orderId = invocation[orderIdArgument].text
+        let found = try transactions(ofOrder: orderId, in: session)
+        try session.emitTransactions(found.items, from: found.server, what: "lookup \(orderId)")
+        invocation.note("order ID \(orderId): \(found.items.count) transaction(s) from \(found.server.rawValue)")
+        return found.items.isEmpty ? .notFound : .success
+    }
+
+    /// Apple's Look Up Order ID: the transactions of a receipt e-mail's order, as Apple signed them
+    /// (not yet verified). An order ID Apple calls invalid is refused (not found).
+    static func transactions(ofOrder orderId: String, in session: AppleSession) throws -> SignedTransactions {
         let call = Endpoint.lookup(orderId: orderId)
         // Order IDs exist only in Production: auto asks Sandbox only when Production refuses the token.
         let lookup = try OrderLookup(try session.send(call, sandboxOnNotFound: false), call: call)
@@ -31,9 +40,6 @@ enum AppleLookup {
                 .notFound, "Apple says order ID \(orderId) is invalid (status \(lookup.status.map(String.init) ?? "missing"))",
                 hint: "check it against the customer's receipt e-mail (e.g. MK5TTTVWJH); it is not a transactionId")
         }
-        let found = lookup.transactions
-        try session.emitTransactions(found.items, from: found.server, what: "lookup \(orderId)")
-        invocation.note("order ID \(orderId): \(found.items.count) transaction(s) from \(found.server.rawValue)")
-        return found.items.isEmpty ? .notFound : .success
+        return lookup.transactions
     }
 }

@@ -84,14 +84,7 @@ enum CustomerResolve {
     /// the transactions of the receipt's order, verified.
     static func lookUp(_ invocation: Invocation, orderId: String) throws -> [(transactionId: String, originalTransactionId: String?)] {
         let session = try AppleSession(invocation)
-        let call = Endpoint.lookup(orderId: orderId)
-        let lookup = try OrderLookup(try session.send(call, sandboxOnNotFound: false), call: call)
-        guard lookup.isValid else {
-            throw CLIError(
-                .notFound, "Apple says order ID \(orderId) is invalid (status \(lookup.status.map(String.init) ?? "missing"))",
-                hint: "check it against the customer's receipt e-mail (e.g. MK5TTTVWJH); it is not a transactionId")
-        }
-        let found = lookup.transactions
+        let found = try AppleLookup.transactions(ofOrder: orderId, in: session)
         let reports = try session.verified(found.items, as: .transaction, from: found.server, what: "lookup \(orderId)")
         return reports.compactMap { report in
             guard let id = report.transaction?.transactionId else { return nil }
