@@ -3,7 +3,7 @@ import JWSForge
 import Testing
 
 /// `users forget`: the user's id replaced with one stable alias in every table and text iapctl keeps
-/// (the whole SQLite file, or a `mariadb-dump` of the MariaDB database, no longer holds it), the
+/// (the whole SQLite file, or a `mariadb-dump` or `pg_dump` of the server's database, no longer holds it), the
 /// money records kept under the alias with their audit and ledger rows still passing their checks,
 /// a dry run first, and a refusal while Apple's refund request awaits an answer. Runs on SQLite and,
 /// in the MariaDB pass, on MariaDB.
@@ -43,10 +43,17 @@ struct UsersForgetE2ETests {
         return (cli, world)
     }
 
-    /// Every byte iapctl's database holds: the SQLite file and its journals, or a dump of the MariaDB database.
+    /// Every byte iapctl's database holds: the SQLite file and its journals, or a dump of the server's database.
     func everything(_ cli: CLI) throws -> Data {
         if let mysql = cli.mysql {
             return try Self.dump(mysql.server, database: mysql.database)
+        }
+        if let postgres = cli.postgres {
+            let dump = try runDatabaseClient(
+                "/usr/bin/pg_dump", ["--no-owner", postgres.server.url(database: postgres.database)],
+                passwordVariable: "PGPASSWORD", password: postgres.server.password, sql: "")
+            #expect(dump.utf8.count > 1000)
+            return Data(dump.utf8)
         }
         var bytes = Data()
         let db = cli.environment["IAPCTL_DB"] ?? cli.path("iapctl.db")
