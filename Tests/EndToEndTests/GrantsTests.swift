@@ -209,4 +209,22 @@ struct GrantsE2ETests {
         #expect(!notes.contains { $0["kind"] as? String == "ending-soon" && $0["user_id"] as? String == "nobody" }, "\(notes)")
         #expect(!notes.contains { $0["kind"] as? String == "no-purchase" && $0["user_id"] as? String == "u7" }, "\(notes)")
     }
+
+    /// A user whose only record is a grant (locked out before any purchase reached the database):
+    /// `grants add` says it added the grant, and `customer` finds the user and answers entitled from it.
+    @Test func aUserKnownOnlyByAGrantIsACustomer() throws {
+        let cli = try CLI()
+        try cli.ok(["db", "init"])
+        let added = try cli.ok([
+            "grants", "add", "--user", "zoe", "--product", product, "--for", "7d", "--reason", "paid, locked out",
+            "--ticket", "T-3",
+        ])
+        #expect(added.stderr.contains("added 1 grant"), "\(added)")
+        let view = try cli.ok(["customer", "zoe", "-o", "json"]).jsonObject()
+        let head = try #require(view["customer"] as? [String: Any], "\(view)")
+        #expect(head["entitled"] as? Bool == true, "\(head)")
+        #expect((head["why"] as? String)?.hasPrefix("granted by hand until") == true, "\(head)")
+        #expect((view["grants"] as? [[String: Any]])?.count == 1, "\(view)")
+    }
+
 }

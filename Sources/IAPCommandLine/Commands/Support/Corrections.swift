@@ -95,7 +95,9 @@ enum Corrections {
     /// `detail`: a note printed before the summary line.
     static func report(_ results: [CorrectionResult], invocation: Invocation, dryRun: Bool, detail: String? = nil) {
         let changed = results.filter { !$0.changes.isEmpty }.count
-        let verb = dryRun ? "would update" : "updated"
+        // The summary's verb: the rows' own when they agree (`added 1 grant`), else `changed`.
+        let verbs = Set(results.filter { !$0.changes.isEmpty }.map { self.verb($0, dryRun: false) })
+        let verb = verbs.count == 1 ? verbs.first ?? "updated" : "changed"
         switch invocation.output {
         case .table:
             for result in results {

@@ -126,10 +126,11 @@ public enum CustomerLookup {
         return users
     }
 
-    /// Whether `user` has an order, a contract or a note.
+    /// Whether `user` has an order, a contract, a grant or a note.
     public static func isKnownUser(_ user: String, in session: any StoreSession) throws -> Bool {
         if try !session.orders(matching: OrderFilter(userId: user, limit: 1)).isEmpty { return true }
         if try !session.contracts(matching: ContractFilter(userId: user, limit: 1)).isEmpty { return true }
+        if try !session.grants(matching: GrantFilter(userId: user)).isEmpty { return true }
         return try !session.customerNotes(userId: user).isEmpty
     }
 }
