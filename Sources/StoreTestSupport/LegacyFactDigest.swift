@@ -20,18 +20,21 @@ public enum LegacyFactDigest {
     public static let samples: [Fact] = [
         Fact(
             kind: .transaction, key: "t-1", originalTransactionId: "o-1", signedDate: 1_700_000_000_000, source: .apple,
-            body: #"{"productId":"com.example.monthly","price":9990}"#),
+            body: FactBody.encode(
+                TransactionFacts(transactionId: "t-1", originalTransactionId: "o-1", productId: "com.example.monthly", price: 9990))),
         Fact(
             kind: .renewal, key: "o-1", originalTransactionId: "o-1", signedDate: 1_700_000_000_001, source: .appleAPI,
-            body: #"{"autoRenewStatus":1}"#),
+            body: FactBody.encode(RenewalFacts(autoRenewStatus: 1))),
         Fact(
             kind: .notification, key: "o-2", originalTransactionId: "o-2", signedDate: -5, source: .apple,
-            body: #"{"notificationType":"DID_RENEW","status":1}"#),
+            body: FactBody.encode(NotificationFact(notificationType: .known(.didRenew), status: 1))),
         Fact(
             kind: .transaction, key: "t-3", originalTransactionId: "o-3", signedDate: 42, source: .client,
-            body: #"{"currency":"EUR","offerName":"été €"}"#),
+            body: FactBody.encode(
+                TransactionFacts(transactionId: "t-3", originalTransactionId: "o-3", productId: "été €", currency: "EUR"))),
         Fact(
-            kind: .transaction, key: "t-4", originalTransactionId: "o-4", signedDate: 43, source: .restore, body: "{}"),
+            kind: .transaction, key: "t-4", originalTransactionId: "o-4", signedDate: 43, source: .restore,
+            body: FactBody.encode(TransactionFacts(transactionId: "t-4", originalTransactionId: "o-4", productId: "p"))),
     ]
 
     /// `INSERT` of `fact` under its old digest (SQL text; the samples hold no single quote).
