@@ -8,7 +8,7 @@ import Testing
 struct UserColumnsTests {
     @Test func everyUserIdColumnIsMarked() {
         let marked = StoreSchema.userIdColumns.map { "\($0.table).\($0.column)" }
-        #expect(marked == ["orders.user_id", "member_contracts.user_id", "iap_grants.user_id"])
+        #expect(marked == ["orders.user_id", "member_contracts.user_id", "iap_grants.user_id", "iap_customer_notes.user_id"])
         // A table added later with a user_id column must mark it, or `users forget` would miss it.
         for table in StoreSchema.currentTables {
             for column in table.columns where column.name == "user_id" || column.name.hasSuffix("_user_id") {
@@ -22,6 +22,7 @@ struct UserColumnsTests {
         for column in [
             "iap_audit.reason", "iap_audit.before_json", "iap_audit.after_json", "iap_audit.command", "iap_ledger.detail",
             "iap_overrides.reason", "iap_overrides.lifted_by", "iap_grants.reason", "iap_grants.revoked_by",
+            "iap_customer_notes.text", "iap_customer_notes.ticket",
         ] {
             #expect(marked.contains(column), "\(column)")
         }
