@@ -153,7 +153,7 @@ struct PostgresFailoverTests {
             database: pair.database(of: cli))
         var counts: [String: Int] = [:]
         for row in text.split(separator: "\n") {
-            let fields = row.split(separator: "|")
+            let fields = row.split(separator: "\t")
             guard fields.count == 2, let n = Int(fields[1]) else { continue }
             counts[String(fields[0])] = n
         }
