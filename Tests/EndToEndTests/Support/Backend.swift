@@ -211,12 +211,12 @@ struct TestPostgresServer: TestDatabaseServer {
     }
 }
 
-/// Runs a database server's command-line client (`mariadb`, `psql`) with its password in the
-/// environment variable that client reads (never argv, where `ps` shows it) and `sql` on its
-/// standard input (from a file: no pipe to fill however long the statements or the output).
-/// Returns standard output; throws with the client's errors.
+/// Runs a database's command-line client (`mariadb`, `psql`, `sqlite3`) with the server's password
+/// in the environment variable that client reads (never argv, where `ps` shows it; nil: none) and
+/// `sql` on its standard input (from a file: no pipe to fill however long the statements or the
+/// output). Returns standard output; throws with the client's errors.
 func runDatabaseClient(
-    _ executable: String, _ arguments: [String], passwordVariable: String, password: String, sql: String
+    _ executable: String, _ arguments: [String], passwordVariable: String? = nil, password: String = "", sql: String
 ) throws -> String {
     let input = FileManager.default.temporaryDirectory.appendingPathComponent("iapctl-sql-\(UUID().uuidString).sql")
     try Data(sql.utf8).write(to: input)
@@ -225,7 +225,7 @@ func runDatabaseClient(
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
-    env[passwordVariable] = password
+    if let passwordVariable { env[passwordVariable] = password }
     process.environment = env
     let out = Pipe()
     let err = Pipe()
@@ -267,28 +267,10 @@ extension CLI {
     @discardableResult
     func sql(_ sql: String) throws -> String {
         if let server { return try server.server.run(sql, database: server.database) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-batch", "-bail", "-separator", "\t", "-nullvalue", "NULL", dbPath]
-        let input = path(".sql-\(UUID().uuidString)")
         // The shell runs only complete statements: the last one ends with ';'.
         let script = sql.trimmingCharacters(in: .whitespacesAndNewlines)
-        try Data((script.hasSuffix(";") ? script : script + ";").utf8).write(to: URL(fileURLWithPath: input))
-        defer { try? FileManager.default.removeItem(atPath: input) }
-        let stdin = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
-        defer { try? stdin.close() }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("sqlite3 failed on \(sql): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: output, as: UTF8.self)
+        return try runDatabaseClient(
+            "/usr/bin/sqlite3", ["-batch", "-bail", "-separator", "\t", "-nullvalue", "NULL", dbPath],
+            sql: script.hasSuffix(";") ? script : script + ";")
     }
 }
