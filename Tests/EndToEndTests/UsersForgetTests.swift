@@ -45,13 +45,8 @@ struct UsersForgetE2ETests {
 
     /// Every byte iapctl's database holds: the SQLite file and its journals, or a dump of the server's database.
     func everything(_ cli: CLI) throws -> Data {
-        if let mysql = cli.mysql {
-            return try Self.dump(mysql.server, database: mysql.database)
-        }
-        if let postgres = cli.postgres {
-            let dump = try runDatabaseClient(
-                "/usr/bin/pg_dump", ["--no-owner", postgres.server.url(database: postgres.database)],
-                passwordVariable: "PGPASSWORD", password: postgres.server.password, sql: "")
+        if let (server, database) = cli.server {
+            let dump = try server.dump(database: database)
             #expect(dump.utf8.count > 1000)
             return Data(dump.utf8)
         }
@@ -62,30 +57,6 @@ struct UsersForgetE2ETests {
         }
         #expect(bytes.count > 4096)
         return bytes
-    }
-
-    static func dump(_ server: TestMySQLServer, database: String) throws -> Data {
-        let candidates = ["/usr/bin/mariadb-dump", "/usr/bin/mysqldump", "/usr/local/bin/mariadb-dump"]
-        let client = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "no mariadb-dump")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: client)
-        var args = ["--no-defaults", "--user=\(server.user)", "--skip-comments"]
-        if let socket = server.socket { args.append("--socket=\(socket)") } else { args.append("--host=\(server.host)") }
-        if let port = server.port { args.append("--port=\(port)") }
-        process.arguments = args + [database]
-        var env = ProcessInfo.processInfo.environment
-        env["MYSQL_PWD"] = server.password
-        process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(data.count > 1000)
-        return data
     }
 
     func contains(_ data: Data, _ text: String) -> Bool { data.range(of: Data(text.utf8)) != nil }

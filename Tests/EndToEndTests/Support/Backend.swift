@@ -78,6 +78,8 @@ protocol TestDatabaseServer: Sendable {
     func run(_ sql: String, database: String?) throws -> String
     /// Drops `database` if it exists (errors ignored: cleanup).
     func drop(_ database: String)
+    /// Every table of `database` as the server's own dump tool writes it (`mariadb-dump`, `pg_dump`).
+    func dump(database: String) throws -> String
 }
 
 extension TestDatabaseServer {
@@ -147,9 +149,7 @@ struct TestMySQLServer: TestDatabaseServer {
     /// output (tab-separated rows, no header, NULL as `NULL`). Throws when the client fails.
     @discardableResult
     func run(_ sql: String, database: String? = nil) throws -> String {
-        var args = ["--no-defaults", "--batch", "--skip-column-names", "--user=\(user)"]
-        if let socket { args.append("--socket=\(socket)") } else { args.append("--host=\(host)") }
-        if let port { args.append("--port=\(port)") }
+        var args = connectionArguments + ["--batch", "--skip-column-names"]
         if let database { args.append("--database=\(database)") }
         return try runDatabaseClient(
             try Self.client(), args, passwordVariable: "MYSQL_PWD", password: password, sql: sql)
@@ -160,12 +160,28 @@ struct TestMySQLServer: TestDatabaseServer {
         _ = try? run("DROP DATABASE IF EXISTS `\(database)`")
     }
 
-    private static func client() throws -> String {
-        for path in ["/usr/bin/mariadb", "/usr/bin/mysql", "/usr/local/bin/mariadb", "/usr/local/bin/mysql"]
-        where FileManager.default.isExecutableFile(atPath: path) {
-            return path
+    func dump(database: String) throws -> String {
+        try runDatabaseClient(
+            try Self.client(["mariadb-dump", "mysqldump"]), connectionArguments + ["--skip-comments", database],
+            passwordVariable: "MYSQL_PWD", password: password, sql: "")
+    }
+
+    /// The options that reach the server as the test user (no password: `MYSQL_PWD`).
+    private var connectionArguments: [String] {
+        var args = ["--no-defaults", "--user=\(user)"]
+        if let socket { args.append("--socket=\(socket)") } else { args.append("--host=\(host)") }
+        if let port { args.append("--port=\(port)") }
+        return args
+    }
+
+    /// The first of `names` installed in /usr/bin or /usr/local/bin.
+    private static func client(_ names: [String] = ["mariadb", "mysql"]) throws -> String {
+        for folder in ["/usr/bin", "/usr/local/bin"] {
+            for name in names where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+                return "\(folder)/\(name)"
+            }
         }
-        throw HarnessError("the mariadb client is not installed (apt-get install mariadb-client)")
+        throw HarnessError("\(names[0]) is not installed (apt-get install mariadb-client)")
     }
 }
 
@@ -208,6 +224,12 @@ struct TestPostgresServer: TestDatabaseServer {
     /// Drops `database` if it exists (errors ignored: cleanup).
     func drop(_ database: String) {
         _ = try? run("DROP DATABASE IF EXISTS \"\(database)\" WITH (FORCE)")
+    }
+
+    func dump(database: String) throws -> String {
+        try runDatabaseClient(
+            "/usr/bin/pg_dump", ["--no-owner", url(database: database)], passwordVariable: "PGPASSWORD",
+            password: password, sql: "")
     }
 }
 
