@@ -4,7 +4,7 @@
 #include "CPostgres.h"
 #include "CLibraryLoader.h"
 
-static const char *const iapctl_pq_names[38] = {
+static const char *const iapctl_pq_names[46] = {
     "PQconnectdb",
     "PQconnectdbParams",
     "PQstatus",
@@ -43,10 +43,18 @@ static const char *const iapctl_pq_names[38] = {
     "PQunescapeBytea",
     "PQdb",
     "PQbackendPID",
+    "PQsendQuery",
+    "PQsendPrepare",
+    "PQsendQueryPrepared",
+    "PQgetResult",
+    "PQisBusy",
+    "PQconsumeInput",
+    "PQflush",
+    "PQsetnonblocking",
 };
-static void *iapctl_pq_slots[38];
+static void *iapctl_pq_slots[46];
 static struct iapctl_library iapctl_pq_library = {
-    "libpq.so.5", "libpq5", iapctl_pq_names, iapctl_pq_slots, 38, NULL,
+    "libpq.so.5", "libpq5", iapctl_pq_names, iapctl_pq_slots, 46, NULL,
     IAPCTL_LIBRARY_LOCK, 0, {0},
 };
 
@@ -97,6 +105,14 @@ enum {
     IAPCTL_PQ_PQunescapeBytea = 35,
     IAPCTL_PQ_PQdb = 36,
     IAPCTL_PQ_PQbackendPID = 37,
+    IAPCTL_PQ_PQsendQuery = 38,
+    IAPCTL_PQ_PQsendPrepare = 39,
+    IAPCTL_PQ_PQsendQueryPrepared = 40,
+    IAPCTL_PQ_PQgetResult = 41,
+    IAPCTL_PQ_PQisBusy = 42,
+    IAPCTL_PQ_PQconsumeInput = 43,
+    IAPCTL_PQ_PQflush = 44,
+    IAPCTL_PQ_PQsetnonblocking = 45,
 };
 IAPCTL_HIDDEN PGconn *PQconnectdb(const char *a0) { return IAPCTL_PQ(PQconnectdb)(a0); }
 IAPCTL_HIDDEN PGconn *PQconnectdbParams(const char *const *a0, const char *const *a1, int a2) { return IAPCTL_PQ(PQconnectdbParams)(a0, a1, a2); }
@@ -136,3 +152,11 @@ IAPCTL_HIDDEN char *PQcmdStatus(PGresult *a0) { return IAPCTL_PQ(PQcmdStatus)(a0
 IAPCTL_HIDDEN unsigned char *PQunescapeBytea(const unsigned char *a0, size_t *a1) { return IAPCTL_PQ(PQunescapeBytea)(a0, a1); }
 IAPCTL_HIDDEN char *PQdb(const PGconn *a0) { return IAPCTL_PQ(PQdb)(a0); }
 IAPCTL_HIDDEN int PQbackendPID(const PGconn *a0) { return IAPCTL_PQ(PQbackendPID)(a0); }
+IAPCTL_HIDDEN int PQsendQuery(PGconn *a0, const char *a1) { return IAPCTL_PQ(PQsendQuery)(a0, a1); }
+IAPCTL_HIDDEN int PQsendPrepare(PGconn *a0, const char *a1, const char *a2, int a3, const Oid *a4) { return IAPCTL_PQ(PQsendPrepare)(a0, a1, a2, a3, a4); }
+IAPCTL_HIDDEN int PQsendQueryPrepared(PGconn *a0, const char *a1, int a2, const char *const *a3, const int *a4, const int *a5, int a6) { return IAPCTL_PQ(PQsendQueryPrepared)(a0, a1, a2, a3, a4, a5, a6); }
+IAPCTL_HIDDEN PGresult *PQgetResult(PGconn *a0) { return IAPCTL_PQ(PQgetResult)(a0); }
+IAPCTL_HIDDEN int PQisBusy(PGconn *a0) { return IAPCTL_PQ(PQisBusy)(a0); }
+IAPCTL_HIDDEN int PQconsumeInput(PGconn *a0) { return IAPCTL_PQ(PQconsumeInput)(a0); }
+IAPCTL_HIDDEN int PQflush(PGconn *a0) { return IAPCTL_PQ(PQflush)(a0); }
+IAPCTL_HIDDEN int PQsetnonblocking(PGconn *a0, int a1) { return IAPCTL_PQ(PQsetnonblocking)(a0, a1); }

@@ -3,12 +3,29 @@ import IAPFoundation
 import StoreSQL
 import SubscriptionModel
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// One libpq connection (`PGconn *`), owned here and closed once in `deinit`, with the names of
 /// the statements it prepared. Not thread-safe: one user at a time.
 ///
 /// Values are sent as text (integers typed `int8`, texts `text`), bytes in binary (`bytea`);
 /// results come back as text and are read by each column's type. The shared layer's `?`
 /// placeholders become `$1`, `$2`… (``PostgresSQL/numbered(_:)``).
+///
+/// Every statement is sent without blocking and its answer waited for on the socket for at most
+/// the I/O timeout (``Timeouts/io``, `IAPCTL_DB_TIMEOUT`): a server that stops answering (stopped,
+/// hung, a host gone on a Unix socket or a network that keeps the connection) ends the statement
+/// with ``StoreError/unavailable(_:)`` (exit 69), and the connection is given up.
+///
+/// A `RELEASE SAVEPOINT` inside a transaction is not sent on its own: it goes in front of the next
+/// statement sent as text, in the same round trip (`RELEASE SAVEPOINT iapctl_sp1; SAVEPOINT
+/// iapctl_sp1` for the next item of a batch), or alone right before a prepared statement
+/// or a prepare; before `ROLLBACK`, which ends every savepoint, it is dropped. The server runs the
+/// same statements in the same order, only fewer round trips.
 final class Connection {
     private let handle: OpaquePointer
     /// Where we are connected, for messages (never holds a password).
@@ -22,6 +39,13 @@ final class Connection {
     /// Set when an error ended the unit's transaction as a whole (deadlock, serialization failure,
     /// lost connection, a read-only server): nothing more may run or commit in it.
     private(set) var aborted: StoreError?
+    /// Set when the server did not answer within the I/O timeout: nothing more is sent on this
+    /// connection (its state is unknown), every use throws this.
+    private var stalled: StoreError?
+    /// Seconds a statement waits for the server to take or answer anything before it is given up.
+    private let ioTimeout: UInt32
+    /// `RELEASE SAVEPOINT` statements not sent yet (see the type's description), in order.
+    private var pendingReleases: [String] = []
 
     private struct Prepared {
         let name: String
@@ -32,8 +56,8 @@ final class Connection {
         let returnsId: Bool
     }
 
-    /// How long the client waits for the server, in seconds: to connect, and (TCP) for
-    /// unacknowledged data before the connection counts as lost.
+    /// How long the client waits for the server, in seconds: to connect, and for the answer to a
+    /// statement (and, over TCP, for unacknowledged data) before the connection counts as lost.
     struct Timeouts {
         var connect: UInt32
         var io: UInt32
@@ -44,6 +68,7 @@ final class Connection {
     /// (`PGPASSWORD`, `~/.pgpass`, a service file) apply when it is nil.
     init(url: PostgresURL, password: String?, database: String?, timeouts: Timeouts) throws(StoreError) {
         label = url.description
+        ioTimeout = max(timeouts.io, 1)
         if let message = iapctl_pq_unavailable() { throw .libraryUnavailable(String(cString: message)) }
         // Before the URL (which may set them otherwise): defaults. After it: what must hold.
         var pairs: [(String, String)] = [
@@ -71,6 +96,10 @@ final class Connection {
             throw Self.connectError(
                 PQerrorMessage(handle).map { String(cString: $0) } ?? "", context: "cannot connect to \(label)",
                 connectTimeout: Double(timeouts.connect))
+        }
+        // Statements are sent without blocking and waited for with the I/O timeout (awaitResult).
+        guard PQsetnonblocking(handle, 1) == 0 else {
+            throw .failure("\(label): libpq cannot switch the connection to non-blocking mode")
         }
     }
 
@@ -102,13 +131,26 @@ final class Connection {
         return String(cString: quoted)
     }
 
-    /// Runs `sql` (no values, any number of statements) with the simple query protocol.
+    /// Runs `sql` (no values, any number of statements) with the simple query protocol. A
+    /// `RELEASE SAVEPOINT` inside a transaction waits for the next statement (the type's description).
     func execute(_ sql: String) throws(StoreError) {
+        if let stalled { throw stalled }
         if sql != "ROLLBACK" { try refuseIfAborted() }
-        trips.add(sql)
-        let result = PQexec(handle, sql)
+        if sql.hasPrefix("RELEASE SAVEPOINT "), PQtransactionStatus(handle) == PQTRANS_INTRANS {
+            pendingReleases.append(sql)
+            return
+        }
+        var text = sql
+        if sql == "ROLLBACK" {
+            pendingReleases.removeAll()  // ROLLBACK ends every savepoint
+        } else if !pendingReleases.isEmpty {
+            text = (pendingReleases + [sql]).joined(separator: "; ")
+            pendingReleases.removeAll()
+        }
+        trips.add(text)
+        let result = try awaitResult(sent: PQsendQuery(handle, text) == 1, sql: text)
         defer { PQclear(result) }
-        try check(result, sql: sql)
+        try check(result, sql: text)
         // COMMIT of a transaction an error had aborted answers ROLLBACK: nothing was committed.
         if sql == "COMMIT", let status = PQcmdStatus(result), String(cString: status) == "ROLLBACK" {
             throw remember(
@@ -160,7 +202,10 @@ final class Connection {
 
     var transactionAborted: StoreError? { aborted }
 
-    func transactionWillBegin() { aborted = nil }
+    func transactionWillBegin() {
+        aborted = nil
+        pendingReleases.removeAll()
+    }
 
     // MARK: private
 
@@ -176,6 +221,7 @@ final class Connection {
     }
 
     private func prepare(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Prepared {
+        if let stalled { throw stalled }
         try refuseIfAborted()
         let types = values.map(Self.typeOid)
         let key = sql + "\u{0}" + types.map(String.init).joined(separator: ",")
@@ -186,10 +232,12 @@ final class Connection {
         // abort the whole transaction: it is prepared under a savepoint, once per connection.
         let guarded = inTransaction
         if guarded { try execute("SAVEPOINT iapctl_prepare") }
+        try sendPendingReleases()
         trips.add("PREPARE " + sql)
-        let result = types.withUnsafeBufferPointer { typeBuffer in
-            PQprepare(handle, name, server.text, Int32(types.count), typeBuffer.baseAddress)
+        let sent = types.withUnsafeBufferPointer { typeBuffer in
+            PQsendPrepare(handle, name, server.text, Int32(types.count), typeBuffer.baseAddress)
         }
+        let result = try awaitResult(sent: sent == 1, sql: sql)
         defer { PQclear(result) }
         do {
             try check(result, sql: sql)
@@ -231,10 +279,13 @@ final class Connection {
                 formats.append(1)
             }
         }
+        if let stalled { throw stalled }
+        try sendPendingReleases()
         trips.add(statement.text)
-        let result = Self.withBuffers(buffers) { pointers in
-            PQexecPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0)
+        let sent = Self.withBuffers(buffers) { pointers in
+            PQsendQueryPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0)
         }
+        let result = try awaitResult(sent: sent == 1, sql: statement.text)
         do {
             try check(result, sql: statement.text)
         } catch {
@@ -242,6 +293,84 @@ final class Connection {
             throw error
         }
         return result
+    }
+
+    /// Sends the pending `RELEASE SAVEPOINT` statements now, in one round trip.
+    private func sendPendingReleases() throws(StoreError) {
+        guard !pendingReleases.isEmpty else { return }
+        let text = pendingReleases.joined(separator: "; ")
+        pendingReleases.removeAll()
+        trips.add(text)
+        let result = try awaitResult(sent: PQsendQuery(handle, text) == 1, sql: text)
+        defer { PQclear(result) }
+        try check(result, sql: text)
+    }
+
+    /// The answer to what was just sent (`sent`: libpq took it): its last result, or the first
+    /// error of several statements; nil when the connection failed (``check(_:sql:)`` then reads
+    /// libpq's message). Waits on the socket for at most the I/O timeout at a time; a server
+    /// that takes or answers nothing for that long ends the wait with ``stall(_:)``.
+    private func awaitResult(sent: Bool, sql: String) throws(StoreError) -> OpaquePointer? {
+        guard sent else { return nil }
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { break }
+            if flushed < 0 { return nil }
+            try wait(for: Int16(POLLIN | POLLOUT), sql: sql)
+            // The server may answer while we still send: read it, so neither side waits on the other.
+            if PQconsumeInput(handle) == 0 { return nil }
+        }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) != 0 {
+                try wait(for: Int16(POLLIN), sql: sql)
+                // 0: the connection failed; PQgetResult then returns the error without waiting.
+                if PQconsumeInput(handle) == 0 { break }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            if let kept, PQresultStatus(kept) == PGRES_FATAL_ERROR {
+                PQclear(result)
+            } else {
+                PQclear(kept)
+                kept = result
+            }
+        }
+        return kept
+    }
+
+    /// Waits until the socket is ready for `events`, at most the I/O timeout.
+    private func wait(for events: Int16, sql: String) throws(StoreError) {
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return }  // no socket: libpq reports the lost connection
+        var descriptor = pollfd(fd: socket, events: events, revents: 0)
+        let deadline = Self.monotonicMilliseconds() + Int64(ioTimeout) * 1000
+        while true {
+            let remaining = deadline - Self.monotonicMilliseconds()
+            guard remaining > 0 else { throw stall(sql) }
+            let ready = poll(&descriptor, 1, Int32(clamping: remaining))
+            if ready > 0 { return }
+            if ready == 0 { throw stall(sql) }
+            if errno != EINTR { return }  // libpq's next read or write reports the error
+        }
+    }
+
+    /// The server took or answered nothing within the I/O timeout: the connection is given up
+    /// (what the server does with the statement is unknown; an open transaction is never
+    /// committed, and the server rolls it back when the connection closes).
+    private func stall(_ sql: String) -> StoreError {
+        let error = StoreError.unavailable(
+            "\(label): the server did not answer within \(ioTimeout) s (IAPCTL_DB_TIMEOUT) [SQL: \(sql)]; it may be "
+                + "stopped, hung or overloaded: iapctl gave up the connection; run the same command again when the "
+                + "server answers (or set IAPCTL_DB_TIMEOUT to wait longer)")
+        stalled = error
+        if aborted == nil { aborted = error }
+        return error
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Throws the error `result` holds (a nil result: the connection failed).

@@ -43,6 +43,24 @@ enum PostgresSQL {
 
     static let migrationsTableDDL = StoreSQL.serverMigrationsTableDDL()
 
+    /// Caps this transaction's `lock_timeout` at `seconds` (a shorter setting stays): a statement
+    /// waiting for a row lock then fails with 55P03 (busy, retried) before the client's I/O
+    /// timeout would give the connection up as frozen. Transaction-local (`set_config(…, true)`).
+    static func capLockTimeout(seconds: Int) -> String {
+        "SELECT set_config('lock_timeout', CASE WHEN current_setting('lock_timeout')::interval "
+            + "BETWEEN interval '1 ms' AND interval '\(seconds) s' THEN current_setting('lock_timeout') "
+            + "ELSE '\(seconds)s' END, true)"
+    }
+
+    /// The dialect of a store whose I/O timeout is `ioTimeoutSeconds`: a write transaction's BEGIN
+    /// also caps its lock waits well inside that timeout, in the same round trip.
+    static func dialect(ioTimeoutSeconds: UInt32) -> SQLDialect {
+        var dialect = SQLDialect.postgresql
+        let cap = capLockTimeout(seconds: max(1, Int(ioTimeoutSeconds) * 3 / 4))
+        dialect.beginWrite = [(dialect.beginWrite + [cap]).joined(separator: "; ")]
+        return dialect
+    }
+
     /// A shared statement as the server gets it.
     struct ServerText: Equatable {
         /// `?` numbered `$1`, `$2`…; `? IS NULL` typed (`$1::text IS NULL`: a NULL alone has no

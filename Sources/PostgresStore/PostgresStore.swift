@@ -30,8 +30,9 @@ public final class PostgresStore: SQLStoreBackend {
 
     /// Seconds libpq waits to connect by default (the URL's `connect_timeout` wins).
     public static let defaultConnectTimeoutSeconds = ServerOpening.defaultConnectTimeoutSeconds
-    /// Seconds the network may hold unacknowledged data before the connection counts as lost
-    /// (`tcp_user_timeout`; TCP only).
+    /// Seconds a statement may wait for the server's answer before the connection is given up
+    /// (exit 69), and (TCP) the network may hold unacknowledged data (`tcp_user_timeout`). Lock
+    /// waits are capped at three quarters of it (`lock_timeout`, 55P03: busy, retried).
     public static let defaultIOTimeoutSeconds = ServerOpening.defaultIOTimeoutSeconds
 
     /// Connects to the database `url` names.
@@ -60,7 +61,8 @@ public final class PostgresStore: SQLStoreBackend {
             return try Connection(url: url, password: password, database: nil, timeouts: timeouts)
         }
         transactions = SQLTransactions(
-            connection: connection, dialect: .postgresql, supported: Schema.supported, label: url.description,
+            connection: connection, dialect: PostgresSQL.dialect(ioTimeoutSeconds: ioTimeoutSeconds), supported: Schema.supported,
+            label: url.description,
             dbArgument: ShellWord.word(url.description))
     }
 
