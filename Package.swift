@@ -63,12 +63,19 @@ let package = Package(
             name: "SubscriptionModel",
             dependencies: ["IAPFoundation"]
         ),
-        // The subscription-event engine: the derivation of rows from facts, the engine that applies
-        // events, and the services over the rows (restore, corrections, overrides, audit, queries).
+        // The derivation, pure: signed facts to rows by its rules (one file each), the events and the
+        // facts they carry, what an event's type means, the snapshot of the facts the rules keep.
+        // No store, no I/O.
+        .target(
+            name: "SubscriptionDerivation",
+            dependencies: ["IAPFoundation", "SubscriptionModel"],
+            exclude: ["Rules/README.md"]
+        ),
+        // The subscription-event engine (one decide path: the derivation's rows written in the event's
+        // transaction) and the services over the rows (restore, corrections, overrides, audit, queries).
         .target(
             name: "SubscriptionEngine",
-            dependencies: ["IAPFoundation", "SubscriptionModel"],
-            exclude: ["Derivation/Rules/README.md"]
+            dependencies: ["IAPFoundation", "SubscriptionModel", "SubscriptionDerivation"]
         ),
         // The App Store Server API client: JWT over OpenSSL, HTTPS over libcurl, retries, pagination.
         .target(
@@ -109,7 +116,10 @@ let package = Package(
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.
         .target(
             name: "IAPOperations",
-            dependencies: ["IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionEngine", "SubscriptionModel", "CryptoDigest"],
+            dependencies: [
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "SubscriptionDerivation", "SubscriptionEngine", "SubscriptionModel",
+                "CryptoDigest",
+            ],
             exclude: ["README.md"]
         ),
         // What comes from outside as items and rows: command input framing (JWS lines, webhook bodies,
@@ -124,8 +134,8 @@ let package = Package(
         .target(
             name: "ClientSubmissions",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine", "SubscriptionModel",
-                "IAPOperations",
+                "IAPFoundation", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionDerivation", "SubscriptionEngine",
+                "SubscriptionModel", "IAPOperations",
             ],
             exclude: ["README.md"]
         ),
@@ -134,8 +144,8 @@ let package = Package(
         .target(
             name: "AppleFlows",
             dependencies: [
-                "IAPFoundation", "AppStoreJWS", "AppStoreAPI", "SubscriptionEngine", "SubscriptionModel", "IAPOperations",
-                "ClientSubmissions",
+                "IAPFoundation", "AppStoreJWS", "AppStoreAPI", "SubscriptionDerivation", "SubscriptionEngine", "SubscriptionModel",
+                "IAPOperations", "ClientSubmissions",
             ],
             exclude: ["README.md"]
         ),
@@ -159,8 +169,8 @@ let package = Package(
         .target(
             name: "IAPCommandLine",
             dependencies: [
-                "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionEngine",
-                "SubscriptionModel",
+                "IAPFoundation", "CommandLineKit", "AppStoreJWS", "AppStoreReceipt", "AppStoreAPI", "SubscriptionDerivation",
+                "SubscriptionEngine", "SubscriptionModel",
                 "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "StoreAccess", "StoreSQL",
             ]
         ),
@@ -168,6 +178,12 @@ let package = Package(
         .target(
             name: "StoreTestSupport",
             dependencies: ["SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionModel"]
+        ),
+        // Test support: random histories of one subscription, which the derivation's rule tests cut and
+        // the engine's agreement tests apply to both stores (not linked into iapctl).
+        .target(
+            name: "DerivationTestSupport",
+            dependencies: ["IAPFoundation", "SubscriptionDerivation", "SubscriptionModel", "StoreTestSupport"]
         ),
         // prctl(2)/setrlimit(2) for iapctl's start (not dumpable, no core file): a header of static
         // inline functions, nothing linked or loaded.
@@ -241,10 +257,18 @@ let package = Package(
             name: "SubscriptionModelTests",
             dependencies: ["SubscriptionModel"]
         ),
-        // Folders as the sources': Derivation/, Engine/, Services/.
+        // The derivation alone: its rules, what each keeps, newest-first reading, the fact codec under it.
+        .testTarget(
+            name: "SubscriptionDerivationTests",
+            dependencies: ["SubscriptionDerivation", "SubscriptionModel", "DerivationTestSupport", "StoreTestSupport"]
+        ),
+        // Folders as the sources': Engine/, Services/.
         .testTarget(
             name: "SubscriptionEngineTests",
-            dependencies: ["SubscriptionEngine", "SubscriptionModel", "SQLiteStore", "MySQLStore", "StoreTestSupport"],
+            dependencies: [
+                "SubscriptionEngine", "SubscriptionDerivation", "SubscriptionModel", "SQLiteStore", "MySQLStore", "StoreTestSupport",
+                "DerivationTestSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -259,7 +283,8 @@ let package = Package(
         .testTarget(
             name: "StoreContractTests",
             dependencies: [
-                "SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionEngine", "SubscriptionModel", "StoreSQL", "JWSForge", "StoreTestSupport",
+                "SQLiteStore", "MySQLStore", "PostgresStore", "SubscriptionDerivation", "SubscriptionEngine", "SubscriptionModel",
+                "StoreSQL", "JWSForge", "StoreTestSupport",
             ]
         ),
         .testTarget(
@@ -285,7 +310,7 @@ let package = Package(
             name: "IAPOperationsTests",
             dependencies: [
                 "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "PersonalData", "SQLiteStore", "MySQLStore",
-                "SubscriptionEngine", "SubscriptionModel", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
+                "SubscriptionDerivation", "SubscriptionEngine", "SubscriptionModel", "JWSForge", "AppStoreReceipt", "AppStoreAPI",
                 "StoreTestSupport",
             ]
         ),

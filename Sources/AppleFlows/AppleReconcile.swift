@@ -3,6 +3,7 @@ import AppStoreJWS
 import ClientSubmissions
 import IAPFoundation
 import IAPOperations
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 

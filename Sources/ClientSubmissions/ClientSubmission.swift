@@ -2,6 +2,7 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 

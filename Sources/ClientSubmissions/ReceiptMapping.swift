@@ -2,7 +2,7 @@ import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
 import IAPOperations
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// Turns the in-app entries of a verified StoreKit 1 receipt into the engine's input: the same

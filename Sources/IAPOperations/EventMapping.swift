@@ -1,5 +1,5 @@
 import AppStoreJWS
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// Turns verified Apple payloads into the engine's input. The only place that knows both.

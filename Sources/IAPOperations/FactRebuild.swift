@@ -1,4 +1,5 @@
 import AppStoreJWS
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import AppStoreReceipt
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 

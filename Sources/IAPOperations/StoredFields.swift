@@ -1,4 +1,4 @@
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// What the store's columns hold, checked before any write: a signed item whose fields do not fit

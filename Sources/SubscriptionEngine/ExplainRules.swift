@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// The engine's rules by name, for people: what an event of a type/subtype does to a contract.

@@ -1,3 +1,4 @@
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// `contracts explain ID`: why a contract is in its state — which signed fact decides each field

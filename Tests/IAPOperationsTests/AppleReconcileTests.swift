@@ -5,6 +5,7 @@ import IAPOperations
 import ItemInput
 import JWSForge
 import PersonalData
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 import Testing

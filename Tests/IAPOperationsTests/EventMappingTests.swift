@@ -4,7 +4,7 @@ import ClientSubmissions
 import Foundation
 import ItemInput
 import PersonalData
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 import Testing
 

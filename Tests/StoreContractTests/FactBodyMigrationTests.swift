@@ -1,5 +1,5 @@
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import IAPFoundation
 import SQLiteStore
 import StoreTestSupport
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 import Testing

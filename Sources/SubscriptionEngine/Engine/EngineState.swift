@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionModel
 
 #if canImport(FoundationEssentials)

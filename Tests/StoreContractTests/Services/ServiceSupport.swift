@@ -1,5 +1,6 @@
 import Foundation
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 

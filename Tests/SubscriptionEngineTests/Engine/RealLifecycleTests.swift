@@ -1,7 +1,7 @@
 import Foundation
 import IAPFoundation
 import StoreTestSupport
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 import Testing
 

@@ -1,8 +1,10 @@
+import DerivationTestSupport
 import Foundation
 import IAPFoundation
 import StoreTestSupport
 import Testing
 
+@testable import SubscriptionDerivation
 @testable import SubscriptionEngine
 @testable import SubscriptionModel
 
@@ -14,7 +16,7 @@ import Testing
 /// duplicate deliveries, hand overrides and re-derivations in between.
 @Suite("Engine: the snapshot's path agrees with the full derivation")
 struct SnapshotAgreementTests {
-    static let original = "1000"
+    static let original = SubscriptionHistory.original
     static let now: Int64 = 1_800_000_000_000
 
     /// One store and engine. With `snapshots` off it is the reference: the snapshot each event
@@ -88,7 +90,7 @@ struct SnapshotAgreementTests {
             let (fast, full) = (try Side(backend, snapshots: true), try Side(backend, snapshots: false))
             var rng = SplitMix(seed: seed)
             for side in [fast, full] { try side.createAlicesOrder() }
-            for (index, step) in Self.history(&rng).enumerated() {
+            for (index, step) in SubscriptionHistory.random(&rng).enumerated() {
                 // An error is named with its seed and step (either side's: an engine that throws on a history is wrong too).
                 let (fastResult, fullResult) = (Result { try Self.take(step, on: fast) }, Result { try Self.take(step, on: full) })
                 guard case .success(let a) = fastResult, case .success(let b) = fullResult else {
@@ -111,7 +113,7 @@ struct SnapshotAgreementTests {
     }
 
     /// One step of a history on one side: an event's outcome, nil for the other steps.
-    static func take(_ step: Step, on side: Side) throws -> Outcome? {
+    static func take(_ step: SubscriptionHistory.Step, on side: Side) throws -> Outcome? {
         switch step {
         case .event(let event): return try side.apply(event)
         case .override(let status): try setByHand(status, in: side)
@@ -149,8 +151,9 @@ struct SnapshotAgreementTests {
         var sizes: [Int] = []
         for side in [fast, full] { try side.createAlicesOrder() }
         for k in 0..<40 {
-            let event = Self.apple(
-                k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: Self.period(k).purchaseDate! - 3_600_000, tx: Self.period(k), status: 1)
+            let event = SubscriptionHistory.apple(
+                k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: SubscriptionHistory.period(k).purchaseDate! - 3_600_000,
+                tx: SubscriptionHistory.period(k), status: 1)
             let a = try fast.apply(event)
             let b = try full.apply(event)
             #expect(a == b, "period \(k)")
@@ -169,17 +172,23 @@ struct SnapshotAgreementTests {
     @Test(arguments: TestBackend.available)
     func anOlderPeriodThatIsTheNewestPaymentStaysKept(backend: TestBackend) throws {
         let (fast, full) = (try Side(backend, snapshots: true), try Side(backend, snapshots: false))
-        var extended = Self.period(0)
-        extended.expiresDate = Self.t0 + 60 * Self.day
+        var extended = SubscriptionHistory.period(0)
+        extended.expiresDate = SubscriptionHistory.t0 + 60 * SubscriptionHistory.day
         let steps = [
-            Self.apple("SUBSCRIBED", "INITIAL_BUY", signed: Self.t0, tx: Self.period(0), status: 1),
-            Self.apple("RENEWAL_EXTENDED", signed: Self.t0 + 20 * Self.day, tx: extended, status: 1),
-            Self.apple("DID_RENEW", signed: Self.t0 + 30 * Self.day, tx: Self.period(1), status: 1),
-            Self.apple("DID_FAIL_TO_RENEW", signed: Self.t0 + 35 * Self.day, tx: Self.period(1), status: 3),
-            Self.client(extended, signed: Self.t0 + 40 * Self.day),
+            SubscriptionHistory.apple(
+                "SUBSCRIBED", "INITIAL_BUY", signed: SubscriptionHistory.t0, tx: SubscriptionHistory.period(0), status: 1),
+            SubscriptionHistory.apple(
+                "RENEWAL_EXTENDED", signed: SubscriptionHistory.t0 + 20 * SubscriptionHistory.day, tx: extended, status: 1),
+            SubscriptionHistory.apple(
+                "DID_RENEW", signed: SubscriptionHistory.t0 + 30 * SubscriptionHistory.day, tx: SubscriptionHistory.period(1), status: 1),
+            SubscriptionHistory.apple(
+                "DID_FAIL_TO_RENEW", signed: SubscriptionHistory.t0 + 35 * SubscriptionHistory.day, tx: SubscriptionHistory.period(1),
+                status: 3),
+            SubscriptionHistory.client(extended, signed: SubscriptionHistory.t0 + 40 * SubscriptionHistory.day),
             // (Without a transaction: one would be a newer version of the current period, a newer payment.)
-            Self.apple(
-                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: Self.t0 + 41 * Self.day, tx: nil, status: nil, autoRenew: 0),
+            SubscriptionHistory.apple(
+                "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: SubscriptionHistory.t0 + 41 * SubscriptionHistory.day, tx: nil,
+                status: nil, autoRenew: 0),
         ]
         for side in [fast, full] { try side.createAlicesOrder() }
         try Self.expectAgreement(steps, fast, full)
@@ -195,18 +204,22 @@ struct SnapshotAgreementTests {
         try side.createAlicesOrder()
         for k in 0..<3 {
             _ = try side.apply(
-                Self.apple(k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: Self.period(k).purchaseDate!, tx: Self.period(k), status: 1))
+                SubscriptionHistory.apple(
+                    k == 0 ? "SUBSCRIBED" : "DID_RENEW", signed: SubscriptionHistory.period(k).purchaseDate!,
+                    tx: SubscriptionHistory.period(k), status: 1))
         }
         func snapshot() throws -> String? { try side.store.read { try $0.contractSnapshot(contractId: Self.original) } }
         #expect(try snapshot() != nil)
         // An order row rewritten by hand.
         try side.store.write { s in
-            var order = try #require(try s.order(tradeNo: Self.period(0).transactionId))
+            var order = try #require(try s.order(tradeNo: SubscriptionHistory.period(0).transactionId))
             order.price = 1
             try s.updateOrder(order)
         }
         #expect(try snapshot() == nil)
-        _ = try side.apply(Self.apple("DID_RENEW", signed: Self.period(3).purchaseDate!, tx: Self.period(3), status: 1))
+        _ = try side.apply(
+            SubscriptionHistory.apple(
+                "DID_RENEW", signed: SubscriptionHistory.period(3).purchaseDate!, tx: SubscriptionHistory.period(3), status: 1))
         #expect(try snapshot() != nil)
         // The contract corrected by hand (an override).
         try Self.setByHand(.expired, in: side)
@@ -214,7 +227,9 @@ struct SnapshotAgreementTests {
         // A snapshot of another format is not used: the full path writes the current one.
         try side.store.write { try $0.saveContractSnapshot(contractId: Self.original, "iapctl-snapshot 0\n1") }
         let decided = side.decided.next()
-        _ = try side.apply(Self.apple("DID_RENEW", signed: Self.period(4).purchaseDate!, tx: Self.period(4), status: 1))
+        _ = try side.apply(
+            SubscriptionHistory.apple(
+                "DID_RENEW", signed: SubscriptionHistory.period(4).purchaseDate!, tx: SubscriptionHistory.period(4), status: 1))
         #expect(side.decided.next() == decided + 1, "not decided from the snapshot")
         #expect(try snapshot().flatMap(SubscriptionSnapshot.init(text:)) != nil)
     }
@@ -239,56 +254,11 @@ struct SnapshotAgreementTests {
         }
     }
 
-    // MARK: building histories
-
-    enum Step {
-        case event(SubscriptionEvent)
-        case override(ContractStatus)
-        case rederive
-        /// The app creates the order a token names before the purchase that carries it.
-        case appOrder(String)
-    }
-
-    static let day: Int64 = 86_400_000
-    static let t0: Int64 = 1_700_000_000_000
-
-    static func period(_ k: Int, product: String = "pro.monthly", token: String? = "tok-a") -> TransactionFacts {
-        TransactionFacts(
-            transactionId: k == 0 ? original : "\(20_000 + k)", originalTransactionId: original, productId: product,
-            appAccountToken: token, purchaseDate: t0 + Int64(k) * 30 * day, originalPurchaseDate: t0,
-            expiresDate: t0 + Int64(k + 1) * 30 * day, type: ProductType(rawValue: "Auto-Renewable Subscription"),
-            environment: "Sandbox", price: 9_990, currency: "USD", signedDate: t0 + Int64(k) * 30 * day)
-    }
-
-    static func apple(
-        _ type: String, _ subtype: String? = nil, signed: Int64, tx: TransactionFacts?, status: Int?, autoRenew: Int? = 1,
-        grace: Int64? = nil, uuid: String = UUID().uuidString
-    ) -> SubscriptionEvent {
-        SubscriptionEvent(
-            source: .apple, notificationUUID: uuid, notificationType: NotificationType(rawValue: type),
-            subtype: subtype.map(NotificationSubtype.init(rawValue:)), signedDate: signed, environment: "Sandbox",
-            bundleId: "com.example", transaction: tx,
-            renewal: autoRenew.map {
-                RenewalFacts(
-                    originalTransactionId: original, autoRenewStatus: $0, autoRenewProductId: tx?.productId,
-                    productId: tx?.productId, gracePeriodExpiresDate: grace, signedDate: signed)
-            },
-            raw: "jws-\(type)-\(uuid)", status: status)
-    }
-
     static func setByHand(_ status: ContractStatus, in side: Side) throws {
         guard try side.store.read({ try $0.contract(contractId: original) }) != nil else { return }
         let context = CorrectionContext(actor: "support", command: "contracts update", now: now)
         let request = CorrectionRequest<Contract>(
             line: nil, key: original, keyField: "", values: [.set(.status(status))], reason: "test", ticket: nil)
         _ = try side.store.write { try CorrectionService.apply([request], context: context, in: $0) }
-    }
-
-    static func client(_ tx: TransactionFacts, signed: Int64) -> SubscriptionEvent {
-        var tx = tx
-        tx.signedDate = signed
-        return SubscriptionEvent(
-            source: .client, signedDate: signed, environment: "Sandbox", bundleId: "com.example", transaction: tx,
-            raw: "jws-client-\(tx.transactionId)-\(signed)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 import Testing

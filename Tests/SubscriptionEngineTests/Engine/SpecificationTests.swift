@@ -1,6 +1,6 @@
 import Foundation
 import IAPFoundation
-import SubscriptionEngine
+import SubscriptionDerivation
 import SubscriptionModel
 import Testing
 

@@ -1,6 +1,7 @@
 import AppStoreJWS
 import IAPFoundation
 import IAPOperations
+import SubscriptionDerivation
 import SubscriptionEngine
 import SubscriptionModel
 

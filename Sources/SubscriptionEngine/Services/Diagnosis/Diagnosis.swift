@@ -1,3 +1,4 @@
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// `doctor`'s checks of the data's invariants, in report order.

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// Which fields are derived, what an override saw, and when facts lift it.

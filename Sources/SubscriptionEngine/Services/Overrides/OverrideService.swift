@@ -1,3 +1,4 @@
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// Hand overrides kept, removed and shown (``Override``): the corrections and `audit undo` record and

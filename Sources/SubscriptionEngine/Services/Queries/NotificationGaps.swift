@@ -1,3 +1,4 @@
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// `notify --gap-report` and `apple notifications --gaps`: which notifications Apple sent (per its

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// Why a subscription ended, or why it may not renew, in words: read from the newest signed renewal

@@ -1,4 +1,5 @@
 import IAPFoundation
+import SubscriptionDerivation
 import SubscriptionModel
 
 /// `iapctl restore`: which order/contract a restored transaction is, whether it belongs to the

@@ -1,12 +1,18 @@
-import Foundation
 import IAPFoundation
 import StoreTestSupport
+import SubscriptionDerivation
+import SubscriptionModel
 
-@testable import SubscriptionEngine
-@testable import SubscriptionModel
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
-/// The random histories ``SnapshotAgreementTests`` applies to both stores. Each part of the
-/// snapshot's prune rule (``SubscriptionSnapshot/make``) is told apart by some history here:
+/// Random histories of one subscription (original transaction ``original``), shared by the
+/// derivation's rule tests (`RuleKeepsTests`, which cut them) and the engine's agreement tests
+/// (`SnapshotAgreementTests`, which apply them to both stores). Each part of the snapshot's prune
+/// rule (``SubscriptionSnapshot/make``) is told apart by some history here:
 /// - periods that overlap (a renewal bought before the previous period ends, a period extended), so
 ///   an older period re-signed late within its period (a restore, Apple's API answering) is the
 ///   newest payment while a newer one is current, and payment evidence orders differently from
@@ -15,11 +21,27 @@ import StoreTestSupport
 /// - revocations (most of periods that are not current) and their reversal, upgrades;
 /// - orders the app creates for tokens that later periods carry (tokens naming orders);
 /// - statements (failures, expiries, toggles, API statuses) signed between two periods' evidence times.
-extension SnapshotAgreementTests {
-    static let halfDay: Int64 = 43_200_000
+public enum SubscriptionHistory {
+    /// One step of a history: an event, or what else happens to the rows between events.
+    public enum Step: Sendable {
+        case event(SubscriptionEvent)
+        /// The contract's status set by hand.
+        case override(ContractStatus)
+        /// The subscription's rows derived again from its facts.
+        case rederive
+        /// The app creates the order a token names before the purchase that carries it.
+        case appOrder(String)
+    }
+
+    /// The subscription's original transaction id.
+    public static let original = "1000"
+    public static let day: Int64 = 86_400_000
+    public static let t0: Int64 = 1_700_000_000_000
+
+    public static let halfDay: Int64 = 43_200_000
 
     /// 5–40 steps, with every kind of statement, some delivered late or twice.
-    static func history(_ rng: inout SplitMix) -> [Step] {
+    public static func random(_ rng: inout SplitMix) -> [Step] {
         var steps: [Step] = []
         var periods = 1
         var clock = t0
@@ -211,5 +233,40 @@ extension SnapshotAgreementTests {
         }
         for event in late { steps.append(.event(event)) }
         return steps
+    }
+
+    /// Period `k` of the subscription: 30 days from `t0 + k × 30 days`, signed when it begins.
+    public static func period(_ k: Int, product: String = "pro.monthly", token: String? = "tok-a") -> TransactionFacts {
+        TransactionFacts(
+            transactionId: k == 0 ? original : "\(20_000 + k)", originalTransactionId: original, productId: product,
+            appAccountToken: token, purchaseDate: t0 + Int64(k) * 30 * day, originalPurchaseDate: t0,
+            expiresDate: t0 + Int64(k + 1) * 30 * day, type: ProductType(rawValue: "Auto-Renewable Subscription"),
+            environment: "Sandbox", price: 9_990, currency: "USD", signedDate: t0 + Int64(k) * 30 * day)
+    }
+
+    /// A notification from Apple with its transaction and (unless `autoRenew` is nil) renewal info.
+    public static func apple(
+        _ type: String, _ subtype: String? = nil, signed: Int64, tx: TransactionFacts?, status: Int?, autoRenew: Int? = 1,
+        grace: Int64? = nil, uuid: String = UUID().uuidString
+    ) -> SubscriptionEvent {
+        SubscriptionEvent(
+            source: .apple, notificationUUID: uuid, notificationType: NotificationType(rawValue: type),
+            subtype: subtype.map(NotificationSubtype.init(rawValue:)), signedDate: signed, environment: "Sandbox",
+            bundleId: "com.example", transaction: tx,
+            renewal: autoRenew.map {
+                RenewalFacts(
+                    originalTransactionId: original, autoRenewStatus: $0, autoRenewProductId: tx?.productId,
+                    productId: tx?.productId, gracePeriodExpiresDate: grace, signedDate: signed)
+            },
+            raw: "jws-\(type)-\(uuid)", status: status)
+    }
+
+    /// The app submitting a transaction, signed at `signed`.
+    public static func client(_ tx: TransactionFacts, signed: Int64) -> SubscriptionEvent {
+        var tx = tx
+        tx.signedDate = signed
+        return SubscriptionEvent(
+            source: .client, signedDate: signed, environment: "Sandbox", bundleId: "com.example", transaction: tx,
+            raw: "jws-client-\(tx.transactionId)-\(signed)")
     }
 }

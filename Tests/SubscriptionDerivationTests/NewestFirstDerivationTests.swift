@@ -2,7 +2,7 @@ import IAPFoundation
 import StoreTestSupport
 import Testing
 
-@testable import SubscriptionEngine
+@testable import SubscriptionDerivation
 @testable import SubscriptionModel
 
 /// The derivation decodes renewal infos and notifications newest first and stops once no older one

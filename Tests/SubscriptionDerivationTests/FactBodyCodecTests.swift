@@ -2,7 +2,7 @@ import IAPFoundation
 import StoreTestSupport
 import Testing
 
-@testable import SubscriptionEngine
+@testable import SubscriptionDerivation
 @testable import SubscriptionModel
 
 /// The one fact codec (`FactBody`): what it writes it reads back as the same value, members are

@@ -2,7 +2,7 @@ import IAPFoundation
 import SubscriptionModel
 
 /// What an event means for a subscription, derived from its notification type and subtype.
-enum Effect: Equatable {
+package enum Effect: Equatable {
     /// SUBSCRIBED (INITIAL_BUY, RESUBSCRIBE) or a client/restore submission of a new purchase.
     case purchase
     /// DID_RENEW (incl. BILLING_RECOVERY).
@@ -32,7 +32,7 @@ enum Effect: Equatable {
     case informational
 
     /// The effect of a notification type/subtype pair; `nil` type means a client or restore submission.
-    init(type: NotificationType?, subtype: NotificationSubtype?) {
+    package init(type: NotificationType?, subtype: NotificationSubtype?) {
         guard let type else {
             self = .submission
             return
@@ -65,7 +65,7 @@ enum Effect: Equatable {
     }
 
     /// Whether the event changes the contract's state (and so is subject to the ordering guard).
-    var changesState: Bool {
+    package var changesState: Bool {
         switch self {
         case .informational, .oneTimeCharge: return false
         default: return true
@@ -73,7 +73,7 @@ enum Effect: Equatable {
     }
 
     /// Whether a transaction already recorded makes this event a duplicate.
-    var isPayment: Bool {
+    package var isPayment: Bool {
         switch self {
         case .purchase, .renewal, .submission, .oneTimeCharge: return true
         default: return false

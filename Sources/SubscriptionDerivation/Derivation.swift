@@ -18,7 +18,7 @@ public struct Versioned<Value: Sendable & Equatable>: Sendable, Equatable {
     /// Newer: later `signedDate`; at the same moment Apple's word (a notification or an API answer)
     /// before a restore before the app's submission; then the body, so the choice never depends on
     /// arrival order.
-    func isNewer(than other: Versioned) -> Bool {
+    package func isNewer(than other: Versioned) -> Bool {
         if signedDate != other.signedDate { return signedDate > other.signedDate }
         if source.authority != other.source.authority { return source.authority > other.source.authority }
         return body > other.body
@@ -161,12 +161,12 @@ public struct Derived: Sendable, Equatable {
     public static func == (a: Derived, b: Derived) -> Bool { a.contract == b.contract && a.orders == b.orders }
 
     /// The row values alone (not which fact decided them), to tell whether new facts change the rows.
-    var rows: RowValues { RowValues(self) }
+    package var rows: RowValues { RowValues(self) }
 }
 
 /// The values a derivation writes to the rows, compared as values (no text is built for them).
 /// An absent value compares as the stand-in the rows' text once used (-1, empty).
-struct RowValues: Equatable {
+package struct RowValues: Equatable {
     struct ContractValues: Equatable {
         var productId: String
         var status: ContractStatus

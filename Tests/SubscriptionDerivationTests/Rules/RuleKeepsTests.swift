@@ -1,9 +1,10 @@
+import DerivationTestSupport
 import Foundation
 import IAPFoundation
 import StoreTestSupport
 import Testing
 
-@testable import SubscriptionEngine
+@testable import SubscriptionDerivation
 @testable import SubscriptionModel
 
 /// Each rule of the derivation keeps every fact it could still select: over random histories cut
@@ -24,13 +25,13 @@ struct RuleKeepsTests {
         var label: String
     }
 
-    /// Random histories (``SnapshotAgreementTests/history(_:)``), each cut at every event after
+    /// Random histories (``SubscriptionHistory/random(_:)``), each cut at every event after
     /// which a snapshot stands for the history and the next events add to it.
     static func makeCuts(seeds: Range<UInt64>) -> [Cut] {
         var cuts: [Cut] = []
         for seed in seeds {
             var rng = SplitMix(seed: seed)
-            let events = SnapshotAgreementTests.history(&rng).compactMap { step -> SubscriptionEvent? in
+            let events = SubscriptionHistory.random(&rng).compactMap { step -> SubscriptionEvent? in
                 if case .event(let event) = step { return event }
                 return nil
             }

@@ -19,25 +19,25 @@ import SubscriptionModel
 /// order those name must stay theirs) and the greatest sort key among them (a new period sorting
 /// before it is not a pure addition). Only facts the snapshot ``admits(_:of:)`` are decided from
 /// it; an event with any other fact is decided from every fact, and a new snapshot is stored.
-struct SubscriptionSnapshot: Equatable {
+package struct SubscriptionSnapshot: Equatable {
     /// The text's first line: a snapshot of another format is ignored (every fact is read, and a new one stored).
     static let format = "iapctl-snapshot 1"
 
     /// Every kept fact is signed at or after it: the one bound the store reads facts from.
-    var readFloor: Int64
+    package var readFloor: Int64
     /// The facts the rules keep.
     var kept: KeptFacts
     /// The newest signed date of any readable fact that is not a receipt entry (`lastEventDate`).
-    var newestEventDate: Int64?
+    package var newestEventDate: Int64?
     /// The newest signed date of any stored fact (the `stale` verdict's detail).
-    var newestStoredDate: Int64?
+    package var newestStoredDate: Int64?
     /// The appAccountTokens of the pruned transactions.
-    var prunedTokens: Set<String>
+    package var prunedTokens: Set<String>
     /// The greatest (purchaseDate, transactionId) of the pruned transactions (the orders' sort key).
     var prunedLast: SortKey?
 
     /// The kept transactions (each with every version).
-    var transactions: Set<String> { kept.transactions }
+    package var transactions: Set<String> { kept.transactions }
 
     struct SortKey: Equatable, Comparable {
         var purchaseDate: Int64
@@ -61,7 +61,7 @@ struct SubscriptionSnapshot: Equatable {
     /// Whether a stored fact (of this subscription, signed at or after ``readFloor``) is kept.
     /// A notification or renewal info signed below the rules' bounds is harmless when read anyway
     /// (a kept one beats it), but a transaction is all its versions or none.
-    func keeps(_ fact: Fact) -> Bool { kept.keeps(fact) }
+    package func keeps(_ fact: Fact) -> Bool { kept.keeps(fact) }
 
     /// The snapshot of `facts` (every fact of the subscription, or a snapshot's kept facts plus
     /// pure additions) as `derived` (their derivation, its `newestSignedDate` already the whole
@@ -69,7 +69,7 @@ struct SubscriptionSnapshot: Equatable {
     /// transactions stay pruned); `newestStoredDate`: of every stored fact. Nil when no snapshot
     /// can stand for the history (no contract, no period that is not upgraded, a current period
     /// known only from receipts): every event then reads every fact.
-    static func make(
+    package static func make(
         facts: FactSet, derived: Derived, carried: SubscriptionSnapshot?, newestStoredDate: Int64?
     ) -> SubscriptionSnapshot? {
         guard let contract = derived.contract, !contract.statusFromReceipts else { return nil }
@@ -104,7 +104,7 @@ struct SubscriptionSnapshot: Equatable {
     /// transaction (not revoked, not upgraded, not a receipt entry, auto-renewable; a kept one, or
     /// one sorting after every pruned period), a renewal info, or a notification whose meaning does
     /// not depend on the current period.
-    func admits(_ fact: Fact, of originalId: String) -> Bool {
+    package func admits(_ fact: Fact, of originalId: String) -> Bool {
         guard fact.originalTransactionId == originalId else { return false }
         switch fact.kind {
         case .transaction:
@@ -124,7 +124,7 @@ struct SubscriptionSnapshot: Equatable {
 
     /// Whether a new version of a kept transaction leaves a stored version's period as it was: the
     /// same dates and token, neither revoked nor upgraded nor a receipt entry.
-    static func isSamePeriod(_ stored: TransactionFacts, _ new: TransactionFacts) -> Bool {
+    package static func isSamePeriod(_ stored: TransactionFacts, _ new: TransactionFacts) -> Bool {
         stored.revocationDate == nil && stored.isUpgraded != true && !stored.isFromReceipt
             && stored.purchaseDate == new.purchaseDate && stored.expiresDate == new.expiresDate
             && stored.appAccountToken == new.appAccountToken && stored.productId == new.productId
@@ -133,7 +133,7 @@ struct SubscriptionSnapshot: Equatable {
     // MARK: text
 
     /// One field a line, lists separated by U+001F; nil when a value holds either separator.
-    var text: String? {
+    package var text: String? {
         let lists = [kept.transactions.sorted(), prunedTokens.sorted()]
         guard !lists.joined().contains(where: { $0.contains("\n") || $0.contains("\u{1F}") }),
             !(prunedLast?.transactionId.contains { $0 == "\n" || $0 == "\u{1F}" } ?? false)
@@ -148,7 +148,7 @@ struct SubscriptionSnapshot: Equatable {
     }
 
     /// The snapshot a stored text holds; nil for another format or anything unreadable.
-    init?(text: String) {
+    package init?(text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count == 10, lines[0] == Self.format, let floor = Int64(lines[1]) else { return nil }
         func list(_ line: Substring) -> [String] { line.isEmpty ? [] : line.split(separator: "\u{1F}").map(String.init) }
