@@ -5,9 +5,10 @@ import Testing
 
 @testable import IAPCommandLine
 
-/// The committed bash script, run by bash, offers for every command exactly what the command model
-/// says: each option's value words, the option names, the subcommands or the argument's kind.
-@Suite("Bash completion matches the command model")
+/// The committed scripts, run by their shells, offer for every command what the command model says:
+/// bash each option's value words, the option names, the subcommands or the argument's kind; fish
+/// each command's options and their word lists.
+@Suite("Completion scripts match the command model")
 struct CompletionModelTests {
     /// One completion asked of the script: the words on the line (the last is completed).
     struct Case {
@@ -100,6 +101,42 @@ struct CompletionModelTests {
             } else {
                 #expect(got.sorted() == item.expected.sorted(), "\(item.label)")
             }
+        }
+    }
+
+    func fishQuoted(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    /// fish offers each command exactly its options (the conditions list the right commands) and
+    /// each word-list option its words there (by command where one name has different words).
+    @Test(.enabled(if: Programs.which("fish") != nil, "fish is not installed"))
+    func fishOffersEveryCommandItsOptionsAndTheirWords() throws {
+        let root = CommandTree.root
+        var cases: [(label: String, line: String, expected: Set<String>)] = []
+        for path in root.allPaths() {
+            let line = ([root.name] + path).joined(separator: " ")
+            let options = root.effectiveOptions(at: path)
+            cases.append((line + " --", line + " --", Set(options.map { "--\($0.long)" })))
+            for option in options {
+                guard case .values(let values) = option.completion, option.takesValue else { continue }
+                cases.append((line + " --\(option.long)", line + " --\(option.long) ", Set(values)))
+            }
+        }
+        let folder = try temporaryDirectory()
+        let file = folder.appendingPathComponent("cases.fish")
+        // The look-ups of an argument run for `--` too: here they find nothing.
+        var script =
+            "function \(root.name); end\nsource \(fishQuoted(packageRoot.appendingPathComponent("completions/iapctl.fish").path))\n"
+        for item in cases { script += "echo @@; complete -C \(fishQuoted(item.line))\n" }
+        try Data(script.utf8).write(to: file)
+        let result = try Programs.run(Programs.which("fish")!, ["--no-config", file.path])
+        #expect(result.status == 0, "\(result.output)")
+        let blocks = result.output.components(separatedBy: "@@\n").dropFirst()
+        try #require(blocks.count == cases.count, "\(result.output)")
+        for (item, block) in zip(cases, blocks) {
+            let offered = block.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+            #expect(Set(offered) == item.expected, "\(item.label)")
         }
     }
 }
