@@ -92,6 +92,13 @@ let package = Package(
             name: "jwsforge",
             dependencies: ["IAPFoundation", "JWSForge", "CommandLineKit"]
         ),
+        // Measuring only, never shipped: the hand-written JSON readers against FoundationEssentials'
+        // JSONDecoder (scripts/json-measure-run runs it under callgrind).
+        .executableTarget(
+            name: "json-measure",
+            dependencies: ["IAPFoundation", "SubscriptionModel", "AppStoreJWS"],
+            path: "scripts/json-measure"
+        ),
         // The one SQL store layer every backend shares: session, transaction runner, column tables,
         // schema description, SQLDialect; and the ledger's packed raw form (SHA-256 from CryptoDigest;
         // compression by libzstd, loaded on first use).

@@ -4,7 +4,7 @@
 #include "CPostgres.h"
 #include "CLibraryLoader.h"
 
-static const char *const iapctl_pq_names[46] = {
+static const char *const iapctl_pq_names[50] = {
     "PQconnectdb",
     "PQconnectdbParams",
     "PQstatus",
@@ -51,10 +51,14 @@ static const char *const iapctl_pq_names[46] = {
     "PQconsumeInput",
     "PQflush",
     "PQsetnonblocking",
+    "PQsendQueryParams",
+    "PQenterPipelineMode",
+    "PQexitPipelineMode",
+    "PQpipelineSync",
 };
-static void *iapctl_pq_slots[46];
+static void *iapctl_pq_slots[50];
 static struct iapctl_library iapctl_pq_library = {
-    "libpq.so.5", "libpq5", iapctl_pq_names, iapctl_pq_slots, 46, NULL,
+    "libpq.so.5", "libpq5", iapctl_pq_names, iapctl_pq_slots, 50, NULL,
     IAPCTL_LIBRARY_LOCK, 0, {0},
 };
 
@@ -113,6 +117,10 @@ enum {
     IAPCTL_PQ_PQconsumeInput = 43,
     IAPCTL_PQ_PQflush = 44,
     IAPCTL_PQ_PQsetnonblocking = 45,
+    IAPCTL_PQ_PQsendQueryParams = 46,
+    IAPCTL_PQ_PQenterPipelineMode = 47,
+    IAPCTL_PQ_PQexitPipelineMode = 48,
+    IAPCTL_PQ_PQpipelineSync = 49,
 };
 IAPCTL_HIDDEN PGconn *PQconnectdb(const char *a0) { return IAPCTL_PQ(PQconnectdb)(a0); }
 IAPCTL_HIDDEN PGconn *PQconnectdbParams(const char *const *a0, const char *const *a1, int a2) { return IAPCTL_PQ(PQconnectdbParams)(a0, a1, a2); }
@@ -160,3 +168,7 @@ IAPCTL_HIDDEN int PQisBusy(PGconn *a0) { return IAPCTL_PQ(PQisBusy)(a0); }
 IAPCTL_HIDDEN int PQconsumeInput(PGconn *a0) { return IAPCTL_PQ(PQconsumeInput)(a0); }
 IAPCTL_HIDDEN int PQflush(PGconn *a0) { return IAPCTL_PQ(PQflush)(a0); }
 IAPCTL_HIDDEN int PQsetnonblocking(PGconn *a0, int a1) { return IAPCTL_PQ(PQsetnonblocking)(a0, a1); }
+IAPCTL_HIDDEN int PQsendQueryParams(PGconn *a0, const char *a1, int a2, const Oid *a3, const char *const *a4, const int *a5, const int *a6, int a7) { return IAPCTL_PQ(PQsendQueryParams)(a0, a1, a2, a3, a4, a5, a6, a7); }
+IAPCTL_HIDDEN int PQenterPipelineMode(PGconn *a0) { return IAPCTL_PQ(PQenterPipelineMode)(a0); }
+IAPCTL_HIDDEN int PQexitPipelineMode(PGconn *a0) { return IAPCTL_PQ(PQexitPipelineMode)(a0); }
+IAPCTL_HIDDEN int PQpipelineSync(PGconn *a0) { return IAPCTL_PQ(PQpipelineSync)(a0); }

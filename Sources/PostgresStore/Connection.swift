@@ -21,11 +21,12 @@ import SubscriptionModel
 /// hung, a host gone on a Unix socket or a network that keeps the connection) ends the statement
 /// with ``StoreError/unavailable(_:)`` (exit 69), and the connection is given up.
 ///
-/// A `RELEASE SAVEPOINT` inside a transaction is not sent on its own: it goes in front of the next
-/// statement sent as text, in the same round trip (`RELEASE SAVEPOINT iapctl_sp1; SAVEPOINT
-/// iapctl_sp1` for the next item of a batch), or alone right before a prepared statement
-/// or a prepare; before `ROLLBACK`, which ends every savepoint, it is dropped. The server runs the
-/// same statements in the same order, only fewer round trips.
+/// A `SAVEPOINT` or `RELEASE SAVEPOINT` inside a transaction is not sent on its own: it travels
+/// with the next statement, in the same round trip: in front of a statement sent as text
+/// (`RELEASE SAVEPOINT iapctl_sp1; SAVEPOINT iapctl_sp1; COMMIT`), or in one pipeline (libpq's
+/// pipeline mode, one sync) with the next prepared statement; before a prepare it is sent alone,
+/// before `ROLLBACK` (which ends every savepoint) it is dropped. The server runs the same
+/// statements in the same order; a batch's item costs no round trip of its own.
 final class Connection {
     private let handle: OpaquePointer
     /// Where we are connected, for messages (never holds a password).
@@ -44,8 +45,8 @@ final class Connection {
     private var stalled: StoreError?
     /// Seconds a statement waits for the server to take or answer anything before it is given up.
     private let ioTimeout: UInt32
-    /// `RELEASE SAVEPOINT` statements not sent yet (see the type's description), in order.
-    private var pendingReleases: [String] = []
+    /// `SAVEPOINT` and `RELEASE SAVEPOINT` statements not sent yet (the type's description), in order.
+    private var pendingStatements: [String] = []
 
     private struct Prepared {
         let name: String
@@ -132,20 +133,22 @@ final class Connection {
     }
 
     /// Runs `sql` (no values, any number of statements) with the simple query protocol. A
-    /// `RELEASE SAVEPOINT` inside a transaction waits for the next statement (the type's description).
+    /// savepoint statement inside a transaction waits for the next statement (the type's description).
     func execute(_ sql: String) throws(StoreError) {
         if let stalled { throw stalled }
         if sql != "ROLLBACK" { try refuseIfAborted() }
-        if sql.hasPrefix("RELEASE SAVEPOINT "), PQtransactionStatus(handle) == PQTRANS_INTRANS {
-            pendingReleases.append(sql)
+        if sql.hasPrefix("SAVEPOINT ") || sql.hasPrefix("RELEASE SAVEPOINT "),
+            PQtransactionStatus(handle) == PQTRANS_INTRANS
+        {
+            pendingStatements.append(sql)
             return
         }
         var text = sql
         if sql == "ROLLBACK" {
-            pendingReleases.removeAll()  // ROLLBACK ends every savepoint
-        } else if !pendingReleases.isEmpty {
-            text = (pendingReleases + [sql]).joined(separator: "; ")
-            pendingReleases.removeAll()
+            pendingStatements.removeAll()  // ROLLBACK ends every savepoint
+        } else if !pendingStatements.isEmpty {
+            text = (pendingStatements + [sql]).joined(separator: "; ")
+            pendingStatements.removeAll()
         }
         trips.add(text)
         let result = try awaitResult(sent: PQsendQuery(handle, text) == 1, sql: text)
@@ -204,7 +207,7 @@ final class Connection {
 
     func transactionWillBegin() {
         aborted = nil
-        pendingReleases.removeAll()
+        pendingStatements.removeAll()
     }
 
     // MARK: private
@@ -232,7 +235,7 @@ final class Connection {
         // abort the whole transaction: it is prepared under a savepoint, once per connection.
         let guarded = inTransaction
         if guarded { try execute("SAVEPOINT iapctl_prepare") }
-        try sendPendingReleases()
+        try sendPendingStatements()
         trips.add("PREPARE " + sql)
         let sent = types.withUnsafeBufferPointer { typeBuffer in
             PQsendPrepare(handle, name, server.text, Int32(types.count), typeBuffer.baseAddress)
@@ -280,12 +283,24 @@ final class Connection {
             }
         }
         if let stalled { throw stalled }
-        try sendPendingReleases()
+        let leading = pendingStatements
+        pendingStatements.removeAll()
         trips.add(statement.text)
         let sent = Self.withBuffers(buffers) { pointers in
-            PQsendQueryPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0)
+            if leading.isEmpty {
+                return PQsendQueryPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0)
+            }
+            // The savepoint statements and this one in one pipeline: one round trip.
+            guard PQenterPipelineMode(handle) == 1 else { return 0 }
+            for text in leading where PQsendQueryParams(handle, text, 0, nil, nil, nil, nil, 0) != 1 { return 0 }
+            guard PQsendQueryPrepared(handle, statement.name, Int32(values.count), pointers, lengths, formats, 0) == 1
+            else { return 0 }
+            return PQpipelineSync(handle)
         }
-        let result = try awaitResult(sent: sent == 1, sql: statement.text)
+        let result =
+            leading.isEmpty
+            ? try awaitResult(sent: sent == 1, sql: statement.text)
+            : try awaitPipeline(sent: sent == 1, leading: leading, sql: statement.text)
         do {
             try check(result, sql: statement.text)
         } catch {
@@ -296,10 +311,10 @@ final class Connection {
     }
 
     /// Sends the pending `RELEASE SAVEPOINT` statements now, in one round trip.
-    private func sendPendingReleases() throws(StoreError) {
-        guard !pendingReleases.isEmpty else { return }
-        let text = pendingReleases.joined(separator: "; ")
-        pendingReleases.removeAll()
+    private func sendPendingStatements() throws(StoreError) {
+        guard !pendingStatements.isEmpty else { return }
+        let text = pendingStatements.joined(separator: "; ")
+        pendingStatements.removeAll()
         trips.add(text)
         let result = try awaitResult(sent: PQsendQuery(handle, text) == 1, sql: text)
         defer { PQclear(result) }
@@ -334,6 +349,96 @@ final class Connection {
                 PQclear(kept)
                 kept = result
             }
+        }
+        return kept
+    }
+
+    /// The answer to a pipeline of the `leading` statements and one more, ended by one sync: the
+    /// first error among them (a leading statement's, with the SQL named), else the last one's
+    /// result. Leaves pipeline mode.
+    private func awaitPipeline(sent: Bool, leading: [String], sql: String) throws(StoreError) -> OpaquePointer? {
+        var failure: OpaquePointer?
+        var own: OpaquePointer?
+        var failed: String?
+        if sent {
+            try flushAll(sql)
+            for text in leading {
+                let result = try queryResult(sql)
+                if failure == nil, let result, PQresultStatus(result) == PGRES_FATAL_ERROR {
+                    failure = result
+                    failed = text
+                } else {
+                    PQclear(result)
+                }
+            }
+            own = try queryResult(sql)
+            // The sync point's own result.
+            try waitWhileBusy(sql)
+            PQclear(PQgetResult(handle))
+        }
+        var attempts = 0
+        while PQexitPipelineMode(handle) != 1, PQstatus(handle) == CONNECTION_OK {
+            // Results still queued (a send that failed half-way): read and drop them.
+            attempts += 1
+            guard attempts <= leading.count + 3 else {
+                PQclear(failure)
+                PQclear(own)
+                throw remember(.failure("\(label): libpq did not leave pipeline mode [SQL: \(sql)]"))
+            }
+            try waitWhileBusy(sql)
+            PQclear(PQgetResult(handle))
+        }
+        guard let failure else { return own }
+        PQclear(own)
+        if let failed {
+            // Report the statement that failed, not the one it travelled with.
+            do {
+                try check(failure, sql: failed)
+            } catch {
+                PQclear(failure)
+                throw error
+            }
+        }
+        return failure
+    }
+
+    /// Sends what libpq still holds.
+    private func flushAll(_ sql: String) throws(StoreError) {
+        while true {
+            let flushed = PQflush(handle)
+            if flushed <= 0 { return }  // -1: the connection failed; the next read reports it
+            try wait(for: Int16(POLLIN | POLLOUT), sql: sql)
+            if PQconsumeInput(handle) == 0 { return }
+        }
+    }
+
+    /// Waits until libpq holds a whole result (or the connection failed).
+    private func waitWhileBusy(_ sql: String) throws(StoreError) {
+        while PQisBusy(handle) != 0 {
+            try wait(for: Int16(POLLIN), sql: sql)
+            if PQconsumeInput(handle) == 0 { return }
+        }
+    }
+
+    /// One query's results in a pipeline, up to the null that ends them: the first error, else the last.
+    private func queryResult(_ sql: String) throws(StoreError) -> OpaquePointer? {
+        var kept: OpaquePointer?
+        while true {
+            try waitWhileBusy(sql)
+            guard let result = PQgetResult(handle) else { break }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                // Never before this query's end; seen only when the connection failed mid-way.
+                PQclear(result)
+                break
+            }
+            if let kept, PQresultStatus(kept) == PGRES_FATAL_ERROR {
+                PQclear(result)
+            } else {
+                PQclear(kept)
+                kept = result
+            }
+            if PQstatus(handle) != CONNECTION_OK { break }
         }
         return kept
     }

@@ -1,3 +1,20 @@
+// Why fact bodies are read from their bytes rather than through JSONParser's tree or JSONDecoder
+// (scripts/json-measure-run measures all three: callgrind instruction counts of a release build):
+//
+// - A renewal's `notify` decodes 8 transaction bodies, whether the subscription has renewed 10 times
+//   or 120 (`scripts/json-measure-run --bodies 10 120` counts the calls): the engine's snapshot keeps
+//   the few it needs.
+// - The stored body of a real renewal (458 bytes, from AppStoreJWSTests' fixture real/03-loki-did-renew)
+//   is 27,664 instructions here, 53,144 through `JSONParser.parse` + a by-name mapping into
+//   `TransactionFacts` with the same checks, 121,222 through JSONDecoder (which checks less). The
+//   mapping would add about 204,000 instructions (8 × 25,480) to each notification: 6 % of notify's
+//   main thread (scripts/budgets.json's reference, 3.24 M, allows 3 % more).
+// - A `JSONValue` no longer says what this reader refuses: `2.0`, `1e3` and an integer beyond `Int64`
+//   all become `.double`, `-0` becomes `.int(0)`, and a syntax error is not placed in a member.
+//
+// The bytes of strings (escapes, UTF-8), integers and literals are read by IAPFoundation's `JSONBytes`,
+// the code JSONParser reads them with; the object, its members by name and the messages are here.
+
 import IAPFoundation
 
 /// Why a fact's stored body cannot be read: which fact, which member, and what is wrong with it.
@@ -33,8 +50,8 @@ public struct FactBodyError: Error, Sendable, Equatable, CustomStringConvertible
 /// strict: an unknown member, one given twice, a required one missing or `null`, a value of the
 /// wrong type (a string for a number, a fraction, a number out of range) or anything that is not
 /// one JSON object throws a ``FactBodyError`` naming the fact and the member; nothing is defaulted.
-/// Every event decodes the transactions of its subscription, so it reads the UTF-8 bytes directly,
-/// without a JSON tree or `Decoder` containers.
+/// It reads the UTF-8 bytes directly, without a JSON tree or `Decoder` containers (the figures are in
+/// this file's top comment).
 public enum FactBody {
     // MARK: writing
 
@@ -214,16 +231,19 @@ private let transactionKeys = FactBodyKeys<TransactionKey>()
 private let renewalKeys = FactBodyKeys<RenewalKey>()
 private let notificationKeys = FactBodyKeys<NotificationKey>()
 
-/// Reads one body's UTF-8 bytes.
+/// Reads one body's UTF-8 bytes: the object and its members by name here, the bytes of strings,
+/// integers and literals by IAPFoundation's ``JSONBytes`` (what ``JSONParser`` reads them with).
 struct FactBodyReader {
-    let bytes: UnsafeBufferPointer<UInt8>
+    var json: JSONBytes
     let kind: Fact.Kind
-    var at = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>, kind: Fact.Kind) {
-        self.bytes = bytes
+        json = JSONBytes(bytes)
         self.kind = kind
     }
+
+    var bytes: UnsafeBufferPointer<UInt8> { json.bytes }
+    var at: Int { json.pos }
 
     func failure(_ field: String?, _ problem: String) -> FactBodyError {
         FactBodyError(kind: kind, field: field, problem: problem)
@@ -235,182 +255,98 @@ struct FactBodyReader {
     mutating func object<Key: FactBodyKey & Sendable>(
         _ table: FactBodyKeys<Key>, _ member: (inout FactBodyReader, Key) throws(FactBodyError) -> Void
     ) throws(FactBodyError) {
-        skipSpace()
-        guard take(0x7B) else { throw failure(nil, "is not a JSON object") }
-        skipSpace()
-        if take(0x7D) { return }
+        json.skipWhitespace()
+        guard json.take(0x7B) else { throw failure(nil, "is not a JSON object") }
+        json.skipWhitespace()
+        if json.take(0x7D) { return }
         var seen: UInt64 = 0
         var hint = 0
         repeat {
-            skipSpace()
+            json.skipWhitespace()
             let name = try keyName()
             guard let index = table.find(bytes, name, from: hint) else {
-                throw failure(text(name), "is not a member of a \(kind.rawValue) body")
+                throw failure(json.text(name), "is not a member of a \(kind.rawValue) body")
             }
             let key = table.keys[index]
             guard seen & (1 << UInt64(index)) == 0 else { throw failure(key.rawValue, "is given twice") }
             seen |= 1 << UInt64(index)
             hint = index + 1
-            skipSpace()
-            guard take(0x3A) else { throw failure(key.rawValue, "is not followed by ':'") }
-            skipSpace()
+            json.skipWhitespace()
+            guard json.take(0x3A) else { throw failure(key.rawValue, "is not followed by ':'") }
+            json.skipWhitespace()
             try member(&self, key)
-            skipSpace()
-        } while take(0x2C)
-        guard take(0x7D) else { throw failure(nil, "is not valid JSON at byte \(at) (a ',' or '}' was expected)") }
+            json.skipWhitespace()
+        } while json.take(0x2C)
+        guard json.take(0x7D) else { throw failure(nil, "is not valid JSON at byte \(at) (a ',' or '}' was expected)") }
     }
 
     /// Nothing but whitespace after the object.
     mutating func end() throws(FactBodyError) {
-        skipSpace()
-        guard at == bytes.count else { throw failure(nil, "has more after its object (at byte \(at))") }
+        json.skipWhitespace()
+        guard json.atEnd else { throw failure(nil, "has more after its object (at byte \(at))") }
     }
-
-    mutating func skipSpace() {
-        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x09 { at += 1 }
-    }
-
-    mutating func take(_ byte: UInt8) -> Bool {
-        guard at < bytes.count, bytes[at] == byte else { return false }
-        at += 1
-        return true
-    }
-
-    mutating func take(_ word: StaticString) -> Bool {
-        word.withUTF8Buffer { w in
-            guard at + w.count <= bytes.count else { return false }
-            for i in 0..<w.count where bytes[at + i] != w[i] { return false }
-            at += w.count
-            return true
-        }
-    }
-
-    func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
 
     /// A member's name: a string without escapes (no member's name has one).
     mutating func keyName() throws(FactBodyError) -> Range<Int> {
-        guard take(0x22) else { throw failure(nil, "is not valid JSON at byte \(at) (a member's name was expected)") }
+        guard json.take(0x22) else { throw failure(nil, "is not valid JSON at byte \(at) (a member's name was expected)") }
         let start = at
-        while at < bytes.count {
-            let byte = bytes[at]
+        while json.pos < bytes.count {
+            let byte = bytes[json.pos]
             if byte == 0x22 {
-                at += 1
-                return start..<(at - 1)
+                json.pos += 1
+                return start..<(json.pos - 1)
             }
             if byte == 0x5C || byte < 0x20 {
                 throw failure(nil, "has a member name that is not one of a \(kind.rawValue) body (at byte \(start))")
             }
-            at += 1
+            json.pos += 1
         }
         throw failure(nil, "breaks off inside a member's name")
     }
 
     // MARK: values
 
-    mutating func null() -> Bool { take("null") }
+    mutating func null() -> Bool { json.take(literal: "null") }
 
     mutating func string(_ field: String) throws(FactBodyError) -> String {
-        guard take(0x22) else { throw failure(field, "is not a string") }
-        let start = at
-        while at < bytes.count {
-            let byte = bytes[at]
-            if byte == 0x22 {
-                at += 1
-                return text(start..<(at - 1))
-            }
-            if byte == 0x5C { return try escapedString(field, from: start) }
-            if byte < 0x20 { throw failure(field, "has a control character that is not escaped") }
-            at += 1
-        }
-        throw failure(field, "breaks off inside its string")
-    }
-
-    /// The rest of a string that has an escape, from `start` (its first byte) to the closing quote.
-    private mutating func escapedString(_ field: String, from start: Int) throws(FactBodyError) -> String {
-        var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<at]))
-        while at < bytes.count {
-            let byte = bytes[at]
-            if byte == 0x22 {
-                at += 1
-                return String(decoding: out, as: UTF8.self)
-            }
-            if byte < 0x20 { throw failure(field, "has a control character that is not escaped") }
-            at += 1
-            guard byte == 0x5C else {
-                out.append(byte)
-                continue
-            }
-            guard at < bytes.count else { break }
-            let escape = bytes[at]
-            at += 1
-            switch escape {
-            case 0x22, 0x5C, 0x2F: out.append(escape)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try hex4(field)
-                if (0xD800...0xDBFF).contains(scalar) {
-                    guard take(0x5C), take(UInt8(ascii: "u")) else { throw failure(field, "has a lone surrogate escape") }
-                    let low = try hex4(field)
-                    guard (0xDC00...0xDFFF).contains(low) else { throw failure(field, "has a lone surrogate escape") }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                } else if (0xDC00...0xDFFF).contains(scalar) {
-                    throw failure(field, "has a lone surrogate escape")
+        guard json.pos < bytes.count, bytes[json.pos] == 0x22 else { throw failure(field, "is not a string") }
+        do throws(JSONBytes.Failure) {
+            return try json.string()
+        } catch {
+            let problem =
+                switch error.kind {
+                case .controlCharacter: "has a control character that is not escaped"
+                case .unpairedSurrogate: "has a lone surrogate escape"
+                case .invalidEscape: "has an unknown escape"
+                case .truncatedHexEscape, .invalidHexEscape: "has an invalid \\u escape"
+                case .invalidUTF8, .truncatedUTF8: "is not valid UTF-8"
+                default: "breaks off inside its string"
                 }
-                guard let unicode = Unicode.Scalar(scalar) else { throw failure(field, "has an invalid \\u escape") }
-                out.append(contentsOf: Array(String(Character(unicode)).utf8))
-            default: throw failure(field, "has an unknown escape")
-            }
+            throw failure(field, problem)
         }
-        throw failure(field, "breaks off inside its string")
-    }
-
-    private mutating func hex4(_ field: String) throws(FactBodyError) -> UInt32 {
-        guard at + 4 <= bytes.count else { throw failure(field, "has an invalid \\u escape") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[at]
-            let digit: UInt32
-            switch byte {
-            case 0x30...0x39: digit = UInt32(byte - 0x30)
-            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
-            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
-            default: throw failure(field, "has an invalid \\u escape")
-            }
-            value = value << 4 | digit
-            at += 1
-        }
-        return value
     }
 
     /// A JSON integer that fits an `Int64`: no fraction, exponent, `-0` or leading zeros.
     mutating func integer(_ field: String) throws(FactBodyError) -> Int64 {
-        let negative = take(0x2D)
-        let start = at
-        var value: Int64 = 0
-        while at < bytes.count, bytes[at] >= 0x30, bytes[at] <= 0x39 {
-            let digit = Int64(bytes[at] - 0x30)
-            let (times, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-            guard !o1, !o2 else { throw failure(field, "is out of range for a 64-bit integer") }
-            value = sum
-            at += 1
+        let number: JSONBytes.Number
+        do throws(JSONBytes.Failure) {
+            number = try json.number()
+        } catch {
+            switch error.kind {
+            case .fractionWithoutDigit, .exponentWithoutDigit:
+                throw failure(field, "is not an integer (it has a fraction or an exponent)")
+            default: throw failure(field, "is not an integer")
+            }
         }
-        guard at > start, !(bytes[start] == 0x30 && at - start > 1), !(negative && value == 0) else {
-            throw failure(field, "is not an integer")
-        }
-        if at < bytes.count, bytes[at] == 0x2E || bytes[at] == 0x65 || bytes[at] == 0x45 {
-            throw failure(field, "is not an integer (it has a fraction or an exponent)")
-        }
+        guard number.isInteger else { throw failure(field, "is not an integer (it has a fraction or an exponent)") }
+        guard let value = number.int64 else { throw failure(field, "is out of range for a 64-bit integer") }
+        guard !(number.isNegative && value == 0) else { throw failure(field, "is not an integer") }
         return value
     }
 
     mutating func bool(_ field: String) throws(FactBodyError) -> Bool {
-        if take("true") { return true }
-        if take("false") { return false }
+        if json.take(literal: "true") { return true }
+        if json.take(literal: "false") { return false }
         throw failure(field, "is not true or false")
     }
 

@@ -107,7 +107,8 @@ struct PostgresFrozenServerTests {
 
         let child = try cli.start(["notify", "-o", "ndjson"] + world.trust)
         let (process, input, output, errors) = (child.process, child.input, child.output, child.errors)
-        defer { if process.isRunning { process.terminate() } }
+        // A run stuck in a read may not end on SIGTERM: SIGKILL, so the test fails instead of hanging.
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let reader = LineReader(output.fileHandleForReading)
         input.fileHandleForWriting.write(Data((lines[0...1].joined(separator: "\n") + "\n").utf8))
         let first = [reader.next(timeout: 10), reader.next(timeout: 10)]
@@ -118,7 +119,7 @@ struct PostgresFrozenServerTests {
         input.fileHandleForWriting.write(Data((lines[2...3].joined(separator: "\n") + "\n").utf8))
         while process.isRunning, Date().timeIntervalSince(stopped) < 30 { usleep(50_000) }
         #expect(!process.isRunning, "notify still hangs 30 s after the server froze")
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         #expect(process.terminationStatus == 69)
         #expect(Date().timeIntervalSince(stopped) < 15)

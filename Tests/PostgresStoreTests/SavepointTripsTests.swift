@@ -4,11 +4,12 @@ import Testing
 
 @_spi(Testing) @testable import PostgresStore
 
-/// On PostgreSQL a kept savepoint's RELEASE travels with the next statement sent as text (the
-/// next item's SAVEPOINT, or COMMIT): one round trip less per item, the same statements in the
-/// same order on the server. Needs the test server (`scripts/postgres-test-server start`).
+/// On PostgreSQL a savepoint statement travels with the next statement (in one pipeline with a
+/// prepared statement, or in front of one sent as text): an item of a batch costs only its own
+/// work's round trips, and the server runs the same statements in the same order. Needs the test
+/// server (`scripts/postgres-test-server start`).
 @Suite(
-    "PostgreSQL savepoints: the RELEASE goes with the next statement",
+    "PostgreSQL savepoints travel with the next statement",
     .enabled(if: TestPostgres.isConfigured, "no PostgreSQL test server (scripts/postgres-test-server start)"),
     .serialized)
 struct SavepointTripsTests {
@@ -43,14 +44,14 @@ struct SavepointTripsTests {
         return store.roundTripsForTesting - before
     }
 
-    @Test func aKeptItemCostsItsSavepointAndItsWorkAndAFailedItemUndoesOnlyItself() throws {
+    @Test func aKeptItemCostsOnlyItsWorkAndAFailedItemUndoesOnlyItself() throws {
         try Self.withFreshStore { store in
             try store.write { s throws in
                 _ = try s.insertFact(Self.fact("warm"))  // prepares the insert
                 _ = try s.savepoint { try s.insertFact(Self.fact("a")) }
-                // The previous item's RELEASE and this SAVEPOINT in one round trip, then the insert.
+                // The previous item's RELEASE, this SAVEPOINT and the insert: one round trip.
                 let second = try Self.trips(on: store) { _ = try s.savepoint { try s.insertFact(Self.fact("b")) } }
-                #expect(second == 2)
+                #expect(second == 1)
                 // A failed item: rolled back to its own savepoint; the kept ones stay.
                 Self.expectBoom {
                     try s.savepoint { () throws -> Void in
@@ -87,6 +88,44 @@ struct SavepointTripsTests {
         }
     }
 
+    static func order(_ no: String) -> Order {
+        Order(
+            no: no, userId: "u1", productId: "com.example.pro", status: .pending, tradeNo: nil, originNo: nil,
+            purchaseDate: nil, expiresDate: nil, environment: "Sandbox", price: 10990, currency: "EUR",
+            createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_001)
+    }
+
+    /// A statement that fails in the pipeline its SAVEPOINT travelled in: the error is its own
+    /// (a unique key), the rollback to that savepoint undoes only the item, and the transaction
+    /// goes on and commits.
+    @Test func aStatementFailingInItsSavepointsPipelineRollsBackOnlyItsItem() throws {
+        try Self.withFreshStore { store in
+            try store.write { s throws in
+                _ = try s.insertOrder(Self.order("o-1"))
+                var second = try s.insertOrder(Self.order("o-2"))
+                _ = try s.savepoint { try s.insertFact(Self.fact("a")) }
+                do {
+                    try s.savepoint { () throws -> Void in
+                        second.no = "o-1"  // taken: the UPDATE fails on the server
+                        try s.updateOrder(second)
+                    }
+                    Issue.record("the update of a taken key did not fail")
+                } catch let error as StoreError {
+                    guard case .conflict(let message) = error else {
+                        Issue.record("expected a unique-key conflict, got \(error)")
+                        return
+                    }
+                    #expect(message.contains("23505") && message.contains("UPDATE"), "\(message)")
+                }
+                _ = try s.savepoint { try s.insertFact(Self.fact("b")) }
+            }
+            try store.read { s throws in
+                #expect(Set(try s.facts(originalTransactionId: "o-1").map(\.key)) == ["a", "b"])
+                #expect(try s.order(no: "o-2") != nil)
+            }
+        }
+    }
+
     /// Many items in one transaction: each releases its savepoint (the server's savepoint stack does
     /// not grow with the batch), and a COMMIT after a kept item commits it.
     @Test func aLongBatchOfItemsCommitsEveryKeptItem() throws {
@@ -97,9 +136,9 @@ struct SavepointTripsTests {
                     for k in 0..<items { _ = try s.savepoint { try s.insertFact(Self.fact("k-\(k)")) } }
                 }
             }
-            // BEGIN, the first SAVEPOINT, a prepare, each item's insert, the others' RELEASE +
-            // SAVEPOINT, and the last RELEASE with COMMIT: two round trips per item (were three).
-            #expect(trips <= 2 * items + 6, "\(trips) round trips for \(items) items")
+            // The schema check, BEGIN, a prepare, each item's insert with its savepoint statements,
+            // and the last RELEASE with COMMIT: one round trip per item (were three).
+            #expect(trips <= items + 6, "\(trips) round trips for \(items) items")
             #expect(try store.read { try $0.facts(originalTransactionId: "o-1") }.count == items)
         }
     }
