@@ -224,7 +224,8 @@ public enum CommandTree {
                     + "keeps other processes of the same user from reading its memory (ptrace, /proc/PID/mem)."),
             .init(
                 "IAPCTL_DB_TIMEOUT",
-                "Seconds a MySQL/MariaDB read or write may stall before the run stops with exit 69 (default 60)."),
+                "Seconds a MySQL/MariaDB or PostgreSQL server may take to answer a statement before the run stops with exit 69 (default 60)."
+            ),
             .init("NO_COLOR", "When set and not empty, no colour is used."),
         ],
         manGlobalOptionsLine:

@@ -79,7 +79,7 @@ public enum DatabaseLocation: Equatable, Sendable {
     }
 }
 
-/// `IAPCTL_DB_TIMEOUT`: seconds a MySQL/MariaDB read or write may stall before the run stops.
+/// `IAPCTL_DB_TIMEOUT`: seconds a MySQL/MariaDB or PostgreSQL server may take to answer before the run stops.
 public struct DatabaseTimeout: Equatable, Sendable {
     /// The text is not a whole number of seconds in 1…86400.
     public struct ParseError: Error, Equatable, Sendable {

@@ -21,7 +21,7 @@ public struct StoreOpener: Sendable {
     public var location: DatabaseLocation
     /// MySQL's password (`IAPCTL_DB_PASSWORD`; never in the URL); nil leaves it to the option file.
     public var password: String?
-    /// MySQL's I/O timeout (`IAPCTL_DB_TIMEOUT`); nil for the store's defaults.
+    /// The server backends' I/O timeout (`IAPCTL_DB_TIMEOUT`); nil for the store's defaults.
     public var timeout: DatabaseTimeout?
 
     public init(location: DatabaseLocation, password: String? = nil, timeout: DatabaseTimeout? = nil) {

@@ -22,7 +22,7 @@ enum DbOpen {
         }
     }
 
-    /// `IAPCTL_DB_TIMEOUT`: seconds a MySQL/MariaDB read or write may stall before the run stops
+    /// `IAPCTL_DB_TIMEOUT`: seconds a MySQL/MariaDB or PostgreSQL server may take to answer before the run stops
     /// with exit 69 (default 60; the connect timeout is at most 10).
     static func timeout(_ invocation: Invocation) throws(CLIError) -> DatabaseTimeout? {
         do {
