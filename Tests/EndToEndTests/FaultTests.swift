@@ -52,14 +52,7 @@ struct FaultTests {
         /// Runs `scripts/mariadb-test-server ARGS` through /bin/sh with extra environment; its exit status.
         static func script(_ args: String, env: [String]) -> Int32 {
             let path = CLI.packageRoot.appendingPathComponent("scripts/mariadb-test-server").path
-            let command = env.map { "export '\($0)'; " }.joined() + "exec '\(path)' " + args
-            var pid: pid_t = 0
-            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
-            defer { for arg in argv { free(arg) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return -1 }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+            return shellStatus(env.map { "export '\($0)'; " }.joined() + "exec '\(path)' " + args)
         }
     }
 

@@ -26,7 +26,7 @@ struct PostgresFrozenServerTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             // To a file: the server the script starts inherits its output and outlives it.
             let exportsFile = folder.appendingPathComponent("exports").path
-            let status = Self.shell("TMPDIR=/tmp exec '\(script)' start > '\(exportsFile)' 2>/dev/null")
+            let status = shellStatus("TMPDIR=/tmp exec '\(script)' start > '\(exportsFile)' 2>/dev/null")
             let text = (try? String(contentsOfFile: exportsFile, encoding: .utf8)) ?? ""
             var exports: [String: String] = [:]
             for line in text.split(separator: "\n") where line.hasPrefix("export ") {
@@ -48,7 +48,7 @@ struct PostgresFrozenServerTests {
 
         deinit {
             thaw()
-            _ = Self.shell(
+            _ = shellStatus(
                 "IAPCTL_TEST_POSTGRES_DIR='\(dir)' exec '\(CLI.packageRoot.path)/scripts/postgres-test-server' stop >/dev/null 2>&1")
         }
 
@@ -72,16 +72,6 @@ struct PostgresFrozenServerTests {
 
         func thaw() { for pid in processes.reversed() { kill(pid, SIGCONT) } }
 
-        /// Runs `command` with /bin/sh; its exit status.
-        static func shell(_ command: String) -> Int32 {
-            var pid: pid_t = 0
-            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
-            defer { for arg in argv { free(arg) } }
-            guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else { return -1 }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
-        }
     }
 
     /// The server frozen in the middle of a batch: with `IAPCTL_DB_TIMEOUT=2` notify stops with
