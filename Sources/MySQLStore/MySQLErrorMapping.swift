@@ -39,14 +39,18 @@ enum MySQLErrorMapping {
         static let duplicateColumn: UInt32 = 1060  // ER_DUP_FIELDNAME
         static let duplicateKeyName: UInt32 = 1061  // ER_DUP_KEYNAME
         static let duplicateForeignKey: UInt32 = 1826  // ER_FK_DUP_NAME
+        static let cantDropFieldOrKey: UInt32 = 1091  // ER_CANT_DROP_FIELD_OR_KEY
+        static let unknownTable: UInt32 = 1051  // ER_BAD_TABLE_ERROR
     }
 
     /// True when a schema step failed because another `db init` made the same change first (two
-    /// runs on two Galera nodes, whose `GET_LOCK` holds per node only): plan again and go on.
+    /// runs on two Galera nodes, whose `GET_LOCK` holds per node only): something added exists
+    /// already, something dropped is gone already, the version row is there, or the two collided.
+    /// Plan again from the schema as it is now and go on.
     static func isSchemaRace(_ code: UInt32) -> Bool {
         [
             Code.tableExists, Code.duplicateColumn, Code.duplicateKeyName, Code.duplicateForeignKey, Code.duplicateEntry,
-            Code.deadlock,
+            Code.cantDropFieldOrKey, Code.unknownTable, Code.deadlock,
         ].contains(code)
     }
 
