@@ -24,13 +24,7 @@ struct FaultTests {
             let exportsFile = folder + "/server-exports.sh"
             let status = Self.script("start > '\(exportsFile)' 2>/dev/null", env: ["TMPDIR=\(folder)"])
             let text = (try? String(contentsOfFile: exportsFile, encoding: .utf8)) ?? ""
-            var exports: [String: String] = [:]
-            for line in text.split(separator: "\n") where line.hasPrefix("export ") {
-                let pair = line.dropFirst("export ".count)
-                guard let eq = pair.firstIndex(of: "=") else { continue }
-                exports[String(pair[..<eq])] = String(pair[pair.index(after: eq)...]).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "'"))
-            }
+            let exports = scriptExports(text)
             guard status == 0, let url = exports["IAPCTL_TEST_MYSQL_URL"],
                 let password = exports["IAPCTL_TEST_MYSQL_PASSWORD"], let dir = exports["IAPCTL_TEST_MYSQL_DIR"],
                 let server = TestMySQLServer(url: url, password: password)

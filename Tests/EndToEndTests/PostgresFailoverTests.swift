@@ -186,13 +186,7 @@ struct TestPostgresPair {
 
     static func start() throws -> TestPostgresPair {
         let output = try run([script, "start-pair"], environment: [:])
-        var exports: [String: String] = [:]
-        for line in output.split(separator: "\n") where line.hasPrefix("export ") {
-            let assignment = line.dropFirst("export ".count)
-            guard let equals = assignment.firstIndex(of: "=") else { continue }
-            exports[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
-                .trimmingCharacters(in: CharacterSet(charactersIn: "'"))
-        }
+        let exports = scriptExports(output)
         let url = try #require(exports["IAPCTL_TEST_POSTGRES_PAIR_URL"], "start-pair printed no URL: \(output)")
         let password = try #require(exports["IAPCTL_TEST_POSTGRES_PAIR_PASSWORD"])
         return TestPostgresPair(environment: exports, server: TestPostgresServer(url: url, password: password))

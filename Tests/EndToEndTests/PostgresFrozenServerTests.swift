@@ -28,13 +28,7 @@ struct PostgresFrozenServerTests {
             let exportsFile = folder.appendingPathComponent("exports").path
             let status = shellStatus("TMPDIR=/tmp exec '\(script)' start > '\(exportsFile)' 2>/dev/null")
             let text = (try? String(contentsOfFile: exportsFile, encoding: .utf8)) ?? ""
-            var exports: [String: String] = [:]
-            for line in text.split(separator: "\n") where line.hasPrefix("export ") {
-                let pair = line.dropFirst("export ".count)
-                guard let eq = pair.firstIndex(of: "=") else { continue }
-                exports[String(pair[..<eq])] = String(pair[pair.index(after: eq)...]).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "'"))
-            }
+            let exports = scriptExports(text)
             guard status == 0, let url = exports["IAPCTL_TEST_POSTGRES_URL"],
                 let password = exports["IAPCTL_TEST_POSTGRES_PASSWORD"], let dir = exports["IAPCTL_TEST_POSTGRES_DIR"]
             else { throw HarnessError("could not start a private PostgreSQL server: \(text)") }

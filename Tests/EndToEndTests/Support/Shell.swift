@@ -15,3 +15,16 @@ func shellStatus(_ command: String) -> Int32 {
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
 }
+
+/// The variables a test-server script prints as `export NAME='value'` lines (`scripts/
+/// mariadb-test-server start`, `scripts/postgres-test-server start|start-pair`); other lines are skipped.
+func scriptExports(_ text: String) -> [String: String] {
+    var exports: [String: String] = [:]
+    for line in text.split(separator: "\n") where line.hasPrefix("export ") {
+        let assignment = line.dropFirst("export ".count)
+        guard let equals = assignment.firstIndex(of: "=") else { continue }
+        exports[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+            .trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+    }
+    return exports
+}
