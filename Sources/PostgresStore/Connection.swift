@@ -326,31 +326,8 @@ final class Connection {
     /// libpq's message). Waits on the socket for at most the I/O timeout at a time; a server
     /// that takes or answers nothing for that long ends the wait with ``stall(_:)``.
     private func awaitResult(sent: Bool, sql: String) throws(StoreError) -> OpaquePointer? {
-        guard sent else { return nil }
-        while true {
-            let flushed = PQflush(handle)
-            if flushed == 0 { break }
-            if flushed < 0 { return nil }
-            try wait(for: Int16(POLLIN | POLLOUT), sql: sql)
-            // The server may answer while we still send: read it, so neither side waits on the other.
-            if PQconsumeInput(handle) == 0 { return nil }
-        }
-        var kept: OpaquePointer?
-        while true {
-            while PQisBusy(handle) != 0 {
-                try wait(for: Int16(POLLIN), sql: sql)
-                // 0: the connection failed; PQgetResult then returns the error without waiting.
-                if PQconsumeInput(handle) == 0 { break }
-            }
-            guard let result = PQgetResult(handle) else { break }
-            if let kept, PQresultStatus(kept) == PGRES_FATAL_ERROR {
-                PQclear(result)
-            } else {
-                PQclear(kept)
-                kept = result
-            }
-        }
-        return kept
+        guard sent, try flushAll(sql) else { return nil }
+        return try queryResult(sql)
     }
 
     /// The answer to a pipeline of the `leading` statements and one more, ended by one sync: the
@@ -402,13 +379,17 @@ final class Connection {
         return failure
     }
 
-    /// Sends what libpq still holds.
-    private func flushAll(_ sql: String) throws(StoreError) {
+    /// Sends what libpq still holds; false when the connection failed (libpq's error message says
+    /// how). The server may answer while we still send: that is read, so neither side waits on
+    /// the other.
+    @discardableResult
+    private func flushAll(_ sql: String) throws(StoreError) -> Bool {
         while true {
             let flushed = PQflush(handle)
-            if flushed <= 0 { return }  // -1: the connection failed; the next read reports it
+            if flushed == 0 { return true }
+            if flushed < 0 { return false }
             try wait(for: Int16(POLLIN | POLLOUT), sql: sql)
-            if PQconsumeInput(handle) == 0 { return }
+            if PQconsumeInput(handle) == 0 { return false }
         }
     }
 
@@ -420,7 +401,8 @@ final class Connection {
         }
     }
 
-    /// One query's results in a pipeline, up to the null that ends them: the first error, else the last.
+    /// One query's results, up to the null (in a pipeline, the sync) that ends them: the first error,
+    /// else the last.
     private func queryResult(_ sql: String) throws(StoreError) -> OpaquePointer? {
         var kept: OpaquePointer?
         while true {
