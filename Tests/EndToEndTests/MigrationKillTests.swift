@@ -194,6 +194,8 @@ struct MigrationKillTests {
             #expect(plan["action"] as? String == "up to date", "killed after \(delay) µs: \(plan)")
         }
         #expect(landed >= points / 2, "only \(landed) of \(attempts) kills landed before db init finished")
-        print("migration kills (\(E2EBackend.current)): clean run \(Int(duration * 1000)) ms, \(landed)/\(attempts) SIGKILLs landed mid-run")
+        print(
+            "migration kills (\(E2EBackend.current)): clean run \(Int(duration * 1000)) ms, "
+                + "\(landed)/\(attempts) SIGKILLs landed mid-run")
     }
 }
