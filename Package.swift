@@ -117,7 +117,7 @@ let package = Package(
         ),
         .target(
             name: "PostgresStore",
-            dependencies: ["IAPFoundation", "SubscriptionModel", "StoreSQL", "CPostgres"]
+            dependencies: ["IAPFoundation", "SubscriptionModel", "StoreSQL", "CryptoDigest", "CPostgres"]
         ),
         // Verified payloads into the store: event mapping, stored-field limits, refused items, the
         // verified-batch pipeline, notification ingest (atomic, group commit, replay), the facts rebuild.

@@ -1,4 +1,5 @@
 internal import CPostgres
+import CryptoDigest
 import IAPFoundation
 import StoreSQL
 import SubscriptionModel
@@ -11,6 +12,13 @@ import SubscriptionModel
 
 /// One libpq connection (`PGconn *`), owned here and closed once in `deinit`, with the names of
 /// the statements it prepared. Not thread-safe: one user at a time.
+///
+/// A prepared statement's name comes from its text and parameter types (`iapctl_` and 32 hex digits
+/// of their SHA-256), never from the order this process first used it: behind a pooler that hands a
+/// transaction another client's server connection without tracking prepared statements (PgBouncer
+/// before 1.21 in transaction mode), a name can only stand for the statement it names there, and a
+/// missing one fails (SQLSTATE 26000, exit 78 naming the pooler) instead of running another process's
+/// statement with these values.
 ///
 /// Values are sent as text (integers typed `int8`, texts `text`), bytes in binary (`bytea`);
 /// results come back as text and are read by each column's type. The shared layer's `?`
@@ -230,7 +238,7 @@ final class Connection {
         let key = sql + "\u{0}" + types.map(String.init).joined(separator: ",")
         if let statement = prepared[key] { return statement }
         let server = PostgresSQL.ServerText(sql)
-        let name = "iapctl_\(prepared.count + 1)"
+        let name = Self.statementName(key)
         // Inside a transaction a failed prepare (a probe for a column that may be missing) would
         // abort the whole transaction: it is prepared under a savepoint, once per connection.
         let guarded = inTransaction
@@ -253,6 +261,13 @@ final class Connection {
             name: name, text: server.text, skipsDuplicate: server.skipsDuplicate, returnsId: server.returnsId)
         prepared[key] = statement
         return statement
+    }
+
+    /// `iapctl_` and the first 16 bytes of `key`'s SHA-256 in hex: the same text and types give the
+    /// same name in every process and version, different ones never share a name (39 characters,
+    /// within PostgreSQL's 63).
+    static func statementName(_ key: String) -> String {
+        "iapctl_" + Hex.encode(SHA256Digest.of(key).prefix(16))
     }
 
     private func executePrepared(_ statement: Prepared, _ values: [SQLValue]) throws(StoreError) -> OpaquePointer? {

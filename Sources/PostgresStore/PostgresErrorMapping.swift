@@ -27,6 +27,8 @@ enum PostgresErrorMapping {
         static let undefinedTable = "42P01"
         static let undefinedColumn = "42703"
         static let duplicateDatabase = "42P04"
+        static let invalidStatementName = "26000"  // no prepared statement of that name
+        static let duplicatePreparedStatement = "42P05"
     }
 
     /// True when the unit cannot go on and must be run again whole: the server rolled it back
@@ -83,6 +85,14 @@ enum PostgresErrorMapping {
             return .ioFailure(text + "; the server's disk may be full")
         case Code.invalidCatalogName:
             return .notFound(text + "; create it (iapctl db init) or fix the database name")
+        case Code.invalidStatementName, Code.duplicatePreparedStatement:
+            // This connection prepared the statement (or has not): only a pooler that hands the
+            // transaction another server connection makes the server disagree.
+            return .misconfigured(
+                text + "; the server connection does not hold the statements iapctl prepared on its own: a pooler "
+                    + "in transaction mode that does not track prepared statements (PgBouncer before 1.21, or "
+                    + "without max_prepared_statements)? Set max_prepared_statements (PgBouncer 1.21 or later), use "
+                    + "session mode, or connect to the server directly")
         case Code.undefinedTable, Code.undefinedColumn:
             return .schemaMismatch(text + "; the iapctl schema is missing or incomplete: run iapctl db init")
         case _ where state.hasPrefix("08"):

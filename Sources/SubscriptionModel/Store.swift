@@ -289,6 +289,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case libraryUnavailable(String)
     /// Credentials or privileges refused (exit 78).
     case accessDenied(String)
+    /// What sits between iapctl and the database does not suit it, e.g. a pooler that hands a
+    /// transaction a server connection without the statements prepared on this one (exit 78); the
+    /// message says what to change. The transaction was rolled back.
+    case misconfigured(String)
     /// Writing failed below the database: the disk is full, a file-size limit, an I/O error (exit 74).
     case ioFailure(String)
     /// Anything else the backend reported (exit 70).
@@ -301,7 +305,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notFound(let m), .schemaMismatch(let m), .conflict(let m), .busy(let m, _),
-            .unavailable(let m), .libraryUnavailable(let m), .accessDenied(let m), .ioFailure(let m), .failure(let m):
+            .unavailable(let m), .libraryUnavailable(let m), .accessDenied(let m), .misconfigured(let m), .ioFailure(let m),
+            .failure(let m):
             return m
         case .corrupt(let table, let id, let what):
             return "\(table) row \(id) is corrupt: \(what); it was not used"

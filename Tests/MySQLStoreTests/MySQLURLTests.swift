@@ -218,6 +218,7 @@ struct MySQLURLTests {
             case .libraryUnavailable: "libraryUnavailable"
             case .ioFailure: "ioFailure"
             case .accessDenied: "accessDenied"
+            case .misconfigured: "misconfigured"
             case .notFound: "notFound"
             case .schemaMismatch: "schemaMismatch"
             case .failure: "failure"

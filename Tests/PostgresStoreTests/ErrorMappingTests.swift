@@ -54,6 +54,35 @@ struct ErrorMappingTests {
         #expect(!PostgresErrorMapping.rollsBackUnit("23505"))
     }
 
+    /// A prepared statement the server connection does not hold, or holds already, means a pooler
+    /// handed the transaction another connection: exit 78 naming the pooler and the fix, no retry
+    /// (the next transaction may land on such a connection again).
+    @Test func aLostOrForeignPreparedStatementNamesThePooler() {
+        for state in ["26000", "42P05"] {
+            let error = PostgresErrorMapping.storeError(
+                state: state, message: "prepared statement \"iapctl_0f\" does not exist", context: "db")
+            guard case .misconfigured(let message) = error else {
+                Issue.record("\(state) is not misconfigured: \(error)")
+                continue
+            }
+            #expect(message.contains("PgBouncer") && message.contains("max_prepared_statements"), "\(message)")
+            #expect(message.contains("session mode") && message.contains("SQLSTATE \(state)"), "\(message)")
+            #expect(!PostgresErrorMapping.rollsBackUnit(state))
+        }
+    }
+
+    /// A statement's name is its text and types: the same in every process, whatever order each
+    /// first used its statements in, and different for a different text or type.
+    @Test func aStatementsNameComesFromItsTextAndTypes() {
+        let select = "SELECT no FROM orders WHERE no = $1\u{0}25"
+        let name = Connection.statementName(select)
+        #expect(name == Connection.statementName(select))
+        #expect(name.hasPrefix("iapctl_") && name.count == 39 && name.count <= 63, "\(name)")
+        #expect(name.dropFirst(7).allSatisfy { $0.isHexDigit })
+        #expect(name != Connection.statementName("SELECT no FROM orders WHERE no = $1\u{0}20"))
+        #expect(name != Connection.statementName("SELECT trade_no FROM orders WHERE no = $1\u{0}25"))
+    }
+
     @Test func anAuthenticationFailureDoesNotEchoTheServersText() {
         let error = PostgresErrorMapping.storeError(
             state: "28P01", message: "password authentication failed for user \"x\" secret-ish", context: "db")

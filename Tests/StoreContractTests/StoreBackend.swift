@@ -22,7 +22,8 @@ struct Boom: Error, Equatable {}
 
 /// The case of a `StoreError`, ignoring the message.
 enum StoreErrorKind: Equatable {
-    case notFound, schemaMismatch, conflict, busy, unavailable, libraryUnavailable, accessDenied, ioFailure, failure, corrupt
+    case notFound, schemaMismatch, conflict, busy, unavailable, libraryUnavailable, accessDenied, misconfigured, ioFailure, failure,
+        corrupt
 
     init(_ error: StoreError) {
         switch error {
@@ -34,6 +35,7 @@ enum StoreErrorKind: Equatable {
         case .libraryUnavailable: self = .libraryUnavailable
         case .ioFailure: self = .ioFailure
         case .accessDenied: self = .accessDenied
+        case .misconfigured: self = .misconfigured
         case .failure: self = .failure
         case .corrupt: self = .corrupt
         }

@@ -191,6 +191,11 @@ extension StoreError: CLIErrorConvertible {
         case .accessDenied(let m):
             return CLIError(
                 .config, Self.withoutSQL(m), hint: "check the database user, its password (IAPCTL_DB_PASSWORD) and privileges")
+        case .misconfigured(let m):
+            return CLIError(
+                .config, Self.withoutSQL(m),
+                hint: "nothing of the transaction it failed in was written; after the fix, run the same command "
+                    + "again (duplicates are recognised)")
         case .ioFailure(let m):
             return CLIError(
                 .ioError, Self.withoutSQL(m),
