@@ -503,12 +503,12 @@ final class Connection {
     /// a session exists).
     static func connectError(_ raw: String, context: String, connectTimeout: Double) -> StoreError {
         let message = PostgresURL.trimmed(raw)
-        if message.contains("password authentication failed") || message.contains("no password supplied")
-            || message.contains("authentication failed")
-        {
-            return .accessDenied(
-                "\(context): the server refused the user's credentials; put the password in PGPASSWORD, "
-                    + "~/.pgpass or a service file (never in the URL)")
+        let sources = "IAPCTL_DB_PASSWORD, PGPASSWORD, ~/.pgpass or a service file (never in the URL)"
+        if message.contains("no password supplied") {
+            return .accessDenied("\(context): the server asks for a password and none was given; put it in \(sources)")
+        }
+        if message.contains("password authentication failed") || message.contains("authentication failed") {
+            return .accessDenied("\(context): the server refused the user's credentials; check the password in \(sources)")
         }
         if message.contains("does not exist"), message.contains("database") {
             return .notFound("\(context): \(message); create it (iapctl db init) or fix the database name")
@@ -529,7 +529,7 @@ final class Connection {
         if message.contains("permission denied") {
             return .accessDenied("\(context): \(message)")
         }
-        return .unavailable("\(context): \(message); is the server running and reachable? retry when it is")
+        return .unavailable("\(context): \(message)")
     }
 
     /// The OID a value is typed with: `int8`, `text`, `bytea`; 0 (the server infers it) for NULL.

@@ -77,9 +77,13 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
         return result
     }
 
+    /// libpq's message on one line: its lines (a failure, then a question indented with a tab, or
+    /// one failure per host tried) joined with "; ", each without its surrounding blanks, so a
+    /// terminal, a log line and a ticket show it whole instead of an escaped tab.
     static func trimmed(_ text: String) -> String {
-        var text = Substring(text)
-        while let last = text.last, last == "\n" || last == " " { text.removeLast() }
-        return String(text)
+        text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { $0.trimmed(.spacesAndTabs) }
+            .filter { !$0.isEmpty }
+            .joined(separator: "; ")
     }
 }

@@ -71,6 +71,9 @@ struct PostgresTests {
             let result = try cli.run(args + ["--db", url])
             #expect(result.status == 69, "\(args): \(result)")
             #expect(result.stderr.contains("retry"), "\(result)")
+            // libpq's second line (a tab-indented question) is joined, not shown as an escaped tab.
+            #expect(result.stderr.contains("No such file or directory; Is the server running"), "\(result)")
+            #expect(!result.stderr.contains("\\t"), "\(result)")
         }
     }
 

@@ -93,6 +93,42 @@ struct ErrorMappingTests {
         #expect(!message.contains("secret-ish"))
     }
 
+    /// libpq's messages span lines (a failure, a tab-indented question; one failure per host):
+    /// iapctl shows them on one line, nothing escaped and nothing said twice.
+    @Test func libpqsLinesBecomeOneLine() {
+        let raw =
+            "connection to server on socket \"/a/.s.PGSQL.5432\" failed: No such file or directory\n"
+            + "\tIs the server running locally and accepting connections on that socket?\n"
+            + "connection to server on socket \"/b/.s.PGSQL.5432\" failed: Connection refused\n"
+        let error = Connection.connectError(raw, context: "cannot connect to db", connectTimeout: 3)
+        guard case .unavailable(let message) = error else {
+            Issue.record("not unavailable: \(error)")
+            return
+        }
+        #expect(
+            message
+                == "cannot connect to db: connection to server on socket \"/a/.s.PGSQL.5432\" failed: No such file or "
+                + "directory; Is the server running locally and accepting connections on that socket?; connection to "
+                + "server on socket \"/b/.s.PGSQL.5432\" failed: Connection refused")
+    }
+
+    /// No password given and a wrong one are told apart, and both say where a password goes.
+    @Test func aMissingPasswordIsToldFromAWrongOne() {
+        let missing = Connection.connectError(
+            "connection to server failed: fe_sendauth: no password supplied\n", context: "db", connectTimeout: 3)
+        let wrong = Connection.connectError(
+            "connection to server failed: FATAL:  password authentication failed for user \"iapctl\"\n", context: "db",
+            connectTimeout: 3)
+        guard case .accessDenied(let none) = missing, case .accessDenied(let refused) = wrong else {
+            Issue.record("not accessDenied: \(missing), \(wrong)")
+            return
+        }
+        #expect(none.contains("none was given") && !refused.contains("none was given"), "\(none) / \(refused)")
+        for message in [none, refused] {
+            #expect(message.contains("IAPCTL_DB_PASSWORD") && message.contains("PGPASSWORD") && message.contains("~/.pgpass"))
+        }
+    }
+
     @Test func connectFailuresAreClassifiedByLibpqsMessage() {
         #expect(
             Self.busyReason(Connection.connectError("session is read-only", context: "db", connectTimeout: 3))
