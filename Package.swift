@@ -325,7 +325,8 @@ let package = Package(
         .testTarget(
             name: "StoreAccessTests",
             dependencies: [
-                "StoreAccess", "SQLiteStore", "MySQLStore", "PostgresStore", "StoreSQL", "SubscriptionEngine", "SubscriptionModel", "IAPOperations",
+                "StoreAccess", "SQLiteStore", "MySQLStore", "PostgresStore", "StoreSQL", "SubscriptionEngine", "SubscriptionModel",
+                "IAPOperations",
                 "StoreTestSupport",
             ]
         ),
@@ -335,7 +336,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IAPCommandLineTests",
-            dependencies: ["IAPCommandLine", "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "CommandLineKit", "JWSForge", "AppStoreReceipt", "AppStoreAPI", "StoreTestSupport"]
+            dependencies: [
+                "IAPCommandLine", "IAPOperations", "ItemInput", "ClientSubmissions", "AppleFlows", "CommandLineKit", "JWSForge",
+                "AppStoreReceipt", "AppStoreAPI", "StoreTestSupport",
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",
