@@ -483,7 +483,7 @@ final class Connection {
         var message =
             result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
             ?? PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error"
-        message = PostgresURL.trimmed(message)
+        message = PostgresURL.oneLine(message)
         // No SQLSTATE but a bad connection: it was lost (libpq's own error).
         let lost = state == nil && PQstatus(handle) != CONNECTION_OK
         let error = PostgresErrorMapping.storeError(
@@ -502,12 +502,12 @@ final class Connection {
     /// The error for a failed connection attempt, by libpq's message (there is no SQLSTATE before
     /// a session exists).
     static func connectError(_ raw: String, context: String, connectTimeout: Double) -> StoreError {
-        let message = PostgresURL.trimmed(raw)
+        let message = PostgresURL.oneLine(raw)
         let sources = "IAPCTL_DB_PASSWORD, PGPASSWORD, ~/.pgpass or a service file (never in the URL)"
         if message.contains("no password supplied") {
             return .accessDenied("\(context): the server asks for a password and none was given; put it in \(sources)")
         }
-        if message.contains("password authentication failed") || message.contains("authentication failed") {
+        if message.contains("authentication failed") {  // "password authentication failed", and the others
             return .accessDenied("\(context): the server refused the user's credentials; check the password in \(sources)")
         }
         if message.contains("does not exist"), message.contains("database") {

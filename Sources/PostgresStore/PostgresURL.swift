@@ -65,7 +65,7 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
             let message = error.map { String(cString: $0) } ?? "not a valid connection URI"
             if let error { PQfreemem(error) }
             throw ParseError(
-                message: "libpq cannot read the URL: " + URLSecrets.redacted(Self.trimmed(message)), containedPassword: false)
+                message: "libpq cannot read the URL: " + URLSecrets.redacted(Self.oneLine(message)), containedPassword: false)
         }
         defer { PQconninfoFree(options) }
         var result: [String: String] = [:]
@@ -80,7 +80,7 @@ public struct PostgresURL: Equatable, Sendable, CustomStringConvertible {
     /// libpq's message on one line: its lines (a failure, then a question indented with a tab, or
     /// one failure per host tried) joined with "; ", each without its surrounding blanks, so a
     /// terminal, a log line and a ticket show it whole instead of an escaped tab.
-    static func trimmed(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
             .map { $0.trimmed(.spacesAndTabs) }
             .filter { !$0.isEmpty }
